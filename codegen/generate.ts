@@ -1,0 +1,50 @@
+// `make generate`: spec/ -> generated/. Deterministic: the same spec always gives the same bytes,
+// so `make check-generated` can compare a fresh run against what is checked in.
+import { readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { emitOpenApiTypes } from './emit-openapi-types.ts';
+import { emitSchemaTypes } from './emit-schema-types.ts';
+import { emitValidator } from './emit-validator.ts';
+import { writeGenerated } from './generated-file.ts';
+import { lintOpenApi } from './lint-openapi.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const spec = (path: string) => join(root, 'spec', path);
+const out = (path: string) => join(root, 'generated', path);
+const readJson = (path: string): object => JSON.parse(readFileSync(path, 'utf8')) as object;
+const rel = (path: string) => relative(root, path);
+
+/** JSON Schemas compiled into validators: generated/validators/<name>.js */
+const VALIDATORS: Record<string, string> = {
+  config: 'config.schema.json',
+  catalog: 'catalog.schema.json',
+};
+for (const protocol of ['openai', 'anthropic']) {
+  for (const kind of ['request', 'response', 'stream-event', 'error']) {
+    VALIDATORS[`${protocol}-${kind}`] = `protocols/${protocol}/${kind}.schema.json`;
+  }
+}
+
+async function main(): Promise<void> {
+  rmSync(out(''), { recursive: true, force: true });
+
+  const openapiPath = spec('openapi.json');
+  const openapiText = readFileSync(openapiPath, 'utf8');
+  await lintOpenApi(openapiText, rel(openapiPath));
+  writeGenerated(out('admin-api.ts'), await emitOpenApiTypes(openapiText, rel(openapiPath)));
+
+  for (const [name, file] of [['GatewayConfig', 'config.schema.json'], ['Catalog', 'catalog.schema.json']] as const) {
+    const target = name === 'GatewayConfig' ? 'config-types.ts' : 'catalog-types.ts';
+    writeGenerated(out(target), await emitSchemaTypes(readJson(spec(file)), name, rel(spec(file))));
+  }
+
+  for (const [name, file] of Object.entries(VALIDATORS)) {
+    const { js, dts } = emitValidator(readJson(spec(file)), rel(spec(file)));
+    writeGenerated(out(`validators/${name}.js`), js);
+    writeGenerated(out(`validators/${name}.d.ts`), dts);
+  }
+  console.log(`generated/ written from spec/ (${Object.keys(VALIDATORS).length} validators)`);
+}
+
+await main();

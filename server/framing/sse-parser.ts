@@ -1,0 +1,79 @@
+/** One server-sent event. `event` is undefined when the stream named none (OpenAI Chat). */
+export interface SseEvent {
+  readonly event: string | undefined;
+  readonly data: string;
+}
+
+/**
+ * Incremental text/event-stream parser (WHATWG HTML "event stream interpretation"). Accepts bytes
+ * split anywhere, including inside a multi-byte character or between the \r and \n of a line end.
+ */
+export class SseParser {
+  private readonly decoder = new TextDecoder('utf-8');
+  private buffer = '';
+  /** A chunk ended in \r: if the next one starts with \n, that \n belongs to the same line end. */
+  private pendingCr = false;
+  private eventName: string | undefined = undefined;
+  private dataLines: string[] = [];
+
+  push(chunk: Uint8Array): SseEvent[] {
+    return this.feed(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  end(): SseEvent[] {
+    const events = this.feed(this.decoder.decode());
+    // A stream that ends without the final blank line still delivers its last complete lines.
+    if (this.buffer.length > 0) {
+      this.processLine(this.buffer, events);
+      this.buffer = '';
+    }
+    this.dispatch(events);
+    return events;
+  }
+
+  private feed(text: string): SseEvent[] {
+    const events: SseEvent[] = [];
+    if (text.length === 0) return events;
+    let start = 0;
+    if (this.pendingCr && text.charCodeAt(0) === 10) start = 1;
+    this.pendingCr = false;
+    let buffer = this.buffer;
+    for (let i = start; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code !== 10 && code !== 13) continue;
+      const line = buffer + text.slice(start, i);
+      buffer = '';
+      if (code === 13) {
+        if (i + 1 === text.length) this.pendingCr = true;
+        else if (text.charCodeAt(i + 1) === 10) i++;
+      }
+      start = i + 1;
+      this.processLine(line, events);
+    }
+    this.buffer = buffer + text.slice(start);
+    return events;
+  }
+
+  private processLine(line: string, events: SseEvent[]): void {
+    if (line.length === 0) {
+      this.dispatch(events);
+      return;
+    }
+    if (line.charCodeAt(0) === 58) return; // ':' comment (keep-alive)
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.dataLines.push(value);
+    else if (field === 'event') this.eventName = value;
+    // `id` and `retry` carry nothing the gateway needs.
+  }
+
+  private dispatch(events: SseEvent[]): void {
+    if (this.dataLines.length > 0) {
+      events.push({ event: this.eventName, data: this.dataLines.join('\n') });
+    }
+    this.dataLines = [];
+    this.eventName = undefined;
+  }
+}

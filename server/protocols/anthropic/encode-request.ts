@@ -1,0 +1,126 @@
+import type { ChatRequest, ContentBlock, ImageBlock, Message, TextBlock } from '../../ir/index.ts';
+import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
+import { unsupportedField } from '../shared/invalid-field.ts';
+import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { dropped, reshaped } from '../shared/warnings.ts';
+import type { AnthropicBlock, AnthropicMessage, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './wire.ts';
+
+/** IR to a Messages request for one lane. Pure. */
+export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
+  const warnings: TranslationWarning[] = [];
+  const system: AnthropicTextBlock[] = [];
+  const messages: AnthropicMessage[] = [];
+  let conversationStarted = false;
+
+  request.messages.forEach((message, i) => {
+    const path = `messages[${i}]`;
+    if (message.role === 'system' || message.role === 'developer') {
+      // Anthropic has one system slot: instructions given mid-conversation move to it.
+      if (conversationStarted) warnings.push(reshaped(path, `a ${message.role} message in the middle of the conversation was moved to the top-level system prompt`));
+      message.content.forEach((block, j) => system.push(encodeSystemText(block, `${path}.content[${j}]`)));
+      return;
+    }
+    conversationStarted = true;
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, warnings));
+    const last = messages[messages.length - 1];
+    // Anthropic wants alternating turns: a tool turn and the user turn after it become one user turn.
+    if (last !== undefined && last.role === role && Array.isArray(last.content)) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  });
+
+  const body: Record<string, unknown> = {
+    model: lane.model,
+    max_tokens: request.maxTokens ?? lane.defaultMaxTokens,
+    messages,
+  };
+  if (system.length > 0) {
+    const only = system[0];
+    body.system = system.length === 1 && only !== undefined && only.cache_control === undefined ? only.text : system;
+  }
+  if (request.tools !== undefined) {
+    body.tools = request.tools.map((tool): AnthropicTool => ({
+      name: tool.name,
+      ...(tool.description !== undefined && { description: tool.description }),
+      input_schema: tool.parameters,
+      ...(tool.strict !== undefined && { strict: tool.strict }),
+      ...(tool.cacheControl !== undefined && { cache_control: tool.cacheControl }),
+    }));
+  }
+  const toolChoice = encodeToolChoice(request);
+  if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  if (request.stopSequences !== undefined) body.stop_sequences = request.stopSequences;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.topK !== undefined) body.top_k = request.topK;
+  if (request.responseFormat !== undefined) {
+    const format = request.responseFormat;
+    if (format.type === 'json_object') {
+      throw unsupportedField('response_format', 'Anthropic', 'JSON mode without a schema has no equivalent; send a json_schema format');
+    }
+    if (format.type === 'json_schema') {
+      body.output_config = { format: { type: 'json_schema', schema: format.schema } };
+      if (format.name !== undefined) warnings.push(dropped('response_format.json_schema.name', 'the schema name'));
+    }
+  }
+  if (request.user !== undefined) body.metadata = { user_id: request.user };
+  if (request.stream) body.stream = true;
+  return { body, warnings };
+}
+
+function encodeSystemText(block: ContentBlock, path: string): AnthropicTextBlock {
+  if (block.type !== 'text') throw unsupportedField(path, 'Anthropic', 'system prompts can only hold text');
+  return encodeText(block);
+}
+
+function encodeText(block: TextBlock): AnthropicTextBlock {
+  return { type: 'text', text: block.text, ...(block.cacheControl !== undefined && { cache_control: block.cacheControl }) };
+}
+
+function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarning[]): AnthropicBlock {
+  if (block.detail !== undefined) warnings.push(dropped(`${path}.detail`, 'image detail level'));
+  const source = block.source.kind === 'base64'
+    ? { type: 'base64' as const, media_type: block.source.mediaType, data: block.source.data }
+    : { type: 'url' as const, url: block.source.url };
+  return { type: 'image', source };
+}
+
+function encodeBlock(block: ContentBlock, path: string, warnings: TranslationWarning[]): AnthropicBlock[] {
+  switch (block.type) {
+    case 'text':
+      return [encodeText(block)];
+    case 'image':
+      return [encodeImage(block, path, warnings)];
+    case 'tool_call':
+      return [{ type: 'tool_use', id: block.id, name: block.name, input: argumentsToObject(block.arguments, `${path}.arguments`) }];
+    case 'tool_result':
+      return [{
+        type: 'tool_result',
+        tool_use_id: block.callId,
+        content: block.content.map((part, k) => (part.type === 'text' ? encodeText(part) : encodeImage(part, `${path}.content[${k}]`, warnings))),
+        ...(block.isError && { is_error: true }),
+      }];
+    case 'reasoning':
+      if (block.redacted !== undefined) return [{ type: 'redacted_thinking', data: block.redacted }];
+      if (block.signature !== undefined) return [{ type: 'thinking', thinking: block.text, signature: block.signature }];
+      // Anthropic refuses thinking blocks without its own signature.
+      warnings.push(dropped(path, 'unsigned reasoning from another provider'));
+      return [];
+  }
+}
+
+function encodeToolChoice(request: ChatRequest): AnthropicToolChoice | undefined {
+  const choice = request.toolChoice;
+  const noParallel = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined) return request.parallelToolCalls === false && request.tools !== undefined ? { type: 'auto', ...noParallel } : undefined;
+  switch (choice.type) {
+    case 'auto':
+      return { type: 'auto', ...noParallel };
+    case 'required':
+      return { type: 'any', ...noParallel };
+    case 'none':
+      return { type: 'none' };
+    case 'tool':
+      return { type: 'tool', name: choice.name, ...noParallel };
+  }
+}

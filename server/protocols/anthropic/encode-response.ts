@@ -1,0 +1,33 @@
+import { ZERO_USAGE, type ChatResponse } from '../../ir/index.ts';
+import type { EncodedResponse, TranslationWarning } from '../codec.ts';
+import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { dropped } from '../shared/warnings.ts';
+import { encodeFinishReason } from './finish-reason.ts';
+import { encodeUsage } from './usage.ts';
+import type { AnthropicBlock, AnthropicMessageResponse } from './wire.ts';
+
+/** IR response to the Messages response a client expects. */
+export function encodeResponse(response: ChatResponse): EncodedResponse {
+  const warnings: TranslationWarning[] = [];
+  const content: AnthropicBlock[] = [];
+  response.content.forEach((block, i) => {
+    if (block.type === 'text') content.push({ type: 'text', text: block.text });
+    else if (block.type === 'tool_call') {
+      content.push({ type: 'tool_use', id: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') });
+    } else if (block.type === 'reasoning' && block.redacted !== undefined) {
+      content.push({ type: 'redacted_thinking', data: block.redacted });
+    } else if (block.type === 'reasoning') {
+      content.push({ type: 'thinking', thinking: block.text, signature: block.signature ?? '' });
+    } else warnings.push(dropped(`content[${i}]`, `${block.type} block`));
+  });
+  const body: AnthropicMessageResponse = {
+    id: response.id,
+    type: 'message',
+    role: 'assistant',
+    model: response.model,
+    content,
+    ...encodeFinishReason(response.finish),
+    usage: encodeUsage(response.usage ?? ZERO_USAGE),
+  };
+  return { body: body as unknown as Record<string, unknown>, warnings };
+}

@@ -1,0 +1,140 @@
+import { gatewayError, type StreamEvent } from '../../ir/index.ts';
+import { SseParser } from '../../framing/sse-parser.ts';
+import type { StreamDecoder } from '../codec.ts';
+import { streamEndedEarly } from '../shared/stream-ended-early.ts';
+import { decodeErrorObject } from './errors.ts';
+import { decodeFinishReason } from './finish-reason.ts';
+import { decodeUsage } from './usage.ts';
+import type { AnthropicBlock, AnthropicUsage } from './wire.ts';
+
+interface AnthropicStreamPayload {
+  type: string;
+  index?: number;
+  message?: { id: string; model: string; usage?: AnthropicUsage };
+  content_block?: AnthropicBlock | { type: string };
+  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  usage?: Partial<AnthropicUsage>;
+  error?: { type?: string; message?: string };
+}
+
+/** Messages SSE (`event:` + `data:`) to IR stream events. */
+export class AnthropicStreamDecoder implements StreamDecoder {
+  private readonly sse = new SseParser();
+  /** Anthropic block index -> IR index; blocks with no IR form (server tools) are absent. */
+  private readonly indices = new Map<number, number>();
+  private nextIndex = 0;
+  private usage: AnthropicUsage = { input_tokens: 0, output_tokens: 0 };
+  private done = false;
+
+  push(chunk: Uint8Array): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const event of this.sse.push(chunk)) this.onData(event.data, out);
+    return out;
+  }
+
+  end(): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const event of this.sse.end()) this.onData(event.data, out);
+    if (!this.done) {
+      out.push(streamEndedEarly('Anthropic'));
+      this.done = true;
+    }
+    return out;
+  }
+
+  private onData(data: string, out: StreamEvent[]): void {
+    if (this.done) return;
+    let payload: AnthropicStreamPayload;
+    try {
+      payload = JSON.parse(data) as AnthropicStreamPayload;
+    } catch {
+      out.push({ type: 'error', error: gatewayError('server', 'the Anthropic upstream sent a stream event that is not JSON', { status: 502 }) });
+      this.done = true;
+      return;
+    }
+    switch (payload.type) {
+      case 'message_start': {
+        const message = payload.message ?? { id: '', model: '' };
+        if (message.usage !== undefined) this.usage = { ...message.usage };
+        out.push({ type: 'message_start', id: message.id, model: message.model, usage: decodeUsage(this.usage) });
+        return;
+      }
+      case 'content_block_start':
+        this.onBlockStart(payload.index ?? 0, payload.content_block, out);
+        return;
+      case 'content_block_delta':
+        this.onBlockDelta(payload, out);
+        return;
+      case 'content_block_stop': {
+        const index = this.indices.get(payload.index ?? 0);
+        if (index !== undefined) out.push({ type: 'block_stop', index });
+        return;
+      }
+      case 'message_delta':
+        if (payload.usage !== undefined) {
+          // message_delta usage is cumulative and may restate input and cache counts.
+          for (const [key, value] of Object.entries(payload.usage)) if (value !== null && value !== undefined) this.usage[key] = value;
+          out.push({ type: 'usage', usage: decodeUsage(this.usage) });
+        }
+        if (payload.delta?.stop_reason !== undefined && payload.delta.stop_reason !== null) {
+          out.push({ type: 'finish', finish: decodeFinishReason(payload.delta.stop_reason, payload.delta.stop_sequence ?? null) });
+        }
+        return;
+      case 'message_stop':
+        out.push({ type: 'message_stop' });
+        this.done = true;
+        return;
+      case 'error': {
+        out.push({ type: 'error', error: decodeErrorObject(payload.error, 502, 'upstream stream error') });
+        this.done = true;
+        return;
+      }
+      default:
+        return; // ping and event types newer than this codec carry nothing to translate
+    }
+  }
+
+  private onBlockStart(wireIndex: number, block: AnthropicStreamPayload['content_block'], out: StreamEvent[]): void {
+    if (block === undefined) return;
+    const index = this.nextIndex;
+    switch (block.type) {
+      case 'text': {
+        out.push({ type: 'block_start', index, block: { type: 'text' } });
+        const text = (block as { text?: string }).text;
+        if (text) out.push({ type: 'block_delta', index, delta: { type: 'text', text } });
+        break;
+      }
+      case 'tool_use': {
+        const b = block as { id: string; name: string; input?: unknown };
+        out.push({ type: 'block_start', index, block: { type: 'tool_call', id: b.id, name: b.name } });
+        const input = b.input !== undefined && b.input !== null && Object.keys(b.input).length > 0 ? JSON.stringify(b.input) : '';
+        if (input) out.push({ type: 'block_delta', index, delta: { type: 'tool_arguments', partialJson: input } });
+        break;
+      }
+      case 'thinking':
+        out.push({ type: 'block_start', index, block: { type: 'reasoning' } });
+        break;
+      case 'redacted_thinking':
+        out.push({ type: 'block_start', index, block: { type: 'redacted_reasoning', data: (block as { data: string }).data } });
+        break;
+      default:
+        return;
+    }
+    this.indices.set(wireIndex, index);
+    this.nextIndex++;
+  }
+
+  private onBlockDelta(payload: AnthropicStreamPayload, out: StreamEvent[]): void {
+    const index = this.indices.get(payload.index ?? 0);
+    const delta = payload.delta;
+    if (index === undefined || delta === undefined) return;
+    if (delta.type === 'text_delta' && delta.text) out.push({ type: 'block_delta', index, delta: { type: 'text', text: delta.text } });
+    else if (delta.type === 'input_json_delta' && delta.partial_json) {
+      out.push({ type: 'block_delta', index, delta: { type: 'tool_arguments', partialJson: delta.partial_json } });
+    } else if (delta.type === 'thinking_delta' && delta.thinking) {
+      out.push({ type: 'block_delta', index, delta: { type: 'reasoning', text: delta.thinking } });
+    } else if (delta.type === 'signature_delta' && delta.signature) {
+      out.push({ type: 'block_delta', index, delta: { type: 'signature', signature: delta.signature } });
+    }
+  }
+}

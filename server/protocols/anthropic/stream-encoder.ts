@@ -1,0 +1,81 @@
+import type { Finish, StreamEvent, Usage } from '../../ir/index.ts';
+import { ZERO_USAGE } from '../../ir/index.ts';
+import { sseEvent } from '../../framing/sse-format.ts';
+import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import { errorBody } from './errors.ts';
+import { encodeFinishReason } from './finish-reason.ts';
+import { encodeUsage } from './usage.ts';
+
+const event = (type: string, payload: Record<string, unknown>) => sseEvent(JSON.stringify({ type, ...payload }), type);
+
+/**
+ * IR stream events to Messages SSE. Finish and usage are held until the end because Anthropic puts
+ * both in one message_delta, while OpenAI sends usage in a later chunk than its finish reason.
+ */
+export class AnthropicStreamEncoder implements StreamEncoder {
+  readonly warnings: TranslationWarning[] = [];
+  private started = false;
+  private id = 'msg_gateway';
+  private model = '';
+  private finish: Finish = { reason: 'stop', raw: null };
+  private usage: Usage = ZERO_USAGE;
+  /** IR block index -> Anthropic content block index */
+  private readonly indices = new Map<number, number>();
+
+  encode(e: StreamEvent): string {
+    switch (e.type) {
+      case 'message_start':
+        this.id = e.id || this.id;
+        this.model = e.model;
+        if (e.usage !== undefined) this.usage = e.usage;
+        return this.start();
+      case 'block_start': {
+        const index = this.indices.size;
+        this.indices.set(e.index, index);
+        const block = e.block;
+        const contentBlock =
+          block.type === 'text' ? { type: 'text', text: '' }
+          : block.type === 'tool_call' ? { type: 'tool_use', id: block.id, name: block.name, input: {} }
+          : block.type === 'reasoning' ? { type: 'thinking', thinking: '', signature: '' }
+          : { type: 'redacted_thinking', data: block.data };
+        return this.start() + event('content_block_start', { index, content_block: contentBlock });
+      }
+      case 'block_delta': {
+        const index = this.indices.get(e.index) ?? 0;
+        const d = e.delta;
+        const delta =
+          d.type === 'text' ? { type: 'text_delta', text: d.text }
+          : d.type === 'tool_arguments' ? { type: 'input_json_delta', partial_json: d.partialJson }
+          : d.type === 'reasoning' ? { type: 'thinking_delta', thinking: d.text }
+          : { type: 'signature_delta', signature: d.signature };
+        return this.start() + event('content_block_delta', { index, delta });
+      }
+      case 'block_stop':
+        return event('content_block_stop', { index: this.indices.get(e.index) ?? 0 });
+      case 'finish':
+        this.finish = e.finish;
+        return this.start();
+      case 'usage':
+        this.usage = e.usage;
+        return '';
+      case 'error':
+        return sseEvent(JSON.stringify(errorBody(e.error)), 'error');
+      case 'message_stop':
+        return this.start()
+          + event('message_delta', { delta: encodeFinishReason(this.finish), usage: encodeUsage(this.usage) })
+          + event('message_stop', {});
+    }
+  }
+
+  private start(): string {
+    if (this.started) return '';
+    this.started = true;
+    const usage = encodeUsage(this.usage);
+    return event('message_start', {
+      message: {
+        id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
+        stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 },
+      },
+    });
+  }
+}

@@ -1,0 +1,84 @@
+import type {
+  ChatRequest,
+  ChatResponse,
+  GatewayError,
+  ProtocolId,
+  StreamEvent,
+} from '../ir/index.ts';
+
+/** A warning about something a translation could not carry; sent as `x-gateway-warnings` and logged. */
+export interface TranslationWarning {
+  readonly kind: string;
+  /** The request or response field concerned, e.g. `messages[3].content[0].detail`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** What the client side needs besides the IR to answer in its protocol. */
+export interface ClientContext {
+  /** Did the client ask for usage on its stream? (OpenAI `stream_options.include_usage`.) */
+  readonly streamUsage: boolean;
+}
+
+/** What the upstream side needs besides the IR to build a request for one lane. */
+export interface LaneContext {
+  /** The upstream model name for this lane. */
+  readonly model: string;
+  /** Output-token default for protocols that require max tokens (config, then catalog, then ours). */
+  readonly defaultMaxTokens: number;
+}
+
+export interface EncodedRequest {
+  readonly body: Record<string, unknown>;
+  readonly warnings: readonly TranslationWarning[];
+}
+
+export interface EncodedResponse {
+  readonly body: Record<string, unknown>;
+  readonly warnings: readonly TranslationWarning[];
+}
+
+/** Wire bytes to IR events, fed in arbitrary chunks (a network splits frames anywhere). */
+export interface StreamDecoder {
+  push(chunk: Uint8Array): StreamEvent[];
+  /** The upstream closed; flush what is pending. */
+  end(): StreamEvent[];
+}
+
+/** IR events to wire text; one encoder per response, it keeps the state the protocol needs. */
+export interface StreamEncoder {
+  encode(event: StreamEvent): string;
+  readonly warnings: readonly TranslationWarning[];
+}
+
+export interface ErrorEnvelope {
+  readonly status: number;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The client-facing half: how a protocol is spoken to clients (ingress). */
+export interface IngressCodec {
+  readonly id: ProtocolId;
+  /** Wire request (already schema-validated) to IR. Throws GatewayFailure for what the IR cannot hold. */
+  decodeRequest(body: Record<string, unknown>, options: { readonly pathModel?: string }): ChatRequest;
+  encodeResponse(response: ChatResponse, client: ClientContext): EncodedResponse;
+  createStreamEncoder(client: ClientContext): StreamEncoder;
+  /** The protocol's HTTP error envelope for any error, the gateway's own or an upstream's. */
+  encodeError(error: GatewayError): ErrorEnvelope;
+}
+
+/** The upstream-facing half: how a protocol is spoken to providers (egress). */
+export interface EgressCodec {
+  readonly id: ProtocolId;
+  /** Path below the provider's base_url for a chat request. */
+  upstreamPath(model: string, stream: boolean): string;
+  /** Pure: the same IR and lane always give the same body. */
+  encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest;
+  decodeResponse(body: Record<string, unknown>): ChatResponse;
+  createStreamDecoder(): StreamDecoder;
+  /** An upstream error response (status, body text, Retry-After) to the IR error. */
+  decodeError(status: number, bodyText: string, retryAfterSeconds: number | undefined): GatewayError;
+}
+
+export interface ProtocolCodec extends IngressCodec, EgressCodec {}

@@ -1,0 +1,89 @@
+import { gatewayError, type StreamEvent } from '../../ir/index.ts';
+import { SseParser } from '../../framing/sse-parser.ts';
+import type { StreamDecoder } from '../codec.ts';
+import { BlockTracker } from '../shared/block-tracker.ts';
+import { streamEndedEarly } from '../shared/stream-ended-early.ts';
+import { decodeFinishReason } from './finish-reason.ts';
+import { decodeUsage } from './usage.ts';
+import type { OpenAIChunk } from './wire.ts';
+
+/** Chat Completions SSE (`data:` chunks, `data: [DONE]`) to IR stream events. */
+export class OpenAIStreamDecoder implements StreamDecoder {
+  private readonly sse = new SseParser();
+  private readonly blocks = new BlockTracker();
+  private started = false;
+  private done = false;
+  private sawRefusal = false;
+
+  push(chunk: Uint8Array): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const event of this.sse.push(chunk)) this.onData(event.data, out);
+    return out;
+  }
+
+  end(): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const event of this.sse.end()) this.onData(event.data, out);
+    if (!this.done) {
+      this.blocks.close(out);
+      out.push(streamEndedEarly('OpenAI'));
+      this.done = true;
+    }
+    return out;
+  }
+
+  private onData(data: string, out: StreamEvent[]): void {
+    if (this.done) return;
+    if (data === '[DONE]') {
+      this.blocks.close(out);
+      out.push({ type: 'message_stop' });
+      this.done = true;
+      return;
+    }
+    let chunk: OpenAIChunk;
+    try {
+      chunk = JSON.parse(data) as OpenAIChunk;
+    } catch {
+      out.push({ type: 'error', error: gatewayError('server', 'the OpenAI upstream sent a stream event that is not JSON', { status: 502 }) });
+      this.done = true;
+      return;
+    }
+    if (chunk.error !== undefined) {
+      const e = chunk.error;
+      out.push({ type: 'error', error: gatewayError('server', e.message ?? 'upstream stream error', { status: 502, code: e.code ?? e.type ?? null }) });
+      this.done = true;
+      return;
+    }
+    if (!this.started) {
+      this.started = true;
+      out.push({ type: 'message_start', id: chunk.id, model: chunk.model });
+    }
+    const choice = chunk.choices?.[0];
+    if (choice !== undefined) {
+      const delta = choice.delta ?? {};
+      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
+        const index = this.blocks.ensure('reasoning', { type: 'reasoning' }, out);
+        out.push({ type: 'block_delta', index, delta: { type: 'reasoning', text: delta.reasoning_content } });
+      }
+      const text = typeof delta.content === 'string' && delta.content !== '' ? delta.content : undefined;
+      const refusal = typeof delta.refusal === 'string' && delta.refusal !== '' ? delta.refusal : undefined;
+      if (refusal !== undefined) this.sawRefusal = true;
+      for (const piece of [text, refusal]) {
+        if (piece === undefined) continue;
+        const index = this.blocks.ensure('text', { type: 'text' }, out);
+        out.push({ type: 'block_delta', index, delta: { type: 'text', text: piece } });
+      }
+      for (const call of delta.tool_calls ?? []) {
+        const index = this.blocks.ensure(`tool:${call.index}`, { type: 'tool_call', id: call.id ?? '', name: call.function?.name ?? '' }, out);
+        const args = call.function?.arguments;
+        if (typeof args === 'string' && args !== '') out.push({ type: 'block_delta', index, delta: { type: 'tool_arguments', partialJson: args } });
+      }
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
+        this.blocks.close(out);
+        const finish = decodeFinishReason(choice.finish_reason);
+        out.push({ type: 'finish', finish: this.sawRefusal ? { reason: 'refusal', raw: finish.raw } : finish });
+      }
+    }
+    if (chunk.usage !== undefined && chunk.usage !== null) out.push({ type: 'usage', usage: decodeUsage(chunk.usage) });
+  }
+}

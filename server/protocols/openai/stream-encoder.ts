@@ -1,0 +1,86 @@
+import type { StreamEvent, Usage } from '../../ir/index.ts';
+import { sseEvent } from '../../framing/sse-format.ts';
+import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { dropped } from '../shared/warnings.ts';
+import { errorBody } from './errors.ts';
+import { encodeFinishReason } from './finish-reason.ts';
+import { encodeUsage } from './usage.ts';
+import type { OpenAIChunkDelta } from './wire.ts';
+
+/** IR stream events to Chat Completions SSE, ending with `data: [DONE]`. */
+export class OpenAIStreamEncoder implements StreamEncoder {
+  readonly warnings: TranslationWarning[] = [];
+  private id = 'chatcmpl-gateway';
+  private model = '';
+  private readonly created = Math.floor(Date.now() / 1000);
+  private started = false;
+  private usage: Usage | undefined;
+  /** IR block index -> OpenAI tool_calls[].index */
+  private readonly toolIndex = new Map<number, number>();
+  private readonly client: ClientContext;
+
+  constructor(client: ClientContext) {
+    this.client = client;
+  }
+
+  encode(event: StreamEvent): string {
+    switch (event.type) {
+      case 'message_start':
+        this.id = event.id;
+        this.model = event.model;
+        return this.start();
+      case 'block_start':
+        if (event.block.type !== 'tool_call') return this.start();
+        this.toolIndex.set(event.index, this.toolIndex.size);
+        return this.start() + this.chunk({
+          tool_calls: [{ index: this.toolIndex.size - 1, id: event.block.id, type: 'function', function: { name: event.block.name, arguments: '' } }],
+        });
+      case 'block_delta':
+        return this.start() + this.delta(event.index, event.delta);
+      case 'block_stop':
+        return '';
+      case 'finish':
+        return this.start() + this.chunk({}, encodeFinishReason(event.finish));
+      case 'usage':
+        this.usage = event.usage;
+        return '';
+      case 'error':
+        return sseEvent(JSON.stringify(errorBody(event.error)));
+      case 'message_stop': {
+        const usage = this.client.streamUsage && this.usage !== undefined
+          ? sseEvent(JSON.stringify({ ...this.base(), choices: [], usage: encodeUsage(this.usage) }))
+          : '';
+        return this.start() + usage + 'data: [DONE]\n\n';
+      }
+    }
+  }
+
+  private delta(index: number, delta: Extract<StreamEvent, { type: 'block_delta' }>['delta']): string {
+    switch (delta.type) {
+      case 'text':
+        return this.chunk({ content: delta.text });
+      case 'tool_arguments':
+        return this.chunk({ tool_calls: [{ index: this.toolIndex.get(index) ?? 0, function: { arguments: delta.partialJson } }] });
+      case 'reasoning':
+      case 'signature':
+        if (!this.warnings.some((w) => w.path === 'reasoning')) this.warnings.push(dropped('reasoning', 'reasoning text'));
+        return '';
+    }
+  }
+
+  /** OpenAI opens every stream with a role-only chunk. */
+  private start(): string {
+    if (this.started) return '';
+    this.started = true;
+    return this.chunk({ role: 'assistant', content: '' });
+  }
+
+  private base() {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
+  }
+
+  private chunk(delta: OpenAIChunkDelta, finishReason: string | null = null): string {
+    const usage = this.client.streamUsage ? { usage: null } : {};
+    return sseEvent(JSON.stringify({ ...this.base(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...usage }));
+  }
+}

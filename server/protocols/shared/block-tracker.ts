@@ -1,0 +1,28 @@
+import type { StreamBlockStart, StreamEvent } from '../../ir/index.ts';
+
+/**
+ * Assigns IR block indices for protocols whose streams have no explicit block boundaries (OpenAI
+ * Chat sends bare deltas). A delta for a different block than the open one closes the open one,
+ * so the IR stream has one open block at a time, as Anthropic's grammar demands.
+ */
+export class BlockTracker {
+  private nextIndex = 0;
+  private openKey: string | undefined;
+  private openIndex = -1;
+
+  /** Index of the block for `key`, opening it (and closing the previous one) if needed. */
+  ensure(key: string, start: StreamBlockStart, out: StreamEvent[]): number {
+    if (this.openKey === key) return this.openIndex;
+    this.close(out);
+    this.openKey = key;
+    this.openIndex = this.nextIndex++;
+    out.push({ type: 'block_start', index: this.openIndex, block: start });
+    return this.openIndex;
+  }
+
+  close(out: StreamEvent[]): void {
+    if (this.openKey === undefined) return;
+    out.push({ type: 'block_stop', index: this.openIndex });
+    this.openKey = undefined;
+  }
+}
