@@ -31,9 +31,10 @@ export function encodeError(error: GatewayError): ErrorEnvelope {
   return { status: error.status, body: JSON.stringify(errorBody(error)), headers };
 }
 
-export function decodeErrorObject(error: { type?: string; message?: string } | undefined, status: number, fallback: string): GatewayError {
-  const kind = (error?.type !== undefined ? KIND_FOR_TYPE[error.type] : undefined) ?? kindForStatus(status);
-  return gatewayError(kind, error?.message ?? fallback, { status, code: error?.type ?? null });
+/** `status` undefined: an in-stream error, which gets the usual status of its kind (529 for overloaded). */
+export function decodeErrorObject(error: { type?: string; message?: string } | undefined, status: number | undefined, fallback: string): GatewayError {
+  const kind = (error?.type !== undefined ? KIND_FOR_TYPE[error.type] : undefined) ?? (status === undefined ? 'server' : kindForStatus(status));
+  return gatewayError(kind, error?.message ?? fallback, { code: error?.type ?? null, ...(status !== undefined && { status }) });
 }
 
 /** An upstream Anthropic error response to the IR error, keeping its status (529 stays 529). */

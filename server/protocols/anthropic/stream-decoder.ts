@@ -85,7 +85,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         this.done = true;
         return;
       case 'error': {
-        out.push({ type: 'error', error: decodeErrorObject(payload.error, 502, 'upstream stream error') });
+        out.push({ type: 'error', error: decodeErrorObject(payload.error, undefined, 'upstream stream error') });
         this.done = true;
         return;
       }

@@ -50,7 +50,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     }
     if (chunk.error !== undefined) {
       const e = chunk.error;
-      out.push({ type: 'error', error: gatewayError('server', e.message ?? 'upstream stream error', { status: 502, code: e.code ?? e.type ?? null }) });
+      out.push({ type: 'error', error: gatewayError('server', e.message ?? 'upstream stream error', { code: e.code ?? e.type ?? null }) });
       this.done = true;
       return;
     }

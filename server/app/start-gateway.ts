@@ -1,0 +1,58 @@
+import { createServer } from 'node:http';
+import { createAdminApp } from '../admin/admin-app.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
+import { createDataPlaneApp } from '../http/data-plane-app.ts';
+import type { Logger } from '../observability/logger.ts';
+import { createDispatcher } from '../upstream/dispatcher.ts';
+import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
+import { closeServer, isLoopback, listen } from './listen.ts';
+
+export interface RunningGateway {
+  readonly config: RuntimeConfig;
+  /** e.g. http://127.0.0.1:8080 */
+  readonly dataUrl: string;
+  readonly adminUrl: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly log: Logger;
+  readonly validateAdminResponses?: boolean;
+}
+
+/** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
+export async function startGateway(loaded: RuntimeConfig, options: StartOptions): Promise<RunningGateway> {
+  if (!isLoopback(loaded.adminListen.host) && loaded.adminToken === undefined) {
+    throw new ConfigError([{
+      file: loaded.source,
+      path: 'admin_listen',
+      message: `the admin plane would listen on ${loaded.adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`,
+    }]);
+  }
+  let demo: DemoUpstream | undefined;
+  let config = loaded;
+  if (usesDemoUpstream(loaded)) {
+    demo = await startDemoUpstream();
+    config = withDemoUpstream(loaded, demo.url);
+  }
+  const startedAt = Date.now();
+  const dispatcher = createDispatcher(config.limits);
+  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({ config, dispatcher, log: options.log }).callback());
+  const adminApp = await createAdminApp({ config, startedAt, log: options.log, ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }) });
+  const adminServer = createServer(adminApp.callback());
+  const dataUrl = await listen(dataServer, config.listen);
+  const adminUrl = await listen(adminServer, config.adminListen);
+  options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
+  return {
+    config,
+    dataUrl,
+    adminUrl,
+    async close() {
+      await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
+      await dispatcher.close();
+      await demo?.close();
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import validateConfig from '../../generated/validators/config.js';
+import type { Catalog, Provider } from '../../generated/catalog-types.ts';
+import type { GatewayConfig, ModelRoute as ModelRouteConfig } from '../../generated/config-types.ts';
+import { PROTOCOL_IDS, type ProtocolId } from '../ir/index.ts';
+import { supportedProtocols } from '../protocols/registry.ts';
+import { loadCatalog } from './catalog.ts';
+import { ConfigError, type ConfigProblem } from './config-error.ts';
+import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
+import type { ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
+import { schemaProblems } from './schema-problems.ts';
+import { readSecret } from './secret-ref.ts';
+import { parseYamlSource, type YamlSource } from './yaml-source.ts';
+
+/** Used when neither the config nor the catalog says how many output tokens to ask for. */
+const FALLBACK_MAX_TOKENS = 4096;
+
+export interface LoadOptions {
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** `gateway --config <file>`: the file given, else ./config.yaml if present, else the embedded default. */
+export function chooseConfigFile(explicit: string | undefined, cwd = process.cwd()): string | undefined {
+  if (explicit !== undefined) return explicit;
+  const local = resolve(cwd, 'config.yaml');
+  return existsSync(local) ? local : undefined;
+}
+
+export function loadConfigFile(file: string | undefined, options: LoadOptions = {}): RuntimeConfig {
+  if (file === undefined) return loadConfigText(EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE, process.cwd(), options);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError([{ file, path: '', message: `cannot read the configuration (${(e as NodeJS.ErrnoException).code ?? 'error'})` }]);
+  }
+  return loadConfigText(text, file, dirname(resolve(file)), options);
+}
+
+/** Parses, validates and resolves a config; every problem found is reported at once. */
+export function loadConfigText(text: string, file: string, baseDir: string, options: LoadOptions = {}): RuntimeConfig {
+  const env = options.env ?? process.env;
+  const source = parseYamlSource(text, file);
+  if (!validateConfig(source.value)) throw new ConfigError(schemaProblems(source, validateConfig.errors));
+  const config = source.value as GatewayConfig;
+  const relative = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
+
+  const catalogFile = config.catalog === undefined ? undefined : relative(config.catalog);
+  const catalog = loadCatalog(catalogFile);
+  const problems: ConfigProblem[] = [];
+  const problem = (path: (string | number)[], message: string) => {
+    const pos = source.locate(path);
+    problems.push({ file, path: path.join('.'), message, ...(pos && { line: pos.line, column: pos.column }) });
+  };
+
+  const providers = resolveProviders(config, catalog, baseDir, env, problem);
+  const models = resolveModels(config, catalog, providers, problem);
+  const pools = resolvePools(config, models, problem);
+
+  let adminToken = env.GATEWAY_ADMIN_TOKEN || undefined;
+  if (adminToken === undefined && config.admin_token !== undefined) {
+    const secret = readSecret(config.admin_token, baseDir, env);
+    if ('error' in secret) problem(['admin_token'], secret.error);
+    else adminToken = secret.value;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
+  const limits = config.limits ?? {};
+  return {
+    source: file,
+    configVersion: `cfg_${createHash('sha256').update(text).update('\0').update(catalogText).digest('hex').slice(0, 16)}`,
+    loadedAt: new Date(),
+    listen: parseListen(config.listen ?? '0.0.0.0:8080'),
+    adminListen: parseListen(config.admin_listen ?? '127.0.0.1:8081'),
+    adminToken,
+    providers,
+    models,
+    pools,
+    governance: config.governance === 'on' || config.governance === true,
+    dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
+    limits: {
+      maxRequestBytes: limits.max_request_bytes ?? 32 * 1024 * 1024,
+      connectTimeoutMs: limits.upstream_connect_timeout_ms ?? 10_000,
+      firstByteTimeoutMs: limits.upstream_first_byte_timeout_ms ?? 120_000,
+      idleTimeoutMs: limits.upstream_idle_timeout_ms ?? 300_000,
+    },
+    logLevel: config.log_level ?? 'info',
+  };
+}
+
+type Problem = (path: (string | number)[], message: string) => void;
+
+/** Every catalog provider the config names or a model uses, with its credential read. */
+function resolveProviders(config: GatewayConfig, catalog: Catalog, baseDir: string, env: NodeJS.ProcessEnv, problem: Problem): Map<string, ProviderRuntime> {
+  const names = new Set([
+    ...Object.keys(config.providers ?? {}),
+    ...Object.values(config.models ?? {}).map((m) => (m as ModelRouteConfig).provider),
+  ]);
+  const out = new Map<string, ProviderRuntime>();
+  for (const name of names) {
+    const entry = catalog[name] as Provider | undefined;
+    const settings = config.providers?.[name];
+    if (entry === undefined) {
+      if (settings !== undefined) problem(['providers', name], `unknown provider "${name}": not in the catalog (add it to your providers.yaml)`);
+      continue; // a model naming it reports it too, at the model
+    }
+    let apiKey: string | undefined;
+    if (settings?.api_key !== undefined) {
+      const secret = readSecret(settings.api_key, baseDir, env);
+      if ('error' in secret) problem(['providers', name, 'api_key'], secret.error);
+      else apiKey = secret.value;
+    }
+    out.set(name, {
+      name,
+      protocol: entry.protocol,
+      baseUrl: entry.base_url.replace(/\/+$/, ''),
+      auth: entry.auth,
+      apiKey,
+      headers: defined({ ...entry.headers, ...settings?.headers }),
+      query: defined({ ...entry.query }),
+      errorMap: defined({ ...entry.error_map }),
+    });
+  }
+  return out;
+}
+
+function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<string, ProviderRuntime>, problem: Problem): Map<string, ModelRoute> {
+  const supported = supportedProtocols();
+  const out = new Map<string, ModelRoute>();
+  for (const [name, raw] of Object.entries(config.models ?? {})) {
+    const route = raw as ModelRouteConfig;
+    const provider = providers.get(route.provider);
+    if (provider === undefined) {
+      problem(['models', name, 'provider'], `unknown provider "${route.provider}" (known: ${Object.keys(catalog).sort().join(', ')})`);
+      continue;
+    }
+    if (!supported.includes(provider.protocol)) {
+      problem(['models', name, 'provider'], `provider "${provider.name}" speaks the ${provider.protocol} protocol, which this build cannot send yet (supported: ${supported.join(', ')})`);
+      continue;
+    }
+    if (provider.auth !== 'none' && provider.apiKey === undefined) {
+      problem(['models', name, 'provider'], `provider "${provider.name}" needs a credential: set providers.${provider.name}.api_key to { env: NAME } or { file: PATH }`);
+      continue;
+    }
+    const catalogModel = (catalog[provider.name] as Provider).models?.[route.model];
+    out.set(name, {
+      name,
+      provider,
+      upstreamModel: route.model,
+      defaultMaxTokens: route.max_tokens ?? catalogModel?.default_max_tokens ?? catalogModel?.max_output_tokens ?? FALLBACK_MAX_TOKENS,
+      price: route.price ?? catalogModel?.price,
+    });
+  }
+  return out;
+}
+
+function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, problem: Problem): Map<string, PoolRoute> {
+  const out = new Map<string, PoolRoute>();
+  for (const [name, pool] of Object.entries(config.pools ?? {})) {
+    if (pool === undefined) continue;
+    if (config.models?.[name] !== undefined) {
+      problem(['pools', name], `"${name}" is both a model and a pool; clients could not tell which they get`);
+      continue;
+    }
+    const members: PoolRoute['members'][number][] = [];
+    pool.members.forEach((member, i) => {
+      const model = models.get(member.model);
+      if (model === undefined) {
+        if (config.models?.[member.model] === undefined) problem(['pools', name, 'members', i, 'model'], `unknown model "${member.model}"`);
+        return;
+      }
+      members.push({ model, weight: member.weight ?? 1 });
+    });
+    out.set(name, { name, members });
+  }
+  return out;
+}
+
+/** Generated map types allow undefined values (strict index signatures); YAML never yields them. */
+function defined<T>(map: Record<string, T | undefined>): Record<string, T> {
+  return Object.fromEntries(Object.entries(map).filter((e): e is [string, T] => e[1] !== undefined));
+}
+
+function parseListen(address: string): ListenAddress {
+  const colon = address.lastIndexOf(':');
+  let host = address.slice(0, colon);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(address.slice(colon + 1)) };
+}
+
+export function isProtocolId(value: string): value is ProtocolId {
+  return (PROTOCOL_IDS as readonly string[]).includes(value);
+}
+
+export type { YamlSource };

@@ -1,0 +1,69 @@
+import type { ErrorDisposition } from '../../generated/catalog-types.ts';
+import type { ProtocolId } from '../ir/index.ts';
+
+/** USD per million tokens (catalog, or the model's override in config.yaml). */
+export interface Price {
+  readonly input: number;
+  readonly output: number;
+  readonly cache_read?: number;
+  readonly cache_write?: number;
+}
+
+export type AuthStyle = 'bearer' | 'x-api-key' | 'api-key' | 'x-goog-api-key' | 'sigv4' | 'none';
+
+/** A catalog provider with the operator's credentials, ready to send requests to. */
+export interface ProviderRuntime {
+  readonly name: string;
+  readonly protocol: ProtocolId;
+  /** What the protocol's official SDK takes as base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly auth: AuthStyle;
+  readonly apiKey: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly errorMap: Readonly<Record<string, ErrorDisposition>>;
+}
+
+/** An operator model name routed to one lane: one upstream model on one provider. */
+export interface ModelRoute {
+  readonly name: string;
+  readonly provider: ProviderRuntime;
+  readonly upstreamModel: string;
+  readonly defaultMaxTokens: number;
+  readonly price: Price | undefined;
+}
+
+export interface PoolRoute {
+  readonly name: string;
+  readonly members: readonly { readonly model: ModelRoute; readonly weight: number }[];
+}
+
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface Limits {
+  readonly maxRequestBytes: number;
+  readonly connectTimeoutMs: number;
+  readonly firstByteTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+}
+
+/** The validated, resolved configuration the gateway runs on. Immutable. */
+export interface RuntimeConfig {
+  /** The file it came from, or `(embedded default)`. */
+  readonly source: string;
+  readonly configVersion: string;
+  readonly loadedAt: Date;
+  readonly listen: ListenAddress;
+  readonly adminListen: ListenAddress;
+  readonly adminToken: string | undefined;
+  readonly providers: ReadonlyMap<string, ProviderRuntime>;
+  readonly models: ReadonlyMap<string, ModelRoute>;
+  readonly pools: ReadonlyMap<string, PoolRoute>;
+  readonly governance: boolean;
+  readonly dbPath: string | undefined;
+  readonly limits: Limits;
+  readonly logLevel: string;
+}

@@ -1,0 +1,80 @@
+import type { ServerResponse } from 'node:http';
+import type { GatewayError } from '../ir/index.ts';
+import type { IngressCodec, TranslationWarning } from '../protocols/codec.ts';
+
+/** Header that lists what a translation could not carry, e.g. `dropped=top_k, reshaped=messages[3]`. */
+export const WARNINGS_HEADER = 'x-gateway-warnings';
+const MAX_WARNINGS_HEADER = 4096;
+
+export function warningsHeader(warnings: readonly TranslationWarning[]): Record<string, string> {
+  if (warnings.length === 0) return {};
+  let value = warnings.map((w) => `${w.kind}=${w.path}`).join(', ');
+  if (value.length > MAX_WARNINGS_HEADER) value = `${value.slice(0, MAX_WARNINGS_HEADER)}...`;
+  // Header values must be latin-1 without control characters; field paths come from client JSON keys.
+  return { [WARNINGS_HEADER]: value.replace(/[^\x20-\x7e]/g, '?') };
+}
+
+/** The client's response, written once: committing sends status and headers, then the body streams. */
+export class ClientResponse {
+  private committed = false;
+  private readonly res: ServerResponse;
+  private readonly baseHeaders: Record<string, string>;
+
+  constructor(res: ServerResponse, baseHeaders: Record<string, string>) {
+    this.res = res;
+    this.baseHeaders = baseHeaders;
+  }
+
+  get isCommitted(): boolean {
+    return this.committed || this.res.headersSent;
+  }
+
+  /** The client went away: nothing more can reach it. */
+  get isClosed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  commit(status: number, headers: Record<string, string | string[]>): void {
+    if (this.isCommitted) return;
+    this.committed = true;
+    this.res.writeHead(status, { ...this.baseHeaders, ...headers });
+    this.res.flushHeaders();
+  }
+
+  /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */
+  async write(chunk: string | Uint8Array): Promise<void> {
+    if (chunk.length === 0 || this.isClosed) return;
+    if (!this.res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.res.off('drain', done);
+          this.res.off('close', done);
+          resolve();
+        };
+        this.res.on('drain', done);
+        this.res.on('close', done);
+      });
+    }
+  }
+
+  end(chunk?: string | Buffer): void {
+    if (this.isClosed) return;
+    if (chunk === undefined) this.res.end();
+    else this.res.end(chunk);
+  }
+
+  sendBody(status: number, headers: Record<string, string | string[]>, body: string | Buffer): void {
+    this.commit(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    this.end(body);
+  }
+
+  /** An error in the client's protocol shape. After commit, the caller ends the stream instead. */
+  sendError(codec: IngressCodec, error: GatewayError, extraHeaders: Record<string, string> = {}): void {
+    if (this.isCommitted) {
+      this.res.destroy();
+      return;
+    }
+    const envelope = codec.encodeError(error);
+    this.sendBody(envelope.status, { ...envelope.headers, ...extraHeaders }, envelope.body);
+  }
+}

@@ -1,0 +1,49 @@
+import type { ModelRoute } from '../config/runtime-config.ts';
+import { GatewayFailure } from '../ir/index.ts';
+import { setTopLevelString } from '../protocols/passthrough.ts';
+import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
+import { readBounded } from '../upstream/read-text.ts';
+import { retryAfterSeconds } from '../upstream/retry-after.ts';
+import type { Exchange } from './gateway-context.ts';
+import { forwardedClientHeaders, relayedHeaders } from './relayed-headers.ts';
+import { classifyUpstreamError } from './upstream-error.ts';
+
+/**
+ * Same protocol in and out: the client's bytes go upstream with only `model` rewritten, and the
+ * upstream's bytes (answer, stream or error) come back untouched.
+ */
+export async function forwardSameProtocol(exchange: Exchange, lane: ModelRoute, body: Buffer, stream: boolean): Promise<void> {
+  const { gateway, ingress, res } = exchange;
+  const upstream = await sendUpstream(gateway.dispatcher, {
+    provider: lane.provider,
+    path: ingress.codec.upstreamPath(lane.upstreamModel, stream),
+    body: setTopLevelString(body, 'model', lane.upstreamModel),
+    forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
+    stream,
+    signal: exchange.signal,
+  });
+  const headers = relayedHeaders(upstream.headers);
+  if (upstream.status >= 400) {
+    // Already in the client's protocol: relay it verbatim, status included (529 stays 529).
+    const errorBody = await readBounded(upstream.body);
+    const error = classifyUpstreamError(lane.provider, ingress.codec.decodeError(upstream.status, errorBody.toString('utf8'), retryAfterSeconds(upstream.headers)));
+    exchange.log.info({ status: upstream.status, kind: error.kind, provider: lane.provider.name }, 'upstream error relayed');
+    res.sendBody(upstream.status, headers, errorBody);
+    return;
+  }
+  res.commit(upstream.status, headers);
+  try {
+    for await (const chunk of upstream.body) await res.write(chunk as Buffer);
+    res.end();
+  } catch (error) {
+    if (exchange.signal.aborted) return;
+    upstream.body.destroy();
+    const failure = describeNetworkError(error, lane.provider.name);
+    exchange.log.warn({ provider: lane.provider.name, code: failure.code }, 'upstream failed after commit');
+    if (!stream) throw new GatewayFailure(failure);
+    // A stream cut after commit ends with an error event, never a clean-looking end. The blank
+    // line first terminates any event the upstream left half-written.
+    await res.write('\n\n' + ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
+    res.end();
+  }
+}

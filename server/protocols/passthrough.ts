@@ -1,0 +1,99 @@
+// The same-protocol fast path: the client's request bytes go upstream with only the top-level
+// `model` value replaced. No parse-and-reserialise, so key order, whitespace, number formatting
+// and every field this gateway has never heard of arrive exactly as the client sent them.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Returns `body` with the top-level string member `key` set to `value`: its value bytes replaced
+ * if present, or the member inserted first if absent. `body` must be a JSON object (it has been
+ * parsed and validated before this runs).
+ */
+export function setTopLevelString(body: Buffer, key: string, value: string): Buffer {
+  const encoded = Buffer.from(JSON.stringify(value));
+  const span = findTopLevelValue(body, key);
+  if (span !== undefined) return Buffer.concat([body.subarray(0, span.start), encoded, body.subarray(span.end)]);
+  const open = body.indexOf(0x7b); // '{'
+  const member = Buffer.from(`${JSON.stringify(key)}:${encoded.toString()}`);
+  const rest = body.subarray(open + 1);
+  const isEmpty = rest.toString('latin1').trim() === '}';
+  return Buffer.concat([body.subarray(0, open + 1), member, isEmpty ? rest : Buffer.concat([Buffer.from(','), rest])]);
+}
+
+/** Byte span of the value of top-level member `key`, or undefined. Later duplicates win, as in JSON.parse. */
+export function findTopLevelValue(body: Buffer, key: string): { start: number; end: number } | undefined {
+  let found: { start: number; end: number } | undefined;
+  let i = skipWhitespace(body, 0);
+  if (body[i] !== 0x7b) return undefined;
+  i = skipWhitespace(body, i + 1);
+  if (body[i] === 0x7d) return undefined;
+  while (i < body.length) {
+    const keyStart = i;
+    const keyEnd = skipString(body, i);
+    i = skipWhitespace(body, keyEnd);
+    i = skipWhitespace(body, i + 1); // ':'
+    const valueStart = i;
+    const valueEnd = skipValue(body, i);
+    if (keyMatches(body, keyStart, keyEnd, key)) found = { start: valueStart, end: valueEnd };
+    i = skipWhitespace(body, valueEnd);
+    if (body[i] !== 0x2c) break; // ','
+    i = skipWhitespace(body, i + 1);
+  }
+  return found;
+}
+
+function keyMatches(body: Buffer, start: number, end: number, key: string): boolean {
+  const raw = body.subarray(start, end);
+  if (raw.includes(BACKSLASH)) return JSON.parse(raw.toString('utf8')) === key;
+  return end - start === key.length + 2 && raw.toString('utf8', 1, raw.length - 1) === key;
+}
+
+function skipWhitespace(body: Buffer, i: number): number {
+  while (i < body.length) {
+    const c = body[i];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    i++;
+  }
+  return i;
+}
+
+/** `i` is at an opening quote; returns the index just past the closing quote. */
+function skipString(body: Buffer, i: number): number {
+  i++;
+  while (i < body.length) {
+    const c = body[i];
+    if (c === BACKSLASH) i += 2;
+    else if (c === QUOTE) return i + 1;
+    else i++;
+  }
+  return i;
+}
+
+function skipValue(body: Buffer, i: number): number {
+  const c = body[i];
+  if (c === QUOTE) return skipString(body, i);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    while (i < body.length) {
+      const d = body[i];
+      if (d === QUOTE) {
+        i = skipString(body, i);
+        continue;
+      }
+      if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+      i++;
+    }
+    return i;
+  }
+  while (i < body.length) {
+    const d = body[i];
+    if (d === 0x2c || d === 0x7d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) break;
+    i++;
+  }
+  return i;
+}

@@ -1,0 +1,66 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { errors, type Dispatcher } from 'undici';
+import type { ProviderRuntime } from '../config/runtime-config.ts';
+import { GatewayFailure, gatewayError } from '../ir/index.ts';
+import { authHeaders } from './auth-headers.ts';
+
+export interface UpstreamCall {
+  readonly provider: ProviderRuntime;
+  /** Path below the provider's base URL, e.g. `/chat/completions`. */
+  readonly path: string;
+  readonly body: Buffer | string;
+  /** Client headers worth forwarding (same-protocol only), e.g. anthropic-beta. */
+  readonly forwardHeaders?: Readonly<Record<string, string>>;
+  readonly stream: boolean;
+  readonly signal: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Readable;
+}
+
+/**
+ * Sends one request to a provider. Resolves when the response headers arrive; the body streams.
+ * Network failures become GatewayFailures with a status that says what happened (502, 504).
+ */
+export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
+  const { provider } = call;
+  const url = new URL(provider.baseUrl + call.path);
+  for (const [key, value] of Object.entries(provider.query)) url.searchParams.set(key, value);
+  const headers: Record<string, string> = {
+    ...call.forwardHeaders,
+    ...provider.headers,
+    ...authHeaders(provider),
+    'content-type': 'application/json',
+    accept: call.stream ? 'text/event-stream' : 'application/json',
+    // Identity: the gateway taps the bytes (usage, errors) and must not need to inflate them.
+    'accept-encoding': 'identity',
+  };
+  try {
+    const response = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers,
+      body: call.body,
+      signal: call.signal,
+    });
+    return { status: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.body };
+  } catch (error) {
+    throw new GatewayFailure(describeNetworkError(error, provider.name));
+  }
+}
+
+export function describeNetworkError(error: unknown, providerName: string) {
+  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
+    return gatewayError('timeout', `upstream ${providerName} did not answer in time`, { status: 504, code: 'upstream_timeout' });
+  }
+  if (error instanceof errors.ConnectTimeoutError) {
+    return gatewayError('timeout', `could not connect to upstream ${providerName} in time`, { status: 504, code: 'upstream_connect_timeout' });
+  }
+  const code = (error as { code?: string }).code;
+  return gatewayError('server', `upstream ${providerName} is unreachable${code ? ` (${code})` : ''}`, { status: 502, code: 'upstream_unreachable' });
+}
