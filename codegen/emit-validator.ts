@@ -8,20 +8,27 @@ export interface EmittedValidator {
 }
 
 /**
- * A precompiled ajv validator (no schema compilation at start-up or per request). ajv's
- * standalone ESM output still calls require() for its runtime helpers; those become imports.
+ * A precompiled ajv validator (no schema compilation at start-up or per request), with no imports
+ * at all: `unicode: false` measures string lengths in UTF-16 units instead of calling ajv's
+ * ucs2length helper, which is all our minLength checks need. Any other runtime helper would appear
+ * as a require() that ESM cannot run, so codegen refuses it.
  */
+/** ajv calls `unicode` deprecated; it is still the switch that keeps the helper out. */
+const QUIET_ABOUT_UNICODE = {
+  log: console.log,
+  warn: (...args: unknown[]) => {
+    if (!String(args[0]).startsWith('DEPRECATED: option unicode')) console.warn(...args);
+  },
+  error: console.error,
+};
+
 export function emitValidator(schema: object, sourceName: string): EmittedValidator {
-  const ajv = new Ajv2020.default({ strict: true, allErrors: true, code: { source: true, esm: true } });
+  const ajv = new Ajv2020.default({ strict: true, allErrors: true, unicode: false, code: { source: true, esm: true }, logger: QUIET_ABOUT_UNICODE });
   const validate = ajv.compile(schema);
-  let code = standaloneCode.default(ajv, validate).replace(/^"use strict";\n?/, '');
-  const imports: string[] = [];
-  code = code.replace(/require\("([^"]+)"\)/g, (_match, mod: string) => {
-    const local = `runtime${imports.length}`;
-    imports.push(`import ${local} from "${mod}.js";`);
-    return local;
-  });
-  const js = `${doNotEditHeader(sourceName)}${imports.join('\n')}${imports.length ? '\n' : ''}${code}\n`;
+  const code = standaloneCode.default(ajv, validate).replace(/^"use strict";\n?/, '');
+  const runtimeHelper = /require\("([^"]+)"\)/.exec(code);
+  if (runtimeHelper !== null) throw new Error(`${sourceName}: the validator needs ajv runtime helper ${runtimeHelper[1]}; avoid the keyword that pulls it in`);
+  const js = `${doNotEditHeader(sourceName)}${code}\n`;
   const dts = `${doNotEditHeader(sourceName)}import type { ValidateFunction } from 'ajv';\n` +
     'export declare const validate: ValidateFunction;\nexport default validate;\n';
   return { js, dts };

@@ -31,8 +31,10 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
   const url = new URL(provider.baseUrl + call.path);
   for (const [key, value] of Object.entries(provider.query)) url.searchParams.set(key, value);
   const headers: Record<string, string> = {
-    ...call.forwardHeaders,
+    // The catalog's headers are defaults (anthropic-version for translated requests); on the
+    // same-protocol path the client's own protocol headers win, since it knows what it speaks.
     ...provider.headers,
+    ...call.forwardHeaders,
     ...authHeaders(provider),
     'content-type': 'application/json',
     accept: call.stream ? 'text/event-stream' : 'application/json',

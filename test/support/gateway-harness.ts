@@ -1,0 +1,57 @@
+// Starts a real gateway (data plane + admin plane on ephemeral loopback ports) in front of the
+// scriptable mock upstream. The config is real YAML and the catalog override a real file, so the
+// tests go through the same loading path as an operator's deployment.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
+import { loadConfigFile } from '../../server/config/load-config.ts';
+import { createLogger } from '../../server/observability/logger.ts';
+import { startMockUpstream, type MockUpstream } from './mock-upstream.ts';
+
+export const UPSTREAM_OPENAI_KEY = 'sk-upstream-openai-secret';
+export const UPSTREAM_ANTHROPIC_KEY = 'sk-ant-upstream-secret';
+
+export interface Harness {
+  readonly gateway: RunningGateway;
+  readonly upstream: MockUpstream;
+  /** The gateway's data plane, e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  readonly adminUrl: string;
+  close(): Promise<void>;
+}
+
+/** Models every harness config has: one per upstream protocol, plus whatever `extraYaml` adds. */
+const MODELS = `models:
+  gpt: { provider: openai, model: gpt-4.1-mini }
+  claude: { provider: anthropic, model: claude-sonnet-4-5, max_tokens: 2048 }
+  claude-default-tokens: { provider: anthropic, model: claude-haiku-4-5 }
+`;
+
+export async function startHarness(options: { extraYaml?: string; env?: Record<string, string>; maxRequestBytes?: number } = {}): Promise<Harness> {
+  const upstream = await startMockUpstream();
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n`);
+  writeFileSync(join(dir, 'anthropic.key'), `${UPSTREAM_ANTHROPIC_KEY}\n`);
+  const limits = options.maxRequestBytes === undefined ? '' : `limits: { max_request_bytes: ${options.maxRequestBytes} }\n`;
+  writeFileSync(join(dir, 'config.yaml'), `listen: 127.0.0.1:0
+admin_listen: 127.0.0.1:0
+catalog: ./providers.yaml
+log_level: silent
+providers:
+  openai: { api_key: { env: TEST_UPSTREAM_OPENAI_KEY } }
+  anthropic: { api_key: { file: ./anthropic.key } }
+${MODELS}${limits}${options.extraYaml ?? ''}`);
+  const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...options.env } });
+  const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true });
+  return {
+    gateway,
+    upstream,
+    url: gateway.dataUrl,
+    adminUrl: gateway.adminUrl,
+    async close() {
+      await gateway.close();
+      await upstream.close();
+    },
+  };
+}
