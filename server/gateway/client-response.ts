@@ -37,8 +37,8 @@ export class ClientResponse {
   commit(status: number, headers: Record<string, string | string[]>): void {
     if (this.isCommitted) return;
     this.committed = true;
+    // Headers go out with the first body write: one packet, not two.
     this.res.writeHead(status, { ...this.baseHeaders, ...headers });
-    this.res.flushHeaders();
   }
 
   /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */

@@ -31,7 +31,9 @@ export async function forwardSameProtocol(exchange: Exchange, lane: ModelRoute, 
     res.sendBody(upstream.status, headers, errorBody);
     return;
   }
-  res.commit(upstream.status, headers);
+  const length = upstream.headers['content-length'];
+  // A known length lets the client's connection skip chunked framing.
+  res.commit(upstream.status, typeof length === 'string' && !stream ? { ...headers, 'content-length': length } : headers);
   try {
     for await (const chunk of upstream.body) await res.write(chunk as Buffer);
     res.end();
