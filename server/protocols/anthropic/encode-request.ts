@@ -14,6 +14,8 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
 
   request.messages.forEach((message, i) => {
     const path = `messages[${i}]`;
+    // Anthropic messages have no author name (OpenAI's per-message `name`).
+    if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
     if (message.role === 'system' || message.role === 'developer') {
       // Anthropic has one system slot: instructions given mid-conversation move to it.
       if (conversationStarted) warnings.push(reshaped(path, `a ${message.role} message in the middle of the conversation was moved to the top-level system prompt`));

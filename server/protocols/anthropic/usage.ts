@@ -20,5 +20,7 @@ export function encodeUsage(usage: Usage): AnthropicUsage {
     output_tokens: usage.outputTokens,
     cache_creation_input_tokens: usage.cacheWriteTokens,
     cache_read_input_tokens: usage.cacheReadTokens,
+    // Thinking is inside output_tokens; the breakdown says how much (decodeUsage reads it back).
+    ...(usage.reasoningTokens > 0 && { output_tokens_details: { thinking_tokens: usage.reasoningTokens } }),
   };
 }

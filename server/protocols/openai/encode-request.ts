@@ -55,7 +55,10 @@ function encodeMessage(message: Message, path: string, warnings: TranslationWarn
         if (block.type !== 'tool_result') return [];
         if (block.isError) warnings.push(dropped(`${path}.content[${j}].is_error`, 'the tool-error flag (OpenAI tool messages have none)'));
         const texts = block.content.flatMap((part, k) => {
-          if (part.type === 'text') return [part.text];
+          if (part.type === 'text') {
+            if (part.cacheControl !== undefined) warnings.push(dropped(`${path}.content[${j}].content[${k}].cache_control`, 'prompt cache hints'));
+            return [part.text];
+          }
           throw unsupportedField(`${path}.content[${j}].content[${k}]`, 'OpenAI Chat', 'tool results can only hold text');
         });
         return [{ role: 'tool', tool_call_id: block.callId, content: texts.join('\n\n') }];
@@ -67,8 +70,10 @@ function encodeAssistant(message: Message, path: string, warnings: TranslationWa
   const texts: string[] = [];
   const toolCalls: NonNullable<OpenAIMessage['tool_calls']> = [];
   message.content.forEach((block, j) => {
-    if (block.type === 'text') texts.push(block.text);
-    else if (block.type === 'tool_call') {
+    if (block.type === 'text') {
+      if (block.cacheControl !== undefined) warnings.push(dropped(`${path}.content[${j}].cache_control`, 'prompt cache hints'));
+      texts.push(block.text);
+    } else if (block.type === 'tool_call') {
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } });
     } else if (block.type === 'reasoning') {
       warnings.push(dropped(`${path}.content[${j}]`, 'reasoning blocks (OpenAI Chat cannot replay them)'));
