@@ -66,4 +66,19 @@ describe('Anthropic unmapped fields', () => {
       { path: 'output_config.effort', value: 'low', disposition: 'warn', reason: 'reasoning effort' },
     ]);
   });
+
+  it('warns on cache hints the IR cannot keep (images, tool use, tool results)', () => {
+    const hint = { type: 'ephemeral' };
+    expect(unmappedOf('anthropic', {
+      model: 'claude',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' }, cache_control: hint }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {}, cache_control: hint }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok', cache_control: hint }] },
+      ],
+    })).toEqual(['messages[0].content[0]', 'messages[1].content[0]', 'messages[2].content[0]'].map((at) => (
+      { path: `${at}.cache_control`, value: hint, disposition: 'warn', reason: 'prompt cache hint' }
+    )));
+  });
 });

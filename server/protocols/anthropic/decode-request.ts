@@ -72,6 +72,11 @@ function decodeMessage(message: AnthropicMessage, path: string, unmapped: Unmapp
   const rest: ContentBlock[] = [];
   blocks.forEach((block, j) => {
     const at = `${path}.content[${j}]`;
+    // The IR keeps cache hints on text and tools only; elsewhere they are reported, not lost silently.
+    const hint = (block as { cache_control?: unknown }).cache_control;
+    if (hint !== undefined && hint !== null && block.type !== 'text') {
+      unmapped.push({ path: `${at}.cache_control`, value: hint, disposition: 'warn', reason: 'prompt cache hint' });
+    }
     if (block.type === 'tool_result') results.push(decodeToolResult(block, at, unmapped));
     else rest.push(decodeBlock(block, at, message.role === 'assistant' ? 'assistant' : 'user', unmapped));
   });

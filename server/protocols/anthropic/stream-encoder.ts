@@ -74,7 +74,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     return event('message_start', {
       message: {
         id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
-        stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 },
+        stop_reason: null, stop_sequence: null, usage,
       },
     });
   }

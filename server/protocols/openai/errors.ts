@@ -53,3 +53,13 @@ export function decodeError(status: number, bodyText: string, retryAfterSeconds:
     ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
   });
 }
+
+/** In-stream errors have no status; their type or code says what kind they are. */
+export function streamErrorKind(type: string | undefined, code: string | null | undefined): ErrorKind {
+  const said = `${type ?? ''} ${code ?? ''}`;
+  if (said.includes('insufficient_quota')) return 'billing';
+  if (/rate_limit|requests|tokens/.test(said)) return 'rate_limit';
+  if (said.includes('invalid_request')) return 'invalid_request';
+  if (said.includes('overloaded')) return 'overloaded';
+  return 'server';
+}

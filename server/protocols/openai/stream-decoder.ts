@@ -3,6 +3,7 @@ import { SseParser } from '../../framing/sse-parser.ts';
 import type { StreamDecoder } from '../codec.ts';
 import { BlockTracker } from '../shared/block-tracker.ts';
 import { streamEndedEarly } from '../shared/stream-ended-early.ts';
+import { streamErrorKind } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
 import type { OpenAIChunk } from './wire.ts';
@@ -50,7 +51,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     }
     if (chunk.error !== undefined) {
       const e = chunk.error;
-      out.push({ type: 'error', error: gatewayError('server', e.message ?? 'upstream stream error', { code: e.code ?? e.type ?? null }) });
+      out.push({ type: 'error', error: gatewayError(streamErrorKind(e.type, e.code), e.message ?? 'upstream stream error', { code: e.code ?? e.type ?? null }) });
       this.done = true;
       return;
     }
