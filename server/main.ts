@@ -24,13 +24,15 @@ async function main(): Promise<number> {
   }
   const config = loadConfigFile(chooseConfigFile(values.config));
   const log = createLogger(config.logLevel);
-  const gateway = await startGateway(config, { log });
+  const starting = startGateway(config, { log });
+  // Handlers go in before "gateway started" is logged: a supervisor may signal as soon as it sees it.
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
-    gateway.close().then(() => process.exit(0), () => process.exit(1));
+    starting.then((gateway) => gateway.close()).then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  await starting;
   return -1; // keep serving
 }
 

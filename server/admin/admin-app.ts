@@ -20,6 +20,7 @@ export interface AdminOptions {
 interface Reply {
   readonly status: number;
   readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const errorReply = (status: number, code: string, message: string): Reply => ({ status, body: { error: { code, message } } });
@@ -45,7 +46,8 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     unauthorizedHandler: () => errorReply(401, 'unauthorized', 'a valid admin token is required (x-admin-token or Authorization: Bearer)'),
     validationFail: (c: OperationContext) => errorReply(400, 'invalid_request', (c.validation.errors ?? []).map((e) => `${e.instancePath || 'request'} ${e.message ?? ''}`.trim()).join('; ')),
     notFound: () => errorReply(404, 'not_found', 'no such admin operation'),
-    methodNotAllowed: () => errorReply(405, 'method_not_allowed', 'method not allowed on this path'),
+    // A 405 says which methods the path does have (RFC 9110, 15.5.6).
+    methodNotAllowed: (c: OperationContext): Reply => ({ ...errorReply(405, 'method_not_allowed', 'method not allowed on this path'), headers: { allow: allowedMethods(api, c) } }),
     // Data-plane operations in the spec are served on the data plane, not here.
     notImplemented: () => errorReply(404, 'not_found', 'this operation is served on the data plane'),
   });
@@ -69,8 +71,13 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
       headers: ctx.headers as Record<string, string | string[]>,
     })) as Reply;
     ctx.status = reply.status;
+    if (reply.headers !== undefined) ctx.set(reply.headers);
     ctx.body = reply.body;
   });
   app.on('error', (error: unknown) => options.log.warn({ err: error }, 'admin plane error'));
   return app;
+}
+
+function allowedMethods(api: OpenAPIBackend, c: OperationContext): string {
+  return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => api.router.matchOperation({ ...c.request, method }) !== undefined).join(', ');
 }

@@ -15,10 +15,6 @@ export async function listen(server: Server, address: ListenAddress): Promise<st
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());

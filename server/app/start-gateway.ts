@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import { createAdminApp } from '../admin/admin-app.ts';
 import { ConfigError } from '../config/config-error.ts';
+import { isLoopback } from '../config/loopback.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createDispatcher } from '../upstream/dispatcher.ts';
 import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
-import { closeServer, isLoopback, listen } from './listen.ts';
+import { closeServer, listen } from './listen.ts';
 
 export interface RunningGateway {
   readonly config: RuntimeConfig;
@@ -42,17 +43,20 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({ config, dispatcher, log: options.log }).callback());
   const adminApp = await createAdminApp({ config, startedAt, log: options.log, ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }) });
   const adminServer = createServer(adminApp.callback());
-  const dataUrl = await listen(dataServer, config.listen);
-  const adminUrl = await listen(adminServer, config.adminListen);
-  options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return {
-    config,
-    dataUrl,
-    adminUrl,
-    async close() {
-      await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
-      await dispatcher.close();
-      await demo?.close();
-    },
+  const close = async () => {
+    await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
+    await dispatcher.close();
+    await demo?.close();
   };
+  let dataUrl: string;
+  let adminUrl: string;
+  try {
+    dataUrl = await listen(dataServer, config.listen);
+    adminUrl = await listen(adminServer, config.adminListen);
+  } catch (error) {
+    await close(); // a port in use: release whatever did start
+    throw error;
+  }
+  options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
+  return { config, dataUrl, adminUrl, close };
 }

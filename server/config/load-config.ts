@@ -9,6 +9,7 @@ import { supportedProtocols } from '../protocols/registry.ts';
 import { loadCatalog } from './catalog.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
+import { isLoopback } from './loopback.ts';
 import type { ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { readSecret } from './secret-ref.ts';
@@ -65,6 +66,11 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     if ('error' in secret) problem(['admin_token'], secret.error);
     else adminToken = secret.value;
   }
+  const adminListen = parseListen(config.admin_listen ?? '127.0.0.1:8081');
+  if (!isLoopback(adminListen.host) && adminToken === undefined && config.admin_token === undefined) {
+    // Checked here too (not only at start) so that `gateway --validate` says so.
+    problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
@@ -74,7 +80,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     configVersion: `cfg_${createHash('sha256').update(text).update('\0').update(catalogText).digest('hex').slice(0, 16)}`,
     loadedAt: new Date(),
     listen: parseListen(config.listen ?? '0.0.0.0:8080'),
-    adminListen: parseListen(config.admin_listen ?? '127.0.0.1:8081'),
+    adminListen,
     adminToken,
     providers,
     models,
@@ -142,6 +148,7 @@ function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<s
       continue;
     }
     if (provider.auth !== 'none' && provider.apiKey === undefined) {
+      if (config.providers?.[provider.name]?.api_key !== undefined) continue; // unreadable: reported at the api_key
       problem(['models', name, 'provider'], `provider "${provider.name}" needs a credential: set providers.${provider.name}.api_key to { env: NAME } or { file: PATH }`);
       continue;
     }

@@ -7,6 +7,9 @@ export interface SecretRef {
   readonly file?: string;
 }
 
+/** A secret goes into an HTTP header, where these cannot: better refused at load than a 502 later. */
+const CONTROL = /[\x00-\x1f\x7f]/;
+
 /**
  * Reads a secret from the environment or a file. Returns an error text (never the secret) when it
  * cannot. A file's trailing newline is not part of the secret.
@@ -15,6 +18,7 @@ export function readSecret(ref: SecretRef, baseDir: string, env: NodeJS.ProcessE
   if (ref.env !== undefined) {
     const value = env[ref.env];
     if (value === undefined || value === '') return { error: `environment variable ${ref.env} is not set` };
+    if (CONTROL.test(value)) return { error: `environment variable ${ref.env} contains a line break or control character` };
     return { value };
   }
   const file = ref.file ?? '';
@@ -22,6 +26,7 @@ export function readSecret(ref: SecretRef, baseDir: string, env: NodeJS.ProcessE
   try {
     const value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
     if (value === '') return { error: `secret file ${path} is empty` };
+    if (CONTROL.test(value)) return { error: `secret file ${path} contains a line break or control character (only one trailing newline is ignored)` };
     return { value };
   } catch (e) {
     return { error: `cannot read secret file ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})` };

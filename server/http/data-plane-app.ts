@@ -43,6 +43,19 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
     ctx.body = { status: 'ok' };
   });
 
+  // Last line of defence: an exception outside the chat pipeline still answers in JSON, without details.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      gateway.log.error({ err: error, path: ctx.path }, 'unexpected data plane failure');
+      if (ctx.res.headersSent) return void ctx.res.destroy();
+      const envelope = OPENAI_INGRESS.codec.encodeError(gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
+      ctx.status = envelope.status;
+      ctx.set(envelope.headers);
+      ctx.body = envelope.body;
+    }
+  });
   app.use(router.routes());
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
