@@ -6,7 +6,7 @@ import { readBounded } from '../upstream/read-text.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import type { Exchange } from './gateway-context.ts';
 import { forwardedClientHeaders, relayedHeaders } from './relayed-headers.ts';
-import { classifyUpstreamError } from './upstream-error.ts';
+import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
 
 /**
  * Same protocol in and out: the client's bytes go upstream with only `model` rewritten, and the
@@ -24,11 +24,18 @@ export async function forwardSameProtocol(exchange: Exchange, lane: ModelRoute, 
   });
   const headers = relayedHeaders(upstream.headers);
   if (upstream.status >= 400) {
-    // Already in the client's protocol: relay it verbatim, status included (529 stays 529).
     const errorBody = await readBounded(upstream.body);
-    const error = classifyUpstreamError(lane.provider, ingress.codec.decodeError(upstream.status, errorBody.toString('utf8'), retryAfterSeconds(upstream.headers)));
+    if (isUpstreamCredentialFailure(upstream.status)) {
+      exchange.log.error({ status: upstream.status, provider: lane.provider.name }, 'upstream refused the operator credential');
+      throw new GatewayFailure(upstreamCredentialFailure(lane.provider, upstream.status));
+    }
+    // Already in the client's protocol: relayed as sent, status included (529 stays 529), with
+    // only an echoed operator key masked.
+    const text = errorBody.toString('utf8');
+    const error = classifyUpstreamError(lane.provider, ingress.codec.decodeError(upstream.status, text, retryAfterSeconds(upstream.headers)));
     exchange.log.info({ status: upstream.status, kind: error.kind, provider: lane.provider.name }, 'upstream error relayed');
-    res.sendBody(upstream.status, headers, errorBody);
+    const redacted = redactCredential(lane.provider, text);
+    res.sendBody(upstream.status, headers, redacted === text ? errorBody : redacted);
     return;
   }
   const length = upstream.headers['content-length'];

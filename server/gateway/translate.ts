@@ -10,7 +10,7 @@ import { checkUnmapped } from './check-unmapped.ts';
 import { warningsHeader } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
 import { relayedHeaders } from './relayed-headers.ts';
-import { classifyUpstreamError } from './upstream-error.ts';
+import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
 
 /** Upstream answers are read whole only on the non-stream path; they are bounded all the same. */
 const MAX_UPSTREAM_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -39,7 +39,8 @@ export async function translate(exchange: Exchange, lane: ModelRoute, json: Reco
 }
 
 async function upstreamFailure(upstream: UpstreamResponse, laneCodec: EgressCodec, lane: ModelRoute) {
-  const text = (await readBounded(upstream.body)).toString('utf8');
+  const text = redactCredential(lane.provider, (await readBounded(upstream.body)).toString('utf8'));
+  if (isUpstreamCredentialFailure(upstream.status)) return upstreamCredentialFailure(lane.provider, upstream.status);
   return classifyUpstreamError(lane.provider, laneCodec.decodeError(upstream.status, text, retryAfterSeconds(upstream.headers)));
 }
 

@@ -1,5 +1,5 @@
 import type { ProviderRuntime } from '../config/runtime-config.ts';
-import type { ErrorKind, GatewayError } from '../ir/index.ts';
+import { gatewayError, type ErrorKind, type GatewayError } from '../ir/index.ts';
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
 
 const KIND_FOR_DISPOSITION: Record<ErrorDisposition, ErrorKind> = {
@@ -25,4 +25,26 @@ export function disposition(provider: ProviderRuntime, error: GatewayError): Err
 export function classifyUpstreamError(provider: ProviderRuntime, error: GatewayError): GatewayError {
   const d = disposition(provider, error);
   return d === undefined ? error : { ...error, kind: KIND_FOR_DISPOSITION[d] };
+}
+
+/**
+ * An upstream that refuses the operator's credential (401/403) is the gateway's configuration
+ * fault, not the client's: the client gets a 502 that says so, never an answer implying its own
+ * key is wrong, and never the upstream's message (some echo the key back).
+ */
+export function isUpstreamCredentialFailure(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+export function upstreamCredentialFailure(provider: ProviderRuntime, status: number): GatewayError {
+  return gatewayError('server', `upstream ${provider.name} refused the gateway's credential (HTTP ${status}); the operator must fix providers.${provider.name}.api_key`, {
+    status: 502,
+    code: 'upstream_auth_failed',
+  });
+}
+
+/** The operator's key, wherever an upstream echoes it in an error, becomes `[redacted]`. */
+export function redactCredential(provider: ProviderRuntime, text: string): string {
+  const key = provider.apiKey;
+  return key !== undefined && key.length >= 8 && text.includes(key) ? text.split(key).join('[redacted]') : text;
 }

@@ -15,7 +15,7 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
 
   const chat = (ingress: Ingress) => async (ctx: Koa.Context) => {
     ctx.respond = false; // the pipeline writes the response itself: it decides when to commit
-    const requestId = newRequestId();
+    const requestId = ctx.state.requestId as string;
     const aborted = new AbortController();
     ctx.res.on('close', () => {
       if (!ctx.res.writableFinished) aborted.abort();
@@ -43,6 +43,12 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
     ctx.body = { status: 'ok' };
   });
 
+  // Every answer, operational routes and errors included, carries the id its log lines carry.
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = newRequestId();
+    ctx.set('x-request-id', ctx.state.requestId as string);
+    await next();
+  });
   // Last line of defence: an exception outside the chat pipeline still answers in JSON, without details.
   app.use(async (ctx, next) => {
     try {
@@ -61,6 +67,7 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
   app.use((ctx) => {
     const ingress = ctx.headers['anthropic-version'] !== undefined || ctx.path.endsWith('/messages') ? ANTHROPIC_INGRESS : OPENAI_INGRESS;
     const known = ['/v1/chat/completions', '/v1/messages', '/v1/models', '/healthz'].includes(ctx.path);
+    if (known) ctx.set('allow', ctx.path.startsWith('/v1/models') || ctx.path === '/healthz' ? 'GET' : 'POST');
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })
       : gatewayError('not_found', `no route for ${ctx.method} ${ctx.path} on this gateway`, { code: 'route_not_found' });
