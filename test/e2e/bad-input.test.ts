@@ -297,7 +297,7 @@ describe('upstream credentials', () => {
       const answer = await call(h.url, route, { body: { model: 'gpt', max_tokens: 10, messages: MESSAGES } });
       // Same protocol (OpenAI route) or translated (Anthropic route): a 502 either way, not the upstream's 401.
       expect(answer.status).toBe(502);
-      expect(answer.text).toContain('upstream_auth_failed');
+      expect(answer.text).toContain("refused the gateway's credential");
     }
   });
 });
