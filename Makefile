@@ -36,7 +36,8 @@ typecheck: install
 	tsc -p tsconfig.json
 
 test-ts: install
-	vitest run
+	vitest run --reporter=default --reporter=json --outputFile.json=.vitest-report.json; \
+	status=$$?; node test/support/print-test-summary.ts .vitest-report.json || true; exit $$status
 
 ## test: the whole suite (what CI runs)
 test: check-generated typecheck test-ts

@@ -20,11 +20,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.upstream.reset());
 
-const lastRequest = () => {
-  const r = h.upstream.requests[h.upstream.requests.length - 1];
-  if (r === undefined) throw new Error('the upstream received no request');
-  return r;
-};
+const lastRequest = () => h.lastRequest();
 
 describe('Anthropic client -> Anthropic upstream (same protocol)', () => {
   it.each([

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
-import { startMockUpstream, type MockUpstream } from './mock-upstream.ts';
+import { startMockUpstream, type MockUpstream, type RecordedRequest } from './mock-upstream.ts';
 
 export const UPSTREAM_OPENAI_KEY = 'sk-upstream-openai-secret';
 export const UPSTREAM_ANTHROPIC_KEY = 'sk-ant-upstream-secret';
@@ -18,6 +18,8 @@ export interface Harness {
   /** The gateway's data plane, e.g. http://127.0.0.1:41234 */
   readonly url: string;
   readonly adminUrl: string;
+  /** The most recent request the mock upstream received (throws when there is none). */
+  lastRequest(): RecordedRequest;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,11 @@ ${MODELS}${limits}${options.extraYaml ?? ''}`);
     upstream,
     url: gateway.dataUrl,
     adminUrl: gateway.adminUrl,
+    lastRequest() {
+      const last = upstream.requests[upstream.requests.length - 1];
+      if (last === undefined) throw new Error('the upstream received no request');
+      return last;
+    },
     async close() {
       await gateway.close();
       await upstream.close();

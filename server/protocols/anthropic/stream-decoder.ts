@@ -1,7 +1,6 @@
-import { gatewayError, type StreamEvent } from '../../ir/index.ts';
-import { SseParser } from '../../framing/sse-parser.ts';
-import type { StreamDecoder } from '../codec.ts';
-import { streamEndedEarly } from '../shared/stream-ended-early.ts';
+import type { StreamEvent } from '../../ir/index.ts';
+import type { SseEvent } from '../../framing/sse-parser.ts';
+import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { decodeErrorObject } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
@@ -18,40 +17,19 @@ interface AnthropicStreamPayload {
 }
 
 /** Messages SSE (`event:` + `data:`) to IR stream events. */
-export class AnthropicStreamDecoder implements StreamDecoder {
-  private readonly sse = new SseParser();
+export class AnthropicStreamDecoder extends SseStreamDecoder {
   /** Anthropic block index -> IR index; blocks with no IR form (server tools) are absent. */
   private readonly indices = new Map<number, number>();
   private nextIndex = 0;
   private usage: AnthropicUsage = { input_tokens: 0, output_tokens: 0 };
-  private done = false;
 
-  push(chunk: Uint8Array): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    for (const event of this.sse.push(chunk)) this.onData(event.data, out);
-    return out;
+  constructor() {
+    super('Anthropic');
   }
 
-  end(): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    for (const event of this.sse.end()) this.onData(event.data, out);
-    if (!this.done) {
-      out.push(streamEndedEarly('Anthropic'));
-      this.done = true;
-    }
-    return out;
-  }
-
-  private onData(data: string, out: StreamEvent[]): void {
-    if (this.done) return;
-    let payload: AnthropicStreamPayload;
-    try {
-      payload = JSON.parse(data) as AnthropicStreamPayload;
-    } catch {
-      out.push({ type: 'error', error: gatewayError('server', 'the Anthropic upstream sent a stream event that is not JSON', { status: 502 }) });
-      this.done = true;
-      return;
-    }
+  protected onEvent({ data }: SseEvent, out: StreamEvent[]): void {
+    const payload = this.parsePayload<AnthropicStreamPayload>(data, out);
+    if (payload === undefined) return;
     switch (payload.type) {
       case 'message_start': {
         const message = payload.message ?? { id: '', model: '' };

@@ -1,54 +1,35 @@
 import { gatewayError, type StreamEvent } from '../../ir/index.ts';
-import { SseParser } from '../../framing/sse-parser.ts';
-import type { StreamDecoder } from '../codec.ts';
+import type { SseEvent } from '../../framing/sse-parser.ts';
 import { BlockTracker } from '../shared/block-tracker.ts';
-import { streamEndedEarly } from '../shared/stream-ended-early.ts';
+import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { streamErrorKind } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
 import type { OpenAIChunk } from './wire.ts';
 
 /** Chat Completions SSE (`data:` chunks, `data: [DONE]`) to IR stream events. */
-export class OpenAIStreamDecoder implements StreamDecoder {
-  private readonly sse = new SseParser();
+export class OpenAIStreamDecoder extends SseStreamDecoder {
   private readonly blocks = new BlockTracker();
   private started = false;
-  private done = false;
   private sawRefusal = false;
 
-  push(chunk: Uint8Array): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    for (const event of this.sse.push(chunk)) this.onData(event.data, out);
-    return out;
+  constructor() {
+    super('OpenAI');
   }
 
-  end(): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    for (const event of this.sse.end()) this.onData(event.data, out);
-    if (!this.done) {
-      this.blocks.close(out);
-      out.push(streamEndedEarly('OpenAI'));
-      this.done = true;
-    }
-    return out;
+  protected override beforeTruncation(out: StreamEvent[]): void {
+    this.blocks.close(out);
   }
 
-  private onData(data: string, out: StreamEvent[]): void {
-    if (this.done) return;
+  protected onEvent({ data }: SseEvent, out: StreamEvent[]): void {
     if (data === '[DONE]') {
       this.blocks.close(out);
       out.push({ type: 'message_stop' });
       this.done = true;
       return;
     }
-    let chunk: OpenAIChunk;
-    try {
-      chunk = JSON.parse(data) as OpenAIChunk;
-    } catch {
-      out.push({ type: 'error', error: gatewayError('server', 'the OpenAI upstream sent a stream event that is not JSON', { status: 502 }) });
-      this.done = true;
-      return;
-    }
+    const chunk = this.parsePayload<OpenAIChunk>(data, out);
+    if (chunk === undefined) return;
     if (chunk.error !== undefined) {
       const e = chunk.error;
       out.push({ type: 'error', error: gatewayError(streamErrorKind(e.type, e.code), e.message ?? 'upstream stream error', { code: e.code ?? e.type ?? null }) });
