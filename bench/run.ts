@@ -29,7 +29,7 @@ interface Scenario {
   readonly body: string;
 }
 
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   { name: 'direct openai', target: 'direct', path: '/v1/chat/completions', body: openaiBody('bench-model', false) },
   { name: 'minimal proxy openai', target: 'proxy', path: '/v1/chat/completions', body: openaiBody('bench-model', false) },
   { name: 'gateway openai->openai', target: 'gateway', path: '/v1/chat/completions', body: openaiBody('gpt', false) },
@@ -41,6 +41,10 @@ const SCENARIOS: Scenario[] = [
   { name: 'gateway openai->anthropic stream', target: 'gateway', path: '/v1/chat/completions', body: openaiBody('claude', true) },
   { name: 'gateway anthropic->openai stream', target: 'gateway', path: '/v1/messages', body: anthropicBody('gpt', true) },
 ];
+
+/** BENCH_FILTER=stream keeps the scenarios whose name contains it (baselines are always kept). */
+const FILTER = process.env.BENCH_FILTER;
+const SCENARIOS = ALL_SCENARIOS.filter((s) => FILTER === undefined || s.target !== 'gateway' || s.name.includes(FILTER));
 
 interface Sample { rps: number; p50: number; p99: number; cpuPerRequest: number | null; errors: number }
 

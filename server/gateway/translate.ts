@@ -78,20 +78,27 @@ async function translateStream(exchange: Exchange, hop: Hop & { readonly request
   const held: StreamEvent[] = [];
   const commit = () => res.commit(200, { ...SSE_HEADERS, ...upstreamIds(hop), ...warningsHeader(hop.warnings) });
 
+  /** Encodes what one upstream read produced and writes it in one piece: one syscall, not one per event. */
   const deliver = async (events: StreamEvent[]): Promise<boolean> => {
+    let out = '';
+    let open = true;
     for (const event of events) {
       if (!res.isCommitted) {
         if (event.type === 'error') throw new GatewayFailure(event.error);
         held.push(event);
         if (!isContentEvent(event) && event.type !== 'message_stop') continue;
         commit();
-        await res.write(encodeAll(encoder, held.splice(0)));
+        out += encodeAll(encoder, held.splice(0));
         continue;
       }
-      await res.write(encoder.encode(event));
-      if (event.type === 'error') return false;
+      out += encoder.encode(event);
+      if (event.type === 'error') {
+        open = false;
+        break;
+      }
     }
-    return true;
+    await res.write(out);
+    return open;
   };
 
   try {
