@@ -32,7 +32,7 @@ export async function forwardSameProtocol(exchange: Exchange, lane: ModelRoute, 
     // Already in the client's protocol: relayed as sent, status included (529 stays 529), with
     // only an echoed operator key masked.
     const text = errorBody.toString('utf8');
-    const error = classifyUpstreamError(lane.provider, ingress.codec.decodeError(upstream.status, text, retryAfterSeconds(upstream.headers)));
+    const error = classifyUpstreamError(lane.provider, ingress.codec.decodeError({ status: upstream.status, bodyText: text, headers: upstream.headers, retryAfterSeconds: retryAfterSeconds(upstream.headers) }));
     exchange.log.info({ status: upstream.status, kind: error.kind, provider: lane.provider.name }, 'upstream error relayed');
     const redacted = redactCredential(lane.provider, text);
     res.sendBody(upstream.status, headers, redacted === text ? errorBody : redacted);
@@ -50,9 +50,10 @@ export async function forwardSameProtocol(exchange: Exchange, lane: ModelRoute, 
     const failure = describeNetworkError(error, lane.provider.name);
     exchange.log.warn({ provider: lane.provider.name, code: failure.code }, 'upstream failed after commit');
     if (!stream) throw new GatewayFailure(failure);
-    // A stream cut after commit ends with an error event, never a clean-looking end. The blank
-    // line first terminates any event the upstream left half-written.
-    await res.write('\n\n' + ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
+    // A stream cut after commit ends with an error event, never a clean-looking end. For SSE, a
+    // blank line first terminates any event the upstream left half-written.
+    const errorEvent = ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure });
+    await res.write(typeof errorEvent === 'string' ? `\n\n${errorEvent}` : errorEvent);
     res.end();
   }
 }

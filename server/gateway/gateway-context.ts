@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { RequestOrigin } from '../protocols/codec.ts';
 import type { ClientResponse } from './client-response.ts';
 import type { Ingress } from './ingress.ts';
 
@@ -18,8 +19,8 @@ export interface Exchange {
   readonly req: IncomingMessage;
   readonly res: ClientResponse;
   readonly ingress: Ingress;
-  /** Model named in the path (`/{model}/v1/messages`); it wins over the body's. */
-  readonly pathModel: string | undefined;
+  /** What the route itself says: a model in the path (it wins over the body's), a streaming route. */
+  readonly origin: RequestOrigin;
   readonly requestId: string;
   /** Aborted when the client disconnects: the upstream call is cancelled with it. */
   readonly signal: AbortSignal;

@@ -14,11 +14,11 @@ export async function handleChat(exchange: Exchange): Promise<void> {
   try {
     const body = await readRequestBody(exchange.req, gateway.config.limits.maxRequestBytes);
     const json = parseRequestJson(body, ingress.validateRequest);
-    const modelName = exchange.pathModel ?? (json.model as string | undefined);
+    const modelName = exchange.origin.pathModel ?? (json.model as string | undefined);
     const lanes = resolveLanes(gateway.config, modelName);
     const lane = lanes[0];
     if (lane === undefined) throw new Error('resolveLanes returned no lane');
-    const stream = json.stream === true;
+    const stream = exchange.origin.pathStream ?? json.stream === true;
     exchange.log.debug({ model: modelName, lane: lane.name, provider: lane.provider.name, stream }, 'routing');
     if (lane.provider.protocol === ingress.codec.id) await forwardSameProtocol(exchange, lane, body, stream);
     else await translate(exchange, lane, json);

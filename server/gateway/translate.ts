@@ -1,8 +1,9 @@
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError, isContentEvent, type ChatRequest, type StreamEvent } from '../ir/index.ts';
-import type { EgressCodec, StreamEncoder, TranslationWarning } from '../protocols/codec.ts';
+import type { EgressCodec, TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { SSE_HEADERS } from '../framing/sse-format.ts';
+import { WireBatch } from '../framing/wire-chunks.ts';
 import { describeNetworkError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-text.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
@@ -20,7 +21,7 @@ export async function translate(exchange: Exchange, lane: ModelRoute, json: Reco
   const clientCodec = exchange.ingress.codec;
   const laneCodec = codecFor(lane.provider.protocol);
   if (laneCodec === undefined) throw new Error(`no codec for ${lane.provider.protocol}`); // config load prevents this
-  const request = clientCodec.decodeRequest(json, exchange.pathModel === undefined ? {} : { pathModel: exchange.pathModel });
+  const request = clientCodec.decodeRequest(json, exchange.origin);
   const warnings = checkUnmapped(request, laneCodec.id);
   const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
   warnings.push(...encoded.warnings);
@@ -41,7 +42,7 @@ export async function translate(exchange: Exchange, lane: ModelRoute, json: Reco
 async function upstreamFailure(upstream: UpstreamResponse, laneCodec: EgressCodec, lane: ModelRoute) {
   const text = redactCredential(lane.provider, (await readBounded(upstream.body)).toString('utf8'));
   if (isUpstreamCredentialFailure(upstream.status)) return upstreamCredentialFailure(lane.provider, upstream.status);
-  return classifyUpstreamError(lane.provider, laneCodec.decodeError(upstream.status, text, retryAfterSeconds(upstream.headers)));
+  return classifyUpstreamError(lane.provider, laneCodec.decodeError({ status: upstream.status, bodyText: text, headers: upstream.headers, retryAfterSeconds: retryAfterSeconds(upstream.headers) }));
 }
 
 interface Hop {
@@ -79,8 +80,8 @@ async function translateStream(exchange: Exchange, hop: Hop & { readonly request
   const commit = () => res.commit(200, { ...SSE_HEADERS, ...upstreamIds(hop), ...warningsHeader(hop.warnings) });
 
   /** Encodes what one upstream read produced and writes it in one piece: one syscall, not one per event. */
+  const batch = new WireBatch();
   const deliver = async (events: StreamEvent[]): Promise<boolean> => {
-    let out = '';
     let open = true;
     for (const event of events) {
       if (!res.isCommitted) {
@@ -88,16 +89,16 @@ async function translateStream(exchange: Exchange, hop: Hop & { readonly request
         held.push(event);
         if (!isContentEvent(event) && event.type !== 'message_stop') continue;
         commit();
-        out += encodeAll(encoder, held.splice(0));
+        for (const e of held.splice(0)) batch.add(encoder.encode(e));
         continue;
       }
-      out += encoder.encode(event);
+      batch.add(encoder.encode(event));
       if (event.type === 'error') {
         open = false;
         break;
       }
     }
-    await res.write(out);
+    await res.write(batch.take());
     return open;
   };
 
@@ -118,12 +119,6 @@ async function translateStream(exchange: Exchange, hop: Hop & { readonly request
   }
   logWarnings(exchange, encoder.warnings);
   res.end();
-}
-
-function encodeAll(encoder: StreamEncoder, events: readonly StreamEvent[]): string {
-  let out = '';
-  for (const event of events) out += encoder.encode(event);
-  return out;
 }
 
 function upstreamIds(hop: Hop): Record<string, string> {

@@ -20,13 +20,13 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
     ctx.res.on('close', () => {
       if (!ctx.res.writableFinished) aborted.abort();
     });
-    const pathModel = typeof ctx.params.model === 'string' ? ctx.params.model : undefined;
+    const pathModel = typeof ctx.params.model === 'string' ? ctx.params.model : undefined; // percent-decoded by the router
     await handleChat({
       gateway,
       req: ctx.req,
       res: new ClientResponse(ctx.res, { 'x-request-id': requestId }),
       ingress,
-      pathModel, // the router has already percent-decoded it
+      origin: pathModel === undefined ? {} : { pathModel },
       requestId,
       signal: aborted.signal,
       log: gateway.log.child({ requestId, protocol: ingress.codec.id }),

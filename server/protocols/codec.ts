@@ -18,7 +18,28 @@ export interface TranslationWarning {
 export interface ClientContext {
   /** Did the client ask for usage on its stream? (OpenAI `stream_options.include_usage`.) */
   readonly streamUsage: boolean;
+  /** Gemini streams without `alt=sse` as one JSON array written piece by piece, not SSE. */
+  readonly jsonArrayStream?: boolean;
 }
+
+/** Where the request named things the body does not (Gemini and Bedrock put them in the path). */
+export interface RequestOrigin {
+  readonly pathModel?: string;
+  /** The route itself says stream (`:streamGenerateContent`, `/converse-stream`). */
+  readonly pathStream?: boolean;
+}
+
+/** An upstream's error answer, as received. */
+export interface UpstreamErrorResponse {
+  readonly status: number;
+  readonly bodyText: string;
+  /** Lower-case names (Bedrock's error type travels in `x-amzn-errortype`). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly retryAfterSeconds: number | undefined;
+}
+
+/** Text for SSE protocols, bytes for binary framings (Bedrock's event stream). */
+export type WireChunk = string | Uint8Array;
 
 /** What the upstream side needs besides the IR to build a request for one lane. */
 export interface LaneContext {
@@ -45,9 +66,10 @@ export interface StreamDecoder {
   end(): StreamEvent[];
 }
 
-/** IR events to wire text; one encoder per response, it keeps the state the protocol needs. */
+/** IR events to wire chunks; one encoder per response, it keeps the state the protocol needs. */
 export interface StreamEncoder {
-  encode(event: StreamEvent): string;
+  /** The wire form of one event ('' when the event has none in this protocol). */
+  encode(event: StreamEvent): WireChunk;
   readonly warnings: readonly TranslationWarning[];
 }
 
@@ -61,7 +83,7 @@ export interface ErrorEnvelope {
 export interface IngressCodec {
   readonly id: ProtocolId;
   /** Wire request (already schema-validated) to IR. Throws GatewayFailure for what the IR cannot hold. */
-  decodeRequest(body: Record<string, unknown>, options: { readonly pathModel?: string }): ChatRequest;
+  decodeRequest(body: Record<string, unknown>, origin: RequestOrigin): ChatRequest;
   encodeResponse(response: ChatResponse, client: ClientContext): EncodedResponse;
   createStreamEncoder(client: ClientContext): StreamEncoder;
   /** The protocol's HTTP error envelope for any error, the gateway's own or an upstream's. */
@@ -77,8 +99,8 @@ export interface EgressCodec {
   encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest;
   decodeResponse(body: Record<string, unknown>): ChatResponse;
   createStreamDecoder(): StreamDecoder;
-  /** An upstream error response (status, body text, Retry-After) to the IR error. */
-  decodeError(status: number, bodyText: string, retryAfterSeconds: number | undefined): GatewayError;
+  /** An upstream error response to the IR error, keeping its status. */
+  decodeError(response: UpstreamErrorResponse): GatewayError;
 }
 
 export interface ProtocolCodec extends IngressCodec, EgressCodec {}

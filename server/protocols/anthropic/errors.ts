@@ -1,5 +1,5 @@
 import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '../../ir/index.ts';
-import type { ErrorEnvelope } from '../codec.ts';
+import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
 import type { AnthropicErrorBody } from './wire.ts';
 
@@ -38,7 +38,7 @@ export function decodeErrorObject(error: { type?: string; message?: string } | u
 }
 
 /** An upstream Anthropic error response to the IR error, keeping its status (529 stays 529). */
-export function decodeError(status: number, bodyText: string, retryAfterSeconds: number | undefined): GatewayError {
+export function decodeError({ status, bodyText, retryAfterSeconds }: UpstreamErrorResponse): GatewayError {
   let error: { type?: string; message?: string } | undefined;
   try {
     error = (JSON.parse(bodyText) as Partial<AnthropicErrorBody>).error;

@@ -1,5 +1,5 @@
 import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '../../ir/index.ts';
-import type { ErrorEnvelope } from '../codec.ts';
+import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
 import type { OpenAIErrorBody } from './wire.ts';
 
@@ -35,7 +35,7 @@ export function encodeError(error: GatewayError): ErrorEnvelope {
 }
 
 /** An upstream OpenAI(-compatible) error response to the IR error, keeping its status. */
-export function decodeError(status: number, bodyText: string, retryAfterSeconds: number | undefined): GatewayError {
+export function decodeError({ status, bodyText, retryAfterSeconds }: UpstreamErrorResponse): GatewayError {
   let parsed: Partial<OpenAIErrorBody['error']> = {};
   try {
     const body = JSON.parse(bodyText) as { error?: Partial<OpenAIErrorBody['error']> | string };
