@@ -1,6 +1,6 @@
 // `make generate`: spec/ -> generated/. Deterministic: the same spec always gives the same bytes,
 // so `make check-generated` can compare a fresh run against what is checked in.
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emitOpenApiTypes } from './emit-openapi-types.ts';
@@ -20,7 +20,8 @@ const VALIDATORS: Record<string, string> = {
   config: 'config.schema.json',
   catalog: 'catalog.schema.json',
 };
-for (const protocol of ['openai', 'anthropic']) {
+// Every protocol folder under spec/protocols/ holds the same four schemas.
+for (const protocol of readdirSync(spec('protocols'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
   for (const kind of ['request', 'response', 'stream-event', 'error']) {
     VALIDATORS[`${protocol}-${kind}`] = `protocols/${protocol}/${kind}.schema.json`;
   }

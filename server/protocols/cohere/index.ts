@@ -1,0 +1,4 @@
+import type { ProtocolCodec } from '../codec.ts';
+
+/** Not built yet: the registry leaves the protocol out until this exports a codec. */
+export const cohereCodec: ProtocolCodec | undefined = undefined;
