@@ -1,5 +1,15 @@
 // Content blocks: the unit every protocol's messages are made of. They belong to no single protocol;
 // each codec maps its own part/block shapes onto these. Opaque values (ids, signatures) travel untouched.
+import type { ProtocolId } from './protocol-id.ts';
+
+/**
+ * An opaque value a provider attached to a part (Gemini's `thoughtSignature`): it is only
+ * meaningful to the protocol that issued it, so encoders replay it there and nowhere else.
+ */
+export interface OpaqueSignature {
+  readonly origin: ProtocolId;
+  readonly value: string;
+}
 
 export type ImageSource =
   | { readonly kind: 'base64'; readonly mediaType: string; readonly data: string }
@@ -10,6 +20,7 @@ export interface TextBlock {
   readonly text: string;
   /** Provider cache hint (Anthropic `cache_control`), kept verbatim for protocols that have one. */
   readonly cacheControl?: unknown;
+  readonly signature?: OpaqueSignature;
 }
 
 export interface ImageBlock {
@@ -25,6 +36,7 @@ export interface ToolCallBlock {
   readonly name: string;
   /** Arguments exactly as the model produced them: a JSON text, never re-serialised. */
   readonly arguments: string;
+  readonly signature?: OpaqueSignature;
 }
 
 export interface ToolResultBlock {
@@ -37,10 +49,14 @@ export interface ToolResultBlock {
 export interface ReasoningBlock {
   readonly type: 'reasoning';
   readonly text: string;
-  /** Provider-bound proof of the reasoning (Anthropic signature); replayed only to the same protocol. */
+  /** Provider-bound proof of the reasoning (Anthropic signature); replayed only to `origin`. */
   readonly signature?: string;
-  /** Encrypted reasoning the provider returned instead of text (Anthropic redacted_thinking). */
+  /** Encrypted reasoning instead of or beside text (Anthropic redacted_thinking, Responses encrypted_content). */
   readonly redacted?: string;
+  /** The protocol that issued `signature` and `redacted`: no other protocol can verify them. */
+  readonly origin?: ProtocolId;
+  /** The provider's id for the reasoning item (Responses), replayed with it. */
+  readonly id?: string;
 }
 
 export type ContentBlock = TextBlock | ImageBlock | ToolCallBlock | ToolResultBlock | ReasoningBlock;

@@ -1,12 +1,14 @@
+import type { OpaqueSignature } from './blocks.ts';
+import type { ProtocolId } from './protocol-id.ts';
 import type { Finish, Usage } from './response.ts';
 import type { GatewayError } from './error.ts';
 
 /** What kind of block a stream opens; deltas then fill it. */
 export type StreamBlockStart =
   | { readonly type: 'text' }
-  | { readonly type: 'tool_call'; readonly id: string; readonly name: string }
-  | { readonly type: 'reasoning' }
-  | { readonly type: 'redacted_reasoning'; readonly data: string };
+  | { readonly type: 'tool_call'; readonly id: string; readonly name: string; readonly signature?: OpaqueSignature }
+  | { readonly type: 'reasoning'; readonly origin?: ProtocolId; readonly id?: string }
+  | { readonly type: 'redacted_reasoning'; readonly data: string; readonly origin?: ProtocolId };
 
 export type StreamDelta =
   | { readonly type: 'text'; readonly text: string }

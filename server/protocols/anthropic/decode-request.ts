@@ -95,9 +95,9 @@ function decodeBlock(block: AnthropicBlock, path: string, role: 'user' | 'assist
     case 'tool_use':
       return { type: 'tool_call', id: block.id, name: block.name, arguments: argumentsFromObject(block.input) };
     case 'thinking':
-      return { type: 'reasoning', text: block.thinking, signature: block.signature };
+      return { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' };
     case 'redacted_thinking':
-      return { type: 'reasoning', text: '', redacted: block.data };
+      return { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
     default:
       throw invalidField(`${path}.type`, `${role} content block "${(block as { type: string }).type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   }

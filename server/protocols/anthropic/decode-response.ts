@@ -11,8 +11,8 @@ export function decodeResponse(body: Record<string, unknown>): ChatResponse {
   for (const block of message.content) {
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_use') content.push({ type: 'tool_call', id: block.id, name: block.name, arguments: argumentsFromObject(block.input) });
-    else if (block.type === 'thinking') content.push({ type: 'reasoning', text: block.thinking, signature: block.signature });
-    else if (block.type === 'redacted_thinking') content.push({ type: 'reasoning', text: '', redacted: block.data });
+    else if (block.type === 'thinking') content.push({ type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' });
+    else if (block.type === 'redacted_thinking') content.push({ type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' });
   }
   return {
     id: message.id,

@@ -103,9 +103,13 @@ function encodeBlock(block: ContentBlock, path: string, warnings: TranslationWar
         ...(block.isError && { is_error: true }),
       }];
     case 'reasoning':
+      // Anthropic refuses thinking blocks without its own signature; another protocol's cannot pass.
+      if (block.origin !== undefined && block.origin !== 'anthropic') {
+        warnings.push(dropped(path, `reasoning signed by the ${block.origin} protocol`));
+        return [];
+      }
       if (block.redacted !== undefined) return [{ type: 'redacted_thinking', data: block.redacted }];
       if (block.signature !== undefined) return [{ type: 'thinking', thinking: block.text, signature: block.signature }];
-      // Anthropic refuses thinking blocks without its own signature.
       warnings.push(dropped(path, 'unsigned reasoning from another provider'));
       return [];
   }

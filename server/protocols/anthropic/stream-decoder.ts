@@ -90,10 +90,10 @@ export class AnthropicStreamDecoder extends SseStreamDecoder {
         break;
       }
       case 'thinking':
-        out.push({ type: 'block_start', index, block: { type: 'reasoning' } });
+        out.push({ type: 'block_start', index, block: { type: 'reasoning', origin: 'anthropic' } });
         break;
       case 'redacted_thinking':
-        out.push({ type: 'block_start', index, block: { type: 'redacted_reasoning', data: (block as { data: string }).data } });
+        out.push({ type: 'block_start', index, block: { type: 'redacted_reasoning', data: (block as { data: string }).data, origin: 'anthropic' } });
         break;
       default:
         return;
