@@ -56,10 +56,7 @@ export interface GatewayConfig {
   pools?: {
     [k: string]: Pool | undefined;
   };
-  /**
-   * Circuit breaker defaults and per-pool overrides (filled by the routing work).
-   */
-  breaker?: {};
+  breaker?: Breaker1;
   /**
    * Embedded SQLite file for keys and spend. Relative to this file.
    */
@@ -91,7 +88,7 @@ export interface GatewayConfig {
     | {
         [k: string]: Pool | undefined;
       }
-    | {}
+    | Breaker1
     | Switch
     | Limits
     | 'trace'
@@ -153,6 +150,11 @@ export interface ModelRoute {
   max_tokens?: number;
   price?: Price;
   /**
+   * Requests in flight on this lane at most; beyond it a pool moves on to another member.
+   */
+  max_concurrent?: number;
+  timeouts?: LaneTimeouts;
+  /**
    * This interface was referenced by `ModelRoute`'s JSON-Schema definition
    * via the `patternProperty` "^x-".
    */
@@ -169,6 +171,24 @@ export interface Price {
 }
 /**
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "LaneTimeouts".
+ */
+export interface LaneTimeouts {
+  /**
+   * Connecting to the upstream. Default limits.upstream_connect_timeout_ms.
+   */
+  connect_ms?: number;
+  /**
+   * Until the first content arrives (headers and, for streams, the first content event). Default limits.upstream_first_byte_timeout_ms.
+   */
+  first_byte_ms?: number;
+  /**
+   * Longest silence inside a response. Default limits.upstream_idle_timeout_ms.
+   */
+  idle_ms?: number;
+}
+/**
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
  * via the `definition` "Pool".
  */
 export interface Pool {
@@ -176,6 +196,19 @@ export interface Pool {
    * @minItems 1
    */
   members: [PoolMember, ...PoolMember[]];
+  /**
+   * Lanes one request may try, the first included. Default: every member, at most 3.
+   */
+  max_attempts?: number;
+  /**
+   * Time one request may spend failing over before it gives up. Default 120000.
+   */
+  deadline_ms?: number;
+  breaker?: Breaker;
+  /**
+   * This interface was referenced by `Pool`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
   [k: string]: unknown | undefined;
 }
 /**
@@ -188,6 +221,96 @@ export interface PoolMember {
    */
   model: string;
   weight?: number;
+}
+/**
+ * Overrides of the breaker defaults for this pool's lanes.
+ */
+export interface Breaker {
+  /**
+   * Consecutive lane faults that open the breaker. Default 3.
+   */
+  consecutive_failures?: number;
+  /**
+   * Share of lane faults over window_ms that opens it. Default 0.5.
+   */
+  failure_rate?: number;
+  /**
+   * Failure-rate window. Default 60000.
+   */
+  window_ms?: number;
+  /**
+   * Attempts the window needs before the rate counts. Default 10.
+   */
+  min_requests?: number;
+  /**
+   * Open time of the first trip; each further trip adds as much again. Default 15000.
+   */
+  open_ms?: number;
+  /**
+   * Cap on the open time. Default 300000.
+   */
+  max_open_ms?: number;
+  /**
+   * Open times vary by up to this share either way. Default 0.1.
+   */
+  jitter?: number;
+  /**
+   * Cooldown after a 429 without Retry-After. Default 15000. 0 turns the cooldown off.
+   */
+  rate_limit_cooldown_ms?: number;
+  /**
+   * Cap on a Retry-After cooldown. Default 300000. 0 turns the cooldown off.
+   */
+  max_rate_limit_cooldown_ms?: number;
+  /**
+   * Cooldown after the upstream refuses our credential, quota or model. Default 900000. 0 turns the cooldown off.
+   */
+  config_fault_cooldown_ms?: number;
+}
+/**
+ * Circuit breaker defaults for every pool and every model used on its own; a pool's own `breaker:` overrides them.
+ */
+export interface Breaker1 {
+  /**
+   * Consecutive lane faults that open the breaker. Default 3.
+   */
+  consecutive_failures?: number;
+  /**
+   * Share of lane faults over window_ms that opens it. Default 0.5.
+   */
+  failure_rate?: number;
+  /**
+   * Failure-rate window. Default 60000.
+   */
+  window_ms?: number;
+  /**
+   * Attempts the window needs before the rate counts. Default 10.
+   */
+  min_requests?: number;
+  /**
+   * Open time of the first trip; each further trip adds as much again. Default 15000.
+   */
+  open_ms?: number;
+  /**
+   * Cap on the open time. Default 300000.
+   */
+  max_open_ms?: number;
+  /**
+   * Open times vary by up to this share either way. Default 0.1.
+   */
+  jitter?: number;
+  /**
+   * Cooldown after a 429 without Retry-After. Default 15000. 0 turns the cooldown off.
+   */
+  rate_limit_cooldown_ms?: number;
+  /**
+   * Cap on a Retry-After cooldown. Default 300000. 0 turns the cooldown off.
+   */
+  max_rate_limit_cooldown_ms?: number;
+  /**
+   * Cooldown after the upstream refuses our credential, quota or model. Default 900000. 0 turns the cooldown off.
+   */
+  config_fault_cooldown_ms?: number;
 }
 /**
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -232,4 +355,50 @@ export interface Price1 {
   output: number;
   cache_read?: number;
   cache_write?: number;
+}
+/**
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Breaker".
+ */
+export interface Breaker2 {
+  /**
+   * Consecutive lane faults that open the breaker. Default 3.
+   */
+  consecutive_failures?: number;
+  /**
+   * Share of lane faults over window_ms that opens it. Default 0.5.
+   */
+  failure_rate?: number;
+  /**
+   * Failure-rate window. Default 60000.
+   */
+  window_ms?: number;
+  /**
+   * Attempts the window needs before the rate counts. Default 10.
+   */
+  min_requests?: number;
+  /**
+   * Open time of the first trip; each further trip adds as much again. Default 15000.
+   */
+  open_ms?: number;
+  /**
+   * Cap on the open time. Default 300000.
+   */
+  max_open_ms?: number;
+  /**
+   * Open times vary by up to this share either way. Default 0.1.
+   */
+  jitter?: number;
+  /**
+   * Cooldown after a 429 without Retry-After. Default 15000. 0 turns the cooldown off.
+   */
+  rate_limit_cooldown_ms?: number;
+  /**
+   * Cap on a Retry-After cooldown. Default 300000. 0 turns the cooldown off.
+   */
+  max_rate_limit_cooldown_ms?: number;
+  /**
+   * Cooldown after the upstream refuses our credential, quota or model. Default 900000. 0 turns the cooldown off.
+   */
+  config_fault_cooldown_ms?: number;
 }

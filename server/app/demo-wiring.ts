@@ -17,7 +17,7 @@ export function withDemoUpstream(config: RuntimeConfig, demoOrigin: string): Run
   for (const [name, m] of config.models) models.set(name, { ...m, provider: providers.get(m.provider.name) ?? m.provider });
   const pools = new Map<string, PoolRoute>();
   for (const [name, pool] of config.pools) {
-    pools.set(name, { name, members: pool.members.map((member) => ({ ...member, model: models.get(member.model.name) ?? member.model })) });
+    pools.set(name, { ...pool, members: pool.members.map((member) => ({ ...member, model: models.get(member.model.name) ?? member.model })) });
   }
   return { ...config, providers, models, pools };
 }

@@ -6,7 +6,9 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
-import { createDispatcher } from '../upstream/dispatcher.ts';
+import { RoutingTable } from '../gateway/routing-table.ts';
+import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
+import { Dispatchers } from '../upstream/dispatchers.ts';
 import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
 import { closeServer, listen } from './listen.ts';
 
@@ -20,6 +22,8 @@ export interface RunningGateway {
 
 export interface StartOptions {
   readonly log: Logger;
+  /** Tests inject a clock to drive breaker time. */
+  readonly clock?: Clock;
   readonly validateAdminResponses?: boolean;
 }
 
@@ -39,13 +43,15 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     config = withDemoUpstream(loaded, demo.url);
   }
   const startedAt = Date.now();
-  const dispatcher = createDispatcher(config.limits);
-  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({ config, dispatcher, log: options.log }).callback());
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const dispatchers = new Dispatchers();
+  const routing = new RoutingTable(config, clock);
+  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({ config, routing, dispatchers, clock, log: options.log }).callback());
   const adminApp = await createAdminApp({ config, startedAt, log: options.log, ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }) });
   const adminServer = createServer(adminApp.callback());
   const close = async () => {
     await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
-    await dispatcher.close();
+    await dispatchers.close();
     await demo?.close();
   };
   let dataUrl: string;

@@ -10,7 +10,8 @@ import { loadCatalog } from './catalog.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
 import { isLoopback } from './loopback.ts';
-import type { ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
+import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
+import type { Limits, ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { readSecret } from './secret-ref.ts';
 import { parseYamlSource, type YamlSource } from './yaml-source.ts';
@@ -57,8 +58,10 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
   };
 
   const providers = resolveProviders(config, catalog, baseDir, env, problem);
-  const models = resolveModels(config, catalog, providers, problem);
-  const pools = resolvePools(config, models, problem);
+  const limits = resolveLimits(config);
+  const breaker = breakerSettings(DEFAULT_BREAKER, config.breaker);
+  const models = resolveModels(config, catalog, providers, limits, problem);
+  const pools = resolvePools(config, models, breaker, problem);
 
   let adminToken = env.GATEWAY_ADMIN_TOKEN || undefined;
   if (adminToken === undefined && config.admin_token !== undefined) {
@@ -74,7 +77,6 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
-  const limits = config.limits ?? {};
   return {
     source: file,
     configVersion: `cfg_${createHash('sha256').update(text).update('\0').update(catalogText).digest('hex').slice(0, 16)}`,
@@ -85,14 +87,10 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     providers,
     models,
     pools,
+    breaker,
     governance: config.governance === 'on' || config.governance === true,
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
-    limits: {
-      maxRequestBytes: limits.max_request_bytes ?? 32 * 1024 * 1024,
-      connectTimeoutMs: limits.upstream_connect_timeout_ms ?? 10_000,
-      firstByteTimeoutMs: limits.upstream_first_byte_timeout_ms ?? 120_000,
-      idleTimeoutMs: limits.upstream_idle_timeout_ms ?? 300_000,
-    },
+    limits,
     logLevel: config.log_level ?? 'info',
   };
 }
@@ -133,7 +131,17 @@ function resolveProviders(config: GatewayConfig, catalog: Catalog, baseDir: stri
   return out;
 }
 
-function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<string, ProviderRuntime>, problem: Problem): Map<string, ModelRoute> {
+function resolveLimits(config: GatewayConfig): Limits {
+  const limits = config.limits ?? {};
+  return {
+    maxRequestBytes: limits.max_request_bytes ?? 32 * 1024 * 1024,
+    connectTimeoutMs: limits.upstream_connect_timeout_ms ?? 10_000,
+    firstByteTimeoutMs: limits.upstream_first_byte_timeout_ms ?? 120_000,
+    idleTimeoutMs: limits.upstream_idle_timeout_ms ?? 300_000,
+  };
+}
+
+function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<string, ProviderRuntime>, limits: Limits, problem: Problem): Map<string, ModelRoute> {
   const supported = supportedProtocols();
   const out = new Map<string, ModelRoute>();
   for (const [name, raw] of Object.entries(config.models ?? {})) {
@@ -159,12 +167,22 @@ function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<s
       upstreamModel: route.model,
       defaultMaxTokens: route.max_tokens ?? catalogModel?.default_max_tokens ?? catalogModel?.max_output_tokens ?? FALLBACK_MAX_TOKENS,
       price: route.price ?? catalogModel?.price,
+      maxConcurrent: route.max_concurrent,
+      timeouts: {
+        connectMs: route.timeouts?.connect_ms ?? limits.connectTimeoutMs,
+        firstByteMs: route.timeouts?.first_byte_ms ?? limits.firstByteTimeoutMs,
+        idleMs: route.timeouts?.idle_ms ?? limits.idleTimeoutMs,
+      },
     });
   }
   return out;
 }
 
-function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, problem: Problem): Map<string, PoolRoute> {
+/** Lanes a request may try when the pool does not say: every member, but no more than this. */
+const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_POOL_DEADLINE_MS = 120_000;
+
+function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, breaker: BreakerSettings, problem: Problem): Map<string, PoolRoute> {
   const out = new Map<string, PoolRoute>();
   for (const [name, pool] of Object.entries(config.pools ?? {})) {
     if (pool === undefined) continue;
@@ -181,7 +199,13 @@ function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, pr
       }
       members.push({ model, weight: member.weight ?? 1 });
     });
-    out.set(name, { name, members });
+    out.set(name, {
+      name,
+      members,
+      maxAttempts: pool.max_attempts ?? Math.min(members.length, DEFAULT_MAX_ATTEMPTS),
+      deadlineMs: pool.deadline_ms ?? DEFAULT_POOL_DEADLINE_MS,
+      breaker: breakerSettings(breaker, pool.breaker),
+    });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
 import type { ProtocolId } from '../ir/index.ts';
+import type { BreakerSettings } from '../routing/breaker-settings.ts';
 
 /** USD per million tokens (catalog, or the model's override in config.yaml). */
 export interface Price {
@@ -25,17 +26,31 @@ export interface ProviderRuntime {
 }
 
 /** An operator model name routed to one lane: one upstream model on one provider. */
+export interface LaneTimeouts {
+  readonly connectMs: number;
+  /** Until the first content: response headers, and for streams the first content-bearing event. */
+  readonly firstByteMs: number;
+  /** Longest silence inside a response body. */
+  readonly idleMs: number;
+}
+
 export interface ModelRoute {
   readonly name: string;
   readonly provider: ProviderRuntime;
   readonly upstreamModel: string;
   readonly defaultMaxTokens: number;
   readonly price: Price | undefined;
+  /** Requests in flight on this lane at most (undefined: no limit). */
+  readonly maxConcurrent: number | undefined;
+  readonly timeouts: LaneTimeouts;
 }
 
 export interface PoolRoute {
   readonly name: string;
   readonly members: readonly { readonly model: ModelRoute; readonly weight: number }[];
+  readonly maxAttempts: number;
+  readonly deadlineMs: number;
+  readonly breaker: BreakerSettings;
 }
 
 export interface ListenAddress {
@@ -62,6 +77,8 @@ export interface RuntimeConfig {
   readonly providers: ReadonlyMap<string, ProviderRuntime>;
   readonly models: ReadonlyMap<string, ModelRoute>;
   readonly pools: ReadonlyMap<string, PoolRoute>;
+  /** Breaker settings for models used on their own (pools carry their own, merged over these). */
+  readonly breaker: BreakerSettings;
   readonly governance: boolean;
   readonly dbPath: string | undefined;
   readonly limits: Limits;

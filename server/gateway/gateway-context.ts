@@ -1,15 +1,19 @@
 import type { IncomingMessage } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { Clock } from '../routing/clock.ts';
+import type { Dispatchers } from '../upstream/dispatchers.ts';
+import type { RoutingTable } from './routing-table.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import type { ClientResponse } from './client-response.ts';
 import type { Ingress } from './ingress.ts';
 
-/** What every request shares: the running configuration and the upstream connection pools. */
+/** What every request shares: the running configuration, routing state and upstream connection pools. */
 export interface Gateway {
   readonly config: RuntimeConfig;
-  readonly dispatcher: Dispatcher;
+  readonly routing: RoutingTable;
+  readonly dispatchers: Dispatchers;
+  readonly clock: Clock;
   readonly log: Logger;
 }
 

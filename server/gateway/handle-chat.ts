@@ -1,9 +1,9 @@
-import { GatewayFailure, gatewayError } from '../ir/index.ts';
-import { forwardSameProtocol } from './forward-same-protocol.ts';
+import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
+import { attemptSameProtocol } from './attempt-same-protocol.ts';
+import { attemptTranslated } from './attempt-translated.ts';
+import { runWithFailover } from './failover.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
-import { resolveLanes } from './resolve-model.ts';
-import { translate } from './translate.ts';
 
 /**
  * One chat request, top to bottom (DESIGN.md, "The request pipeline"). Every failure reaches the
@@ -15,13 +15,20 @@ export async function handleChat(exchange: Exchange): Promise<void> {
     const body = await readRequestBody(exchange.req, gateway.config.limits.maxRequestBytes);
     const json = parseRequestJson(body, ingress.validateRequest);
     const modelName = exchange.origin.pathModel ?? (json.model as string | undefined);
-    const lanes = resolveLanes(gateway.config, modelName);
-    const lane = lanes[0];
-    if (lane === undefined) throw new Error('resolveLanes returned no lane');
+    const router = gateway.routing.router(requireModelName(modelName));
+    if (router === undefined) throw unknownModel(modelName as string);
     const stream = exchange.origin.pathStream ?? json.stream === true;
-    exchange.log.debug({ model: modelName, lane: lane.name, provider: lane.provider.name, stream }, 'routing');
-    if (lane.provider.protocol === ingress.codec.id) await forwardSameProtocol(exchange, lane, body, stream);
-    else await translate(exchange, lane, json);
+
+    // Decoded at most once, and only if some lane speaks another protocol than the client.
+    let request: ChatRequest | undefined;
+    const decoded = () => (request ??= ingress.codec.decodeRequest(json, exchange.origin));
+
+    await runWithFailover(exchange, router, (attempt) => {
+      exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
+      return attempt.lane.provider.protocol === ingress.codec.id
+        ? attemptSameProtocol(exchange, attempt, body, stream)
+        : attemptTranslated(exchange, attempt, decoded());
+    });
   } catch (error) {
     if (exchange.signal.aborted) return; // the client left; there is no one to answer
     if (error instanceof GatewayFailure) {
@@ -32,4 +39,15 @@ export async function handleChat(exchange: Exchange): Promise<void> {
     exchange.log.error({ err: error }, 'unexpected failure');
     res.sendError(ingress.codec, gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
   }
+}
+
+function requireModelName(name: string | undefined): string {
+  if (name === undefined || name === '') {
+    throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
+  }
+  return name;
+}
+
+function unknownModel(name: string): GatewayFailure {
+  return new GatewayFailure(gatewayError('not_found', `model "${name}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
 }

@@ -14,6 +14,9 @@ export interface UpstreamCall {
   readonly forwardHeaders?: Readonly<Record<string, string>>;
   readonly stream: boolean;
   readonly signal: AbortSignal;
+  /** Time to response headers, and the longest silence inside the body. */
+  readonly headersTimeoutMs: number;
+  readonly idleTimeoutMs: number;
 }
 
 export interface UpstreamResponse {
@@ -49,6 +52,8 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
       headers,
       body: call.body,
       signal: call.signal,
+      headersTimeout: call.headersTimeoutMs,
+      bodyTimeout: call.idleTimeoutMs,
     });
     return { status: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.body };
   } catch (error) {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
+import type { Clock } from '../../server/routing/clock.ts';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from './mock-upstream.ts';
 
 export const UPSTREAM_OPENAI_KEY = 'sk-upstream-openai-secret';
@@ -30,7 +31,22 @@ const MODELS = `models:
   claude-default-tokens: { provider: anthropic, model: claude-haiku-4-5 }
 `;
 
-export async function startHarness(options: { extraYaml?: string; env?: Record<string, string>; maxRequestBytes?: number } = {}): Promise<Harness> {
+/**
+ * Breaker settings that keep lanes available between tests of one harness (protocol tests should
+ * not see each other's upstream faults); routing tests pass their own `breaker` YAML.
+ */
+const LENIENT_BREAKER = 'breaker: { consecutive_failures: 1000, min_requests: 1000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n';
+
+export interface HarnessOptions {
+  readonly extraYaml?: string;
+  readonly env?: Record<string, string>;
+  readonly maxRequestBytes?: number;
+  /** A `breaker:` line for config.yaml; lenient by default. */
+  readonly breakerYaml?: string;
+  readonly clock?: Clock;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const upstream = await startMockUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n`);
@@ -43,9 +59,9 @@ log_level: silent
 providers:
   openai: { api_key: { env: TEST_UPSTREAM_OPENAI_KEY } }
   anthropic: { api_key: { file: ./anthropic.key } }
-${MODELS}${limits}${options.extraYaml ?? ''}`);
+${MODELS}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
   const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...options.env } });
-  const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true });
+  const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true, ...(options.clock !== undefined && { clock: options.clock }) });
   return {
     gateway,
     upstream,

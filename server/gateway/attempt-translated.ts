@@ -1,0 +1,145 @@
+import { gatewayError, isContentEvent, type ChatRequest, type StreamEvent } from '../ir/index.ts';
+import type { EgressCodec, TranslationWarning } from '../protocols/codec.ts';
+import { codecFor } from '../protocols/registry.ts';
+import { SSE_HEADERS } from '../framing/sse-format.ts';
+import { WireBatch } from '../framing/wire-chunks.ts';
+import { outcomeOf } from '../routing/outcome.ts';
+import { describeNetworkError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
+import { readBounded } from '../upstream/read-text.ts';
+import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
+import type { AttemptContext, AttemptResult } from './attempt-result.ts';
+import { checkUnmapped } from './check-unmapped.ts';
+import { warningsHeader } from './client-response.ts';
+import type { Exchange } from './gateway-context.ts';
+import { relayedHeaders } from './relayed-headers.ts';
+
+/** Upstream answers are read whole only on the non-stream path; they are bounded all the same. */
+const MAX_UPSTREAM_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Across protocols: the IR (decoded once per request) is encoded for this lane, and the answer is
+ * decoded and encoded back for the client. Encoders are pure, so every attempt starts from the
+ * same IR. Nothing reaches the client before the first content-bearing event.
+ */
+export async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest): Promise<AttemptResult> {
+  const { lane } = attempt;
+  const laneCodec = codecFor(lane.provider.protocol);
+  if (laneCodec === undefined) throw new Error(`no codec for ${lane.provider.protocol}`); // config load prevents this
+  try {
+    const warnings = checkUnmapped(request, laneCodec.id);
+    const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+    warnings.push(...encoded.warnings);
+    const upstream = await sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+      provider: lane.provider,
+      path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
+      body: JSON.stringify(encoded.body),
+      stream: request.stream,
+      signal: attempt.signal,
+      headersTimeoutMs: lane.timeouts.firstByteMs,
+      idleTimeoutMs: lane.timeouts.idleMs,
+    });
+    if (upstream.status >= 400) return await upstreamErrorResult(upstream, laneCodec, lane, false);
+    const hop: Hop = { exchange, attempt, laneCodec, upstream, warnings, request };
+    return request.stream ? await translateStream(hop) : await translateResponse(hop);
+  } catch (error) {
+    return thrownFailure(error, exchange, attempt);
+  }
+}
+
+interface Hop {
+  readonly exchange: Exchange;
+  readonly attempt: AttemptContext;
+  readonly laneCodec: EgressCodec;
+  readonly upstream: UpstreamResponse;
+  readonly warnings: TranslationWarning[];
+  readonly request: ChatRequest;
+}
+
+function answerHeaders(hop: Hop): Record<string, string> {
+  const { 'x-upstream-request-id': id } = relayedHeaders(hop.upstream.headers);
+  return { ...(id !== undefined && { 'x-upstream-request-id': id }), 'x-gateway-lane': hop.attempt.lane.name, ...warningsHeader(hop.warnings) };
+}
+
+async function translateResponse(hop: Hop): Promise<AttemptResult> {
+  const raw = await readBounded(hop.upstream.body, MAX_UPSTREAM_RESPONSE_BYTES);
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    const error = gatewayError('server', `upstream ${hop.attempt.lane.provider.name} answered with a body that is not JSON`, { status: 502, code: 'bad_upstream_response' });
+    return { status: 'failed', error, outcome: 'lane_fault' };
+  }
+  const response = hop.laneCodec.decodeResponse(body);
+  const encoded = hop.exchange.ingress.codec.encodeResponse(response, { streamUsage: false });
+  hop.warnings.push(...encoded.warnings);
+  logWarnings(hop.exchange, hop.warnings);
+  hop.attempt.onCommit();
+  hop.exchange.res.sendBody(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body));
+  return { status: 'committed', outcome: 'success' };
+}
+
+/**
+ * Event by event, no buffering beyond one upstream read. Lifecycle events are held until the
+ * first content-bearing one; an error or an end before it is a failed attempt. After commit, a
+ * failure ends the stream with the client protocol's error event.
+ */
+async function translateStream(hop: Hop): Promise<AttemptResult> {
+  const { exchange, attempt } = hop;
+  const { res } = exchange;
+  const decoder = hop.laneCodec.createStreamDecoder();
+  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true });
+  const held: StreamEvent[] = [];
+  const batch = new WireBatch();
+  let outcome: 'success' | 'lane_fault' = 'success';
+
+  /** Encodes what one upstream read produced and writes it in one piece. Returns a failure before commit. */
+  const deliver = async (events: readonly StreamEvent[]): Promise<AttemptResult | 'open' | 'closed'> => {
+    let state: 'open' | 'closed' = 'open';
+    for (const event of events) {
+      if (!res.isCommitted) {
+        if (event.type === 'error') return { status: 'failed', error: event.error, outcome: outcomeOf(event.error) };
+        held.push(event);
+        if (!isContentEvent(event) && event.type !== 'message_stop') continue;
+        attempt.onCommit();
+        res.commit(200, { ...SSE_HEADERS, ...answerHeaders(hop) });
+        for (const e of held.splice(0)) batch.add(encoder.encode(e));
+        continue;
+      }
+      batch.add(encoder.encode(event));
+      if (event.type === 'error') {
+        outcome = 'lane_fault';
+        state = 'closed';
+        break;
+      }
+    }
+    await res.write(batch.take());
+    return state;
+  };
+
+  try {
+    let state: AttemptResult | 'open' | 'closed' = 'open';
+    for await (const chunk of hop.upstream.body) {
+      state = await deliver(decoder.push(chunk as Buffer));
+      if (state !== 'open') break;
+    }
+    if (state === 'open') state = await deliver(decoder.end());
+    else hop.upstream.body.destroy();
+    if (typeof state === 'object') return state;
+  } catch (error) {
+    if (!res.isCommitted) throw error; // judged by attemptTranslated: timer, network or codec
+    if (exchange.signal.aborted) return { status: 'client_gone' };
+    await res.write(encoder.encode({ type: 'error', error: describeNetworkError(error, attempt.lane.provider.name) }));
+    outcome = 'lane_fault';
+  }
+  if (!res.isCommitted) {
+    // Nothing at all came (no content, no terminator): an empty stream is a failed attempt.
+    return { status: 'failed', error: gatewayError('server', `upstream ${attempt.lane.provider.name} sent an empty stream`, { status: 502, code: 'empty_upstream_stream' }), outcome: 'lane_fault' };
+  }
+  logWarnings(exchange, [...hop.warnings, ...encoder.warnings]);
+  res.end();
+  return { status: 'committed', outcome };
+}
+
+function logWarnings(exchange: Exchange, warnings: readonly TranslationWarning[]): void {
+  for (const w of warnings) exchange.log.warn({ warning: w.kind, path: w.path }, w.message);
+}

@@ -1,0 +1,67 @@
+import { BreakerCell, type Admission } from './breaker-cell.ts';
+import type { BreakerSettings } from './breaker-settings.ts';
+import type { Clock } from './clock.ts';
+import { SmoothWeightedRoundRobin } from './smooth-weighted-round-robin.ts';
+
+export interface PoolMemberSpec<L> {
+  readonly lane: L;
+  /** The lane's name, unique in the pool (the operator's model name). */
+  readonly name: string;
+  readonly weight: number;
+}
+
+export interface PoolLimits {
+  /** Lanes one request may try, the first included. */
+  readonly maxAttempts: number;
+  /** Total time one request may spend across attempts before it stops failing over. */
+  readonly deadlineMs: number;
+}
+
+export interface AttemptPlan<L> {
+  /** Members to try in order: the weighted pick first, then the other available ones. */
+  readonly order: readonly { readonly lane: L; readonly name: string; readonly cell: BreakerCell }[];
+  /** When nothing is available: the soonest moment a member may be again (monotonic ms). */
+  readonly retryAt: number | undefined;
+}
+
+/**
+ * One pool's routing state: a breaker cell per member (state is per pool and lane) and the
+ * weighted rotation. Knows nothing about HTTP or wire formats.
+ */
+export class PoolRouter<L> {
+  readonly name: string;
+  readonly limits: PoolLimits;
+  readonly members: readonly (PoolMemberSpec<L> & { readonly cell: BreakerCell })[];
+  private readonly rotation: SmoothWeightedRoundRobin;
+  failovers = 0;
+
+  constructor(options: { name: string; members: readonly PoolMemberSpec<L>[]; settings: BreakerSettings; limits: PoolLimits; clock: Clock }) {
+    this.name = options.name;
+    this.limits = options.limits;
+    this.members = options.members.map((m) => ({ ...m, cell: new BreakerCell(options.settings, options.clock) }));
+    this.rotation = new SmoothWeightedRoundRobin(this.members.map((m) => m.weight));
+  }
+
+  /** The order to try members for one request. Taking a probe happens later, per attempt. */
+  plan(): AttemptPlan<L> {
+    const admissions = this.members.map((m) => m.cell.wouldAdmit());
+    const available = (i: number) => admissions[i]!.kind !== 'unavailable';
+    const first = this.rotation.pick(available);
+    if (first === undefined) return { order: [], retryAt: soonest(admissions) };
+    const rest = this.members
+      .map((_, i) => i)
+      .filter((i) => i !== first && available(i))
+      .sort((a, b) => this.members[b]!.weight - this.members[a]!.weight);
+    const order = [first, ...rest].slice(0, this.limits.maxAttempts).map((i) => {
+      const m = this.members[i]!;
+      return { lane: m.lane, name: m.name, cell: m.cell };
+    });
+    return { order, retryAt: undefined };
+  }
+}
+
+function soonest(admissions: readonly Admission[]): number | undefined {
+  let best: number | undefined;
+  for (const a of admissions) if (a.kind === 'unavailable' && (best === undefined || a.retryAt < best)) best = a.retryAt;
+  return best;
+}
