@@ -48,12 +48,14 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     try {
       for await (const chunk of upstream.body) {
         const bytes = chunk as Buffer;
+        // The decoder keeps reading after commit: it is what notices a stream that ends without
+        // its terminator, which the relayed bytes alone would pass off as a clean end.
+        const events = probe.push(bytes);
         if (committed) {
           await res.write(bytes);
           continue;
         }
         held.push(bytes);
-        const events = probe.push(bytes);
         const verdict = judge(events);
         if (verdict.kind === 'error') {
           upstream.body.destroy();
@@ -78,13 +80,19 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
       res.end();
       return { status: 'committed', outcome: 'lane_fault' };
     }
+    const verdict = judge(probe.end());
     if (!committed) {
       // The stream ended before any content: an empty or cut stream is a failed attempt.
-      const verdict = judge(probe.end());
       if (verdict.kind === 'error') return { status: 'failed', error: verdict.event.error, outcome: 'lane_fault' };
       attempt.onCommit();
       res.commit(upstream.status, headers);
       await res.write(Buffer.concat(held));
+    } else if (verdict.kind === 'error') {
+      // The upstream closed cleanly but without its terminator: say so in the client's protocol.
+      const errorEvent = ingress.codec.createStreamEncoder({ streamUsage: false }).encode(verdict.event);
+      await res.write(typeof errorEvent === 'string' ? `\n\n${errorEvent}` : errorEvent);
+      res.end();
+      return { status: 'committed', outcome: 'lane_fault' };
     }
     res.end();
     return { status: 'committed', outcome: 'success' };

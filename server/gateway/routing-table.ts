@@ -1,5 +1,6 @@
 import type { ModelRoute, RuntimeConfig } from '../config/runtime-config.ts';
 import type { Clock } from '../routing/clock.ts';
+import type { CellSnapshot } from '../routing/breaker-cell.ts';
 import { LaneLimiter } from '../routing/lane-limiter.ts';
 import { PoolRouter } from '../routing/pool-router.ts';
 
@@ -48,8 +49,26 @@ export class RoutingTable {
     return limiter;
   }
 
-  /** Every router, for /stats and metrics. Reading never changes state. */
-  all(): IterableIterator<PoolRouter<ModelRoute>> {
-    return this.routers.values();
+  /**
+   * Breaker state, counters and failovers of every pool and lane, for /stats and metrics: the one
+   * place they are read from. Reading never changes state (a half-open probe stays available).
+   */
+  snapshot(): RoutingSnapshot {
+    return [...this.routers.values()].map((router) => ({
+      pool: router.name,
+      failovers: router.failovers,
+      lanes: router.members.map((m) => ({
+        lane: m.name,
+        weight: m.weight,
+        inFlight: this.limiter(m.lane).current,
+        ...m.cell.snapshot(),
+      })),
+    }));
   }
 }
+
+export type RoutingSnapshot = readonly {
+  readonly pool: string;
+  readonly failovers: number;
+  readonly lanes: readonly (CellSnapshot & { readonly lane: string; readonly weight: number; readonly inFlight: number })[];
+}[];

@@ -39,6 +39,8 @@ const LENIENT_BREAKER = 'breaker: { consecutive_failures: 1000, min_requests: 10
 
 export interface HarnessOptions {
   readonly extraYaml?: string;
+  /** Lines added under `models:` (indented two spaces), e.g. backup lanes for failover tests. */
+  readonly extraModelsYaml?: string;
   readonly env?: Record<string, string>;
   readonly maxRequestBytes?: number;
   /** A `breaker:` line for config.yaml; lenient by default. */
@@ -59,7 +61,7 @@ log_level: silent
 providers:
   openai: { api_key: { env: TEST_UPSTREAM_OPENAI_KEY } }
   anthropic: { api_key: { file: ./anthropic.key } }
-${MODELS}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
+${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
   const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...options.env } });
   const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true, ...(options.clock !== undefined && { clock: options.clock }) });
   return {

@@ -26,8 +26,9 @@ export type ScriptedReply =
   /**
    * A body written event by event (content-type text/event-stream unless given), `delayMs` apart.
    * `cutAfter`: destroy the socket after that many events, as when a stream dies mid-way.
+   * `pauseAfter`: after that many events, wait `pauseMs` once (a stream that stalls mid-way).
    */
-  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number }
+  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number }
   /** Destroy the socket before any response. */
   | { fault: 'reset' }
   /** Never answer (until close()). */
@@ -122,6 +123,7 @@ async function serve(reply: ScriptedReply, req: IncomingMessage, res: ServerResp
   const toWrite = cutAfter === undefined ? reply.events : reply.events.slice(0, Math.max(0, cutAfter));
   for (const [index, event] of toWrite.entries()) {
     if (index > 0 && reply.delayMs) await sleep(reply.delayMs, undefined, { signal: closing });
+    if (index > 0 && index === reply.pauseAfter && reply.pauseMs) await sleep(reply.pauseMs, undefined, { signal: closing });
     if (res.destroyed) return;
     await flushed(res, event);
   }
