@@ -14,6 +14,8 @@ import { closeServer, listen } from './listen.ts';
 
 export interface RunningGateway {
   readonly config: RuntimeConfig;
+  /** Breaker and concurrency state, readable for /stats and tests. */
+  readonly routing: RoutingTable;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
@@ -64,5 +66,5 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, dataUrl, adminUrl, close };
+  return { config, routing, dataUrl, adminUrl, close };
 }

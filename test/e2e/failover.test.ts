@@ -113,6 +113,22 @@ describe('failover before the first byte', () => {
   });
 });
 
+describe('client disconnect', () => {
+  it('aborts the upstream request at once and records nothing against the lane', async () => {
+    h.upstream.enqueue({ fault: 'hang' });
+    const leave = new AbortController();
+    const request = fetch(`${h.url}/v1/chat/completions`, { method: 'POST', signal: leave.signal, body: JSON.stringify({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] }) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leave.abort();
+    await expect(request).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.upstream.requests[0]?.abandoned).toBe(true);
+    const lane = h.gateway.routing.snapshot().find((p) => p.pool === 'solo')?.lanes[0];
+    expect(lane?.counters).toMatchObject({ laneFaults: 0, successes: 0 });
+    expect(lane?.inFlight).toBe(0);
+  });
+});
+
 describe('no failover', () => {
   it('a context-length error is the client\'s: relayed as sent, not retried, no breaker penalty', async () => {
     const body = '{"error":{"message":"maximum context length exceeded","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}';

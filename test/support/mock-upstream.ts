@@ -16,6 +16,8 @@ export interface RecordedRequest {
   rawBody: Buffer;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: unknown;
+  /** Set when the gateway closed the connection before this mock finished answering. */
+  abandoned?: boolean;
 }
 
 export type ScriptedReply =
@@ -57,6 +59,9 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     receive(req)
       .then((request) => {
         requests.push(request);
+        res.on('close', () => {
+          if (!res.writableFinished) request.abandoned = true;
+        });
         return serve(queue.shift() ?? defaultReply(request), req, res, closing.signal);
       })
       .catch(() => req.socket.destroy());
