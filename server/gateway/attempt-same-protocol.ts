@@ -22,7 +22,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
   try {
     const upstream = await sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
-      path: ingress.codec.upstreamPath(lane.upstreamModel, stream),
+      path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
       body: setTopLevelString(body, 'model', lane.upstreamModel),
       forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
       stream,

@@ -27,6 +27,8 @@ export interface RequestOrigin {
   readonly pathModel?: string;
   /** The route itself says stream (`:streamGenerateContent`, `/converse-stream`). */
   readonly pathStream?: boolean;
+  /** Gemini's `:streamGenerateContent` without `alt=sse`: the answer is one JSON array, written piecewise. */
+  readonly jsonArrayStream?: boolean;
 }
 
 /** An upstream's error answer, as received. */
@@ -93,8 +95,11 @@ export interface IngressCodec {
 /** The upstream-facing half: how a protocol is spoken to providers (egress). */
 export interface EgressCodec {
   readonly id: ProtocolId;
-  /** Path below the provider's base_url for a chat request. */
-  upstreamPath(model: string, stream: boolean): string;
+  /**
+   * Path below the provider's base_url for a chat request. `origin` is given on the same-protocol
+   * path, so the upstream is asked for exactly the framing the client asked for.
+   */
+  upstreamPath(model: string, stream: boolean, origin?: RequestOrigin): string;
   /** Pure: the same IR and lane always give the same body. */
   encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest;
   decodeResponse(body: Record<string, unknown>): ChatResponse;
