@@ -28,23 +28,27 @@ for (const protocol of readdirSync(spec('protocols'), { withFileTypes: true }).f
 }
 
 async function main(): Promise<void> {
-  rmSync(out(''), { recursive: true, force: true });
-
+  // Everything is produced in memory first: a spec that fails to lint or compile leaves the
+  // checked-in generated/ untouched instead of half deleted.
+  const files = new Map<string, string>();
   const openapiPath = spec('openapi.json');
   const openapiText = readFileSync(openapiPath, 'utf8');
   await lintOpenApi(openapiText, rel(openapiPath));
-  writeGenerated(out('admin-api.ts'), await emitOpenApiTypes(openapiText, rel(openapiPath)));
+  files.set('admin-api.ts', await emitOpenApiTypes(openapiText, rel(openapiPath)));
 
   for (const [name, file] of [['GatewayConfig', 'config.schema.json'], ['Catalog', 'catalog.schema.json']] as const) {
     const target = name === 'GatewayConfig' ? 'config-types.ts' : 'catalog-types.ts';
-    writeGenerated(out(target), await emitSchemaTypes(readJson(spec(file)), name, rel(spec(file))));
+    files.set(target, await emitSchemaTypes(readJson(spec(file)), name, rel(spec(file))));
   }
 
   for (const [name, file] of Object.entries(VALIDATORS)) {
     const { js, dts } = emitValidator(readJson(spec(file)), rel(spec(file)));
-    writeGenerated(out(`validators/${name}.js`), js);
-    writeGenerated(out(`validators/${name}.d.ts`), dts);
+    files.set(`validators/${name}.js`, js);
+    files.set(`validators/${name}.d.ts`, dts);
   }
+
+  rmSync(out(''), { recursive: true, force: true });
+  for (const [path, content] of files) writeGenerated(out(path), content);
   console.log(`generated/ written from spec/ (${Object.keys(VALIDATORS).length} validators)`);
 }
 

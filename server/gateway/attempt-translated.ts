@@ -1,7 +1,6 @@
 import { gatewayError, isContentEvent, type ChatRequest, type StreamEvent } from '../ir/index.ts';
 import type { EgressCodec, TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
-import { SSE_HEADERS } from '../framing/sse-format.ts';
 import { WireBatch } from '../framing/wire-chunks.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
@@ -101,7 +100,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
         held.push(event);
         if (!isContentEvent(event) && event.type !== 'message_stop') continue;
         attempt.onCommit();
-        res.commit(200, { ...SSE_HEADERS, ...answerHeaders(hop) });
+        res.commit(200, { ...exchange.ingress.streamHeaders(exchange.origin), ...answerHeaders(hop) });
         for (const e of held.splice(0)) batch.add(encoder.encode(e));
         continue;
       }

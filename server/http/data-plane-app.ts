@@ -1,41 +1,57 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { gatewayError } from '../ir/index.ts';
+import { gatewayError, type ProtocolId } from '../ir/index.ts';
+import type { RequestOrigin } from '../protocols/codec.ts';
 import { ClientResponse } from '../gateway/client-response.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { handleChat } from '../gateway/handle-chat.ts';
-import { ANTHROPIC_INGRESS, OPENAI_INGRESS, type Ingress } from '../gateway/ingress.ts';
+import { INGRESS } from '../gateway/ingress.ts';
+import { geminiRoute } from './gemini-route.ts';
+import { guessProtocol } from './guess-protocol.ts';
 import { listModels } from './list-models.ts';
 import { newRequestId } from './request-id.ts';
 
-/** The data plane (default :8080): one route per wire protocol, plus the operational routes. */
+/** The data plane (default :8080): one route family per wire protocol, plus the operational routes. */
 export function createDataPlaneApp(gateway: Gateway): Koa {
   const app = new Koa();
   const router = new Router();
 
-  const chat = (ingress: Ingress) => async (ctx: Koa.Context) => {
+  const chat = async (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
     ctx.respond = false; // the pipeline writes the response itself: it decides when to commit
     const requestId = ctx.state.requestId as string;
     const aborted = new AbortController();
     ctx.res.on('close', () => {
       if (!ctx.res.writableFinished) aborted.abort();
     });
-    const pathModel = typeof ctx.params.model === 'string' ? ctx.params.model : undefined; // percent-decoded by the router
+    const ingress = INGRESS[protocol];
     await handleChat({
       gateway,
       req: ctx.req,
       res: new ClientResponse(ctx.res, { 'x-request-id': requestId }),
       ingress,
-      origin: pathModel === undefined ? {} : { pathModel },
+      origin,
       requestId,
       signal: aborted.signal,
-      log: gateway.log.child({ requestId, protocol: ingress.codec.id }),
+      log: gateway.log.child({ requestId, protocol }),
     });
   };
+  // Path parameters arrive percent-decoded from the router.
+  const param = (ctx: Koa.Context, name: string) => String(ctx.params[name]);
 
-  router.post('/v1/chat/completions', chat(OPENAI_INGRESS));
-  router.post('/v1/messages', chat(ANTHROPIC_INGRESS));
-  router.post('/:model/v1/messages', chat(ANTHROPIC_INGRESS));
+  router.post('/v1/chat/completions', (ctx) => chat(ctx, 'openai', {}));
+  router.post('/v1/responses', (ctx) => chat(ctx, 'responses', {}));
+  router.post('/v1/messages', (ctx) => chat(ctx, 'anthropic', {}));
+  router.post('/:model/v1/messages', (ctx) => chat(ctx, 'anthropic', { pathModel: param(ctx, 'model') }));
+  for (const version of ['v1beta', 'v1']) {
+    router.post(`/${version}/models/:action`, async (ctx, next) => {
+      const route = geminiRoute(param(ctx, 'action'), ctx.query.alt);
+      if (route === undefined) return next();
+      await chat(ctx, 'gemini', route);
+    });
+  }
+  router.post('/model/:modelId/converse', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: false }));
+  router.post('/model/:modelId/converse-stream', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: true }));
+  router.post('/v2/chat', (ctx) => chat(ctx, 'cohere', {}));
   router.get('/v1/models', (ctx) => {
     ctx.body = listModels(gateway.config, ctx.headers);
   });
@@ -56,7 +72,7 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
     } catch (error) {
       gateway.log.error({ err: error, path: ctx.path }, 'unexpected data plane failure');
       if (ctx.res.headersSent) return void ctx.res.destroy();
-      const envelope = OPENAI_INGRESS.codec.encodeError(gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
+      const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
       ctx.status = envelope.status;
       ctx.set(envelope.headers);
       ctx.body = envelope.body;
@@ -65,13 +81,12 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
   app.use(router.routes());
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
-    const ingress = ctx.headers['anthropic-version'] !== undefined || ctx.path.endsWith('/messages') ? ANTHROPIC_INGRESS : OPENAI_INGRESS;
-    const known = ['/v1/chat/completions', '/v1/messages', '/v1/models', '/healthz'].includes(ctx.path);
-    if (known) ctx.set('allow', ctx.path.startsWith('/v1/models') || ctx.path === '/healthz' ? 'GET' : 'POST');
+    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', '/v1/models', '/healthz'].includes(ctx.path);
+    if (known) ctx.set('allow', ctx.path === '/v1/models' || ctx.path === '/healthz' ? 'GET' : 'POST');
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })
       : gatewayError('not_found', `no route for ${ctx.method} ${ctx.path} on this gateway`, { code: 'route_not_found' });
-    const envelope = ingress.codec.encodeError(error);
+    const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(error);
     ctx.status = envelope.status;
     ctx.set(envelope.headers);
     ctx.body = envelope.body;

@@ -334,7 +334,7 @@ describe('upstream unreachable: 502 in the client shape', () => {
 
 describe('routes', () => {
   it('an unknown route: 404 JSON', async () => {
-    const answer = await call(h.url, '/v2/nothing', { body: {} });
+    const answer = await call(h.url, '/v9/nothing', { body: {} });
     expect(answer.status).toBe(404);
     const body = JSON.parse(answer.text) as OpenAIErrorBody;
     expect(validateOpenAIError(body)).toBe(true);

@@ -95,7 +95,8 @@ function decodeBlock(block: AnthropicBlock, path: string, role: 'user' | 'assist
     case 'tool_use':
       return { type: 'tool_call', id: block.id, name: block.name, arguments: argumentsFromObject(block.input) };
     case 'thinking':
-      return { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' };
+      // An empty signature is what gateways write for reasoning they could not sign: not Anthropic's.
+      return block.signature ? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' } : { type: 'reasoning', text: block.thinking };
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
     default:

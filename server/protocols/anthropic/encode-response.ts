@@ -14,6 +14,9 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_call') {
       content.push({ type: 'tool_use', id: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') });
+    } else if (block.type === 'reasoning' && block.origin !== undefined && block.origin !== 'anthropic') {
+      // No Anthropic upstream could verify it if the client replayed it as a thinking block.
+      warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));
     } else if (block.type === 'reasoning' && block.redacted !== undefined) {
       content.push({ type: 'redacted_thinking', data: block.redacted });
     } else if (block.type === 'reasoning') {

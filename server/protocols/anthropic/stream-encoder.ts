@@ -1,9 +1,10 @@
-import type { Finish, StreamEvent, Usage } from '../../ir/index.ts';
+import type { Finish, StreamBlockStart, StreamEvent, Usage } from '../../ir/index.ts';
 import { ZERO_USAGE } from '../../ir/index.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
 import type { StreamEncoder, TranslationWarning } from '../codec.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
+import { dropped } from '../shared/warnings.ts';
 import { encodeUsage } from './usage.ts';
 
 const event = (type: string, payload: Record<string, unknown>) => sseEvent(JSON.stringify({ type, ...payload }), type);
@@ -21,6 +22,9 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   private usage: Usage = ZERO_USAGE;
   /** IR block index -> Anthropic content block index */
   private readonly indices = new Map<number, number>();
+  private readonly kinds = new Map<number, StreamBlockStart['type']>();
+  /** IR blocks with no Anthropic form in this stream. */
+  private readonly skipped = new Set<number>();
 
   encode(e: StreamEvent): string {
     switch (e.type) {
@@ -30,9 +34,17 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         if (e.usage !== undefined) this.usage = e.usage;
         return this.start();
       case 'block_start': {
+        const block = e.block;
+        if (isForeignReasoning(block)) {
+          // Another protocol's reasoning: Anthropic clients would replay it as a thinking block
+          // that no Anthropic upstream can verify, so it is reported instead of forwarded.
+          this.skipped.add(e.index);
+          this.warnings.push(dropped(`content[${e.index}]`, `reasoning from the ${block.origin} protocol`));
+          return this.start();
+        }
         const index = this.indices.size;
         this.indices.set(e.index, index);
-        const block = e.block;
+        this.kinds.set(e.index, block.type);
         const contentBlock =
           block.type === 'text' ? { type: 'text', text: '' }
           : block.type === 'tool_call' ? { type: 'tool_use', id: block.id, name: block.name, input: {} }
@@ -41,8 +53,12 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return this.start() + event('content_block_start', { index, content_block: contentBlock });
       }
       case 'block_delta': {
-        const index = this.indices.get(e.index) ?? 0;
         const d = e.delta;
+        if (this.skipped.has(e.index)) return '';
+        // A signature belongs to a thinking block; on any other block it is another protocol's
+        // opaque value (Gemini signs text parts) and has no Anthropic form.
+        if (d.type === 'signature' && this.kinds.get(e.index) !== 'reasoning') return '';
+        const index = this.indices.get(e.index) ?? 0;
         const delta =
           d.type === 'text' ? { type: 'text_delta', text: d.text }
           : d.type === 'tool_arguments' ? { type: 'input_json_delta', partial_json: d.partialJson }
@@ -51,6 +67,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return this.start() + event('content_block_delta', { index, delta });
       }
       case 'block_stop':
+        if (this.skipped.has(e.index)) return '';
         return event('content_block_stop', { index: this.indices.get(e.index) ?? 0 });
       case 'finish':
         this.finish = e.finish;
@@ -78,4 +95,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       },
     });
   }
+}
+
+function isForeignReasoning(block: StreamBlockStart): block is StreamBlockStart & { origin: string } {
+  return (block.type === 'reasoning' || block.type === 'redacted_reasoning') && block.origin !== undefined && block.origin !== 'anthropic';
 }
