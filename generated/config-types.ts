@@ -9,7 +9,7 @@ export type ListenAddress = string;
  */
 export type ListenAddress1 = string;
 /**
- * on: data-plane requests need a virtual key. Default off.
+ * on: data-plane requests need a virtual key (needs db_path). Default off.
  */
 export type Switch = ('on' | 'off') | boolean;
 /**
@@ -62,6 +62,7 @@ export interface GatewayConfig {
    */
   db_path?: string;
   governance?: Switch;
+  governance_secret?: SecretRef2;
   limits?: Limits;
   /**
    * Default info.
@@ -90,6 +91,7 @@ export interface GatewayConfig {
       }
     | Breaker1
     | Switch
+    | SecretRef2
     | Limits
     | 'trace'
     | 'debug'
@@ -313,6 +315,13 @@ export interface Breaker1 {
   config_fault_cooldown_ms?: number;
 }
 /**
+ * Secret the virtual keys' hashes are made with (HMAC-SHA256). Without it one is generated and kept in the db_path file itself; a separate secret is better: a copied database alone then cannot confirm a key. Changing it later invalidates every key (the gateway refuses to start).
+ */
+export interface SecretRef2 {
+  env?: string;
+  file?: string;
+}
+/**
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
  * via the `definition` "Limits".
  */
@@ -340,7 +349,7 @@ export interface Limits {
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
  * via the `definition` "SecretRef".
  */
-export interface SecretRef2 {
+export interface SecretRef3 {
   env?: string;
   file?: string;
 }

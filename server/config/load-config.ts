@@ -6,6 +6,7 @@ import type { Catalog, Provider } from '../../generated/catalog-types.ts';
 import type { GatewayConfig, ModelRoute as ModelRouteConfig } from '../../generated/config-types.ts';
 import { PROTOCOL_IDS, type ProtocolId } from '../ir/index.ts';
 import { supportedProtocols } from '../protocols/registry.ts';
+import { credentialsFromEnv, regionFromBedrockUrl } from '../upstream/sigv4.ts';
 import { loadCatalog } from './catalog.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
@@ -74,6 +75,16 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     // Checked here too (not only at start) so that `gateway --validate` says so.
     problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`);
   }
+  const governance = config.governance === 'on' || config.governance === true;
+  if (governance && config.db_path === undefined) {
+    problem(['governance'], 'governance is on but db_path is not set: virtual keys and their spend are kept in the db_path file (e.g. db_path: ./gateway.db)');
+  }
+  let governanceSecret: string | undefined;
+  if (config.governance_secret !== undefined) {
+    const secret = readSecret(config.governance_secret, baseDir, env);
+    if ('error' in secret) problem(['governance_secret'], secret.error);
+    else governanceSecret = secret.value;
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
@@ -88,8 +99,9 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     models,
     pools,
     breaker,
-    governance: config.governance === 'on' || config.governance === true,
+    governance,
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
+    governanceSecret,
     limits,
     logLevel: config.log_level ?? 'info',
   };
@@ -123,6 +135,7 @@ function resolveProviders(config: GatewayConfig, catalog: Catalog, baseDir: stri
       baseUrl: entry.base_url.replace(/\/+$/, ''),
       auth: entry.auth,
       apiKey,
+      aws: entry.auth === 'sigv4' && apiKey === undefined ? awsSigning(entry.base_url, env) : undefined,
       headers: defined({ ...entry.headers, ...settings?.headers }),
       query: defined({ ...entry.query }),
       errorMap: defined({ ...entry.error_map }),
@@ -155,9 +168,10 @@ function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<s
       problem(['models', name, 'provider'], `provider "${provider.name}" speaks the ${provider.protocol} protocol, which this build cannot send yet (supported: ${supported.join(', ')})`);
       continue;
     }
-    if (provider.auth !== 'none' && provider.apiKey === undefined) {
+    if (provider.auth !== 'none' && provider.apiKey === undefined && provider.aws === undefined) {
       if (config.providers?.[provider.name]?.api_key !== undefined) continue; // unreadable: reported at the api_key
-      problem(['models', name, 'provider'], `provider "${provider.name}" needs a credential: set providers.${provider.name}.api_key to { env: NAME } or { file: PATH }`);
+      const aws = provider.auth === 'sigv4' ? ' (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment, for SigV4 signing)' : '';
+      problem(['models', name, 'provider'], `provider "${provider.name}" needs a credential: set providers.${provider.name}.api_key to { env: NAME } or { file: PATH }${aws}`);
       continue;
     }
     const catalogModel = (catalog[provider.name] as Provider).models?.[route.model];
@@ -208,6 +222,13 @@ function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, br
     });
   }
   return out;
+}
+
+/** Bedrock signs with AWS credentials from the environment; the region comes from the URL, else AWS_REGION. */
+function awsSigning(baseUrl: string, env: NodeJS.ProcessEnv): ProviderRuntime['aws'] {
+  const credentials = credentialsFromEnv(env);
+  if (credentials === undefined) return undefined;
+  return { region: regionFromBedrockUrl(baseUrl) ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1', credentials };
 }
 
 /** Generated map types allow undefined values (strict index signatures); YAML never yields them. */

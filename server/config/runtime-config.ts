@@ -1,6 +1,7 @@
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import type { BreakerSettings } from '../routing/breaker-settings.ts';
+import type { AwsCredentials } from '../upstream/sigv4.ts';
 
 /** USD per million tokens (catalog, or the model's override in config.yaml). */
 export interface Price {
@@ -20,6 +21,8 @@ export interface ProviderRuntime {
   readonly baseUrl: string;
   readonly auth: AuthStyle;
   readonly apiKey: string | undefined;
+  /** SigV4 signing for `auth: sigv4` without an api_key (a Bedrock API key goes as Bearer instead). */
+  readonly aws: { readonly region: string; readonly credentials: AwsCredentials } | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;
   readonly errorMap: Readonly<Record<string, ErrorDisposition>>;
@@ -81,6 +84,8 @@ export interface RuntimeConfig {
   readonly breaker: BreakerSettings;
   readonly governance: boolean;
   readonly dbPath: string | undefined;
+  /** governance_secret, read; undefined: the store keeps its own. */
+  readonly governanceSecret: string | undefined;
   readonly limits: Limits;
   readonly logLevel: string;
 }

@@ -16,7 +16,7 @@ export function authHeaders(provider: ProviderRuntime): Record<string, string> {
     case 'none':
       return {};
     case 'sigv4':
-      // Config load refuses models on protocols this build cannot send, so this is unreachable today.
-      throw new Error(`provider ${provider.name}: SigV4 signing is not built in yet`);
+      // A Bedrock API key is a Bearer token; without one the request is signed (send-upstream.ts).
+      return { authorization: `Bearer ${key}` };
   }
 }

@@ -4,6 +4,7 @@ import { errors, type Dispatcher } from 'undici';
 import type { ProviderRuntime } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError } from '../ir/index.ts';
 import { authHeaders } from './auth-headers.ts';
+import { signBedrockRequest } from './sigv4.ts';
 
 export interface UpstreamCall {
   readonly provider: ProviderRuntime;
@@ -44,6 +45,10 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
     // Identity: the gateway taps the bytes (usage, errors) and must not need to inflate them.
     'accept-encoding': 'identity',
   };
+  if (provider.aws !== undefined) {
+    // Signed last, over exactly the headers and body that are sent.
+    Object.assign(headers, await signBedrockRequest({ url, method: 'POST', headers, body: call.body, region: provider.aws.region, credentials: provider.aws.credentials }));
+  }
   try {
     const response = await dispatcher.request({
       origin: url.origin,

@@ -1,4 +1,26 @@
 import type { ProtocolCodec } from '../codec.ts';
+import { decodeRequest } from './decode-request.ts';
+import { decodeResponse } from './decode-response.ts';
+import { encodeRequest } from './encode-request.ts';
+import { encodeResponse } from './encode-response.ts';
+import { decodeError, encodeError } from './errors.ts';
+import { GeminiStreamDecoder } from './stream-decoder.ts';
+import { GeminiStreamEncoder } from './stream-encoder.ts';
 
-/** Not built yet: the registry leaves the protocol out until this exports a codec. */
-export const geminiCodec: ProtocolCodec | undefined = undefined;
+/**
+ * Google Gemini generateContent (`POST {base_url}/v1beta/models/{model}:generateContent`, and
+ * `:streamGenerateContent?alt=sse`). The model and streaming are named by the path.
+ */
+export const geminiCodec: ProtocolCodec = {
+  id: 'gemini',
+  decodeRequest,
+  encodeResponse: (response) => encodeResponse(response),
+  createStreamEncoder: (client) => new GeminiStreamEncoder(client),
+  encodeError,
+  upstreamPath: (model, stream) =>
+    `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  encodeRequest,
+  decodeResponse,
+  createStreamDecoder: () => new GeminiStreamDecoder(),
+  decodeError,
+};

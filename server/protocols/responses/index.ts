@@ -1,4 +1,22 @@
 import type { ProtocolCodec } from '../codec.ts';
+import { decodeRequest } from './decode-request.ts';
+import { decodeResponse } from './decode-response.ts';
+import { encodeRequest } from './encode-request.ts';
+import { encodeResponse } from './encode-response.ts';
+import { decodeError, encodeError } from './errors.ts';
+import { ResponsesStreamDecoder } from './stream-decoder.ts';
+import { ResponsesStreamEncoder } from './stream-encoder.ts';
 
-/** Not built yet: the registry leaves the protocol out until this exports a codec. */
-export const responsesCodec: ProtocolCodec | undefined = undefined;
+/** OpenAI Responses (`POST {base_url}/responses`, base_url ending in /v1). */
+export const responsesCodec: ProtocolCodec = {
+  id: 'responses',
+  decodeRequest: (body) => decodeRequest(body),
+  encodeResponse: (response) => encodeResponse(response),
+  createStreamEncoder: () => new ResponsesStreamEncoder(),
+  encodeError,
+  upstreamPath: () => '/responses',
+  encodeRequest,
+  decodeResponse,
+  createStreamDecoder: () => new ResponsesStreamDecoder(),
+  decodeError,
+};

@@ -1,0 +1,146 @@
+import { GatewayFailure, type Finish, type ProtocolId, type StreamEvent, type Usage, type OpaqueSignature } from '../../ir/index.ts';
+import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { dropped } from '../shared/warnings.ts';
+import { errorBody } from './errors.ts';
+import { encodeFinishReason } from './finish-reason.ts';
+import { encodeUsage } from './usage.ts';
+import type { GeminiPart, GeminiResponse } from './wire.ts';
+
+type OpenBlock =
+  | { readonly kind: 'text' }
+  | { readonly kind: 'reasoning'; readonly origin: ProtocolId | undefined }
+  | { readonly kind: 'tool'; readonly name: string; readonly signature: OpaqueSignature | undefined; arguments: string }
+  | { readonly kind: 'none' };
+
+/**
+ * IR stream events to streamGenerateContent: SSE `data:` lines (alt=sse), or, when the client
+ * asked without alt=sse, the elements of one JSON array (`[` before the first, `,\r\n` between,
+ * `]` at the end). Each text or thought delta is one chunk; a function call is sent whole when its
+ * block stops, since Gemini never streams arguments. Finish and usage are held for the last chunk,
+ * which is how a Gemini client knows the stream is complete.
+ */
+export class GeminiStreamEncoder implements StreamEncoder {
+  readonly warnings: TranslationWarning[] = [];
+  private readonly jsonArray: boolean;
+  private id = '';
+  private model = '';
+  private usage: Usage | undefined;
+  private finish: Finish | undefined;
+  private readonly blocks = new Map<number, OpenBlock>();
+  private elements = 0;
+  private closed = false;
+
+  constructor(client: ClientContext) {
+    this.jsonArray = client.jsonArrayStream === true;
+  }
+
+  encode(event: StreamEvent): string {
+    if (this.closed) return '';
+    switch (event.type) {
+      case 'message_start':
+        this.id = event.id;
+        this.model = event.model;
+        if (event.usage !== undefined) this.usage = event.usage;
+        return '';
+      case 'block_start':
+        this.blocks.set(event.index, this.open(event.block, event.index));
+        return '';
+      case 'block_delta':
+        return this.delta(event.index, event.delta);
+      case 'block_stop':
+        return this.stop(event.index);
+      case 'finish':
+        this.finish = event.finish;
+        return '';
+      case 'usage':
+        this.usage = event.usage;
+        return '';
+      case 'error':
+        return this.element(errorBody(event.error)) + this.close();
+      case 'message_stop': {
+        const last: GeminiResponse = {
+          candidates: [{ finishReason: encodeFinishReason(this.finish ?? { reason: 'stop', raw: null }), index: 0 }],
+          ...this.envelope(),
+        };
+        return this.element(last) + this.close();
+      }
+    }
+  }
+
+  private open(block: Extract<StreamEvent, { type: 'block_start' }>['block'], index: number): OpenBlock {
+    switch (block.type) {
+      case 'text':
+        return { kind: 'text' };
+      case 'reasoning':
+        return { kind: 'reasoning', origin: block.origin };
+      case 'tool_call':
+        return { kind: 'tool', name: block.name, signature: block.signature, arguments: '' };
+      case 'redacted_reasoning':
+        this.warnings.push(dropped(`content[${index}]`, 'encrypted reasoning'));
+        return { kind: 'none' };
+    }
+  }
+
+  private delta(index: number, delta: Extract<StreamEvent, { type: 'block_delta' }>['delta']): string {
+    const block = this.blocks.get(index);
+    switch (delta.type) {
+      case 'text':
+        return this.parts([{ text: delta.text }]);
+      case 'reasoning':
+        return this.parts([{ text: delta.text, thought: true }]);
+      case 'tool_arguments':
+        if (block?.kind === 'tool') block.arguments += delta.partialJson;
+        return '';
+      case 'signature':
+        // A text signature can only come from Gemini (no other protocol signs text); a thought's must be Gemini's.
+        if (block?.kind === 'text') return this.parts([{ text: '', thoughtSignature: delta.signature }]);
+        if (block?.kind === 'reasoning' && block.origin === 'gemini') return this.parts([{ text: '', thought: true, thoughtSignature: delta.signature }]);
+        this.warnings.push(dropped(`content[${index}].signature`, `a reasoning signature issued by the ${block?.kind === 'reasoning' ? (block.origin ?? 'unknown') : 'unknown'} protocol`));
+        return '';
+    }
+  }
+
+  private stop(index: number): string {
+    const block = this.blocks.get(index);
+    this.blocks.delete(index);
+    if (block?.kind !== 'tool') return '';
+    let args: Record<string, unknown>;
+    try {
+      args = argumentsToObject(block.arguments, `content[${index}].arguments`, 'upstream');
+    } catch (error) {
+      if (!(error instanceof GatewayFailure)) throw error;
+      return this.element(errorBody(error.error)) + this.close();
+    }
+    const signature = block.signature;
+    if (signature !== undefined && signature.origin !== 'gemini') this.warnings.push(dropped(`content[${index}].signature`, `a signature issued by the ${signature.origin} protocol`));
+    const replay = signature?.origin === 'gemini' ? { thoughtSignature: signature.value } : {};
+    return this.parts([{ functionCall: { name: block.name, args }, ...replay }]);
+  }
+
+  private parts(parts: GeminiPart[]): string {
+    return this.element({ candidates: [{ content: { role: 'model', parts }, index: 0 }], ...this.envelope() });
+  }
+
+  /** What Gemini repeats on every chunk: usage so far, the model version and the response id. */
+  private envelope(): GeminiResponse {
+    return {
+      ...(this.usage !== undefined && { usageMetadata: encodeUsage(this.usage) }),
+      ...(this.model !== '' && { modelVersion: this.model }),
+      ...(this.id !== '' && { responseId: this.id }),
+    };
+  }
+
+  private element(payload: object): string {
+    const json = JSON.stringify(payload);
+    if (!this.jsonArray) return `data: ${json}\r\n\r\n`;
+    return (this.elements++ === 0 ? '[' : '\n,\r\n') + json;
+  }
+
+  /** Nothing may follow the last chunk or an error; the JSON array form needs its `]`. */
+  private close(): string {
+    this.closed = true;
+    if (!this.jsonArray) return '';
+    return this.elements === 0 ? '[]' : '\n]';
+  }
+}

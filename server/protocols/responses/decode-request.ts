@@ -1,0 +1,208 @@
+import type {
+  ChatRequest,
+  ContentBlock,
+  ImageBlock,
+  Message,
+  ReasoningBlock,
+  ResponseFormat,
+  TextBlock,
+  ToolChoice,
+  ToolDefinition,
+  UnmappedField,
+} from '../../ir/index.ts';
+import { imageSourceFromUrl } from '../shared/data-url.ts';
+import { invalidField } from '../shared/invalid-field.ts';
+import { collectUnmapped } from '../shared/unmapped-fields.ts';
+import { reasoningBlock } from './reasoning-item.ts';
+import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
+import type {
+  ResponsesContentPart,
+  ResponsesFunctionCallOutputItem,
+  ResponsesFunctionTool,
+  ResponsesInputImagePart,
+  ResponsesInputItem,
+  ResponsesMessageItem,
+  ResponsesReasoningItem,
+  ResponsesTextFormat,
+  ResponsesTool,
+  ResponsesToolChoice,
+} from './wire.ts';
+
+/**
+ * Responses request (schema-validated) to IR. `instructions` becomes a system message ahead of the
+ * input. Input items are flat; the assistant-side items of one turn (reasoning, assistant message,
+ * function calls) are gathered into one assistant message, and each function_call_output becomes
+ * its own tool message (as OpenAI Chat has one tool message per result). Item `id`s and `status`es
+ * of replayed output are bookkeeping the model never reads and are not carried, except a reasoning
+ * item's id, which OpenAI needs to continue from that reasoning.
+ */
+export function decodeRequest(body: Record<string, unknown>): ChatRequest {
+  const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
+  const messages: Message[] = [];
+  if (typeof body.instructions === 'string') messages.push({ role: 'system', content: [{ type: 'text', text: body.instructions }] });
+  const input = body.input as string | ResponsesInputItem[] | undefined;
+  if (typeof input === 'string') messages.push({ role: 'user', content: input === '' ? [] : [{ type: 'text', text: input }] });
+  else if (input !== undefined) messages.push(...decodeItems(input, unmapped));
+
+  const text = body.text as { format?: ResponsesTextFormat; verbosity?: string | null } | undefined;
+  if (typeof text?.verbosity === 'string') unmapped.push({ path: 'text.verbosity', value: text.verbosity, disposition: 'warn', reason: 'output verbosity hint' });
+  const maxTokens = body.max_output_tokens as number | null | undefined;
+  const user = (body.safety_identifier ?? body.user) as string | null | undefined;
+  return {
+    model: body.model as string,
+    messages,
+    stream: body.stream === true,
+    // Responses streams always end with the usage in response.completed.
+    streamUsage: true,
+    ...(body.tools !== undefined && { tools: (body.tools as ResponsesTool[]).map((tool, i) => decodeTool(tool, i, unmapped)) }),
+    ...(body.tool_choice !== undefined && { toolChoice: decodeToolChoice(body.tool_choice as ResponsesToolChoice) }),
+    ...(typeof body.parallel_tool_calls === 'boolean' && { parallelToolCalls: body.parallel_tool_calls }),
+    ...(typeof maxTokens === 'number' && { maxTokens }),
+    ...(typeof body.temperature === 'number' && { temperature: body.temperature }),
+    ...(typeof body.top_p === 'number' && { topP: body.top_p }),
+    ...(text?.format !== undefined && { responseFormat: decodeTextFormat(text.format, unmapped) }),
+    ...(typeof user === 'string' && { user }),
+    source: 'responses',
+    unmapped,
+  };
+}
+
+function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedField[]): Message[] {
+  const messages: Message[] = [];
+  /** The assistant turn being gathered, while consecutive items belong to it. */
+  let turn: ContentBlock[] | undefined;
+  const assistantTurn = (): ContentBlock[] => {
+    if (turn === undefined) {
+      turn = [];
+      messages.push({ role: 'assistant', content: turn });
+    }
+    return turn;
+  };
+  items.forEach((item, i) => {
+    const path = `input[${i}]`;
+    switch (item.type) {
+      case undefined:
+      case 'message': {
+        const message = item as ResponsesMessageItem;
+        if (message.role !== 'assistant') {
+          turn = undefined;
+          messages.push({ role: message.role, content: decodeInputContent(message.content, `${path}.content`, unmapped) });
+          return;
+        }
+        if (typeof message.phase === 'string') unmapped.push({ path: `${path}.phase`, value: message.phase, disposition: 'warn', reason: 'assistant message phase' });
+        // A second assistant message with text opens a new turn, so two replayed answers stay two.
+        if (turn?.some((b) => b.type === 'text') === true) turn = undefined;
+        assistantTurn().push(...decodeAssistantContent(message.content, `${path}.content`, unmapped));
+        return;
+      }
+      case 'function_call': {
+        const call = item as { call_id: string; name: string; arguments: string };
+        assistantTurn().push({ type: 'tool_call', id: call.call_id, name: call.name, arguments: call.arguments });
+        return;
+      }
+      case 'reasoning':
+        assistantTurn().push(decodeReasoning(item as ResponsesReasoningItem, path, unmapped));
+        return;
+      case 'function_call_output':
+        turn = undefined;
+        messages.push({ role: 'tool', content: [decodeFunctionOutput(item as ResponsesFunctionCallOutputItem, path, unmapped)] });
+        return;
+      case 'item_reference':
+        throw invalidField(`${path}.type`, 'an item stored at OpenAI cannot be fetched for another protocol', 'unsupported_parameter');
+      default:
+        throw invalidField(`${path}.type`, `input item type "${item.type}" cannot be translated to another protocol`, 'unsupported_parameter');
+    }
+  });
+  return messages;
+}
+
+function decodeInputContent(content: string | ResponsesContentPart[], path: string, unmapped: UnmappedField[]): (TextBlock | ImageBlock)[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content.map((part, j) => decodeInputPart(part, `${path}[${j}]`, unmapped));
+}
+
+function decodeInputPart(part: ResponsesContentPart, path: string, unmapped: UnmappedField[]): TextBlock | ImageBlock {
+  const hint = (part as { prompt_cache_breakpoint?: unknown }).prompt_cache_breakpoint;
+  if (hint !== undefined && hint !== null) unmapped.push({ path: `${path}.prompt_cache_breakpoint`, value: hint, disposition: 'warn', reason: 'prompt cache breakpoint' });
+  if (part.type === 'input_text') return { type: 'text', text: (part as { text: string }).text };
+  if (part.type === 'input_image') return decodeImage(part as ResponsesInputImagePart, path);
+  throw invalidField(`${path}.type`, `content part type "${part.type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
+}
+
+function decodeImage(part: ResponsesInputImagePart, path: string): ImageBlock {
+  if (typeof part.image_url !== 'string') {
+    throw invalidField(`${path}.file_id`, 'an image uploaded to OpenAI (file_id) cannot be sent to another provider; send image_url', 'unsupported_parameter');
+  }
+  return { type: 'image', source: imageSourceFromUrl(part.image_url), ...(typeof part.detail === 'string' && { detail: part.detail }) };
+}
+
+/** Earlier output replayed as input: output text (or input text, which the SDK also allows) and refusals. */
+function decodeAssistantContent(content: string | ResponsesContentPart[], path: string, unmapped: UnmappedField[]): TextBlock[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content.map((part, j): TextBlock => {
+    const at = `${path}[${j}]`;
+    if (part.type === 'output_text' || part.type === 'input_text') {
+      const annotations = (part as { annotations?: unknown[] }).annotations;
+      if (Array.isArray(annotations) && annotations.length > 0) unmapped.push({ path: `${at}.annotations`, value: annotations, disposition: 'warn', reason: 'citations' });
+      return { type: 'text', text: (part as { text: string }).text };
+    }
+    if (part.type === 'refusal') return { type: 'text', text: (part as { refusal: string }).refusal };
+    throw invalidField(`${at}.type`, `assistant content part type "${part.type}" cannot be translated to another protocol`, 'unsupported_parameter');
+  });
+}
+
+/** Raw reasoning text beside a summary has no IR slot: the summary is the text the IR keeps. */
+function decodeReasoning(item: ResponsesReasoningItem, path: string, unmapped: UnmappedField[]): ReasoningBlock {
+  if (item.summary.length > 0 && (item.content ?? []).length > 0) {
+    unmapped.push({ path: `${path}.content`, value: item.content, disposition: 'warn', reason: 'raw reasoning text beside its summary' });
+  }
+  return reasoningBlock(item);
+}
+
+function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem, path: string, unmapped: UnmappedField[]): ContentBlock {
+  if (typeof item.call_id !== 'string') throw invalidField(`${path}.call_id`, 'a function call output must name the call it answers');
+  const content = typeof item.output === 'string'
+    ? (item.output === '' ? [] : [{ type: 'text' as const, text: item.output }])
+    : item.output.map((part, k) => decodeInputPart(part, `${path}.output[${k}]`, unmapped));
+  return { type: 'tool_result', callId: item.call_id, content, isError: false };
+}
+
+/** Function tool members the IR keeps; others (defer_loading, output_schema, ...) are reported. */
+const TOOL_FIELDS = new Set(['type', 'name', 'description', 'parameters', 'strict']);
+
+function decodeTool(tool: ResponsesTool, index: number, unmapped: UnmappedField[]): ToolDefinition {
+  if (tool.type !== 'function') {
+    throw invalidField(`tools[${index}].type`, `tool type "${tool.type}" runs at OpenAI and cannot be translated to another protocol`, 'unsupported_parameter');
+  }
+  const fn = tool as ResponsesFunctionTool;
+  for (const [key, value] of Object.entries(fn)) {
+    if (!TOOL_FIELDS.has(key) && value !== undefined && value !== null) unmapped.push({ path: `tools[${index}].${key}`, value, disposition: 'warn', reason: 'function tool option' });
+  }
+  return {
+    name: fn.name,
+    ...(typeof fn.description === 'string' && { description: fn.description }),
+    parameters: fn.parameters ?? { type: 'object', properties: {} },
+    // Responses applies strict mode unless told otherwise (Chat Completions does the opposite).
+    strict: fn.strict ?? true,
+  };
+}
+
+function decodeToolChoice(choice: ResponsesToolChoice): ToolChoice {
+  if (typeof choice === 'string') return { type: choice };
+  if (choice.type === 'function') return { type: 'tool', name: (choice as { name: string }).name };
+  throw invalidField('tool_choice.type', `tool_choice type "${choice.type}" cannot be translated to another protocol`, 'unsupported_parameter');
+}
+
+function decodeTextFormat(format: ResponsesTextFormat, unmapped: UnmappedField[]): ResponseFormat {
+  if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
+  if (format.type === 'json_schema') {
+    if (typeof format.description === 'string') unmapped.push({ path: 'text.format.description', value: format.description, disposition: 'warn', reason: 'schema description' });
+    return {
+      type: 'json_schema',
+      name: format.name,
+      schema: format.schema,
+      ...(typeof format.strict === 'boolean' && { strict: format.strict }),
+    };
+  }
+  throw invalidField('text.format.type', `text format "${(format as { type: string }).type}" cannot be translated`, 'unsupported_parameter');
+}

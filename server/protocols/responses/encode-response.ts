@@ -1,0 +1,59 @@
+import type { ChatResponse } from '../../ir/index.ts';
+import type { EncodedResponse, TranslationWarning } from '../codec.ts';
+import { dropped } from '../shared/warnings.ts';
+import { encodeFinishReason } from './finish-reason.ts';
+import { foreignReasoning } from './reasoning-item.ts';
+import { itemId, responseObject } from './response-object.ts';
+import type { ResponsesOutputItem, ResponsesOutputMessage } from './wire.ts';
+
+/**
+ * IR response to the Response a client expects. Text blocks in a row share one message item (as
+ * refusal parts when the model refused); each tool call is a function_call item whose call_id is
+ * the IR id. Reasoning is shown only when OpenAI issued it: a client replays reasoning items to
+ * OpenAI, which cannot continue from another provider's thinking.
+ */
+export function encodeResponse(response: ChatResponse): EncodedResponse {
+  const warnings: TranslationWarning[] = [];
+  const output: ResponsesOutputItem[] = [];
+  const refused = response.finish.reason === 'refusal';
+  let message: ResponsesOutputMessage | undefined;
+  response.content.forEach((block, i) => {
+    if (block.type === 'text') {
+      if (message === undefined) {
+        message = { type: 'message', id: itemId('msg', response.id, output.length), role: 'assistant', status: 'completed', content: [] };
+        output.push(message);
+      }
+      message.content.push(refused ? { type: 'refusal', refusal: block.text } : { type: 'output_text', text: block.text, annotations: [] });
+      return;
+    }
+    message = undefined;
+    if (block.type === 'tool_call') {
+      output.push({
+        type: 'function_call',
+        id: itemId('fc', response.id, output.length),
+        call_id: block.id,
+        name: block.name,
+        arguments: block.arguments,
+        status: 'completed',
+      });
+    } else if (block.type === 'reasoning' && block.origin === 'responses') {
+      output.push({
+        type: 'reasoning',
+        id: block.id ?? itemId('rs', response.id, output.length),
+        summary: block.text === '' ? [] : [{ type: 'summary_text', text: block.text }],
+        ...(block.redacted !== undefined && { encrypted_content: block.redacted }),
+      });
+    } else {
+      warnings.push(dropped(`content[${i}]`, block.type === 'reasoning' ? foreignReasoning(block.origin) : `${block.type} block`));
+    }
+  });
+  const body = responseObject({
+    id: response.id,
+    model: response.model,
+    createdAt: response.created ?? Math.floor(Date.now() / 1000),
+    ending: encodeFinishReason(response.finish),
+    output,
+    usage: response.usage,
+  });
+  return { body: body as unknown as Record<string, unknown>, warnings };
+}
