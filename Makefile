@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: install run generate check-generated typecheck test test-ts validate bench clean
+.PHONY: install run generate check-generated typecheck test test-ts validate bench matrix clean
 
 ## install: npm dependencies (Node 24 included) from the lockfile
 install: $(INSTALL_STAMP)
@@ -41,6 +41,10 @@ test-ts: install
 
 ## test: the whole suite (what CI runs)
 test: check-generated typecheck test-ts
+
+## matrix: the 6 x 6 protocol matrix with the official SDKs, printed as a table (also part of test)
+matrix: install
+	node test/matrix/print-matrix.ts
 
 ## bench: load benchmarks against a mock upstream (not part of test)
 bench: install

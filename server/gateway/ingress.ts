@@ -5,6 +5,7 @@ import validateCohereRequest from '../../generated/validators/cohere-request.js'
 import validateGeminiRequest from '../../generated/validators/gemini-request.js';
 import validateOpenAIRequest from '../../generated/validators/openai-request.js';
 import validateResponsesRequest from '../../generated/validators/responses-request.js';
+import { EVENTSTREAM_HEADERS } from '../framing/eventstream-frame.ts';
 import { SSE_HEADERS } from '../framing/sse-format.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import { anthropicCodec } from '../protocols/anthropic/index.ts';
@@ -42,7 +43,7 @@ export const INGRESS: Readonly<Record<ProtocolId, Ingress>> = {
     codec: bedrockCodec,
     validateRequest: validateBedrockRequest,
     forwardedHeaders: [],
-    streamHeaders: () => ({ 'content-type': 'application/vnd.amazon.eventstream', 'cache-control': 'no-cache' }),
+    streamHeaders: () => EVENTSTREAM_HEADERS,
   },
   cohere: { codec: cohereCodec, validateRequest: validateCohereRequest, forwardedHeaders: [], streamHeaders: sse },
 };

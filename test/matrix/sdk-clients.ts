@@ -1,0 +1,70 @@
+// One official SDK per ingress protocol, each pointed at the gateway by base URL only, with a
+// uniform call: ask `model` for a short answer, streaming or not, and return the text it parsed.
+import Anthropic from '@anthropic-ai/sdk';
+import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
+import { GoogleGenAI } from '@google/genai';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { CohereClientV2 } from 'cohere-ai';
+import OpenAI from 'openai';
+import type { ProtocolId } from '../../server/ir/index.ts';
+
+export type SdkCall = (model: string, stream: boolean) => Promise<string>;
+const PROMPT = 'Say pong.';
+
+export function sdkClients(gatewayUrl: string): Record<ProtocolId, SdkCall> {
+  const openai = new OpenAI({ apiKey: 'k', baseURL: `${gatewayUrl}/v1`, maxRetries: 0 });
+  const anthropic = new Anthropic({ apiKey: 'k', baseURL: gatewayUrl, maxRetries: 0 });
+  const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gatewayUrl } });
+  const bedrock = new BedrockRuntimeClient({
+    region: 'us-east-1', endpoint: gatewayUrl, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
+    requestHandler: new NodeHttpHandler(), maxAttempts: 1,
+  });
+  const cohere = new CohereClientV2({ token: 'k', environment: gatewayUrl });
+
+  return {
+    openai: async (model, stream) => {
+      if (!stream) return (await openai.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] })).choices[0]?.message.content ?? '';
+      let text = '';
+      for await (const chunk of await openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: PROMPT }] })) text += chunk.choices[0]?.delta.content ?? '';
+      return text;
+    },
+    responses: async (model, stream) => {
+      if (!stream) return (await openai.responses.create({ model, input: PROMPT })).output_text;
+      return (await openai.responses.stream({ model, input: PROMPT }).finalResponse()).output_text;
+    },
+    anthropic: async (model, stream) => {
+      const params = { model, max_tokens: 64, messages: [{ role: 'user' as const, content: PROMPT }] };
+      const message = stream ? await anthropic.messages.stream(params).finalMessage() : await anthropic.messages.create(params);
+      return message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    },
+    gemini: async (model, stream) => {
+      if (!stream) return (await gemini.models.generateContent({ model, contents: PROMPT })).text ?? '';
+      let text = '';
+      for await (const chunk of await gemini.models.generateContentStream({ model, contents: PROMPT })) text += chunk.text ?? '';
+      return text;
+    },
+    bedrock: async (model, stream) => {
+      const input = { modelId: model, messages: [{ role: 'user' as const, content: [{ text: PROMPT }] }] };
+      if (!stream) {
+        const out = await bedrock.send(new ConverseCommand(input));
+        return (out.output?.message?.content ?? []).map((b) => b.text ?? '').join('');
+      }
+      const out = await bedrock.send(new ConverseStreamCommand(input));
+      let text = '';
+      for await (const event of out.stream ?? []) text += event.contentBlockDelta?.delta?.text ?? '';
+      return text;
+    },
+    cohere: async (model, stream) => {
+      const request = { model, messages: [{ role: 'user' as const, content: PROMPT }] };
+      if (!stream) {
+        const out = await cohere.chat(request);
+        return (out.message?.content ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
+      }
+      let text = '';
+      for await (const event of await cohere.chatStream(request)) {
+        if (event.type === 'content-delta') text += event.delta?.message?.content?.text ?? '';
+      }
+      return text;
+    },
+  };
+}
