@@ -7,6 +7,7 @@ import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
+import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
@@ -16,6 +17,7 @@ export interface RunningGateway {
   readonly config: RuntimeConfig;
   /** Breaker and concurrency state, readable for /stats and tests. */
   readonly routing: RoutingTable;
+  readonly translations: TranslationStats;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
@@ -48,7 +50,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const clock = options.clock ?? SYSTEM_CLOCK;
   const dispatchers = new Dispatchers();
   const routing = new RoutingTable(config, clock);
-  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({ config, routing, dispatchers, clock, log: options.log }).callback());
+  const translations = new TranslationStats();
+  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({ config, routing, dispatchers, clock, log: options.log, translations }).callback());
   const adminApp = await createAdminApp({ config, startedAt, log: options.log, ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }) });
   const adminServer = createServer(adminApp.callback());
   const close = async () => {
@@ -66,5 +69,5 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, dataUrl, adminUrl, close };
+  return { config, routing, translations, dataUrl, adminUrl, close };
 }

@@ -38,6 +38,7 @@ export async function attemptTranslated(exchange: Exchange, attempt: AttemptCont
       idleTimeoutMs: lane.timeouts.idleMs,
     });
     if (upstream.status >= 400) return await upstreamErrorResult(upstream, laneCodec, lane, false);
+    exchange.gateway.translations.recordHop(exchange.ingress.codec.id, laneCodec.id);
     const hop: Hop = { exchange, attempt, laneCodec, upstream, warnings, request };
     return request.stream ? await translateStream(hop) : await translateResponse(hop);
   } catch (error) {
@@ -140,5 +141,6 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
 }
 
 function logWarnings(exchange: Exchange, warnings: readonly TranslationWarning[]): void {
+  exchange.gateway.translations.recordWarnings(warnings);
   for (const w of warnings) exchange.log.warn({ warning: w.kind, path: w.path }, w.message);
 }

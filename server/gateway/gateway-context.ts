@@ -4,6 +4,7 @@ import type { Clock } from '../routing/clock.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
 import type { RoutingTable } from './routing-table.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { TranslationStats } from '../observability/translation-stats.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import type { ClientResponse } from './client-response.ts';
 import type { Ingress } from './ingress.ts';
@@ -15,6 +16,7 @@ export interface Gateway {
   readonly dispatchers: Dispatchers;
   readonly clock: Clock;
   readonly log: Logger;
+  readonly translations: TranslationStats;
 }
 
 /** One client request on its way through the pipeline. */

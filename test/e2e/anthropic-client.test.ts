@@ -110,13 +110,17 @@ describe('Anthropic client -> OpenAI upstream (translated)', () => {
     expect(message.usage).toMatchObject({ input_tokens: 20, cache_read_input_tokens: 100, output_tokens: 20 });
   });
 
-  it('reports what it dropped in x-gateway-warnings', async () => {
+  it('reports what it dropped in x-gateway-warnings, and counts it', async () => {
+    const droppedBefore = h.gateway.translations.snapshot().warnings.dropped ?? 0;
+    const hopsBefore = h.gateway.translations.snapshot().hops['anthropic->openai'] ?? 0;
     h.upstream.enqueue({ json: openaiChatCompletion({ id: 'chatcmpl-3', model: 'gpt-4.1-mini', text: 'ok' }) });
     const { response } = await client.messages.create({
       model: 'gpt', max_tokens: 50, service_tier: 'auto',
       messages: [{ role: 'user', content: 'hi' }],
     } as Anthropic.MessageCreateParamsNonStreaming).withResponse();
     expect(response.headers.get('x-gateway-warnings')).toContain('dropped=service_tier');
+    expect(h.gateway.translations.snapshot().warnings.dropped).toBe(droppedBefore + 1);
+    expect(h.gateway.translations.snapshot().hops['anthropic->openai']).toBe(hopsBefore + 1);
     expect(JSON.stringify(lastRequest().json)).not.toContain('service_tier');
   });
 
