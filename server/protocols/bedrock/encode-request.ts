@@ -1,0 +1,137 @@
+import type { ChatRequest, ContentBlock, ImageBlock, TextBlock, ToolResultBlock } from '../../ir/index.ts';
+import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
+import { unsupportedField } from '../shared/invalid-field.ts';
+import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { dropped, reshaped } from '../shared/warnings.ts';
+import { cachePointFromControl } from './cache-point.ts';
+import { formatFromMediaType } from './image-format.ts';
+import { encodeTopK } from './model-fields.ts';
+import { encodeResponseFormat } from './output-format.ts';
+import { encodeToolConfig } from './tool-config.ts';
+import type { BedrockContentBlock, BedrockImage, BedrockInferenceConfig, BedrockMessage, BedrockSystemBlock } from './wire.ts';
+
+/**
+ * IR to a Converse request body for one lane. Pure. The model and streaming are not in the body:
+ * upstreamPath puts both in the path.
+ */
+export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
+  const warnings: TranslationWarning[] = [];
+  const system: BedrockSystemBlock[] = [];
+  const messages: BedrockMessage[] = [];
+  let conversationStarted = false;
+
+  request.messages.forEach((message, i) => {
+    const path = `messages[${i}]`;
+    if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
+    if (message.role === 'system' || message.role === 'developer') {
+      // Converse has one system slot: instructions given mid-conversation move to it.
+      if (conversationStarted) warnings.push(reshaped(path, `a ${message.role} message in the middle of the conversation was moved to the top-level system prompt`));
+      message.content.forEach((block, j) => system.push(...encodeSystemBlock(block, `${path}.content[${j}]`, warnings)));
+      return;
+    }
+    conversationStarted = true;
+    // A tool turn is a user turn of toolResult blocks; Bedrock wants user and assistant to alternate.
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, warnings));
+    const last = messages.at(-1);
+    if (last !== undefined && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  });
+
+  const body: Record<string, unknown> = { messages };
+  if (system.length > 0) body.system = system;
+  const inferenceConfig = encodeInferenceConfig(request);
+  if (Object.keys(inferenceConfig).length > 0) body.inferenceConfig = inferenceConfig;
+  const toolConfig = encodeToolConfig(request, warnings);
+  if (toolConfig !== undefined) body.toolConfig = toolConfig;
+  if (request.parallelToolCalls === false) warnings.push(dropped('parallel_tool_calls', 'the limit to one tool call per turn'));
+  if (request.topK !== undefined) {
+    const fields = encodeTopK(request.topK, lane.model, warnings);
+    if (fields !== undefined) body.additionalModelRequestFields = fields;
+  }
+  const outputConfig = encodeResponseFormat(request, warnings);
+  if (outputConfig !== undefined) body.outputConfig = outputConfig;
+  if (request.user !== undefined) warnings.push(dropped('user', 'the end-user id'));
+  return { body, warnings };
+}
+
+function encodeInferenceConfig(request: ChatRequest): BedrockInferenceConfig {
+  // maxTokens stays optional: Bedrock fills in the model's own default.
+  return {
+    ...(request.maxTokens !== undefined && { maxTokens: request.maxTokens }),
+    ...(request.temperature !== undefined && { temperature: request.temperature }),
+    ...(request.topP !== undefined && { topP: request.topP }),
+    ...(request.stopSequences !== undefined && { stopSequences: [...request.stopSequences] }),
+  };
+}
+
+function encodeSystemBlock(block: ContentBlock, path: string, warnings: TranslationWarning[]): BedrockSystemBlock[] {
+  if (block.type !== 'text') throw unsupportedField(path, 'Bedrock', 'system prompts can only hold text');
+  return encodeText(block, path, warnings);
+}
+
+/** A cache hint becomes a cachePoint block right after the text it closes. */
+function encodeText(block: TextBlock, path: string, warnings: TranslationWarning[]): BedrockContentBlock[] {
+  const text: BedrockContentBlock = { text: block.text };
+  return block.cacheControl === undefined ? [text] : [text, cachePointFromControl(block.cacheControl, `${path}.cache_control`, warnings)];
+}
+
+function encodeBlock(block: ContentBlock, path: string, warnings: TranslationWarning[]): BedrockContentBlock[] {
+  switch (block.type) {
+    case 'text':
+      return encodeText(block, path, warnings);
+    case 'image':
+      return [{ image: encodeImage(block, path, warnings) }];
+    case 'tool_call':
+      return [{ toolUse: { toolUseId: block.id, name: block.name, input: argumentsToObject(block.arguments, `${path}.arguments`) } }];
+    case 'tool_result':
+      return encodeToolResult(block, path, warnings);
+    case 'reasoning':
+      return encodeReasoning(block, path, warnings);
+  }
+}
+
+/** Bedrock takes image bytes (or S3 objects) only; fetching a URL here would let clients make the gateway call anywhere. */
+function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarning[]): BedrockImage {
+  if (block.source.kind === 'url') {
+    throw unsupportedField(`${path}.source.url`, 'Bedrock', 'Bedrock takes image bytes, not URLs, and the gateway does not fetch URLs; send the image as base64 data');
+  }
+  const format = formatFromMediaType(block.source.mediaType);
+  if (format === undefined) throw unsupportedField(`${path}.source.media_type`, 'Bedrock', `Bedrock takes png, jpeg, gif and webp images, not ${block.source.mediaType}`);
+  if (block.detail !== undefined) warnings.push(dropped(`${path}.detail`, 'image detail level'));
+  return { format, source: { bytes: block.source.data } };
+}
+
+/**
+ * toolResult content has no cachePoint member: a hint on the result's last text becomes a
+ * cachePoint right after the toolResult block, which closes the same prefix. Elsewhere it is dropped.
+ */
+function encodeToolResult(block: ToolResultBlock, path: string, warnings: TranslationWarning[]): BedrockContentBlock[] {
+  let cachePoint: BedrockContentBlock | undefined;
+  const content = block.content.map((part, k) => {
+    const at = `${path}.content[${k}]`;
+    if (part.type === 'image') return { image: encodeImage(part, at, warnings) };
+    if (part.cacheControl !== undefined) {
+      if (k === block.content.length - 1) cachePoint = cachePointFromControl(part.cacheControl, `${at}.cache_control`, warnings);
+      else warnings.push(dropped(`${at}.cache_control`, 'a prompt cache hint inside a tool result'));
+    }
+    return { text: part.text };
+  });
+  // Only an error is flagged: several Bedrock models refuse `status` altogether.
+  const result: BedrockContentBlock = { toolResult: { toolUseId: block.callId, content, ...(block.isError && { status: 'error' }) } };
+  return cachePoint === undefined ? [result] : [result, cachePoint];
+}
+
+/** Signed or encrypted reasoning is only valid where it was issued: it is replayed to Bedrock only. */
+function encodeReasoning(block: Extract<ContentBlock, { type: 'reasoning' }>, path: string, warnings: TranslationWarning[]): BedrockContentBlock[] {
+  if (block.origin !== 'bedrock') {
+    warnings.push(dropped(path, block.origin === undefined ? 'unsigned reasoning from another provider' : `reasoning signed by the ${block.origin} protocol`));
+    return [];
+  }
+  const out: BedrockContentBlock[] = [];
+  if (block.redacted === undefined || block.text !== '') {
+    out.push({ reasoningContent: { reasoningText: { text: block.text, ...(block.signature !== undefined && { signature: block.signature }) } } });
+  }
+  if (block.redacted !== undefined) out.push({ reasoningContent: { redactedContent: block.redacted } });
+  return out;
+}

@@ -1,0 +1,36 @@
+import { ZERO_USAGE, type ChatResponse } from '../../ir/index.ts';
+import type { EncodedResponse, TranslationWarning } from '../codec.ts';
+import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { dropped } from '../shared/warnings.ts';
+import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
+import { encodeUsage } from './usage.ts';
+import type { BedrockContentBlock, BedrockConverseResponse } from './wire.ts';
+
+/**
+ * IR response to the Converse response a client expects. The gateway does not time the model
+ * alone, so `metrics.latencyMs` is 0.
+ */
+export function encodeResponse(response: ChatResponse): EncodedResponse {
+  const warnings: TranslationWarning[] = [];
+  const content: BedrockContentBlock[] = [];
+  response.content.forEach((block, i) => {
+    if (block.type === 'text') content.push({ text: block.text });
+    else if (block.type === 'tool_call') {
+      content.push({ toolUse: { toolUseId: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') } });
+    } else if (block.type === 'reasoning') {
+      if (block.redacted === undefined || block.text !== '') {
+        content.push({ reasoningContent: { reasoningText: { text: block.text, ...(block.signature !== undefined && { signature: block.signature }) } } });
+      }
+      if (block.redacted !== undefined) content.push({ reasoningContent: { redactedContent: block.redacted } });
+    } else warnings.push(dropped(`content[${i}]`, `${block.type} block`));
+  });
+  const fields = stopSequenceFields(response.finish, false);
+  const body: BedrockConverseResponse = {
+    output: { message: { role: 'assistant', content } },
+    stopReason: encodeFinishReason(response.finish),
+    usage: encodeUsage(response.usage ?? ZERO_USAGE),
+    metrics: { latencyMs: 0 },
+    ...(fields !== undefined && { additionalModelResponseFields: fields }),
+  };
+  return { body: body as unknown as Record<string, unknown>, warnings };
+}

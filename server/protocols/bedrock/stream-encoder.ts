@@ -1,0 +1,90 @@
+import { ZERO_USAGE, type StreamEvent, type Usage } from '../../ir/index.ts';
+import { encodeFrame } from '../../framing/eventstream-frame.ts';
+import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import { streamExceptionType } from './errors.ts';
+import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
+import { encodeUsage } from './usage.ts';
+
+const EMPTY = new Uint8Array(0);
+
+const event = (type: string, payload: Record<string, unknown>) =>
+  encodeFrame({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify(payload));
+
+/**
+ * IR stream events to ConverseStream event-stream frames. Text and reasoning blocks have no start
+ * event on Bedrock (their first delta opens them); usage is held for the closing metadata event,
+ * which Bedrock sends after messageStop. The model is not timed alone, so latencyMs is 0.
+ */
+export class BedrockStreamEncoder implements StreamEncoder {
+  readonly warnings: TranslationWarning[] = [];
+  private started = false;
+  private stopped = false;
+  private usage: Usage = ZERO_USAGE;
+  /** IR block index -> Bedrock contentBlockIndex */
+  private readonly indices = new Map<number, number>();
+
+  encode(e: StreamEvent): Uint8Array {
+    switch (e.type) {
+      case 'message_start':
+        if (e.usage !== undefined) this.usage = e.usage;
+        return this.start();
+      case 'block_start': {
+        const contentBlockIndex = this.indices.size;
+        this.indices.set(e.index, contentBlockIndex);
+        const block = e.block;
+        if (block.type === 'tool_call') {
+          return join(this.start(), event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.id, name: block.name } } }));
+        }
+        if (block.type === 'redacted_reasoning') {
+          return join(this.start(), event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: block.data } } }));
+        }
+        return this.start();
+      }
+      case 'block_delta': {
+        const d = e.delta;
+        const delta =
+          d.type === 'text' ? { text: d.text }
+          : d.type === 'tool_arguments' ? { toolUse: { input: d.partialJson } }
+          : d.type === 'reasoning' ? { reasoningContent: { text: d.text } }
+          : { reasoningContent: { signature: d.signature } };
+        return join(this.start(), event('contentBlockDelta', { contentBlockIndex: this.wireIndex(e.index), delta }));
+      }
+      case 'block_stop':
+        return event('contentBlockStop', { contentBlockIndex: this.wireIndex(e.index) });
+      case 'finish': {
+        this.stopped = true;
+        const fields = stopSequenceFields(e.finish, true);
+        return join(this.start(), event('messageStop', { stopReason: encodeFinishReason(e.finish), ...(fields !== undefined && { additionalModelResponseFields: fields }) }));
+      }
+      case 'usage':
+        this.usage = e.usage;
+        return EMPTY;
+      case 'error':
+        return encodeFrame(
+          { ':exception-type': streamExceptionType(e.error), ':content-type': 'application/json', ':message-type': 'exception' },
+          JSON.stringify({ message: e.error.message }),
+        );
+      case 'message_stop':
+        return join(
+          this.start(),
+          this.stopped ? EMPTY : event('messageStop', { stopReason: 'end_turn' }),
+          event('metadata', { usage: encodeUsage(this.usage), metrics: { latencyMs: 0 } }),
+        );
+    }
+  }
+
+  private wireIndex(index: number): number {
+    return this.indices.get(index) ?? index;
+  }
+
+  private start(): Uint8Array {
+    if (this.started) return EMPTY;
+    this.started = true;
+    return event('messageStart', { role: 'assistant' });
+  }
+}
+
+function join(...parts: Uint8Array[]): Uint8Array {
+  const nonEmpty = parts.filter((p) => p.length > 0);
+  return nonEmpty.length === 1 ? (nonEmpty[0] as Uint8Array) : Buffer.concat(nonEmpty);
+}

@@ -1,0 +1,133 @@
+import type { StreamEvent } from '../../ir/index.ts';
+import type { SseEvent } from '../../framing/sse-parser.ts';
+import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
+import { decodeStreamError } from './errors.ts';
+import { decodeFinishReason } from './finish-reason.ts';
+import { decodeUsage } from './usage.ts';
+import type { CohereStreamEvent } from './wire.ts';
+
+/**
+ * v2 Chat SSE (`event:` + `data:`) to IR stream events. message-end is the terminator; a
+ * `data: [DONE]` the API may send after it is ignored. Content parts and tool calls are numbered
+ * separately on the wire; the IR numbers all blocks in the order they start. The tool plan has no
+ * start or end event: its block opens with the first plan delta and closes when anything else begins.
+ */
+export class CohereStreamDecoder extends SseStreamDecoder {
+  private readonly contentIndices = new Map<number, number>();
+  private readonly toolIndices = new Map<number, number>();
+  /** IR indices of thinking parts: their deltas are reasoning, not text. */
+  private readonly thinking = new Set<number>();
+  /** Blocks started and not yet stopped, so message-end can close what the upstream left open. */
+  private readonly open = new Set<number>();
+  private planIndex: number | undefined;
+  private nextIndex = 0;
+
+  constructor() {
+    super('Cohere');
+  }
+
+  protected onEvent({ event, data }: SseEvent, out: StreamEvent[]): void {
+    // The SDK stops reading at [DONE]; the gateway stops at message-end, so a [DONE] without one
+    // still ends the stream as truncated.
+    if (data === '[DONE]') return;
+    const payload = this.parsePayload<CohereStreamEvent | null>(data, out);
+    if (payload === undefined || payload === null || typeof payload !== 'object') return; // JSON, but no event: nothing to translate
+    const message = payload.delta?.message;
+    switch (payload.type ?? event) {
+      case 'message-start':
+        out.push({ type: 'message_start', id: payload.id ?? '', model: '' });
+        return;
+      case 'content-start': {
+        this.closePlan(out);
+        const content = message?.content;
+        const isThinking = content?.type === 'thinking';
+        const index = this.start(out, isThinking ? { type: 'reasoning', origin: 'cohere' } : { type: 'text' });
+        if (isThinking) this.thinking.add(index);
+        this.contentIndices.set(payload.index ?? 0, index);
+        this.pushContent(index, content, out);
+        return;
+      }
+      case 'content-delta': {
+        const index = this.contentIndices.get(payload.index ?? 0);
+        if (index !== undefined) this.pushContent(index, message?.content, out);
+        return;
+      }
+      case 'content-end':
+        this.stop(this.contentIndices.get(payload.index ?? 0), out);
+        return;
+      case 'tool-plan-delta': {
+        const text = message?.tool_plan;
+        if (text === undefined || text === '') return;
+        this.planIndex ??= this.start(out, { type: 'text' });
+        out.push({ type: 'block_delta', index: this.planIndex, delta: { type: 'text', text } });
+        return;
+      }
+      case 'tool-call-start': {
+        this.closePlan(out);
+        const call = message?.tool_calls;
+        const index = this.start(out, { type: 'tool_call', id: call?.id ?? '', name: call?.function?.name ?? '' });
+        this.toolIndices.set(payload.index ?? 0, index);
+        this.pushArguments(index, call?.function?.arguments, out);
+        return;
+      }
+      case 'tool-call-delta': {
+        const index = this.toolIndices.get(payload.index ?? 0);
+        if (index !== undefined) this.pushArguments(index, message?.tool_calls?.function?.arguments, out);
+        return;
+      }
+      case 'tool-call-end':
+        this.stop(this.toolIndices.get(payload.index ?? 0), out);
+        return;
+      case 'message-end':
+        this.onMessageEnd(payload.delta ?? {}, out);
+        return;
+      default:
+        return; // citations, debug and event types newer than this codec carry nothing to translate
+    }
+  }
+
+  /**
+   * The end of the message, or of a failed generation: ERROR and TIMEOUT (with or without an
+   * `error` text) end the IR stream with an error event, never with a clean-looking finish.
+   */
+  private onMessageEnd(delta: NonNullable<CohereStreamEvent['delta']>, out: StreamEvent[]): void {
+    const reason = delta.finish_reason;
+    const failed = (typeof delta.error === 'string' && delta.error !== '') || reason === 'ERROR' || reason === 'TIMEOUT';
+    if (!failed) {
+      // A clean end closes what the upstream left open; an error may cut a block anywhere, as in every protocol.
+      this.closePlan(out);
+      for (const index of [...this.open]) this.stop(index, out);
+      out.push({ type: 'finish', finish: decodeFinishReason(reason) });
+    }
+    if (delta.usage !== undefined) out.push({ type: 'usage', usage: decodeUsage(delta.usage) });
+    out.push(failed ? { type: 'error', error: decodeStreamError(reason, delta.error || undefined) } : { type: 'message_stop' });
+    this.done = true;
+  }
+
+  private start(out: StreamEvent[], block: Extract<StreamEvent, { type: 'block_start' }>['block']): number {
+    const index = this.nextIndex++;
+    this.open.add(index);
+    out.push({ type: 'block_start', index, block });
+    return index;
+  }
+
+  private stop(index: number | undefined, out: StreamEvent[]): void {
+    if (index === undefined || !this.open.delete(index)) return;
+    out.push({ type: 'block_stop', index });
+  }
+
+  private closePlan(out: StreamEvent[]): void {
+    this.stop(this.planIndex, out);
+    this.planIndex = undefined;
+  }
+
+  private pushContent(index: number, content: { text?: string; thinking?: string } | undefined, out: StreamEvent[]): void {
+    if (this.thinking.has(index)) {
+      if (content?.thinking) out.push({ type: 'block_delta', index, delta: { type: 'reasoning', text: content.thinking } });
+    } else if (content?.text) out.push({ type: 'block_delta', index, delta: { type: 'text', text: content.text } });
+  }
+
+  private pushArguments(index: number, args: string | undefined, out: StreamEvent[]): void {
+    if (args) out.push({ type: 'block_delta', index, delta: { type: 'tool_arguments', partialJson: args } });
+  }
+}
