@@ -69,7 +69,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
     const error = gatewayError('server', `upstream ${hop.attempt.lane.provider.name} answered with a body that is not JSON`, { status: 502, code: 'bad_upstream_response' });
     return { status: 'failed', error, outcome: 'lane_fault' };
   }
-  const response = hop.laneCodec.decodeResponse(body);
+  const response = withIdentity(hop.laneCodec.decodeResponse(body), hop);
   const encoded = hop.exchange.ingress.codec.encodeResponse(response, { streamUsage: false });
   hop.warnings.push(...encoded.warnings);
   logWarnings(hop.exchange, hop.warnings);
@@ -119,7 +119,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   try {
     let state: AttemptResult | 'open' | 'closed' = 'open';
     for await (const chunk of hop.upstream.body) {
-      state = await deliver(decoder.push(chunk as Buffer));
+      state = await deliver(decoder.push(chunk as Buffer).map((e) => (e.type === 'message_start' ? withIdentity(e, hop) : e)));
       if (state !== 'open') break;
     }
     if (state === 'open') state = await deliver(decoder.end());
@@ -138,6 +138,15 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   logWarnings(exchange, [...hop.warnings, ...encoder.warnings]);
   res.end();
   return { status: 'committed', outcome };
+}
+
+/**
+ * Bedrock and Cohere answers name neither themselves nor the model; clients of the other protocols
+ * expect both, so the lane's upstream model and the gateway's request id stand in.
+ */
+function withIdentity<T extends { readonly id: string; readonly model: string }>(value: T, hop: Hop): T {
+  if (value.id !== '' && value.model !== '') return value;
+  return { ...value, id: value.id || hop.exchange.requestId, model: value.model || hop.attempt.lane.upstreamModel };
 }
 
 function logWarnings(exchange: Exchange, warnings: readonly TranslationWarning[]): void {

@@ -12,7 +12,7 @@ export function relayedHeaders(upstream: IncomingHttpHeaders): Record<string, st
     const value = upstream[name];
     if (typeof value === 'string') out[name] = value;
   }
-  const upstreamId = upstream['x-request-id'] ?? upstream['request-id'];
+  const upstreamId = upstream['x-request-id'] ?? upstream['request-id'] ?? upstream['x-amzn-requestid'];
   if (typeof upstreamId === 'string') out['x-upstream-request-id'] = upstreamId;
   return out;
 }

@@ -33,7 +33,7 @@ export function classifyUpstreamError(provider: ProviderRuntime, error: GatewayE
  * key is wrong, and never the upstream's message (some echo the key back).
  */
 export function isUpstreamCredentialFailure(status: number): boolean {
-  return status === 401 || status === 403;
+  return status === 401 || status === 403 || status === 498; // 498: Cohere's invalid token
 }
 
 export function upstreamCredentialFailure(provider: ProviderRuntime, status: number): GatewayError {
