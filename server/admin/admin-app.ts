@@ -1,11 +1,20 @@
 import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import formats from 'ajv-formats';
 import Koa from 'koa';
 import { OpenAPIBackend, type Context as OperationContext, type Document } from 'openapi-backend';
+import type { components } from '../../generated/admin-api.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { KeyAdmin } from '../governance/governance.ts';
 import type { Logger } from '../observability/logger.ts';
 import { hasAdminToken } from './admin-token.ts';
+import { getConfigVersion } from './config-version.ts';
 import { infoView } from './info.ts';
+import { keyOperations } from './keys.ts';
 import { operationId } from './operation-id.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { errorBody, errorReply, type Reply } from './reply.ts';
+import { validationMessage } from './validation-message.ts';
 
 const SPEC_FILE = new URL('../../spec/openapi.json', import.meta.url);
 
@@ -15,15 +24,9 @@ export interface AdminOptions {
   readonly log: Logger;
   /** Check every answer against the spec too (tests): a handler that drifts from the spec fails loudly. */
   readonly validateResponses?: boolean;
+  /** The governance facade for the key operations; absent when no db_path is configured (they answer 409). */
+  readonly governance?: KeyAdmin;
 }
-
-interface Reply {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-const errorReply = (status: number, code: string, message: string): Reply => ({ status, body: { error: { code, message } } });
 
 /** The admin plane (default 127.0.0.1:8081), routed and validated by spec/openapi.json. */
 export async function createAdminApp(options: AdminOptions): Promise<Koa> {
@@ -34,17 +37,30 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
       if (operation !== undefined) operation.operationId = operationId(method, path);
     }
   }
-  const api = new OpenAPIBackend({ definition: spec, strict: true, quick: true });
+  const api = new OpenAPIBackend({
+    definition: spec,
+    strict: true,
+    quick: true,
+    // The spec's date-time fields are checked (responses, in tests) instead of ignored with a warning.
+    customizeAjv: (ajv) => formats.default(ajv, ['date-time']),
+  });
   // openapi-backend can only check OpenAPI 3.0 documents; the 3.1 spec is linted by codegen instead.
   api.validateDefinition = () => spec;
   const token = options.config.adminToken;
-  const authorized = (c: OperationContext) => token === undefined || hasAdminToken(c.request.headers as Record<string, string>, token);
+  const hasToken = (headers: IncomingHttpHeaders) => token === undefined || hasAdminToken(headers, token);
+  const authorized = (c: OperationContext) => hasToken(c.request.headers as IncomingHttpHeaders);
   api.registerSecurityHandler('adminToken', authorized);
   api.registerSecurityHandler('bearerAuth', authorized);
+  const keys = keyOperations(options.governance);
   api.register({
     getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(options.config, options.startedAt) }),
+    getApiV1AdminConfigVersion: () => getConfigVersion(options.config),
+    getApiV1AdminKeys: () => keys.getApiV1AdminKeys(),
+    postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
+    getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
+    deleteApiV1AdminKeysId: (c: OperationContext) => keys.deleteApiV1AdminKeysId(pathId(c)),
     unauthorizedHandler: () => errorReply(401, 'unauthorized', 'a valid admin token is required (x-admin-token or Authorization: Bearer)'),
-    validationFail: (c: OperationContext) => errorReply(400, 'invalid_request', (c.validation.errors ?? []).map((e) => `${e.instancePath || 'request'} ${e.message ?? ''}`.trim()).join('; ')),
+    validationFail: (c: OperationContext) => errorReply(400, 'invalid_request', validationMessage(c.validation.errors ?? [])),
     notFound: () => errorReply(404, 'not_found', 'no such admin operation'),
     // A 405 says which methods the path does have (RFC 9110, 15.5.6).
     methodNotAllowed: (c: OperationContext): Reply => ({ ...errorReply(405, 'method_not_allowed', 'method not allowed on this path'), headers: { allow: allowedMethods(api, c) } }),
@@ -64,18 +80,32 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
 
   const app = new Koa();
   app.use(async (ctx) => {
-    const reply = (await api.handleRequest({
-      method: ctx.method,
-      path: ctx.path,
-      query: ctx.querystring,
-      headers: ctx.headers as Record<string, string | string[]>,
-    })) as Reply;
+    const request = { method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> };
+    // A body is read only for an operation that takes one, and only from a caller with the token
+    // (the others get their 401 from openapi-backend without it being read).
+    let body: Record<string, unknown> | undefined;
+    if (api.router.matchOperation(request)?.requestBody !== undefined && hasToken(ctx.headers)) {
+      const read = await readJsonBody(ctx.req);
+      if (!read.ok) {
+        ctx.status = read.status;
+        if (read.status === 413) ctx.set('connection', 'close'); // the rest of the body is not worth reading
+        ctx.body = errorBody(read.code, read.message);
+        return;
+      }
+      body = read.value;
+    }
+    const reply = (await api.handleRequest({ ...request, ...(body !== undefined && { body }) })) as Reply;
     ctx.status = reply.status;
     if (reply.headers !== undefined) ctx.set(reply.headers);
     ctx.body = reply.body;
   });
   app.on('error', (error: unknown) => options.log.warn({ err: error }, 'admin plane error'));
   return app;
+}
+
+/** The {id} path parameter; the spec makes it a required string, checked before any handler runs. */
+function pathId(c: OperationContext): string {
+  return String(c.request.params.id);
 }
 
 function allowedMethods(api: OpenAPIBackend, c: OperationContext): string {

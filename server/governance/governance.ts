@@ -1,0 +1,220 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { gatewayError, GatewayFailure } from '../ir/error.ts';
+import type { Logger } from '../observability/logger.ts';
+import { BudgetLedger, type Reservation, type Settlement } from './budget-ledger.ts';
+import { presentedKey } from './key-carriers.ts';
+import type { CreatedKey, KeyRecord, KeyRef, KeyState, NewKey } from './key-record.ts';
+import { KeyDirectory } from './keys.ts';
+import { LastUsed } from './last-used.ts';
+import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
+import { resolveServerSecret } from './server-secret.ts';
+import { openStore } from './store.ts';
+
+export type { CreatedKey, KeyRecord, KeyRef, KeyState, NewKey, Reservation, Settlement };
+
+/** A local implementation answers at once; a proxy to the owning thread answers with a promise. */
+export type Awaitable<T> = T | Promise<T>;
+
+export interface Admission {
+  /** worstCaseMicrocents() of the request; 0n when the model has no price. */
+  readonly worstCaseMicrocents: bigint;
+  /** Whether the model has a known price (a key with a budget may only call priced models). */
+  readonly priced: boolean;
+  /** The model asked for, named in the refusal when it has no price. */
+  readonly model?: string;
+}
+
+/**
+ * What the data plane asks of governance, one request at a time. Arguments and results are plain
+ * values (ids, numbers, bigints, plain objects) and refusals are GatewayFailures whose `error` is
+ * plain too, so the same interface can be served across a MessagePort by the one thread that owns
+ * the state: callers must await every result.
+ */
+export interface Governance {
+  /** The key the request presents; 401 when it presents none, an unknown one or a revoked one. */
+  authenticate(headers: IncomingHttpHeaders, query: URLSearchParams): Awaitable<KeyRecord>;
+  /** Rate limit (429), then price (400), then budget (402): a reservation to settle or release. */
+  admit(key: KeyRef, admission: Admission): Awaitable<Reservation>;
+  /** Committed to the store before it resolves: end the response after. False: already settled. */
+  settle(reservation: Reservation, settlement: Settlement): Awaitable<boolean>;
+  /** For a request no upstream could have billed. Idempotent. */
+  release(reservation: Reservation): Awaitable<void>;
+  /** Records last_used_at (in memory; written every few seconds). */
+  markUsed(key: KeyRef): void;
+  close(): Awaitable<void>;
+}
+
+/** What the admin plane asks of governance. */
+export interface KeyAdmin {
+  createKey(spec: NewKey): Awaitable<CreatedKey>;
+  /** Oldest first. */
+  listKeys(): Awaitable<KeyState[]>;
+  getKey(id: string): Awaitable<KeyState | undefined>;
+  /** The revoked key; revoking again returns it unchanged. undefined: no such key. */
+  revokeKey(id: string): Awaitable<KeyState | undefined>;
+}
+
+/** The implementation in the thread that owns the store: every answer is immediate. */
+export interface LocalGovernance extends Governance, KeyAdmin {
+  authenticate(headers: IncomingHttpHeaders, query: URLSearchParams): KeyRecord;
+  /**
+   * authenticate() after the carriers are read (presentedKey(), a pure function): a proxy reads
+   * them in its own thread and sends only this string, not the request's headers.
+   */
+  authenticatePresented(secret: string | undefined): KeyRecord;
+  admit(key: KeyRef, admission: Admission): Reservation;
+  settle(reservation: Reservation, settlement: Settlement): boolean;
+  release(reservation: Reservation): void;
+  close(): void;
+  createKey(spec: NewKey): CreatedKey;
+  listKeys(): KeyState[];
+  getKey(id: string): KeyState | undefined;
+  revokeKey(id: string): KeyState | undefined;
+}
+
+export interface GovernanceOptions {
+  readonly dbPath: string;
+  /** The configured governance_secret; undefined: one kept in the store is used (see server-secret.ts). */
+  readonly secret: string | undefined;
+  /** Monotonic milliseconds for rate-limit windows. */
+  readonly clock: MillisecondClock;
+  readonly log: Logger;
+  /** Milliseconds since the epoch for stored times (created_at, ...); Date.now by default. */
+  readonly wallClock?: () => number;
+  /** How often last_used_at is written; 5 s by default. */
+  readonly lastUsedFlushMs?: number;
+}
+
+const LAST_USED_FLUSH_MS = 5000;
+
+/** Opens the store (throwing an Error that names the file when it cannot) and loads keys and spend. */
+export function createGovernance(options: GovernanceOptions): LocalGovernance {
+  const wall = options.wallClock ?? Date.now;
+  const store = openStore(options.dbPath);
+  let keys: KeyDirectory;
+  let ledger: BudgetLedger;
+  let lastUsed: LastUsed;
+  try {
+    const secret = resolveServerSecret(store, options.secret);
+    if (secret.fromStore) {
+      options.log.warn(
+        { dbPath: options.dbPath },
+        'governance_secret is not configured: key hashes use a secret kept in the database itself; set governance_secret ({ env } or { file }) before issuing keys, so a copied database alone cannot confirm a key',
+      );
+    }
+    keys = new KeyDirectory(store, secret.value);
+    ledger = new BudgetLedger({ store, budgetOf: (id) => keys.get(id)?.budgetMicrocents ?? null, now: wall });
+    lastUsed = new LastUsed(store);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const limiter = new RateLimiter(options.clock);
+  const flushTimer = setInterval(() => flushLastUsed(), options.lastUsedFlushMs ?? LAST_USED_FLUSH_MS);
+  flushTimer.unref();
+  let closed = false;
+
+  function flushLastUsed(): void {
+    try {
+      lastUsed.flush();
+    } catch (error) {
+      options.log.warn({ err: error }, 'could not write last_used_at (will retry)');
+    }
+  }
+
+  /** The key as it is now: a caller's copy may predate a revocation. */
+  function usable(key: KeyRef): KeyRecord {
+    const record = keys.get(key.id);
+    if (record === undefined) throw authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
+    if (record.revokedAt !== null) throw authenticationFailure('key_revoked', `this key (${record.id}) has been revoked; ask for a new one`);
+    return record;
+  }
+
+  function authenticatePresented(secret: string | undefined): KeyRecord {
+    if (secret === undefined) {
+      throw authenticationFailure('missing_api_key', 'a gateway key is required: send it as Authorization: Bearer <key>, x-api-key, x-goog-api-key or the key query parameter');
+    }
+    const record = keys.findBySecret(secret);
+    if (record === undefined) throw authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
+    return usable(record);
+  }
+
+  function state(record: KeyRecord): KeyState {
+    return { ...record, spentMicrocents: ledger.spent(record.id), reservedMicrocents: ledger.reserved(record.id), lastUsedAt: lastUsed.get(record.id) };
+  }
+
+  return {
+    authenticate: (headers, query) => authenticatePresented(presentedKey(headers, query)),
+    authenticatePresented,
+
+    admit(key, admission) {
+      const record = usable(key);
+      if (record.rpm !== null) {
+        const decision = limiter.take(record.id, record.rpm);
+        if (!decision.allowed) {
+          throw new GatewayFailure(
+            gatewayError('rate_limit', `rate limit exceeded: this key allows ${record.rpm} requests per minute; retry after ${decision.retryAfterSeconds} s`, {
+              code: 'rate_limited',
+              retryAfterSeconds: decision.retryAfterSeconds,
+            }),
+          );
+        }
+      }
+      try {
+        if (record.budgetMicrocents !== null && !admission.priced) {
+          const model = admission.model === undefined ? 'the model asked for' : `model "${admission.model}"`;
+          throw new GatewayFailure(
+            gatewayError('invalid_request', `${model} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`, {
+              code: 'model_price_unknown',
+            }),
+          );
+        }
+        return ledger.reserve(record.id, admission.worstCaseMicrocents);
+      } catch (error) {
+        if (record.rpm !== null) limiter.refund(record.id); // a refused request does not use up the rate
+        throw error;
+      }
+    },
+
+    settle: (reservation, settlement) => ledger.settle(reservation, settlement),
+    release: (reservation) => ledger.release(reservation),
+    markUsed: (key) => lastUsed.mark(key.id, wall()),
+
+    createKey(spec) {
+      checkNewKey(spec);
+      const { record, secret } = keys.create(spec, wall());
+      options.log.info({ keyId: record.id, prefix: record.prefix }, 'key created');
+      return { key: state(record), secret };
+    },
+    listKeys: () => keys.list().map(state),
+    getKey(id) {
+      const record = keys.get(id);
+      return record === undefined ? undefined : state(record);
+    },
+    revokeKey(id) {
+      const before = keys.get(id);
+      const record = keys.revoke(id, wall());
+      if (record === undefined) return undefined;
+      if (before?.revokedAt === null) options.log.info({ keyId: record.id, prefix: record.prefix }, 'key revoked');
+      return state(record);
+    },
+
+    close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(flushTimer);
+      flushLastUsed();
+      store.close();
+    },
+  };
+}
+
+function authenticationFailure(code: string, message: string): GatewayFailure {
+  return new GatewayFailure(gatewayError('authentication', message, { code }));
+}
+
+/** The admin API's schema checks these first; this guards every other caller. */
+function checkNewKey(spec: NewKey): void {
+  if (spec.budgetMicrocents !== undefined && spec.budgetMicrocents < 0n) throw new RangeError('budget cannot be negative');
+  if (spec.rpm !== undefined && (!Number.isSafeInteger(spec.rpm) || spec.rpm < 1)) throw new RangeError('rpm must be a whole number of at least 1');
+}

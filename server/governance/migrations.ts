@@ -1,0 +1,88 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/** One schema step. Versions are 1, 2, 3, ... in order; a shipped step is never edited, only followed. */
+export interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+/**
+ * The store's schema, versioned in code and recorded in the file's `PRAGMA user_version`.
+ * Money columns are integer microcents (1 cent = 1,000,000); times are milliseconds since the epoch.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE keys (
+        id                TEXT PRIMARY KEY,
+        name              TEXT,
+        owner             TEXT,
+        prefix            TEXT NOT NULL,
+        secret_hash       BLOB NOT NULL UNIQUE,
+        budget_microcents INTEGER CHECK (budget_microcents IS NULL OR budget_microcents >= 0),
+        spent_microcents  INTEGER NOT NULL DEFAULT 0 CHECK (spent_microcents >= 0),
+        rpm               INTEGER CHECK (rpm IS NULL OR rpm > 0),
+        created_at        INTEGER NOT NULL,
+        last_used_at      INTEGER,
+        revoked_at        INTEGER
+      ) STRICT;
+
+      -- One row per settled request; keys.spent_microcents is always the sum of its rows.
+      CREATE TABLE spend_ledger (
+        id                 INTEGER PRIMARY KEY,
+        key_id             TEXT NOT NULL REFERENCES keys (id),
+        request_id         TEXT NOT NULL UNIQUE,
+        model              TEXT NOT NULL,
+        lane               TEXT NOT NULL,
+        input_tokens       INTEGER NOT NULL,
+        output_tokens      INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        cost_microcents    INTEGER NOT NULL CHECK (cost_microcents >= 0),
+        estimated          INTEGER NOT NULL CHECK (estimated IN (0, 1)),
+        created_at         INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX spend_ledger_by_key ON spend_ledger (key_id, created_at);
+    `,
+  },
+];
+
+/** The newest schema this build knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the file up to the newest schema: every pending step and the new user_version in one
+ * transaction, so a failed step leaves the file exactly as it was. A file from a newer build is
+ * refused rather than written to by code that does not know its tables.
+ */
+export function migrate(db: DatabaseSync, file: string, migrations: readonly Migration[] = MIGRATIONS): void {
+  migrations.forEach((step, i) => {
+    if (step.version !== i + 1) throw new Error(`migration ${i + 1} is numbered ${step.version}: steps must be numbered 1, 2, 3, ... in order`);
+  });
+  const known = migrations.length;
+  const current = schemaVersion(db);
+  if (current > known) {
+    throw new Error(`${file} has schema version ${current}, newer than this build knows (${known}): run a newer gateway, or point db_path at another file`);
+  }
+  if (current === known) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    for (const step of migrations.slice(current)) db.exec(step.sql);
+    // PRAGMA takes no parameters; `known` is an integer from this file, not input.
+    db.exec(`PRAGMA user_version = ${known}`);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw new Error(`${file}: schema migration to version ${known} failed: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+export function schemaVersion(db: DatabaseSync): number {
+  return Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+}

@@ -1,0 +1,45 @@
+/**
+ * A price as an exact fraction: microcents per token = numerator / denominator. Catalog prices are
+ * USD per million tokens, and P USD/M is P × 100 µ¢ per token; P comes from YAML as a binary
+ * float, so it is read back through its shortest decimal form (0.075 → "0.075" → 75/1000 USD/M),
+ * which is the number the operator wrote.
+ */
+export interface TokenPrice {
+  readonly numerator: bigint;
+  readonly denominator: bigint;
+}
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/;
+
+export function microcentsPerToken(usdPerMillion: number): TokenPrice {
+  if (!Number.isFinite(usdPerMillion) || usdPerMillion < 0) throw new RangeError(`a price must be a finite number of at least 0 (got ${usdPerMillion})`);
+  const match = DECIMAL.exec(String(usdPerMillion));
+  if (match === null) throw new RangeError(`cannot read ${usdPerMillion} as a decimal price`);
+  const [, whole = '0', fraction = '', exponent = '0'] = match;
+  // digits × 10^(exponent − fraction digits) USD/M, and × 100 for µ¢ per token.
+  const shift = Number(exponent) - fraction.length + 2;
+  const digits = BigInt(whole + fraction);
+  return shift >= 0 ? { numerator: digits * 10n ** BigInt(shift), denominator: 1n } : { numerator: digits, denominator: 10n ** BigInt(-shift) };
+}
+
+/** The price a token costs at most among several (all denominators are powers of ten). */
+export function dearest(prices: readonly TokenPrice[]): TokenPrice {
+  return prices.reduce((a, b) => (a.numerator * b.denominator >= b.numerator * a.denominator ? a : b));
+}
+
+/** Σ tokens × price, rounded up to a whole microcent. */
+export function chargeMicrocents(lines: readonly { readonly tokens: number; readonly price: TokenPrice }[]): bigint {
+  const denominator = lines.reduce((d, line) => (line.price.denominator > d ? line.price.denominator : d), 1n);
+  let numerator = 0n;
+  for (const { tokens, price } of lines) {
+    // Powers of ten: the largest is a multiple of each.
+    numerator += tokenCount(tokens) * price.numerator * (denominator / price.denominator);
+  }
+  return (numerator + denominator - 1n) / denominator;
+}
+
+/** Token counts come from upstream reports; a negative or fractional one is not trusted below its ceiling. */
+function tokenCount(tokens: number): bigint {
+  if (!Number.isFinite(tokens) || tokens <= 0) return 0n;
+  return BigInt(Math.ceil(tokens));
+}
