@@ -7,6 +7,7 @@ import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
+import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
@@ -18,6 +19,7 @@ export interface RunningGateway {
   /** Breaker and concurrency state, readable for /stats and tests. */
   readonly routing: RoutingTable;
   readonly translations: TranslationStats;
+  readonly governance?: LocalGovernance;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
@@ -51,12 +53,21 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const dispatchers = new Dispatchers();
   const routing = new RoutingTable(config, clock);
   const translations = new TranslationStats();
-  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({ config, routing, dispatchers, clock, log: options.log, translations }).callback());
-  const adminApp = await createAdminApp({ config, startedAt, log: options.log, ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }) });
+  // Opened before anything listens: a locked, unreadable or newer store stops the start.
+  const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
+    config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
+  }).callback());
+  const adminApp = await createAdminApp({
+    config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
+    ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
+  });
   const adminServer = createServer(adminApp.callback());
+  // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
   const close = async () => {
     await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
     await dispatchers.close();
+    await governance?.close();
     await demo?.close();
   };
   let dataUrl: string;
@@ -69,5 +80,5 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, dataUrl, adminUrl, close };
+  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close };
 }

@@ -1,4 +1,5 @@
-import { isContentEvent, type StreamEvent } from '../ir/index.ts';
+import { isContentEvent, type StreamEvent, type Usage } from '../ir/index.ts';
+import type { WireChunk } from '../protocols/codec.ts';
 import { setTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
@@ -17,7 +18,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * (and decoded on the side, to see its events) until its first content-bearing event.
  */
 export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean): Promise<AttemptResult> {
-  const { ingress, res } = exchange;
+  const { ingress } = exchange;
   const { lane } = attempt;
   try {
     const upstream = await sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
@@ -32,72 +33,100 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     });
     if (upstream.status >= 400) return await upstreamErrorResult(upstream, ingress.codec, lane, true);
     const headers: Record<string, string> = { ...relayedHeaders(upstream.headers), 'x-gateway-lane': lane.name };
-
-    if (!stream) {
-      const answer = await readBounded(upstream.body, MAX_RESPONSE_BYTES);
-      // A relay's HTML page or an empty body is a failed attempt, not an answer.
-      if (!looksLikeJsonObject(answer)) return { status: 'failed', error: describeNetworkError(new Error('not JSON'), lane.provider.name), outcome: 'lane_fault' };
-      attempt.onCommit();
-      res.sendBody(upstream.status, { ...headers, 'content-type': headers['content-type'] ?? 'application/json' }, answer);
-      return { status: 'committed', outcome: 'success' };
-    }
-
-    const probe = ingress.codec.createStreamDecoder();
-    const held: Buffer[] = [];
-    let committed = false;
-    try {
-      for await (const chunk of upstream.body) {
-        const bytes = chunk as Buffer;
-        // The decoder keeps reading after commit: it is what notices a stream that ends without
-        // its terminator, which the relayed bytes alone would pass off as a clean end.
-        const events = probe.push(bytes);
-        if (committed) {
-          await res.write(bytes);
-          continue;
-        }
-        held.push(bytes);
-        const verdict = judge(events);
-        if (verdict.kind === 'error') {
-          upstream.body.destroy();
-          return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
-        }
-        if (verdict.kind === 'content') {
-          committed = true;
-          attempt.onCommit();
-          res.commit(upstream.status, headers);
-          await res.write(Buffer.concat(held));
-          held.length = 0;
-        }
-      }
-    } catch (error) {
-      if (!committed) throw error;
-      if (exchange.signal.aborted) return { status: 'client_gone' };
-      // A stream cut after commit ends with an error event, never a clean-looking end. For SSE, a
-      // blank line first terminates any event the upstream left half-written.
-      const failure = describeNetworkError(error, lane.provider.name);
-      const errorEvent = ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure });
-      await res.write(typeof errorEvent === 'string' ? `\n\n${errorEvent}` : errorEvent);
-      res.end();
-      return { status: 'committed', outcome: 'lane_fault' };
-    }
-    const verdict = judge(probe.end());
-    if (!committed) {
-      // The stream ended before any content: an empty or cut stream is a failed attempt.
-      if (verdict.kind === 'error') return { status: 'failed', error: verdict.event.error, outcome: 'lane_fault' };
-      attempt.onCommit();
-      res.commit(upstream.status, headers);
-      await res.write(Buffer.concat(held));
-    } else if (verdict.kind === 'error') {
-      // The upstream closed cleanly but without its terminator: say so in the client's protocol.
-      const errorEvent = ingress.codec.createStreamEncoder({ streamUsage: false }).encode(verdict.event);
-      await res.write(typeof errorEvent === 'string' ? `\n\n${errorEvent}` : errorEvent);
-      res.end();
-      return { status: 'committed', outcome: 'lane_fault' };
-    }
-    res.end();
-    return { status: 'committed', outcome: 'success' };
+    if (!stream) return await relayAnswer(exchange, attempt, await readBounded(upstream.body, MAX_RESPONSE_BYTES), upstream.status, headers);
+    return await relayStream(exchange, attempt, upstream.body, upstream.status, headers);
   } catch (error) {
     return thrownFailure(error, exchange, attempt);
+  }
+}
+
+async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: Buffer, status: number, headers: Record<string, string>): Promise<AttemptResult> {
+  // A relay's HTML page or an empty body is a failed attempt, not an answer.
+  if (!looksLikeJsonObject(answer)) return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
+  attempt.onCommit();
+  const usage = exchange.gateway.governance === undefined ? null : usageOfAnswer(exchange, answer);
+  await exchange.res.sendAnswer(status, { ...headers, 'content-type': headers['content-type'] ?? 'application/json' }, answer, { lane: attempt.lane, usage });
+  return { status: 'committed', outcome: 'success' };
+}
+
+/**
+ * The decoder keeps reading after commit: it is what notices a stream that ends without its
+ * terminator (which the relayed bytes alone would pass off as a clean end), and what reads usage.
+ */
+async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
+  const { res, ingress } = exchange;
+  const probe = ingress.codec.createStreamDecoder();
+  const held: Buffer[] = [];
+  let committed = false;
+  let usage: Usage | null = null;
+  let sent = 0;
+  const summary = () => ({ lane: attempt.lane, usage, answerBytes: sent });
+  const noteUsage = (events: readonly StreamEvent[]) => {
+    for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
+  };
+  const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
+    // For SSE, a blank line first terminates any event the upstream left half-written.
+    await res.write(typeof event === 'string' ? `\n\n${event}` : event);
+    await res.finish(summary());
+    return { status: 'committed', outcome: 'lane_fault' };
+  };
+  try {
+    for await (const chunk of body) {
+      const bytes = chunk as Buffer;
+      const events = probe.push(bytes);
+      noteUsage(events);
+      if (committed) {
+        sent += bytes.length;
+        await res.write(bytes);
+        continue;
+      }
+      held.push(bytes);
+      const verdict = judge(events);
+      if (verdict.kind === 'error') {
+        body.destroy();
+        return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
+      }
+      if (verdict.kind === 'content') {
+        committed = true;
+        attempt.onCommit();
+        res.commit(status, headers);
+        const first = Buffer.concat(held);
+        sent += first.length;
+        await res.write(first);
+        held.length = 0;
+      }
+    }
+  } catch (error) {
+    if (!committed) throw error;
+    if (exchange.signal.aborted) return { status: 'client_gone' };
+    const failure = describeNetworkError(error, attempt.lane.provider.name);
+    return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
+  }
+  const ending = probe.end();
+  noteUsage(ending);
+  const verdict = judge(ending);
+  if (!committed) {
+    // The stream ended before any content: an empty or cut stream is a failed attempt.
+    if (verdict.kind === 'error') return { status: 'failed', error: verdict.event.error, outcome: 'lane_fault' };
+    attempt.onCommit();
+    res.commit(status, headers);
+    const all = Buffer.concat(held);
+    sent += all.length;
+    await res.write(all);
+  } else if (verdict.kind === 'error') {
+    // The upstream closed cleanly but without its terminator: say so in the client's protocol.
+    return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(verdict.event));
+  }
+  await res.finish(summary());
+  return { status: 'committed', outcome: 'success' };
+}
+
+/** Usage from a same-protocol answer, read only when spend is being settled (governance on). */
+function usageOfAnswer(exchange: Exchange, answer: Buffer): Usage | null {
+  try {
+    return exchange.ingress.codec.decodeResponse(JSON.parse(answer.toString('utf8')) as Record<string, unknown>).usage;
+  } catch {
+    return null; // settled on an estimate
   }
 }
 

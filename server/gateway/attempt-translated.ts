@@ -1,4 +1,4 @@
-import { gatewayError, isContentEvent, type ChatRequest, type StreamEvent } from '../ir/index.ts';
+import { gatewayError, isContentEvent, type ChatRequest, type StreamEvent, type Usage } from '../ir/index.ts';
 import type { EgressCodec, TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { WireBatch } from '../framing/wire-chunks.ts';
@@ -74,7 +74,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
   hop.warnings.push(...encoded.warnings);
   logWarnings(hop.exchange, hop.warnings);
   hop.attempt.onCommit();
-  hop.exchange.res.sendBody(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body));
+  await hop.exchange.res.sendAnswer(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body), { lane: hop.attempt.lane, usage: response.usage });
   return { status: 'committed', outcome: 'success' };
 }
 
@@ -91,6 +91,8 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const held: StreamEvent[] = [];
   const batch = new WireBatch();
   let outcome: 'success' | 'lane_fault' = 'success';
+  let usage: Usage | null = null;
+  let sent = 0;
 
   /** Encodes what one upstream read produced and writes it in one piece. Returns a failure before commit. */
   const deliver = async (events: readonly StreamEvent[]): Promise<AttemptResult | 'open' | 'closed'> => {
@@ -102,9 +104,15 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
         if (!isContentEvent(event) && event.type !== 'message_stop') continue;
         attempt.onCommit();
         res.commit(200, { ...exchange.ingress.streamHeaders(exchange.origin), ...answerHeaders(hop) });
-        for (const e of held.splice(0)) batch.add(encoder.encode(e));
+        for (const e of held.splice(0)) {
+          if (e.type === 'message_start' && e.usage !== undefined) usage = e.usage;
+          if (e.type === 'usage') usage = e.usage;
+          batch.add(encoder.encode(e));
+        }
         continue;
       }
+      if (event.type === 'usage') usage = event.usage;
+      else if (event.type === 'message_start' && event.usage !== undefined) usage = event.usage;
       batch.add(encoder.encode(event));
       if (event.type === 'error') {
         outcome = 'lane_fault';
@@ -112,7 +120,9 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
         break;
       }
     }
-    await res.write(batch.take());
+    const out = batch.take();
+    sent += out.length;
+    await res.write(out);
     return state;
   };
 
@@ -136,7 +146,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
     return { status: 'failed', error: gatewayError('server', `upstream ${attempt.lane.provider.name} sent an empty stream`, { status: 502, code: 'empty_upstream_stream' }), outcome: 'lane_fault' };
   }
   logWarnings(exchange, [...hop.warnings, ...encoder.warnings]);
-  res.end();
+  await res.finish({ lane: attempt.lane, usage, answerBytes: sent });
   return { status: 'committed', outcome };
 }
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { GatewayError } from '../ir/index.ts';
+import type { ModelRoute } from '../config/runtime-config.ts';
+import type { GatewayError, Usage } from '../ir/index.ts';
 import type { IngressCodec, TranslationWarning } from '../protocols/codec.ts';
 
 /** Header that lists what a translation could not carry, e.g. `dropped=top_k, reshaped=messages[3]`. */
@@ -14,15 +15,42 @@ export function warningsHeader(warnings: readonly TranslationWarning[]): Record<
   return { [WARNINGS_HEADER]: value.replace(/[^\x20-\x7e]/g, '?') };
 }
 
+/** What an answered request used: the settlement of its spend is computed from it. */
+export interface AnswerSummary {
+  readonly lane: ModelRoute;
+  /** The upstream's usage report, or null when it sent none (a cut stream, say). */
+  readonly usage: Usage | null;
+  /** Bytes of answer the client received, for an estimate when there is no usage report. */
+  readonly answerBytes: number;
+}
+
 /** The client's response, written once: committing sends status and headers, then the body streams. */
 export class ClientResponse {
   private committed = false;
+  /** Runs before a committed answer ends (spend settlement), so it is recorded before the client sees the end. */
+  private finisher: ((summary: AnswerSummary) => Promise<void>) | undefined;
   private readonly res: ServerResponse;
   private readonly baseHeaders: Record<string, string>;
 
   constructor(res: ServerResponse, baseHeaders: Record<string, string>) {
     this.res = res;
     this.baseHeaders = baseHeaders;
+  }
+
+  onFinish(finisher: (summary: AnswerSummary) => Promise<void>): void {
+    this.finisher = finisher;
+  }
+
+  /** Ends a committed answer (stream or not) after the finisher has run. */
+  async finish(summary: AnswerSummary, last?: string | Buffer): Promise<void> {
+    await this.finisher?.(summary);
+    this.end(last);
+  }
+
+  /** A whole non-stream answer: committed, settled, then sent. */
+  async sendAnswer(status: number, headers: Record<string, string | string[]>, body: string | Buffer, summary: Omit<AnswerSummary, 'answerBytes'>): Promise<void> {
+    await this.finisher?.({ ...summary, answerBytes: Buffer.byteLength(body) });
+    this.sendBody(status, headers, body);
   }
 
   get isCommitted(): boolean {
@@ -75,6 +103,8 @@ export class ClientResponse {
       return;
     }
     const envelope = codec.encodeError(error);
-    this.sendBody(envelope.status, { ...envelope.headers, ...extraHeaders }, envelope.body);
+    // SDKs retry 402/429s unless told not to; the gateway's budget refusals will not change on retry.
+    const noRetry: Record<string, string> = error.kind === 'billing' ? { 'x-should-retry': 'false' } : {};
+    this.sendBody(envelope.status, { ...envelope.headers, ...noRetry, ...extraHeaders }, envelope.body);
   }
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { Governance } from '../governance/governance.ts';
 import type { Clock } from '../routing/clock.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
 import type { RoutingTable } from './routing-table.ts';
@@ -17,6 +18,8 @@ export interface Gateway {
   readonly clock: Clock;
   readonly log: Logger;
   readonly translations: TranslationStats;
+  /** Keys, budgets and rate limits; present when db_path is set (enforced when governance is on). */
+  readonly governance?: Governance;
 }
 
 /** One client request on its way through the pipeline. */
@@ -27,6 +30,8 @@ export interface Exchange {
   readonly ingress: Ingress;
   /** What the route itself says: a model in the path (it wins over the body's), a streaming route. */
   readonly origin: RequestOrigin;
+  /** The request's query string (Gemini clients may send their key as `?key=`). */
+  readonly query: URLSearchParams;
   readonly requestId: string;
   /** Aborted when the client disconnects: the upstream call is cancelled with it. */
   readonly signal: AbortSignal;

@@ -1,4 +1,5 @@
 import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
+import { admit } from './admission.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { attemptTranslated } from './attempt-translated.ts';
 import { runWithFailover } from './failover.ts';
@@ -19,16 +20,24 @@ export async function handleChat(exchange: Exchange): Promise<void> {
     if (router === undefined) throw unknownModel(modelName as string);
     const stream = exchange.origin.pathStream ?? json.stream === true;
 
-    // Decoded at most once, and only if some lane speaks another protocol than the client.
+    // Decoded at most once, and only if some lane speaks another protocol than the client (or
+    // governance needs the output-token limit).
     let request: ChatRequest | undefined;
     const decoded = () => (request ??= ingress.codec.decodeRequest(json, exchange.origin));
 
-    await runWithFailover(exchange, router, (attempt) => {
-      exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
-      return attempt.lane.provider.protocol === ingress.codec.id
-        ? attemptSameProtocol(exchange, attempt, body, stream)
-        : attemptTranslated(exchange, attempt, decoded());
-    });
+    const admitted = gateway.config.governance && gateway.governance !== undefined
+      ? await admit(exchange, gateway.governance, router, { bytes: body.length, maxTokens: decoded().maxTokens })
+      : undefined;
+    try {
+      await runWithFailover(exchange, router, (attempt) => {
+        exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
+        return attempt.lane.provider.protocol === ingress.codec.id
+          ? attemptSameProtocol(exchange, attempt, body, stream)
+          : attemptTranslated(exchange, attempt, decoded());
+      });
+    } finally {
+      await admitted?.release();
+    }
   } catch (error) {
     if (exchange.signal.aborted) return; // the client left; there is no one to answer
     if (error instanceof GatewayFailure) {

@@ -30,6 +30,7 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
       res: new ClientResponse(ctx.res, { 'x-request-id': requestId }),
       ingress,
       origin,
+      query: new URLSearchParams(ctx.querystring),
       requestId,
       signal: aborted.signal,
       log: gateway.log.child({ requestId, protocol }),

@@ -108,10 +108,10 @@ describe('a full valid configuration', () => {
   it('accepts governance on/true and reads the admin token (GATEWAY_ADMIN_TOKEN wins over admin_token)', () => {
     const dir = tempDir();
     dir.write('admin.token', 'from-file\n');
-    const on = dir.write('on.yaml', ['governance: on', 'admin_token: { file: ./admin.token }']);
+    const on = dir.write('on.yaml', ['governance: on', 'db_path: ./gateway.db', 'admin_token: { file: ./admin.token }']);
     expect(loadConfigFile(on, { env: {} })).toMatchObject({ governance: true, adminToken: 'from-file' });
     expect(loadConfigFile(on, { env: { GATEWAY_ADMIN_TOKEN: 'from-env' } }).adminToken).toBe('from-env');
-    const yes = dir.write('true.yaml', ['governance: true']);
+    const yes = dir.write('true.yaml', ['governance: true', 'db_path: ./gateway.db']);
     expect(loadConfigFile(yes, { env: {} }).governance).toBe(true);
     const off = dir.write('false.yaml', ['governance: false']);
     expect(loadConfigFile(off, { env: { GATEWAY_ADMIN_TOKEN: 'from-env' } })).toMatchObject({ governance: false, adminToken: 'from-env' });

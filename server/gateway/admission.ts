@@ -1,0 +1,75 @@
+import type { ModelRoute } from '../config/runtime-config.ts';
+import { costMicrocents, worstCaseMicrocents } from '../governance/cost.ts';
+import type { Reservation } from '../governance/budget-ledger.ts';
+import type { Governance } from '../governance/governance.ts';
+import type { KeyRecord } from '../governance/key-record.ts';
+import type { Usage } from '../ir/index.ts';
+import type { PoolRouter } from '../routing/pool-router.ts';
+import type { AnswerSummary } from './client-response.ts';
+import type { Exchange } from './gateway-context.ts';
+
+/** A request admitted under governance: its reservation, settled at the answer's end or released. */
+export interface Admitted {
+  readonly key: KeyRecord;
+  /** Refunds the reservation if the request never settled (no attempt committed). */
+  release(): Promise<void>;
+}
+
+/**
+ * Governance on: the client's virtual key is checked (401), its rate limit taken (429), and the
+ * worst case of the request reserved against its budget (402) before anything goes upstream.
+ * The worst case covers every lane the request might be served by: the request's bytes as input
+ * tokens (a token is at least a byte) and its output-token limit, at the dearest lane's prices.
+ */
+export async function admit(exchange: Exchange, governance: Governance, router: PoolRouter<ModelRoute>, request: { bytes: number; maxTokens: number | undefined }): Promise<Admitted> {
+  const key = await governance.authenticate(exchange.req.headers, exchange.query);
+  const lanes = router.members.map((m) => m.lane);
+  const priced = lanes.every((lane) => lane.price !== undefined);
+  let worst = 0n;
+  for (const lane of lanes) {
+    if (lane.price === undefined) continue;
+    const cost = worstCaseMicrocents({ requestBytes: request.bytes, maxOutputTokens: request.maxTokens ?? lane.defaultMaxTokens, price: lane.price });
+    if (cost > worst) worst = cost;
+  }
+  const reservation = await governance.admit(key, { worstCaseMicrocents: worst, priced, model: router.name });
+  governance.markUsed(key);
+  let settled = false;
+  exchange.res.onFinish(async (summary) => {
+    await governance.settle(reservation, settlement(exchange, summary, request.bytes));
+    settled = true;
+  });
+  return {
+    key,
+    release: async () => {
+      if (!settled) await governance.release(reservation);
+    },
+  };
+}
+
+function settlement(exchange: Exchange, summary: AnswerSummary, requestBytes: number) {
+  const usage = summary.usage ?? estimate(requestBytes, summary.answerBytes);
+  return {
+    costMicrocents: summary.lane.price === undefined ? 0n : costMicrocents(usage, summary.lane.price),
+    usage,
+    requestId: exchange.requestId,
+    model: summary.lane.upstreamModel,
+    lane: summary.lane.name,
+    estimated: summary.usage === null,
+  };
+}
+
+/**
+ * No usage report (a stream cut before its last event): about four bytes a token, never zero, so
+ * a request that was answered is never free.
+ */
+function estimate(requestBytes: number, answerBytes: number): Usage {
+  return {
+    inputTokens: Math.max(1, Math.ceil(requestBytes / 4)),
+    outputTokens: Math.max(1, Math.ceil(answerBytes / 4)),
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+  };
+}
+
+export type { Reservation };
