@@ -45,6 +45,29 @@ describe('virtual keys', () => {
   });
 });
 
+describe('revoke under load', () => {
+  it('once the revoke answers, no later request with the key is served', async () => {
+    const key = await createKey({});
+    let revokedAt = Number.POSITIVE_INFINITY;
+    const servedAfterRevoke: number[] = [];
+    const loop = async () => {
+      for (let i = 0; i < 40; i++) {
+        const sentAt = performance.now();
+        const res = await call(key.secret, JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }));
+        await res.arrayBuffer();
+        if (res.status === 200 && sentAt > revokedAt) servedAfterRevoke.push(sentAt);
+      }
+    };
+    const load = Array.from({ length: 8 }, loop);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await fetch(`${h.adminUrl}/api/v1/admin/keys/${key.id}`, { method: 'DELETE' });
+    revokedAt = performance.now();
+    await Promise.all(load);
+    expect(servedAfterRevoke).toEqual([]);
+    expect((await call(key.secret)).status).toBe(401);
+  });
+});
+
 describe('budgets', () => {
   it('300 concurrent requests at a key whose budget admits 10: exactly 10 reach the upstream, spend = sum of settled costs', async () => {
     // Worst case per request: (request bytes + 100,000 output tokens) at 1 USD/M = 100 µ¢ a token.
