@@ -91,4 +91,25 @@ describe('kill and restart', () => {
     const code = await new Promise((resolve) => second.child.once('exit', resolve));
     expect(code).toBe(0);
   }, 30_000);
+
+  it('SIGTERM lets the requests in flight finish, settles them, then exits 0', async () => {
+    const gateway = await startProcess();
+    const created = (await (await fetch(`${gateway.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ budget_cents: 1000 }) })).json()) as { id: string; secret: string };
+    const answer = '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"slow"},"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":100,"completion_tokens":100,"total_tokens":200}}';
+    upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 600 });
+    const inFlight = fetch(`${gateway.dataUrl}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${created.secret}` },
+      body: JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'take your time' }] }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    gateway.child.kill('SIGTERM');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe('slow');
+    expect(await new Promise((resolve) => gateway.child.once('exit', resolve))).toBe(0);
+    const db = new DatabaseSync(join(dir, 'gateway.db'));
+    const spent = db.prepare('SELECT spent_microcents AS spent FROM keys WHERE id = ?').get(created.id) as { spent: number };
+    db.close();
+    expect(spent.spent).toBe(100 * 200 + 100 * 800); // 100 input tokens at 2 USD/M, 100 output at 8 USD/M
+  }, 30_000);
 });
