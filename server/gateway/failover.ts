@@ -32,8 +32,17 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     }
     if (attempts > 0) router.failovers++;
     attempts++;
-    const result = await runAttempt(exchange, member.lane, attempt);
-    limiter.release();
+    let result: AttemptResult;
+    try {
+      result = await runAttempt(exchange, member.lane, attempt);
+    } catch (error) {
+      // Thrown before any upstream verdict (a request that cannot be translated for this lane):
+      // the gateway's own refusal, which never moves lane state, but must not keep the probe.
+      member.cell.abandon();
+      throw error;
+    } finally {
+      limiter.release();
+    }
     if (result.status === 'client_gone') {
       member.cell.abandon();
       return;

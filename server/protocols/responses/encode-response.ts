@@ -16,11 +16,13 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
   const warnings: TranslationWarning[] = [];
   const output: ResponsesOutputItem[] = [];
   const refused = response.finish.reason === 'refusal';
+  // The last message of a response cut short (max_output_tokens, content filter) is itself incomplete.
+  const messageStatus = encodeFinishReason(response.finish).status === 'incomplete' ? 'incomplete' : 'completed';
   let message: ResponsesOutputMessage | undefined;
   response.content.forEach((block, i) => {
     if (block.type === 'text') {
       if (message === undefined) {
-        message = { type: 'message', id: itemId('msg', response.id, output.length), role: 'assistant', status: 'completed', content: [] };
+        message = { type: 'message', id: itemId('msg', response.id, output.length), role: 'assistant', status: messageStatus, content: [] };
         output.push(message);
       }
       message.content.push(refused ? { type: 'refusal', refusal: block.text } : { type: 'output_text', text: block.text, annotations: [] });

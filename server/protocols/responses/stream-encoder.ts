@@ -212,13 +212,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   /** A message item ends when a block of another kind starts, or at the end. */
-  private closeMessage(): string {
+  private closeMessage(atEnd = false): string {
     const message = this.message;
     if (message === undefined) return '';
     this.message = undefined;
     let wire = '';
     for (const [index, state] of this.blocks) if (state.kind === 'text' && state.message === message) wire += this.blockStop(index);
-    message.item.status = 'completed';
+    // Closed at the end of a response cut short, the message is incomplete too (as OpenAI says).
+    message.item.status = atEnd && encodeFinishReason(this.finish, true).status === 'incomplete' ? 'incomplete' : 'completed';
     return wire + this.itemDone(message.outputIndex, message.item);
   }
 
@@ -226,7 +227,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private end(): string {
     let wire = '';
     for (const index of this.blocks.keys()) wire += this.blockStop(index);
-    wire += this.closeMessage();
+    wire += this.closeMessage(true);
     this.ended = true;
     // A refusal already streamed as output_text can only still be told as a content filter.
     const ending = encodeFinishReason(this.finish, true);
