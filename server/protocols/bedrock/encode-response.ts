@@ -17,6 +17,9 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
     if (block.type === 'text') content.push({ text: block.text });
     else if (block.type === 'tool_call') {
       content.push({ toolUse: { toolUseId: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') } });
+    } else if (block.type === 'reasoning' && block.origin !== undefined && block.origin !== 'bedrock') {
+      // A client would replay it as Bedrock reasoning, which no Bedrock model could verify.
+      warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));
     } else if (block.type === 'reasoning') {
       if (block.redacted === undefined || block.text !== '') {
         content.push({ reasoningContent: { reasoningText: { text: block.text, ...(block.signature !== undefined && { signature: block.signature }) } } });

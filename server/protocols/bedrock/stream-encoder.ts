@@ -1,6 +1,7 @@
-import { ZERO_USAGE, type StreamEvent, type Usage } from '../../ir/index.ts';
+import { ZERO_USAGE, type StreamBlockStart, type StreamEvent, type Usage } from '../../ir/index.ts';
 import { encodeFrame } from '../../framing/eventstream-frame.ts';
 import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import { dropped } from '../shared/warnings.ts';
 import { streamExceptionType } from './errors.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
@@ -22,6 +23,9 @@ export class BedrockStreamEncoder implements StreamEncoder {
   private usage: Usage = ZERO_USAGE;
   /** IR block index -> Bedrock contentBlockIndex */
   private readonly indices = new Map<number, number>();
+  private readonly kinds = new Map<number, StreamBlockStart['type']>();
+  /** IR blocks with no Bedrock form in this stream. */
+  private readonly skipped = new Set<number>();
 
   encode(e: StreamEvent): Uint8Array {
     switch (e.type) {
@@ -29,9 +33,16 @@ export class BedrockStreamEncoder implements StreamEncoder {
         if (e.usage !== undefined) this.usage = e.usage;
         return this.start();
       case 'block_start': {
+        const block = e.block;
+        if ((block.type === 'reasoning' || block.type === 'redacted_reasoning') && block.origin !== undefined && block.origin !== 'bedrock') {
+          // Another protocol's reasoning: a client would replay it as Bedrock's own.
+          this.skipped.add(e.index);
+          this.warnings.push(dropped(`content[${e.index}]`, `reasoning from the ${block.origin} protocol`));
+          return this.start();
+        }
         const contentBlockIndex = this.indices.size;
         this.indices.set(e.index, contentBlockIndex);
-        const block = e.block;
+        this.kinds.set(e.index, block.type);
         if (block.type === 'tool_call') {
           return join(this.start(), event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.id, name: block.name } } }));
         }
@@ -42,6 +53,9 @@ export class BedrockStreamEncoder implements StreamEncoder {
       }
       case 'block_delta': {
         const d = e.delta;
+        if (this.skipped.has(e.index)) return EMPTY;
+        // Signatures belong to reasoning; on any other block they are another protocol's (Gemini signs text).
+        if (d.type === 'signature' && this.kinds.get(e.index) !== 'reasoning') return EMPTY;
         const delta =
           d.type === 'text' ? { text: d.text }
           : d.type === 'tool_arguments' ? { toolUse: { input: d.partialJson } }
@@ -50,6 +64,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
         return join(this.start(), event('contentBlockDelta', { contentBlockIndex: this.wireIndex(e.index), delta }));
       }
       case 'block_stop':
+        if (this.skipped.has(e.index)) return EMPTY;
         return event('contentBlockStop', { contentBlockIndex: this.wireIndex(e.index) });
       case 'finish': {
         this.stopped = true;
