@@ -68,6 +68,7 @@ export interface GatewayConfig {
    * Default info.
    */
   log_level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  admin_tls?: AdminTls;
   /**
    * Operator notes; ignored.
    *
@@ -99,6 +100,7 @@ export interface GatewayConfig {
     | 'warn'
     | 'error'
     | 'silent'
+    | AdminTls
     | undefined;
 }
 /**
@@ -342,6 +344,26 @@ export interface Limits {
    * Longest silence inside a response body. Default 300000.
    */
   upstream_idle_timeout_ms?: number;
+}
+/**
+ * TLS for the admin plane; with client_ca, clients must present a certificate it signed (mTLS).
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "AdminTls".
+ */
+export interface AdminTls {
+  /**
+   * PEM server certificate file (chain). Relative to this file.
+   */
+  cert: string;
+  /**
+   * PEM private key file of the certificate.
+   */
+  key: string;
+  /**
+   * PEM CA bundle file; when set, a client certificate signed by it is required.
+   */
+  client_ca?: string;
 }
 /**
  * A secret is never written in config.yaml: it is read from an environment variable or a file.

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ListenAddress } from '../config/runtime-config.ts';
 
@@ -12,7 +13,8 @@ export async function listen(server: Server, address: ListenAddress): Promise<st
   });
   const { port } = server.address() as AddressInfo;
   const host = address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const scheme = server instanceof TlsServer ? 'https' : 'http';
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 export function closeServer(server: Server): Promise<void> {

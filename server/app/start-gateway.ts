@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { isLoopback } from '../config/loopback.ts';
@@ -35,11 +36,11 @@ export interface StartOptions {
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
 export async function startGateway(loaded: RuntimeConfig, options: StartOptions): Promise<RunningGateway> {
-  if (!isLoopback(loaded.adminListen.host) && loaded.adminToken === undefined) {
+  if (!isLoopback(loaded.adminListen.host) && (loaded.adminToken === undefined || loaded.adminTls === undefined)) {
     throw new ConfigError([{
       file: loaded.source,
       path: 'admin_listen',
-      message: `the admin plane would listen on ${loaded.adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`,
+      message: `the admin plane would listen on ${loaded.adminListen.host}, beyond loopback, with no admin token or without TLS: set GATEWAY_ADMIN_TOKEN or admin_token, and admin_tls`,
     }]);
   }
   let demo: DemoUpstream | undefined;
@@ -62,7 +63,14 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
   });
-  const adminServer = createServer(adminApp.callback());
+  const adminServer = config.adminTls === undefined
+    ? createServer(adminApp.callback())
+    : createHttpsServer({
+      cert: config.adminTls.cert,
+      key: config.adminTls.key,
+      // mTLS: with a client CA, a connection without a certificate it signed is refused in the handshake.
+      ...(config.adminTls.clientCa !== undefined && { ca: config.adminTls.clientCa, requestCert: true, rejectUnauthorized: true }),
+    }, adminApp.callback());
   // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
   const close = async () => {
     await Promise.all([closeServer(dataServer), closeServer(adminServer)]);

@@ -75,6 +75,10 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     // Checked here too (not only at start) so that `gateway --validate` says so.
     problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`);
   }
+  if (!isLoopback(adminListen.host) && config.admin_tls === undefined) {
+    // Beyond loopback the admin token would cross the network in clear.
+    problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`);
+  }
   const governance = config.governance === 'on' || config.governance === true;
   if (governance && config.db_path === undefined) {
     problem(['governance'], 'governance is on but db_path is not set: virtual keys and their spend are kept in the db_path file (e.g. db_path: ./gateway.db)');
@@ -85,6 +89,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     if ('error' in secret) problem(['governance_secret'], secret.error);
     else governanceSecret = secret.value;
   }
+  const adminTls = readAdminTls(config, relative, problem);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
@@ -95,6 +100,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     listen: parseListen(config.listen ?? '0.0.0.0:8080'),
     adminListen,
     adminToken,
+    adminTls,
     providers,
     models,
     pools,
@@ -222,6 +228,25 @@ function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, br
     });
   }
   return out;
+}
+
+/** The admin plane's certificate, key and client CA, read at load so a missing file stops the start. */
+function readAdminTls(config: GatewayConfig, relative: (p: string) => string, problem: Problem): RuntimeConfig['adminTls'] {
+  const tls = config.admin_tls;
+  if (tls === undefined) return undefined;
+  const read = (field: 'cert' | 'key' | 'client_ca', path: string | undefined): string | undefined => {
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(relative(path), 'utf8');
+    } catch (e) {
+      problem(['admin_tls', field], `cannot read ${relative(path)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      return undefined;
+    }
+  };
+  const cert = read('cert', tls.cert);
+  const key = read('key', tls.key);
+  const clientCa = read('client_ca', tls.client_ca);
+  return cert === undefined || key === undefined ? undefined : { cert, key, clientCa };
 }
 
 /** Bedrock signs with AWS credentials from the environment; the region comes from the URL, else AWS_REGION. */

@@ -77,6 +77,8 @@ export interface RuntimeConfig {
   readonly listen: ListenAddress;
   readonly adminListen: ListenAddress;
   readonly adminToken: string | undefined;
+  /** PEM material for HTTPS (and mTLS when `clientCa` is set) on the admin plane. */
+  readonly adminTls: { readonly cert: string; readonly key: string; readonly clientCa: string | undefined } | undefined;
   readonly providers: ReadonlyMap<string, ProviderRuntime>;
   readonly models: ReadonlyMap<string, ModelRoute>;
   readonly pools: ReadonlyMap<string, PoolRoute>;

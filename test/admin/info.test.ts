@@ -3,12 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway } from '../../server/app/start-gateway.ts';
 import { ConfigError } from '../../server/config/config-error.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { makeTlsFixtures } from '../support/tls-fixtures.ts';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const INFO = '/api/v1/admin/info';
@@ -185,14 +187,20 @@ describe('startGateway', () => {
     }
   });
 
-  it('starts with a token, and then asks for it', async () => {
-    const loaded = loadConfigText(text.replace('admin_listen: 127.0.0.1:0', 'admin_listen: 0.0.0.0:0'), '/virtual/config.yaml', '/virtual', {
-      env: { GATEWAY_ADMIN_TOKEN: 'tok' },
-    });
+  it('beyond loopback: serves HTTPS with mTLS, and then asks for the token', async () => {
+    const tls = makeTlsFixtures();
+    const withTls = text.replace('admin_listen: 127.0.0.1:0', `admin_listen: 0.0.0.0:0\nadmin_tls: { cert: ${tls.files.serverCert}, key: ${tls.files.serverKey}, client_ca: ${tls.files.ca} }`);
+    const loaded = loadConfigText(withTls, '/virtual/config.yaml', '/virtual', { env: { GATEWAY_ADMIN_TOKEN: 'tok' } });
     const gateway = await startGateway(loaded, { log: createLogger('silent') });
+    const client = (cert: string, key: string) => new Agent({ connect: { ca: tls.pem.ca, cert, key } });
     try {
-      expect((await fetch(`${gateway.adminUrl}${INFO}`)).status).toBe(401);
-      expect((await fetch(`${gateway.adminUrl}${INFO}`, { headers: { 'x-admin-token': 'tok' } })).status).toBe(200);
+      expect(gateway.adminUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const trusted = client(tls.pem.clientCert, tls.pem.clientKey);
+      expect((await undiciFetch(`${gateway.adminUrl}${INFO}`, { dispatcher: trusted })).status).toBe(401);
+      expect((await undiciFetch(`${gateway.adminUrl}${INFO}`, { dispatcher: trusted, headers: { 'x-admin-token': 'tok' } })).status).toBe(200);
+      // A client certificate from an untrusted CA, or none, fails the handshake.
+      await expect(undiciFetch(`${gateway.adminUrl}${INFO}`, { dispatcher: client(tls.pem.otherCert, tls.pem.otherKey) })).rejects.toThrow();
+      await expect(undiciFetch(`${gateway.adminUrl}${INFO}`, { dispatcher: new Agent({ connect: { ca: tls.pem.ca } }) })).rejects.toThrow();
     } finally {
       await gateway.close();
     }

@@ -310,13 +310,20 @@ describe('invalid configurations are refused with file:line:column, the path and
     expect(config.models.get('flash')?.provider).toMatchObject({ protocol: 'gemini', auth: 'x-goog-api-key' });
   });
 
-  it('an admin plane beyond loopback with no admin token', () => {
-    const file = tempDir().write('config.yaml', ['listen: 0.0.0.0:8080', 'admin_listen: 0.0.0.0:8081']);
+  it('an admin plane beyond loopback needs both an admin token and TLS', () => {
+    const dir = tempDir();
+    dir.write('admin.crt', 'CERT');
+    dir.write('admin.key', 'KEY');
+    const file = dir.write('config.yaml', ['listen: 0.0.0.0:8080', 'admin_listen: 0.0.0.0:8081']);
     const error = configError(() => loadConfigFile(file, { env: {} }));
-    expect(error.message).toBe(
+    expect(error.message).toBe([
       `${file}:2:15: admin_listen: the admin plane would listen on 0.0.0.0, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`,
-    );
-    const config = loadConfigFile(file, { env: { GATEWAY_ADMIN_TOKEN: 'admin-secret' } });
+      `${file}:2:15: admin_listen: the admin plane would listen on 0.0.0.0, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`,
+    ].join('\n'));
+    expect(configError(() => loadConfigFile(file, { env: { GATEWAY_ADMIN_TOKEN: 'admin-secret' } })).problems).toHaveLength(1);
+    const withTls = dir.write('tls.yaml', ['listen: 0.0.0.0:8080', 'admin_listen: 0.0.0.0:8081', 'admin_tls: { cert: ./admin.crt, key: ./admin.key }']);
+    const config = loadConfigFile(withTls, { env: { GATEWAY_ADMIN_TOKEN: 'admin-secret' } });
+    expect(config.adminTls).toEqual({ cert: 'CERT', key: 'KEY', clientCa: undefined });
     expect(config.adminListen).toEqual({ host: '0.0.0.0', port: 8081 });
     expect(config.adminToken).toBe('admin-secret');
     const ipv6Loopback = tempDir().write('config.yaml', ['admin_listen: "[::1]:8081"']);
@@ -325,7 +332,9 @@ describe('invalid configurations are refused with file:line:column, the path and
 
   it('an unreadable admin_token is reported once, at admin_token', () => {
     const dir = tempDir();
-    const file = dir.write('config.yaml', ['admin_listen: 0.0.0.0:8081', 'admin_token: { env: ADMIN_TOKEN }']);
+    dir.write('admin.crt', 'CERT');
+    dir.write('admin.key', 'KEY');
+    const file = dir.write('config.yaml', ['admin_listen: 0.0.0.0:8081', 'admin_token: { env: ADMIN_TOKEN }', 'admin_tls: { cert: ./admin.crt, key: ./admin.key }']);
     const error = configError(() => loadConfigFile(file, { env: {} }));
     expect(error.message).toBe(`${file}:2:1: admin_token: environment variable ADMIN_TOKEN is not set`);
   });
