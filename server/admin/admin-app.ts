@@ -30,7 +30,9 @@ export interface AdminOptions {
 
 /** The admin plane (default 127.0.0.1:8081), routed and validated by spec/openapi.json. */
 export async function createAdminApp(options: AdminOptions): Promise<Koa> {
-  const spec = JSON.parse(readFileSync(SPEC_FILE, 'utf8')) as Document;
+  const specText = readFileSync(SPEC_FILE, 'utf8');
+  const publishedSpec = JSON.parse(specText) as unknown;
+  const spec = JSON.parse(specText) as Document;
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = (item as Record<string, { operationId?: string } | undefined>)[method];
@@ -54,6 +56,9 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   const keys = keyOperations(options.governance);
   api.register({
     getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(options.config, options.startedAt) }),
+    // The document as written: without the operationIds derived above, whose absence keeps the
+    // three client generators' names in agreement.
+    getApiV1AdminOpenapiJson: (): Reply => ({ status: 200, body: publishedSpec }),
     getApiV1AdminConfigVersion: () => getConfigVersion(options.config),
     getApiV1AdminKeys: () => keys.getApiV1AdminKeys(),
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),

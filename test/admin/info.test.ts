@@ -206,3 +206,19 @@ describe('startGateway', () => {
     }
   });
 });
+
+describe('GET /api/v1/admin/openapi.json', () => {
+  it('serves the spec as written, without derived operationIds, behind the admin token', async () => {
+    const h = await startHarness({ env: { GATEWAY_ADMIN_TOKEN: 'spec-token' } });
+    try {
+      expect((await fetch(`${h.adminUrl}/api/v1/admin/openapi.json`)).status).toBe(401);
+      const res = await fetch(`${h.adminUrl}/api/v1/admin/openapi.json`, { headers: { 'x-admin-token': 'spec-token' } });
+      expect(res.status).toBe(200);
+      const served = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { operationId?: string }>> };
+      expect(served).toEqual(JSON.parse(readFileSync(new URL('../../spec/openapi.json', import.meta.url), 'utf8')));
+      expect(served.paths['/api/v1/admin/info']?.get?.operationId).toBeUndefined();
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,0 +1,41 @@
+// Runs a command against a live gateway: `node test/support/live-gateway.ts -- pytest -q`.
+// Starts a real gateway (demo upstream, a fresh SQLite store, an admin token) on ephemeral
+// loopback ports, gives the command GATEWAY_ENDPOINT (admin plane), GATEWAY_ADMIN_TOKEN and
+// GATEWAY_DATA_URL, and exits with the command's status. Used by the Python and Go client suites.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway } from '../../server/app/start-gateway.ts';
+import { loadConfigFile } from '../../server/config/load-config.ts';
+import { createLogger } from '../../server/observability/logger.ts';
+
+const separator = process.argv.indexOf('--');
+const command = separator === -1 ? [] : process.argv.slice(separator + 1);
+if (command.length === 0) {
+  console.error('usage: node test/support/live-gateway.ts -- <command> [args...]');
+  process.exit(2);
+}
+
+const token = 'live-gateway-admin-token';
+const dir = mkdtempSync(join(tmpdir(), 'gateway-live-'));
+writeFileSync(join(dir, 'config.yaml'), [
+  'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'log_level: silent',
+  'models: { demo: { provider: demo, model: demo-echo }, demo-claude: { provider: demo-anthropic, model: demo-echo } }',
+  'pools: { demo-pool: { members: [ { model: demo, weight: 2 }, { model: demo-claude } ] } }',
+  'db_path: ./gateway.db', 'governance: off',
+].join('\n') + '\n');
+const gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), { env: { GATEWAY_ADMIN_TOKEN: token } }), { log: createLogger('silent') });
+const child = spawn(command[0]!, command.slice(1), {
+  stdio: 'inherit',
+  env: { ...process.env, GATEWAY_ENDPOINT: gateway.adminUrl, GATEWAY_ADMIN_TOKEN: token, GATEWAY_DATA_URL: gateway.dataUrl },
+});
+const code = await new Promise<number>((resolve) => {
+  child.on('exit', (status, signal) => resolve(status ?? (signal === null ? 1 : 128)));
+  child.on('error', (error) => {
+    console.error(`live-gateway: cannot run ${command[0]}: ${error.message}`);
+    resolve(127);
+  });
+});
+await gateway.close();
+process.exit(code);
