@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: install run generate check-generated typecheck test test-ts validate bench matrix clean
+.PHONY: install run generate clients check-generated typecheck test test-ts test-clients validate bench matrix release-client clean
 
 ## install: npm dependencies (Node 24 included) from the lockfile
 install: $(INSTALL_STAMP)
@@ -24,13 +24,18 @@ validate: install
 generate: install
 	node codegen/generate.ts
 
-## check-generated: fail when regenerating changes anything checked in
-check-generated: generate
-	@changes=$$(git status --porcelain --untracked-files=all -- generated); \
+## clients: spec/openapi.json -> clients-ts/, clients-py/, clients-go/ (each generator pinned; deterministic)
+CLIENTS := ts py go
+clients: install
+	@for c in $(CLIENTS); do bash clients-$$c/scripts/generate.sh || exit 1; done
+
+## check-generated: fail when regenerating (server types, validators, the three clients) changes anything
+check-generated: generate clients
+	@changes=$$(git status --porcelain --untracked-files=all -- generated clients-ts clients-py clients-go); \
 	if [ -n "$$changes" ]; then \
-	  echo "generated/ is out of date with spec/ (run 'make generate' and commit):"; echo "$$changes"; \
-	  git --no-pager diff --stat -- generated; exit 1; \
-	fi; echo "generated/ matches spec/"
+	  echo "generated code is out of date with spec/ (run 'make generate clients' and commit):"; echo "$$changes"; \
+	  git --no-pager diff --stat -- generated clients-ts clients-py clients-go; exit 1; \
+	fi; echo "generated/ and clients-*/ match spec/"
 
 typecheck: install
 	tsc -p tsconfig.json
@@ -39,8 +44,12 @@ test-ts: install
 	vitest run --reporter=default --reporter=json --outputFile.json=.vitest-report.json; \
 	status=$$?; node test/support/print-test-summary.ts .vitest-report.json || true; exit $$status
 
+## test-clients: each generated client's own suite, in its own language, against a live gateway
+test-clients: install
+	@for c in $(CLIENTS); do bash clients-$$c/scripts/test.sh || exit 1; done
+
 ## test: the whole suite (what CI runs)
-test: check-generated typecheck test-ts
+test: check-generated typecheck test-ts test-clients
 
 ## matrix: the 6 x 6 protocol matrix with the official SDKs, printed as a table (also part of test)
 matrix: install
@@ -49,6 +58,15 @@ matrix: install
 ## bench: load benchmarks against a mock upstream (not part of test)
 bench: install
 	node bench/run.ts
+
+## release-client: CLIENT=ts|py|go; tags clients-<CLIENT>/vX.Y.Z from the client's own version (clean tree only)
+release-client:
+	@test -n "$(CLIENT)" || { echo "usage: make release-client CLIENT=ts|py|go"; exit 2; }
+	@test -z "$$(git status --porcelain)" || { echo "refusing to release from a dirty tree (commit or stash first)"; exit 1; }
+	@version=$$(cat clients-$(CLIENT)/VERSION) && tag="clients-$(CLIENT)/v$$version" && \
+	grep -q "## $$version" clients-$(CLIENT)/CHANGELOG.md || { echo "clients-$(CLIENT)/CHANGELOG.md has no entry for $$version"; exit 1; }; \
+	! git rev-parse -q --verify "refs/tags/$$tag" >/dev/null || { echo "$$tag exists already"; exit 1; }; \
+	git tag -a "$$tag" -m "clients-$(CLIENT) $$version" && echo "tagged $$tag (push it with: git push origin $$tag)"
 
 clean:
 	rm -rf dist node_modules/.install-stamp
