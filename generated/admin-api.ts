@@ -361,6 +361,7 @@ export interface components {
             /** @description Content hash of the running configuration, cfg_ + 16 hex digits */
             config_version: string;
             topology: components["schemas"]["Topology"];
+            /** Format: double */
             uptime_seconds: number;
             /** @description Server version */
             version: string;
