@@ -1,0 +1,172 @@
+// The generated TypeScript admin client against a live gateway (scripts/test.sh starts one with
+// test/support/live-gateway.ts: demo upstream, models demo and demo-claude, pool demo-pool, a
+// fresh SQLite store, and GATEWAY_ENDPOINT / GATEWAY_ADMIN_TOKEN in the environment).
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import {
+  createAdminClient,
+  deleteApiV1AdminKeysById,
+  getApiV1AdminConfigVersion,
+  getApiV1AdminInfo,
+  getApiV1AdminKeys,
+  getApiV1AdminKeysById,
+  isTransportError,
+  postApiV1AdminKeys,
+} from '../src/index.ts';
+
+const endpoint = process.env.GATEWAY_ENDPOINT;
+const token = process.env.GATEWAY_ADMIN_TOKEN;
+if (endpoint === undefined || token === undefined) {
+  throw new Error('GATEWAY_ENDPOINT and GATEWAY_ADMIN_TOKEN must be set: run clients-ts/scripts/test.sh');
+}
+const SERVER_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const client = createAdminClient({ endpoint, token });
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+const KEY_ID = /^key_[0-9A-Z]{26}$/;
+const CONFIG_VERSION = /^cfg_[0-9a-f]{16}$/;
+
+describe('info', () => {
+  it('returns the InfoView: server version, topology, build, config version', async () => {
+    const { data, error, response } = await getApiV1AdminInfo({ client });
+    expect(error).toBeUndefined();
+    expect(response?.status).toBe(200);
+    if (data === undefined) throw new Error('no data');
+    expect(data.version).toBe(SERVER_VERSION);
+    expect(data.topology.models.map((m) => m.name)).toEqual(['demo', 'demo-claude']);
+    expect(data.topology.models.map((m) => [m.provider, m.protocol, m.upstream_model])).toEqual([
+      ['demo', 'openai', 'demo-echo'],
+      ['demo-anthropic', 'anthropic', 'demo-echo'],
+    ]);
+    expect(data.topology.pools.map((p) => p.name)).toEqual(['demo-pool']);
+    expect(data.topology.pools[0]?.members.map((m) => [m.model, m.weight])).toEqual([['demo', 2], ['demo-claude', 1]]);
+    expect(data.uptime_seconds).toBeGreaterThanOrEqual(0);
+    expect(data.build.node).toBe(process.versions.node); // the gateway and this suite both run on the repo's Node
+    expect(data.build.modules).toEqual(expect.arrayContaining(['protocol:openai', 'protocol:anthropic', 'admin']));
+    expect(data.config_version).toMatch(CONFIG_VERSION);
+  });
+
+  it('accepts a trailing slash on the endpoint', async () => {
+    const { data, error } = await getApiV1AdminInfo({ client: createAdminClient({ endpoint: `${endpoint}/`, token }) });
+    expect(error).toBeUndefined();
+    expect(data?.version).toBe(SERVER_VERSION);
+  });
+});
+
+describe('keys', () => {
+  it('creates a key (201, secret once), lists it without a secret, gets it, revokes it', async () => {
+    const created = await postApiV1AdminKeys({ client, body: { name: 'ts-client-test', owner: 'clients-ts', budget_cents: 1234, rpm: 60 } });
+    expect(created.error).toBeUndefined();
+    expect(created.response?.status).toBe(201);
+    const key = created.data;
+    if (key === undefined) throw new Error('no data');
+    expect(key.id).toMatch(KEY_ID);
+    expect(key.secret).toMatch(/^gwk_[A-Za-z0-9_-]{43}$/);
+    expect(key.prefix).toBe(key.secret.slice(0, 8));
+    expect(key).toMatchObject({ name: 'ts-client-test', owner: 'clients-ts', budget_cents: 1234, spent_cents: 0, remaining_cents: 1234, rpm: 60, last_used_at: null, revoked_at: null });
+
+    const listed = await getApiV1AdminKeys({ client });
+    expect(listed.error).toBeUndefined();
+    expect(listed.response?.status).toBe(200);
+    const row = listed.data?.data.find((k) => k.id === key.id);
+    expect(row).toBeDefined();
+    expect(row).not.toHaveProperty('secret');
+    expect(listed.data?.data.every((k) => !('secret' in k))).toBe(true);
+    expect(row).toEqual({
+      id: key.id, name: 'ts-client-test', owner: 'clients-ts', prefix: key.prefix, budget_cents: 1234, spent_cents: 0,
+      remaining_cents: 1234, rpm: 60, created_at: key.created_at, last_used_at: null, revoked_at: null,
+    });
+
+    const one = await getApiV1AdminKeysById({ client, path: { id: key.id } });
+    expect(one.response?.status).toBe(200);
+    expect(one.data).toEqual(row);
+
+    const revoked = await deleteApiV1AdminKeysById({ client, path: { id: key.id } });
+    expect(revoked.error).toBeUndefined();
+    expect(revoked.response?.status).toBe(200);
+    expect(revoked.data?.id).toBe(key.id);
+    expect(revoked.data?.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const after = await getApiV1AdminKeysById({ client, path: { id: key.id } });
+    expect(after.data?.revoked_at).toBe(revoked.data?.revoked_at);
+  });
+
+  it('creates a key with no limits when the body is empty', async () => {
+    const { data, response } = await postApiV1AdminKeys({ client, body: {} });
+    expect(response?.status).toBe(201);
+    expect(data).toMatchObject({ name: null, owner: null, budget_cents: null, remaining_cents: null, rpm: null });
+  });
+
+  it('answers 404 with an ErrorView for an unknown key id (get and revoke)', async () => {
+    const id = 'key_00000000000000000000000000';
+    for (const result of [await getApiV1AdminKeysById({ client, path: { id } }), await deleteApiV1AdminKeysById({ client, path: { id } })]) {
+      expect(result.data).toBeUndefined();
+      expect(result.response?.status).toBe(404);
+      expect(result.error).toEqual({ error: { code: 'not_found', message: `no key with id "${id}"` } });
+    }
+  });
+
+  it('answers 400 with an ErrorView for an invalid body', async () => {
+    const { data, error, response } = await postApiV1AdminKeys({ client, body: { rpm: 0 } });
+    expect(data).toBeUndefined();
+    expect(response?.status).toBe(400);
+    expect(error?.error.code).toBe('invalid_request');
+    expect(error?.error.message).toContain('rpm');
+  });
+});
+
+describe('config version', () => {
+  it('returns the running config version, the same as in info', async () => {
+    const [{ data, error, response }, info] = await Promise.all([getApiV1AdminConfigVersion({ client }), getApiV1AdminInfo({ client })]);
+    expect(error).toBeUndefined();
+    expect(response?.status).toBe(200);
+    expect(data?.config_version).toMatch(CONFIG_VERSION);
+    expect(data?.config_version).toBe(info.data?.config_version);
+    expect(Date.parse(data?.loaded_at ?? '')).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('errors', () => {
+  it('a wrong token: error is the 401 ErrorView, data undefined', async () => {
+    const { data, error, response } = await getApiV1AdminInfo({ client: createAdminClient({ endpoint, token: 'wrong-token' }) });
+    expect(data).toBeUndefined();
+    expect(response?.status).toBe(401);
+    expect(error).toEqual({ error: { code: 'unauthorized', message: 'a valid admin token is required (x-admin-token or Authorization: Bearer)' } });
+    expect(isTransportError(error)).toBe(false);
+  });
+
+  it('no token: 401 too', async () => {
+    const { data, response, error } = await getApiV1AdminKeys({ client: createAdminClient({ endpoint }) });
+    expect(data).toBeUndefined();
+    expect(response?.status).toBe(401);
+    expect(error?.error.code).toBe('unauthorized');
+  });
+
+  it('the bearer form of the token works as well', async () => {
+    const bearer = createAdminClient({ endpoint });
+    const { data, response } = await getApiV1AdminInfo({ client: bearer, headers: { authorization: `Bearer ${token}` } });
+    expect(response?.status).toBe(200);
+    expect(data?.version).toBe(SERVER_VERSION);
+  });
+
+  it('an unreachable endpoint: a transport error, no response', async () => {
+    const port = await closedPort();
+    const { data, error, response } = await getApiV1AdminInfo({ client: createAdminClient({ endpoint: `http://127.0.0.1:${port}`, token }) });
+    expect(data).toBeUndefined();
+    expect(response).toBeUndefined();
+    expect(isTransportError(error)).toBe(true);
+  });
+
+  it('a custom fetch is used for every request', async () => {
+    const seen: string[] = [];
+    const custom = createAdminClient({ endpoint, token, fetch: (request) => { seen.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('x-admin-token')}`); return fetch(request); } });
+    await getApiV1AdminConfigVersion({ client: custom });
+    expect(seen).toEqual([`GET /api/v1/admin/config/version ${token}`]);
+  });
+});
