@@ -5,6 +5,7 @@ import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-text.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
+import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
 import { forwardedClientHeaders, relayedHeaders } from './relayed-headers.ts';
@@ -56,12 +57,18 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
 async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
   const { res, ingress } = exchange;
   const probe = ingress.codec.createStreamDecoder();
+  // Without governance nothing needs the usage, so after commit only the stream's end is read.
+  const tail = exchange.gateway.config.governance || !isSse(headers['content-type']) ? undefined : new StreamTail();
+  let tailUsed = false;
   const held: Buffer[] = [];
   let committed = false;
   let usage: Usage | null = null;
   let sent = 0;
   const summary = () => ({ lane: attempt.lane, usage, answerBytes: sent });
+  /** The terminator (or an error) was decoded before commit: the stream's end is already known. */
+  let sawEnd = false;
   const noteUsage = (events: readonly StreamEvent[]) => {
+    for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
     for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
   };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
@@ -73,6 +80,13 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   try {
     for await (const chunk of body) {
       const bytes = chunk as Buffer;
+      if (committed && tail !== undefined) {
+        tail.push(bytes);
+        tailUsed = true;
+        sent += bytes.length;
+        await res.write(bytes);
+        continue;
+      }
       const events = probe.push(bytes);
       noteUsage(events);
       if (committed) {
@@ -92,6 +106,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
         res.commit(status, headers);
         const first = Buffer.concat(held);
         sent += first.length;
+        tail?.startAfter(first);
         await res.write(first);
         held.length = 0;
       }
@@ -102,7 +117,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     const failure = describeNetworkError(error, attempt.lane.provider.name);
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
   }
-  const ending = probe.end();
+  // The probe saw everything up to commit; the tail, when used, everything after it.
+  const ending = tail !== undefined && tailUsed ? (sawEnd ? [] : tail.readEnd(ingress.codec.createStreamDecoder())) : probe.end();
   noteUsage(ending);
   const verdict = judge(ending);
   if (!committed) {
@@ -139,6 +155,10 @@ function judge(events: readonly StreamEvent[]): Verdict {
     if (isContentEvent(event) || event.type === 'message_stop') return { kind: 'content' };
   }
   return { kind: 'none' };
+}
+
+function isSse(contentType: string | undefined): boolean {
+  return contentType !== undefined && contentType.toLowerCase().startsWith('text/event-stream');
 }
 
 function looksLikeJsonObject(body: Buffer): boolean {

@@ -1,0 +1,48 @@
+import { SseParser, type SseEvent } from '../framing/sse-parser.ts';
+import { sseEvent } from '../framing/sse-format.ts';
+import type { StreamEvent } from '../ir/index.ts';
+import type { StreamDecoder } from '../protocols/codec.ts';
+
+/** Events kept from a relayed stream's end: enough to hold a terminator and what precedes it. */
+const KEPT_EVENTS = 8;
+
+/**
+ * After commit, a same-protocol SSE stream only needs its end read: did the terminator come?
+ * Instead of decoding every event (a JSON parse each), the bytes are only framed (cheap), the
+ * last few events kept, and at the end a fresh decoder reads those. SSE terminators (`[DONE]`,
+ * `message_stop`, `response.completed`, `message-end`, a chunk with `finishReason`) are
+ * self-contained events, so a decoder that starts mid-stream still recognises them, and an
+ * event cut off mid-way still reads as broken.
+ */
+export class StreamTail {
+  private readonly sse = new SseParser();
+  private last: SseEvent[] = [];
+
+  /**
+   * The bytes relayed before commit: an event they leave unfinished (cut at the commit point)
+   * continues in what follows, so its start is kept.
+   */
+  startAfter(committed: Buffer): void {
+    const lf = committed.lastIndexOf('\n\n');
+    const crlf = committed.lastIndexOf('\r\n\r\n');
+    const boundary = Math.max(lf === -1 ? -1 : lf + 2, crlf === -1 ? -1 : crlf + 4);
+    if (boundary === -1) return this.push(committed); // all of it is one unfinished event
+    if (boundary < committed.length) this.push(committed.subarray(boundary));
+  }
+
+  push(bytes: Uint8Array): void {
+    this.keep(this.sse.push(bytes));
+  }
+
+  /** The events a fresh decoder reads from the kept ones, its end included. */
+  readEnd(decoder: StreamDecoder): StreamEvent[] {
+    this.keep(this.sse.end());
+    const text = this.last.map((e) => sseEvent(e.data, e.event)).join('');
+    return [...decoder.push(Buffer.from(text)), ...decoder.end()];
+  }
+
+  private keep(events: SseEvent[]): void {
+    if (events.length === 0) return;
+    this.last = [...this.last, ...events].slice(-KEPT_EVENTS);
+  }
+}
