@@ -55,6 +55,11 @@ test: check-generated typecheck test-ts test-clients
 matrix: install
 	node test/matrix/print-matrix.ts
 
+## binary: dist/gateway, one executable (Node 24 SEA) with the code, catalog, admin spec and version inside; no node_modules needed to run it
+.PHONY: binary
+binary: install
+	node build/build-binary.ts
+
 ## bench: load benchmarks against a mock upstream (not part of test)
 bench: install
 	node bench/run.ts

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import formats from 'ajv-formats';
 import Koa from 'koa';
 import { OpenAPIBackend, type Context as OperationContext, type Document } from 'openapi-backend';
 import type { components } from '../../generated/admin-api.ts';
+// An import, not a file read: the bundler inlines it into the single executable (make binary).
+import shippedSpec from '../../spec/openapi.json' with { type: 'json' };
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { KeyAdmin } from '../governance/governance.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -15,8 +16,6 @@ import { operationId } from './operation-id.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { errorBody, errorReply, type Reply } from './reply.ts';
 import { validationMessage } from './validation-message.ts';
-
-const SPEC_FILE = new URL('../../spec/openapi.json', import.meta.url);
 
 export interface AdminOptions {
   readonly config: RuntimeConfig;
@@ -30,7 +29,7 @@ export interface AdminOptions {
 
 /** The admin plane (default 127.0.0.1:8081), routed and validated by spec/openapi.json. */
 export async function createAdminApp(options: AdminOptions): Promise<Koa> {
-  const specText = readFileSync(SPEC_FILE, 'utf8');
+  const specText = JSON.stringify(shippedSpec); // parsed twice below: two independent copies
   const publishedSpec = JSON.parse(specText) as unknown;
   const spec = JSON.parse(specText) as Document;
   for (const [path, item] of Object.entries(spec.paths ?? {})) {

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { getAsset, isSea } from 'node:sea';
 import validateCatalog from '../../generated/validators/catalog.js';
 import type { Catalog } from '../../generated/catalog-types.ts';
 import { ConfigError } from './config-error.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { parseYamlSource, type YamlSource } from './yaml-source.ts';
 
-const SHIPPED_CATALOG = new URL('../../catalog/providers.yaml', import.meta.url);
+/** The shipped catalog: a file in the checkout, an embedded asset of that name in the single executable (make binary). */
+const SHIPPED_CATALOG = 'catalog/providers.yaml';
 
 /** Nested maps of a provider that merge key by key rather than being replaced whole. */
 const MERGED_MAPS = new Set(['headers', 'query', 'error_map', 'models']);
@@ -16,7 +18,8 @@ const MERGED_MAPS = new Set(['headers', 'query', 'error_map', 'models']);
  * The result is validated as a whole, so a partial override is fine and a typo is not.
  */
 export function loadCatalog(operatorFile: string | undefined): Catalog {
-  const shipped = parseYamlSource(readFileSync(SHIPPED_CATALOG, 'utf8'), 'catalog/providers.yaml');
+  const shippedText = isSea() ? getAsset(SHIPPED_CATALOG, 'utf8') : readFileSync(new URL(`../../${SHIPPED_CATALOG}`, import.meta.url), 'utf8');
+  const shipped = parseYamlSource(shippedText, SHIPPED_CATALOG);
   const overlay = operatorFile === undefined ? undefined : readOperatorCatalog(operatorFile);
   const merged = overlay === undefined ? shipped.value : mergeCatalogs(shipped.value, overlay.value);
   if (!validateCatalog(merged)) {

@@ -1,0 +1,220 @@
+// dist/gateway, the single executable (`make binary`, build/build-binary.ts), as an operator runs it:
+// from a directory of its own, with Node's permission model letting it read nothing but that
+// directory, so any read of the checkout (code, node_modules, catalog, spec, package.json) fails.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const NODE = join(ROOT, 'node_modules/.bin/node');
+const BINARY = join(ROOT, 'dist/gateway');
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+/** What the executable is made of: when any of it is newer than dist/gateway, the test rebuilds it. */
+const SOURCES = ['server', 'generated', 'build', 'catalog/providers.yaml', 'spec/openapi.json', 'package.json', 'package-lock.json'];
+/** Generous: CI machines are noisy. The target, and what is printed, is < 500 ms. */
+const STARTUP_BOUND_MS = 3000;
+
+const DEMO_CONFIG = `listen: 127.0.0.1:0
+admin_listen: 127.0.0.1:0
+log_level: info
+models:
+  demo: { provider: demo, model: demo-echo }
+  demo-claude: { provider: demo-anthropic, model: demo-echo }
+pools:
+  both: { members: [ { model: demo }, { model: demo-claude } ] }
+`;
+
+let dir: string; // the operator's directory: the only one the executable may read
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  if (isStale()) {
+    const { stdout } = await promisify(execFile)(NODE, [join(ROOT, 'build/build-binary.ts')], { cwd: ROOT, timeout: 110_000 });
+    console.log(stdout.trimEnd());
+  }
+  dir = mkdtempSync(join(tmpdir(), 'gateway-binary-'));
+  writeFileSync(join(dir, 'config.yaml'), DEMO_CONFIG);
+  // No PATH, no NODE_PATH, a HOME of its own; reads outside `dir` are refused.
+  env = { PATH: '', HOME: dir, NODE_OPTIONS: `--permission --allow-fs-read=${dir}` };
+}, 120_000);
+
+afterAll(() => {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+function isStale(): boolean {
+  let built: number;
+  try {
+    built = statSync(BINARY).mtimeMs;
+  } catch {
+    return true;
+  }
+  return SOURCES.some((source) => newestMtime(join(ROOT, source)) > built);
+}
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path, { recursive: true, encoding: 'utf8' }).map((entry) => statSync(join(path, entry)).mtimeMs));
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function binary(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(BINARY, args, { cwd: dir, env: { ...env, ...extraEnv }, timeout: 15_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw error;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+describe('dist/gateway, the single executable', () => {
+  it('runs inside the sandbox: a read outside its directory is refused', async () => {
+    // The control for every other test here: the permission model is in force in the executable.
+    const inner = join(dir, 'inner');
+    mkdirSync(inner, { recursive: true });
+    const run = await binary(['--validate', join(dir, 'config.yaml')], { NODE_OPTIONS: `--permission --allow-fs-read=${inner}` });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('cannot read the configuration (ERR_ACCESS_DENIED)');
+  });
+
+  it('--version prints the version of package.json', async () => {
+    expect(await binary(['--version'])).toEqual({ code: 0, stdout: `${PACKAGE.version}\n`, stderr: '' });
+  });
+
+  it('--validate checks a configuration against the embedded catalog', async () => {
+    const ok = await binary(['--validate', 'config.yaml']);
+    expect(ok, ok.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(ok.stdout).toMatch(/^config\.yaml: OK \(2 models, 1 pools, cfg_[0-9a-f]{16}\)\n$/);
+
+    // Real providers come from the shipped catalog, embedded in the executable.
+    writeFileSync(join(dir, 'real.yaml'), [
+      'providers:',
+      '  openai: { api_key: { env: OPENAI_API_KEY } }',
+      '  anthropic: { api_key: { env: ANTHROPIC_API_KEY } }',
+      'models:',
+      '  gpt: { provider: openai, model: gpt-4.1-mini }',
+      '  claude: { provider: anthropic, model: claude-sonnet-4-5, max_tokens: 1024 }',
+      '',
+    ].join('\n'));
+    const real = await binary(['--validate', 'real.yaml'], { OPENAI_API_KEY: 'sk-binary-test', ANTHROPIC_API_KEY: 'sk-ant-binary-test' });
+    expect(real, real.stderr).toMatchObject({ code: 0, stderr: '' });
+
+    writeFileSync(join(dir, 'typo.yaml'), 'models:\n  claude: { provider: antropic, model: claude-sonnet-4-5 }\n');
+    const typo = await binary(['--validate', 'typo.yaml']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/typo\.yaml:2:\d+: models\.claude\.provider: unknown provider "antropic" \(known: .*anthropic.*openai/);
+  });
+
+  describe('serving', () => {
+    let child: ChildProcess | undefined;
+    afterEach(() => {
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      child = undefined;
+    });
+
+    /** Spawns dist/gateway in the sandbox and resolves at its "gateway started" log line. */
+    async function serve(config: string, runEnv: Record<string, string> = env) {
+      const proc = spawn(BINARY, ['--config', config], { cwd: dir, env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = proc;
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+      let stderr = '';
+      proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const started = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        createInterface({ input: proc.stdout }).on('line', (line) => {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          if (entry.msg === 'gateway started') resolve(entry);
+        });
+        void exited.then(({ code, signal }) => reject(new Error(`dist/gateway exited (${code ?? signal}) before starting: ${stderr}`)));
+      });
+      return { proc, exited, dataUrl: started.dataUrl as string, adminUrl: started.adminUrl as string, stderr: () => stderr };
+    }
+
+    it('starts, serves a chat completion, /v1/models and the admin plane, and stops on SIGTERM', async () => {
+      const spawnedAt = performance.now();
+      const { proc, exited, dataUrl, adminUrl, stderr } = await serve('config.yaml');
+      const startedAt = performance.now();
+      expect(dataUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+      const chat = await fetch(`${dataUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer anything' },
+        body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hello from the binary' }] }),
+      });
+      const completion = (await chat.json()) as { object: string; choices: { message: { content: string } }[] };
+      const servedAt = performance.now();
+      expect(chat.status).toBe(200);
+      expect(completion.object).toBe('chat.completion');
+      expect(completion.choices[0]?.message.content).toContain('hello from the binary');
+
+      const toLog = Math.round(startedAt - spawnedAt);
+      const toServed = Math.round(servedAt - spawnedAt);
+      console.log(`dist/gateway start-up: ${toLog} ms to "gateway started", ${toServed} ms to the first served request (target < 500 ms)`);
+      expect(toServed).toBeLessThan(STARTUP_BOUND_MS);
+
+      // Across protocols: an OpenAI client answered by the Anthropic-protocol demo upstream.
+      const translated = await fetch(`${dataUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'demo-claude', messages: [{ role: 'user', content: 'translated' }] }),
+      });
+      expect(translated.status).toBe(200);
+      expect(((await translated.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toContain('translated');
+
+      const models = await fetch(`${dataUrl}/v1/models`);
+      expect(models.status).toBe(200);
+      const ids = ((await models.json()) as { data: { id: string }[] }).data.map((m) => m.id);
+      expect(ids).toEqual(expect.arrayContaining(['demo', 'demo-claude', 'both']));
+
+      const info = await fetch(`${adminUrl}/api/v1/admin/info`);
+      expect(info.status).toBe(200);
+      const body = (await info.json()) as { version: string; build: { node: string } };
+      expect(body.version).toBe(PACKAGE.version);
+      expect(body.build.node).toBe(PACKAGE.devDependencies['node']);
+
+      // The admin spec, embedded: served as written.
+      const spec = await fetch(`${adminUrl}/api/v1/admin/openapi.json`);
+      expect(spec.status).toBe(200);
+      expect(await spec.json()).toEqual(JSON.parse(readFileSync(join(ROOT, 'spec/openapi.json'), 'utf8')));
+
+      proc.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(stderr()).toBe('');
+    });
+
+    it('keeps governance in SQLite (node:sqlite, built in): a key made on the admin plane admits requests', async () => {
+      writeFileSync(join(dir, 'governed.yaml'), `${DEMO_CONFIG}db_path: ./gateway.db\ngovernance: on\n`);
+      const { proc, exited, dataUrl, adminUrl, stderr } = await serve('governed.yaml', { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS} --allow-fs-write=${dir}` });
+      const created = await fetch(`${adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'binary', rpm: 10 }) });
+      expect(created.status).toBe(201);
+      const { secret } = (await created.json()) as { secret: string };
+      const ask = (headers: Record<string, string>) => fetch(`${dataUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'governed' }] }),
+      });
+      const admitted = await ask({ authorization: `Bearer ${secret}` });
+      expect(admitted.status).toBe(200);
+      await admitted.arrayBuffer();
+      const refused = await ask({});
+      expect(refused.status).toBe(401);
+      await refused.arrayBuffer();
+      proc.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(stderr()).toBe('');
+      expect(statSync(join(dir, 'gateway.db')).size).toBeGreaterThan(0);
+    });
+  });
+});
