@@ -87,28 +87,41 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
         await res.write(bytes);
         continue;
       }
-      const events = probe.push(bytes);
-      noteUsage(events);
       if (committed) {
+        noteUsage(probe.push(bytes));
         sent += bytes.length;
         await res.write(bytes);
         continue;
       }
-      held.push(bytes);
-      const verdict = judge(events);
-      if (verdict.kind === 'error') {
-        body.destroy();
-        return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
-      }
-      if (verdict.kind === 'content') {
+      // Before commit, an SSE read is decoded one event at a time, and only up to the first
+      // content event: what follows it in the same read goes the cheap way, to the tail.
+      const pieces = tail === undefined ? [bytes] : ssePieces(bytes);
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i]!;
+        const events = probe.push(piece);
+        noteUsage(events);
+        held.push(piece);
+        const verdict = judge(events);
+        if (verdict.kind === 'error') {
+          body.destroy();
+          return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
+        }
+        if (verdict.kind !== 'content') continue;
         committed = true;
         attempt.onCommit();
         res.commit(status, headers);
         const first = Buffer.concat(held);
-        sent += first.length;
-        tail?.startAfter(first);
-        await res.write(first);
         held.length = 0;
+        tail?.startAfter(first);
+        const rest = pieces.length > i + 1 ? Buffer.concat(pieces.slice(i + 1)) : undefined;
+        if (rest !== undefined) {
+          tail?.push(rest);
+          tailUsed = true;
+        }
+        const out = rest === undefined ? first : Buffer.concat([first, rest]);
+        sent += out.length;
+        await res.write(out);
+        break;
       }
     }
   } catch (error) {
@@ -120,18 +133,19 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   // The probe saw everything up to commit; the tail, when used, everything after it.
   const ending = tail !== undefined && tailUsed ? (sawEnd ? [] : tail.readEnd(ingress.codec.createStreamDecoder())) : probe.end();
   noteUsage(ending);
-  const verdict = judge(ending);
+  // The end read may repeat content events (the tail's last few): any error among them decides.
+  const endError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
   if (!committed) {
-    // The stream ended before any content: an empty or cut stream is a failed attempt.
-    if (verdict.kind === 'error') return { status: 'failed', error: verdict.event.error, outcome: 'lane_fault' };
+    // The stream ended before it could be committed: an empty or cut stream is a failed attempt.
+    if (endError !== undefined) return { status: 'failed', error: endError.error, outcome: 'lane_fault' };
     attempt.onCommit();
     res.commit(status, headers);
     const all = Buffer.concat(held);
     sent += all.length;
     await res.write(all);
-  } else if (verdict.kind === 'error') {
+  } else if (endError !== undefined) {
     // The upstream closed cleanly but without its terminator: say so in the client's protocol.
-    return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(verdict.event));
+    return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(endError));
   }
   await res.finish(summary());
   return { status: 'committed', outcome: 'success' };
@@ -155,6 +169,20 @@ function judge(events: readonly StreamEvent[]): Verdict {
     if (isContentEvent(event) || event.type === 'message_stop') return { kind: 'content' };
   }
   return { kind: 'none' };
+}
+
+/** A read split after each blank line (LF LF or CR LF CR LF): one SSE event a piece, the last maybe partial. */
+function ssePieces(bytes: Buffer): Buffer[] {
+  const pieces: Buffer[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const lf = bytes.indexOf('\n\n', start);
+    const crlf = bytes.indexOf('\r\n\r\n', start);
+    const end = lf === -1 && crlf === -1 ? bytes.length : Math.min(lf === -1 ? Infinity : lf + 2, crlf === -1 ? Infinity : crlf + 4);
+    pieces.push(bytes.subarray(start, end));
+    start = end;
+  }
+  return pieces;
 }
 
 function isSse(contentType: string | undefined): boolean {
