@@ -4,7 +4,6 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import validateConfig from '../../generated/validators/config.js';
 import type { Catalog, Provider } from '../../generated/catalog-types.ts';
 import type { GatewayConfig, ModelRoute as ModelRouteConfig } from '../../generated/config-types.ts';
-import { PROTOCOL_IDS, type ProtocolId } from '../ir/index.ts';
 import { supportedProtocols } from '../protocols/registry.ts';
 import { credentialsFromEnv, regionFromBedrockUrl } from '../upstream/sigv4.ts';
 import { loadCatalog } from './catalog.ts';
@@ -15,7 +14,7 @@ import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routi
 import type { Limits, ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { readSecret } from './secret-ref.ts';
-import { parseYamlSource, type YamlSource } from './yaml-source.ts';
+import { parseYamlSource } from './yaml-source.ts';
 
 /** Used when neither the config nor the catalog says how many output tokens to ask for. */
 const FALLBACK_MAX_TOKENS = 4096;
@@ -267,9 +266,3 @@ function parseListen(address: string): ListenAddress {
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   return { host: host === '' ? '0.0.0.0' : host, port: Number(address.slice(colon + 1)) };
 }
-
-export function isProtocolId(value: string): value is ProtocolId {
-  return (PROTOCOL_IDS as readonly string[]).includes(value);
-}
-
-export type { YamlSource };

@@ -1,8 +1,6 @@
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { costMicrocents, worstCaseMicrocents } from '../governance/cost.ts';
-import type { Reservation } from '../governance/budget-ledger.ts';
 import type { Governance } from '../governance/governance.ts';
-import type { KeyRecord } from '../governance/key-record.ts';
 import type { Usage } from '../ir/index.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AnswerSummary } from './client-response.ts';
@@ -10,7 +8,6 @@ import type { Exchange } from './gateway-context.ts';
 
 /** A request admitted under governance: its reservation, settled at the answer's end or released. */
 export interface Admitted {
-  readonly key: KeyRecord;
   /** Refunds the reservation if the request never settled (no attempt committed). */
   release(): Promise<void>;
 }
@@ -39,7 +36,6 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
     settled = true;
   });
   return {
-    key,
     release: async () => {
       if (!settled) await governance.release(reservation);
     },
@@ -71,5 +67,3 @@ function estimate(requestBytes: number, answerBytes: number): Usage {
     reasoningTokens: 0,
   };
 }
-
-export type { Reservation };

@@ -3,7 +3,7 @@ import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts'
 import type { EgressCodec } from '../protocols/codec.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, type UpstreamResponse } from '../upstream/send-upstream.ts';
-import { readBounded } from '../upstream/read-text.ts';
+import { readBounded } from '../upstream/read-bounded.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';

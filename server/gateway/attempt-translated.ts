@@ -4,7 +4,7 @@ import { codecFor } from '../protocols/registry.ts';
 import { WireBatch } from '../framing/wire-chunks.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
-import { readBounded } from '../upstream/read-text.ts';
+import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import { checkUnmapped } from './check-unmapped.ts';
@@ -94,25 +94,28 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   let usage: Usage | null = null;
   let sent = 0;
 
+  /** Keeps the latest usage report, and names the answer where the upstream does not (Bedrock, Cohere). */
+  const note = (event: StreamEvent): StreamEvent => {
+    if (event.type === 'usage') usage = event.usage;
+    if (event.type !== 'message_start') return event;
+    if (event.usage !== undefined) usage = event.usage;
+    return withIdentity(event, hop);
+  };
+
   /** Encodes what one upstream read produced and writes it in one piece. Returns a failure before commit. */
   const deliver = async (events: readonly StreamEvent[]): Promise<AttemptResult | 'open' | 'closed'> => {
     let state: 'open' | 'closed' = 'open';
-    for (const event of events) {
+    for (const upstreamEvent of events) {
+      const event = note(upstreamEvent);
       if (!res.isCommitted) {
         if (event.type === 'error') return { status: 'failed', error: event.error, outcome: outcomeOf(event.error) };
         held.push(event);
         if (!isContentEvent(event) && event.type !== 'message_stop') continue;
         attempt.onCommit();
         res.commit(200, { ...exchange.ingress.streamHeaders(exchange.origin), ...answerHeaders(hop) });
-        for (const e of held.splice(0)) {
-          if (e.type === 'message_start' && e.usage !== undefined) usage = e.usage;
-          if (e.type === 'usage') usage = e.usage;
-          batch.add(encoder.encode(e));
-        }
+        for (const e of held.splice(0)) batch.add(encoder.encode(e));
         continue;
       }
-      if (event.type === 'usage') usage = event.usage;
-      else if (event.type === 'message_start' && event.usage !== undefined) usage = event.usage;
       batch.add(encoder.encode(event));
       if (event.type === 'error') {
         outcome = 'lane_fault';
@@ -129,7 +132,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   try {
     let state: AttemptResult | 'open' | 'closed' = 'open';
     for await (const chunk of hop.upstream.body) {
-      state = await deliver(decoder.push(chunk as Buffer).map((e) => (e.type === 'message_start' ? withIdentity(e, hop) : e)));
+      state = await deliver(decoder.push(chunk as Buffer));
       if (state !== 'open') break;
     }
     if (state === 'open') state = await deliver(decoder.end());
