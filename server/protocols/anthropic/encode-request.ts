@@ -1,8 +1,9 @@
 import type { ChatRequest, ContentBlock, ImageBlock, Message, TextBlock } from '../../ir/index.ts';
+import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
-import { dropped, reshaped } from '../shared/warnings.ts';
+import { dropped } from '../shared/warnings.ts';
 import type { AnthropicBlock, AnthropicMessage, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './wire.ts';
 
 /** IR to a Messages request for one lane. Pure. */
@@ -10,19 +11,16 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   const warnings: TranslationWarning[] = [];
   const system: AnthropicTextBlock[] = [];
   const messages: AnthropicMessage[] = [];
-  let conversationStarted = false;
+  const systemSlot = new SystemSlot('the top-level system prompt');
 
   request.messages.forEach((message, i) => {
     const path = `messages[${i}]`;
     // Anthropic messages have no author name (OpenAI's per-message `name`).
     if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
-    if (message.role === 'system' || message.role === 'developer') {
-      // Anthropic has one system slot: instructions given mid-conversation move to it.
-      if (conversationStarted) warnings.push(reshaped(path, `a ${message.role} message in the middle of the conversation was moved to the top-level system prompt`));
+    if (systemSlot.takes(message, path, warnings)) {
       message.content.forEach((block, j) => system.push(encodeSystemText(block, `${path}.content[${j}]`)));
       return;
     }
-    conversationStarted = true;
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const blocks = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, warnings));
     const last = messages[messages.length - 1];

@@ -1,8 +1,9 @@
 import type { ChatRequest, ContentBlock, ImageBlock, TextBlock, ToolResultBlock } from '../../ir/index.ts';
+import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
-import { dropped, reshaped } from '../shared/warnings.ts';
+import { dropped } from '../shared/warnings.ts';
 import { cachePointFromControl } from './cache-point.ts';
 import { formatFromMediaType } from './image-format.ts';
 import { encodeTopK } from './model-fields.ts';
@@ -18,18 +19,15 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   const warnings: TranslationWarning[] = [];
   const system: BedrockSystemBlock[] = [];
   const messages: BedrockMessage[] = [];
-  let conversationStarted = false;
+  const systemSlot = new SystemSlot('the top-level system prompt');
 
   request.messages.forEach((message, i) => {
     const path = `messages[${i}]`;
     if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
-    if (message.role === 'system' || message.role === 'developer') {
-      // Converse has one system slot: instructions given mid-conversation move to it.
-      if (conversationStarted) warnings.push(reshaped(path, `a ${message.role} message in the middle of the conversation was moved to the top-level system prompt`));
+    if (systemSlot.takes(message, path, warnings)) {
       message.content.forEach((block, j) => system.push(...encodeSystemBlock(block, `${path}.content[${j}]`, warnings)));
       return;
     }
-    conversationStarted = true;
     // A tool turn is a user turn of toolResult blocks; Bedrock wants user and assistant to alternate.
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const blocks = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, warnings));

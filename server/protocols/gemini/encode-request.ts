@@ -1,8 +1,9 @@
 import type { ChatRequest, ContentBlock, ResponseFormat, ToolChoice } from '../../ir/index.ts';
+import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { invalidField, unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
-import { dropped, reshaped } from '../shared/warnings.ts';
+import { dropped } from '../shared/warnings.ts';
 import { imagePart, signatureOf } from './encode-parts.ts';
 import { wrapToolOutput } from './tool-result.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiFunctionResponsePart, GeminiGenerationConfig, GeminiPart, GeminiToolConfig } from './wire.ts';
@@ -18,14 +19,12 @@ export function encodeRequest(request: ChatRequest, _lane: LaneContext): Encoded
   const contents: GeminiContent[] = [];
   /** Tool-call id -> function name, for the results that follow (Gemini names results by function). */
   const callNames = new Map<string, string>();
-  let conversationStarted = false;
+  const systemSlot = new SystemSlot('systemInstruction');
 
   request.messages.forEach((message, i) => {
     const path = `messages[${i}]`;
     if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
-    if (message.role === 'system' || message.role === 'developer') {
-      // Gemini has one systemInstruction: instructions given mid-conversation move to it.
-      if (conversationStarted) warnings.push(reshaped(path, `a ${message.role} message in the middle of the conversation was moved to systemInstruction`));
+    if (systemSlot.takes(message, path, warnings)) {
       message.content.forEach((block, j) => {
         const at = `${path}.content[${j}]`;
         if (block.type !== 'text') throw unsupportedField(at, 'Gemini', 'a system instruction can only hold text');
@@ -34,7 +33,6 @@ export function encodeRequest(request: ChatRequest, _lane: LaneContext): Encoded
       });
       return;
     }
-    conversationStarted = true;
     const role = message.role === 'assistant' ? 'model' : 'user';
     const parts = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, callNames, warnings));
     if (parts.length === 0) return;
