@@ -68,6 +68,10 @@ export interface GatewayConfig {
    * Default info.
    */
   log_level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /**
+   * Data-plane worker threads, each serving the same port (SO_REUSEPORT). "auto" (the default) is one per core; 1 serves from the main thread. Breaker, concurrency, key, rate-limit and budget state is one across workers.
+   */
+  workers?: number | 'auto';
   admin_tls?: AdminTls;
   /**
    * Operator notes; ignored.
@@ -100,6 +104,8 @@ export interface GatewayConfig {
     | 'warn'
     | 'error'
     | 'silent'
+    | number
+    | 'auto'
     | AdminTls
     | undefined;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // gateway [--config <file>] | --validate <file> | --version
 import { parseArgs } from 'node:util';
+import { isMainThread } from 'node:worker_threads';
+import { runDataPlaneWorker } from './app/data-plane-worker.ts';
 import { startGateway } from './app/start-gateway.ts';
 import { ConfigError } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
@@ -36,7 +38,9 @@ async function main(): Promise<number> {
   return -1; // keep serving
 }
 
-main().then(
+// The single executable's data-plane workers run this same bundle (see app/worker-script.ts).
+if (!isMainThread) void runDataPlaneWorker();
+else main().then(
   (code) => {
     if (code >= 0) process.exit(code);
   },

@@ -3,10 +3,14 @@ import { Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ListenAddress } from '../config/runtime-config.ts';
 
-export async function listen(server: Server, address: ListenAddress): Promise<string> {
+/**
+ * Listens and returns the URL. `reusePort` lets several worker threads each bind the same port
+ * (SO_REUSEPORT): the kernel spreads new connections across them.
+ */
+export async function listen(server: Server, address: ListenAddress, options: { reusePort?: boolean } = {}): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(address.port, address.host, () => {
+    server.listen({ port: address.port, host: address.host, reusePort: options.reusePort === true }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -1,29 +1,33 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { isLoopback } from '../config/loopback.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
-import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
+import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
+import { createDataPlaneServer } from './data-plane-server.ts';
 import { closeServer, listen } from './listen.ts';
+import { WorkerPool } from './worker-pool.ts';
 
 export interface RunningGateway {
   readonly config: RuntimeConfig;
-  /** Breaker and concurrency state, readable for /stats and tests. */
+  /** Breaker and concurrency state (shared with the workers), readable for /stats and tests. */
   readonly routing: RoutingTable;
   readonly translations: TranslationStats;
   readonly governance?: LocalGovernance;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
+  /** The data-plane worker threads, when there are several (`workers:` above 1). */
+  readonly workers: WorkerPool | undefined;
   close(): Promise<void>;
 }
 
@@ -32,6 +36,8 @@ export interface StartOptions {
   /** Tests inject a clock to drive breaker time. */
   readonly clock?: Clock;
   readonly validateAdminResponses?: boolean;
+  /** Overrides `workers:` (tests run in-process with 1, where an injected clock reaches the data plane). */
+  readonly workers?: number;
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
@@ -49,16 +55,20 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     demo = await startDemoUpstream();
     config = withDemoUpstream(loaded, demo.url);
   }
+  if (options.workers !== undefined) config = { ...config, workers: options.workers };
+  if (config.workers > 1 && options.clock !== undefined) throw new Error('an injected clock reaches the data plane only with workers: 1');
   const startedAt = Date.now();
   const clock = options.clock ?? SYSTEM_CLOCK;
   const dispatchers = new Dispatchers();
-  const routing = new RoutingTable(config, clock);
+  // Sized for every worker; with one, the main thread serves and this is its only view.
+  const routing = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, config.workers)), worker: 1 });
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
-  const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
+  const dataServer: Server | undefined = config.workers > 1 ? undefined : createDataPlaneServer({
     config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
-  }).callback());
+  });
+  let workers: WorkerPool | undefined;
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
@@ -73,7 +83,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     }, adminApp.callback());
   // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
   const close = async () => {
-    await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
+    await Promise.all([dataServer === undefined ? workers?.close() : closeServer(dataServer), closeServer(adminServer)]);
     await dispatchers.close();
     await governance?.close();
     await demo?.close();
@@ -81,12 +91,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   let dataUrl: string;
   let adminUrl: string;
   try {
-    dataUrl = await listen(dataServer, config.listen);
+    if (dataServer !== undefined) dataUrl = await listen(dataServer, config.listen);
+    else {
+      workers = await WorkerPool.start({ config, routing, log: options.log, ...(governance !== undefined && { governance }) });
+      dataUrl = workers.url;
+    }
     adminUrl = await listen(adminServer, config.adminListen);
   } catch (error) {
     await close(); // a port in use: release whatever did start
     throw error;
   }
-  options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close };
+  options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
+  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, workers, close };
 }

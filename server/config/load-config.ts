@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -109,6 +110,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     governanceSecret,
     limits,
     logLevel: config.log_level ?? 'info',
+    workers: config.workers === undefined || config.workers === 'auto' ? availableParallelism() : config.workers,
   };
 }
 

@@ -90,4 +90,6 @@ export interface RuntimeConfig {
   readonly governanceSecret: string | undefined;
   readonly limits: Limits;
   readonly logLevel: string;
+  /** Data-plane worker threads ("auto" resolved to the core count); 1: the main thread serves. */
+  readonly workers: number;
 }

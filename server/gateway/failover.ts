@@ -30,7 +30,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
       limiter.release();
       continue;
     }
-    if (attempts > 0) router.failovers++;
+    if (attempts > 0) router.countFailover();
     attempts++;
     let result: AttemptResult;
     try {

@@ -6,7 +6,12 @@ export interface Clock {
   random(): number;
 }
 
+/**
+ * Milliseconds since the epoch at high resolution, counted on the monotonic clock from the
+ * thread's start. Every worker thread has its own `performance.now()` origin, so the origin is
+ * added back: breaker deadlines in shared memory then mean the same moment in every thread.
+ */
 export const SYSTEM_CLOCK: Clock = {
-  now: () => performance.now(),
+  now: () => performance.timeOrigin + performance.now(),
   random: () => Math.random(),
 };

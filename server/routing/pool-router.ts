@@ -1,6 +1,7 @@
-import { BreakerCell, type Admission } from './breaker-cell.ts';
+import { BreakerCell, privateCellSlot, type Admission } from './breaker-cell.ts';
 import type { BreakerSettings } from './breaker-settings.ts';
 import type { Clock } from './clock.ts';
+import type { CellSlot } from './routing-memory.ts';
 import { SmoothWeightedRoundRobin } from './smooth-weighted-round-robin.ts';
 
 export interface PoolMemberSpec<L> {
@@ -24,6 +25,16 @@ export interface AttemptPlan<L> {
   readonly retryAt: number | undefined;
 }
 
+export interface PoolRouterOptions<L> {
+  readonly name: string;
+  readonly members: readonly PoolMemberSpec<L>[];
+  readonly settings: BreakerSettings;
+  readonly limits: PoolLimits;
+  readonly clock: Clock;
+  /** Where the state lives when threads share it: one cell slot per member, the failover counter, this thread's worker number. */
+  readonly shared?: { readonly cells: readonly CellSlot[]; readonly failovers: { readonly counts: Int32Array; readonly index: number }; readonly worker: number };
+}
+
 /**
  * One pool's routing state: a breaker cell per member (state is per pool and lane) and the
  * weighted rotation. Knows nothing about HTTP or wire formats.
@@ -32,14 +43,32 @@ export class PoolRouter<L> {
   readonly name: string;
   readonly limits: PoolLimits;
   readonly members: readonly (PoolMemberSpec<L> & { readonly cell: BreakerCell })[];
+  /**
+   * Per thread: each worker rotates on its own, which keeps every worker's (and so the total)
+   * distribution at the weights; only breaker state must be one across threads.
+   */
   private readonly rotation: SmoothWeightedRoundRobin;
-  failovers = 0;
+  private readonly failoverCount: { readonly counts: Int32Array; readonly index: number };
 
-  constructor(options: { name: string; members: readonly PoolMemberSpec<L>[]; settings: BreakerSettings; limits: PoolLimits; clock: Clock }) {
+  constructor(options: PoolRouterOptions<L>) {
     this.name = options.name;
     this.limits = options.limits;
-    this.members = options.members.map((m) => ({ ...m, cell: new BreakerCell(options.settings, options.clock) }));
+    const shared = options.shared;
+    this.members = options.members.map((m, i) => ({
+      ...m,
+      cell: new BreakerCell(options.settings, options.clock, shared?.cells[i] ?? privateCellSlot(), shared?.worker),
+    }));
     this.rotation = new SmoothWeightedRoundRobin(this.members.map((m) => m.weight));
+    this.failoverCount = shared?.failovers ?? { counts: new Int32Array(new SharedArrayBuffer(4)), index: 0 };
+  }
+
+  /** Requests that went on to another lane after a failed attempt (across all workers). */
+  get failovers(): number {
+    return Atomics.load(this.failoverCount.counts, this.failoverCount.index);
+  }
+
+  countFailover(): void {
+    Atomics.add(this.failoverCount.counts, this.failoverCount.index, 1);
   }
 
   /** The order to try members for one request. Taking a probe happens later, per attempt. */

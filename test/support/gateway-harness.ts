@@ -46,6 +46,8 @@ export interface HarnessOptions {
   /** A `breaker:` line for config.yaml; lenient by default. */
   readonly breakerYaml?: string;
   readonly clock?: Clock;
+  /** Data-plane worker threads; 1 (the main thread serves) unless a test is about workers. */
+  readonly workers?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -63,7 +65,7 @@ providers:
   anthropic: { api_key: { file: ./anthropic.key } }
 ${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
   const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...options.env } });
-  const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true, ...(options.clock !== undefined && { clock: options.clock }) });
+  const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }) });
   return {
     gateway,
     upstream,

@@ -1,0 +1,119 @@
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { RoutingTable } from '../gateway/routing-table.ts';
+import { serveGovernance } from '../governance/governance-channel.ts';
+import type { LocalGovernance } from '../governance/governance.ts';
+import type { Logger } from '../observability/logger.ts';
+import { workerScript } from './worker-script.ts';
+import type { WorkerCommand, WorkerEvent, WorkerStart, WorkerTelemetry } from './worker-protocol.ts';
+
+export interface WorkerPoolOptions {
+  readonly config: RuntimeConfig;
+  /** The main thread's view of the shared routing memory (sized for `config.workers`). */
+  readonly routing: RoutingTable;
+  readonly governance?: LocalGovernance;
+  readonly log: Logger;
+}
+
+const RESPAWN_DELAY_MS = 1000;
+
+/**
+ * The data plane as `config.workers` threads, all listening on one port. The first worker binds
+ * the configured port (0 picks one), the others join it. A worker that dies is replaced after a
+ * pause, and the lane slots and probe it held are given back first.
+ */
+export class WorkerPool {
+  private readonly options: WorkerPoolOptions;
+  private readonly workers = new Map<number, Worker>();
+  private closing = false;
+  private port = 0;
+  private nextQuery = 1;
+  url = '';
+
+  private constructor(options: WorkerPoolOptions) {
+    this.options = options;
+  }
+
+  static async start(options: WorkerPoolOptions): Promise<WorkerPool> {
+    const pool = new WorkerPool(options);
+    try {
+      pool.url = await pool.spawn(1, options.config.listen.port);
+      pool.port = Number(new URL(pool.url).port);
+      const rest = Array.from({ length: options.config.workers - 1 }, (_, i) => pool.spawn(i + 2, pool.port));
+      await Promise.all(rest);
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+    return pool;
+  }
+
+  /** Asks every running worker about itself; a worker that does not answer within a second is left out. */
+  async telemetry(): Promise<WorkerTelemetry[]> {
+    const answers = [...this.workers.values()].map((worker) => new Promise<WorkerTelemetry | undefined>((resolve) => {
+      const id = this.nextQuery++;
+      const timer = setTimeout(() => done(undefined), 1000);
+      const onMessage = (event: WorkerEvent) => {
+        if (event.type === 'telemetry' && event.id === id) done(event.telemetry);
+      };
+      const done = (answer: WorkerTelemetry | undefined) => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        resolve(answer);
+      };
+      worker.on('message', onMessage);
+      worker.postMessage({ type: 'telemetry', id } satisfies WorkerCommand);
+    }));
+    return (await Promise.all(answers)).filter((t) => t !== undefined).sort((a, b) => a.worker - b.worker);
+  }
+
+  /** Each worker stops taking connections and finishes what it has in flight, then exits. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.workers.values()].map((worker) => new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.on('message', (event: WorkerEvent) => {
+        if (event.type === 'closed') void worker.terminate();
+      });
+      worker.postMessage({ type: 'close' } satisfies WorkerCommand);
+    })));
+    this.workers.clear();
+  }
+
+  private spawn(n: number, port: number): Promise<string> {
+    const { config, governance, log, routing } = this.options;
+    const channel = governance === undefined ? undefined : new MessageChannel();
+    if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance);
+    const start: WorkerStart = {
+      config, worker: n, port,
+      routing: { buffer: routing.memory.buffer as SharedArrayBuffer, layout: routing.memory.layout },
+      ...(channel !== undefined && { governance: channel.port2 }),
+    };
+    const [script, evalOption] = workerScript();
+    const worker = new Worker(script, { ...evalOption, workerData: start, transferList: channel === undefined ? [] : [channel.port2] });
+    this.workers.set(n, worker);
+    return new Promise<string>((resolve, reject) => {
+      let listening = false;
+      worker.on('message', (event: WorkerEvent) => {
+        if (event.type !== 'listening') return;
+        listening = true;
+        resolve(event.url);
+      });
+      worker.once('error', (error) => {
+        log.error({ err: error, worker: n }, 'data-plane worker failed');
+        if (!listening) reject(error);
+      });
+      worker.once('exit', (code) => {
+        channel?.port1.close();
+        routing.releaseWorker(n);
+        if (this.workers.get(n) === worker) this.workers.delete(n);
+        if (!listening) return reject(new Error(`data-plane worker ${n} exited (code ${code}) before listening`));
+        if (this.closing) return;
+        log.error({ worker: n, code }, 'data-plane worker exited; starting a new one');
+        setTimeout(() => {
+          if (!this.closing) this.spawn(n, this.port).catch((error: unknown) => log.error({ err: error, worker: n }, 'could not restart a data-plane worker'));
+        }, RESPAWN_DELAY_MS).unref();
+      });
+    });
+  }
+}

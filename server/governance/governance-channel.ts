@@ -1,0 +1,123 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { MessagePort } from 'node:worker_threads';
+import { GatewayFailure, type GatewayError } from '../ir/error.ts';
+import type { Admission, Governance, KeyRecord, KeyRef, LocalGovernance, Reservation, Settlement } from './governance.ts';
+import { presentedKey } from './key-carriers.ts';
+
+/**
+ * Governance across threads: the main thread owns the store and the in-memory ledger and limiter
+ * (LocalGovernance); each data-plane worker talks to it through a MessagePort. Budgets and rate
+ * limits stay exact because every decision is made, one at a time, by the one owner.
+ */
+
+type Call =
+  | { readonly id: number; readonly op: 'authenticate'; readonly secret: string | undefined }
+  | { readonly id: number; readonly op: 'admit'; readonly key: KeyRef; readonly admission: Admission }
+  | { readonly id: number; readonly op: 'settle'; readonly reservation: Reservation; readonly settlement: Settlement }
+  | { readonly id: number; readonly op: 'release'; readonly reservation: Reservation }
+  | { readonly id: 0; readonly op: 'markUsed'; readonly key: KeyRef };
+
+type Reply =
+  | { readonly id: number; readonly value: unknown }
+  | { readonly id: number; readonly refusal: GatewayError }
+  | { readonly id: number; readonly failure: string };
+
+/** Main thread: answers one worker's port from the owning LocalGovernance. */
+export function serveGovernance(port: MessagePort, local: LocalGovernance): void {
+  port.on('message', (call: Call) => {
+    let reply: Reply;
+    try {
+      reply = { id: call.id, value: answer(local, call) };
+    } catch (error) {
+      reply = error instanceof GatewayFailure
+        ? { id: call.id, refusal: error.error }
+        : { id: call.id, failure: error instanceof Error ? error.message : String(error) };
+    }
+    if (call.id !== 0) port.postMessage(reply);
+  });
+}
+
+function answer(local: LocalGovernance, call: Call): unknown {
+  switch (call.op) {
+    case 'authenticate':
+      return local.authenticatePresented(call.secret);
+    case 'admit':
+      return local.admit(call.key, call.admission);
+    case 'settle':
+      return local.settle(call.reservation, call.settlement);
+    case 'release':
+      return local.release(call.reservation);
+    case 'markUsed':
+      return local.markUsed(call.key);
+  }
+}
+
+type Pending = { resolve(value: unknown): void; reject(error: unknown): void };
+
+/** Worker thread: the Governance the pipeline calls, answered by the main thread. */
+export class GovernanceProxy implements Governance {
+  private readonly port: MessagePort;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  constructor(port: MessagePort) {
+    this.port = port;
+    port.on('message', (reply: Reply) => {
+      const waiting = this.pending.get(reply.id);
+      if (waiting === undefined) return;
+      this.pending.delete(reply.id);
+      if ('value' in reply) waiting.resolve(reply.value);
+      else if ('refusal' in reply) waiting.reject(new GatewayFailure(reply.refusal));
+      else waiting.reject(new Error(`governance: ${reply.failure}`));
+    });
+    // Idle between calls: the port must not keep the worker alive on its own.
+    port.unref();
+  }
+
+  /** The key carriers are read here; only the presented string crosses to the owner. */
+  authenticate(headers: IncomingHttpHeaders, query: URLSearchParams): Promise<KeyRecord> {
+    return this.call({ op: 'authenticate', secret: presentedKey(headers, query) }) as Promise<KeyRecord>;
+  }
+
+  admit(key: KeyRef, admission: Admission): Promise<Reservation> {
+    return this.call({ op: 'admit', key: { id: key.id }, admission }) as Promise<Reservation>;
+  }
+
+  settle(reservation: Reservation, settlement: Settlement): Promise<boolean> {
+    return this.call({ op: 'settle', reservation, settlement }) as Promise<boolean>;
+  }
+
+  release(reservation: Reservation): Promise<void> {
+    return this.call({ op: 'release', reservation }) as Promise<void>;
+  }
+
+  markUsed(key: KeyRef): void {
+    this.port.postMessage({ id: 0, op: 'markUsed', key: { id: key.id } } satisfies Call);
+  }
+
+  close(): void {
+    for (const waiting of this.pending.values()) waiting.reject(new Error('governance: the worker is closing'));
+    this.pending.clear();
+    this.port.close();
+  }
+
+  private call(call: DistributiveOmit<Exclude<Call, { op: 'markUsed' }>, 'id'>): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.port.ref();
+      this.pending.set(id, {
+        resolve: (value) => {
+          if (this.pending.size === 0) this.port.unref();
+          resolve(value);
+        },
+        reject: (error) => {
+          if (this.pending.size === 0) this.port.unref();
+          reject(error);
+        },
+      });
+      this.port.postMessage({ ...call, id });
+    });
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
