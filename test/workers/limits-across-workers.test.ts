@@ -1,0 +1,124 @@
+// The data plane as two worker threads on one port: budgets, rate limits, breakers and lane
+// concurrency hold exactly as with one, because routing state is one shared buffer and governance
+// has one owner (the main thread). Requests use fresh connections, which the kernel spreads across
+// the workers' sockets; each test checks that both workers served some.
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openaiChatCompletion } from '../../server/demo/openai-replies.ts';
+import { startHarness, type Harness } from '../support/gateway-harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    workers: 2,
+    extraModelsYaml: [
+      '  priced: { provider: openai, model: priced-upstream, price: { input: 1, output: 1 } }',
+      '  flaky: { provider: openai, model: flaky-upstream }',
+      '  narrow: { provider: openai, model: narrow-upstream, max_concurrent: 2 }',
+      '',
+    ].join('\n'),
+    breakerYaml: 'breaker: { consecutive_failures: 3, min_requests: 1000, open_ms: 400, jitter: 0, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n',
+    extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
+  });
+});
+afterAll(() => h.close());
+beforeEach(() => h.upstream.reset());
+
+/** One request on a connection of its own. */
+function post(body: unknown, secret: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${h.url}/v1/chat/completions`, {
+      method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+async function createKey(body: Record<string, unknown>): Promise<{ id: string; secret: string }> {
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string; secret: string };
+}
+
+/** Requests each worker has received since the last call. */
+let seen = new Map<number, number>();
+async function servedSinceLastLook(): Promise<number[]> {
+  const now = await h.gateway.workers!.telemetry();
+  const delta = now.map((t) => t.requests - (seen.get(t.worker) ?? 0));
+  seen = new Map(now.map((t) => [t.worker, t.requests]));
+  return delta;
+}
+
+const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'x' }], ...extra });
+
+describe('two data-plane workers', () => {
+  it('run as two threads on one port', async () => {
+    const telemetry = await h.gateway.workers!.telemetry();
+    expect(telemetry.map((t) => t.worker)).toEqual([1, 2]);
+  });
+
+  it('a budget admitting 10 admits exactly 10 of 300 concurrent requests', async () => {
+    await servedSinceLastLook();
+    const worst = (Buffer.byteLength(JSON.stringify(chat('priced', { max_completion_tokens: 100_000 }))) + 100_000) * 100;
+    const key = await createKey({ budget_cents: Math.floor((10.5 * worst) / 1_000_000) });
+    const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }));
+    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], delayMs: 400 });
+    const results = await Promise.all(Array.from({ length: 300 }, () => post(chat('priced', { max_completion_tokens: 100_000 }), key.secret)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 402)).toHaveLength(290);
+    expect(h.upstream.requests).toHaveLength(10);
+    expect(h.gateway.governance!.getKey(key.id)!.spentMicrocents).toBe(10n * 17n * 100n);
+    expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
+  });
+
+  it('rpm 20 admits exactly 20 of 300 concurrent requests', async () => {
+    await servedSinceLastLook();
+    const key = await createKey({ rpm: 20 });
+    const results = await Promise.all(Array.from({ length: 300 }, () => post(chat('gpt'), key.secret)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(20);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(280);
+    expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
+  });
+
+  it('a breaker trips on the third lane fault wherever the faults were served, and lets one probe through', async () => {
+    const key = await createKey({});
+    await servedSinceLastLook();
+    const failure = { status: 500, json: { error: { message: 'boom', type: 'server_error', param: null, code: null } } };
+    for (let i = 0; i < 40; i++) h.upstream.enqueue(failure);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await post(chat('flaky'), key.secret)).status);
+    expect(statuses.slice(0, 3)).toEqual([500, 500, 500]);
+    expect(statuses.slice(3).every((s) => s === 503)).toBe(true);
+    expect(h.upstream.requests).toHaveLength(3);
+    expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
+
+    // Open time over: of 20 concurrent requests on both workers, exactly one is the probe.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    h.upstream.reset();
+    const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'flaky-upstream', text: 'ok' }));
+    h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 300 });
+    const probeRound = await Promise.all(Array.from({ length: 20 }, () => post(chat('flaky'), key.secret)));
+    expect(probeRound.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(probeRound.filter((r) => r.status === 503)).toHaveLength(19);
+    expect(h.upstream.requests).toHaveLength(1);
+    const pool = h.gateway.routing.snapshot().find((p) => p.pool === 'flaky')!;
+    expect(pool.lanes[0]).toMatchObject({ state: 'closed', counters: { trips: 1, laneFaults: 3, successes: 1 } });
+  });
+
+  it('max_concurrent 2 holds across workers', async () => {
+    const key = await createKey({});
+    await servedSinceLastLook();
+    const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'narrow-upstream', text: 'ok' }));
+    for (let i = 0; i < 20; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 400 });
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(chat('narrow'), key.secret)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+    expect(h.upstream.requests).toHaveLength(2);
+    expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
+    expect(h.gateway.routing.snapshot().find((p) => p.pool === 'narrow')!.lanes[0]!.inFlight).toBe(0);
+  });
+});
