@@ -2,9 +2,9 @@
 // node_modules, no checkout), built with Node's single executable application support (SEA) on the
 // project's own Node 24:
 //   1. bundle   server/main.ts and its dependencies into one CommonJS script (SEA in Node 24 runs
-//               only CommonJS), with spec/openapi.json and package.json inlined (they are imports);
-//   2. blob     node --experimental-sea-config: the script, its V8 code cache, and the shipped
-//               catalog as an asset (server/config/catalog.ts reads it with node:sea's getAsset);
+//               only CommonJS), and server/app/worker-entry.ts into another (worker threads), with spec/openapi.json and package.json inlined (they are imports);
+//   2. blob     node --experimental-sea-config: the script, its V8 code cache, and as assets the
+//               shipped catalog and the worker threads' script (server/config/catalog.ts reads it with node:sea's getAsset);
 //   3. copy     the pinned node binary, without its debug sections (objcopy/strip, when present);
 //   4. inject   the blob into the copy (postject);
 //   5. chmod    and print the size.
@@ -44,26 +44,30 @@ process.on('exit', (code) => {
   else console.error(`build-binary: failed; intermediate files kept in ${WORK}`);
 });
 
-// 1. bundle
+// 1. bundle: the gateway, and the data-plane worker's own smaller script (no admin plane, config
+//    loading or store: each worker thread holds only what serving needs)
 const bundleFile = join(WORK, 'gateway.cjs');
-const warnings: string[] = [];
-await build({
-  cwd: ROOT,
-  input: join(ROOT, 'server/main.ts'),
-  platform: 'node', // node builtins stay require()s; everything else is bundled
-  logLevel: 'warn',
-  onLog(level, log) {
-    // depd (a koa dependency) builds wrappers with eval on purpose; nothing else is expected.
-    if (log.code === 'EVAL' && /[\\/]depd[\\/]/.test(log.id ?? log.message)) return;
-    warnings.push(`${level}: ${log.code ?? ''} ${log.message.split('\n')[0] ?? ''}`);
-  },
-  output: { file: bundleFile, format: 'cjs', codeSplitting: false, sourcemap: false, minify: false },
-});
-if (warnings.length > 0) throw new Error(`the bundle has warnings:\n${warnings.join('\n')}`);
-// A CommonJS script compiled as a function body may not start with the #! line main.ts has.
-const bundled = readFileSync(bundleFile, 'utf8').replace(/^#![^\n]*\n/, '');
-writeFileSync(bundleFile, bundled);
-console.log(`bundle   ${mb(Buffer.byteLength(bundled))} (${elapsed()})`);
+const workerFile = join(WORK, 'worker.cjs');
+for (const [input, file] of [['server/main.ts', bundleFile], ['server/app/worker-entry.ts', workerFile]] as const) {
+  const warnings: string[] = [];
+  await build({
+    cwd: ROOT,
+    input: join(ROOT, input),
+    platform: 'node', // node builtins stay require()s; everything else is bundled
+    logLevel: 'warn',
+    onLog(level, log) {
+      // depd (a koa dependency) builds wrappers with eval on purpose; nothing else is expected.
+      if (log.code === 'EVAL' && /[\\/]depd[\\/]/.test(log.id ?? log.message)) return;
+      warnings.push(`${level}: ${log.code ?? ''} ${log.message.split('\n')[0] ?? ''}`);
+    },
+    output: { file, format: 'cjs', codeSplitting: false, sourcemap: false, minify: false },
+  });
+  if (warnings.length > 0) throw new Error(`the ${input} bundle has warnings:\n${warnings.join('\n')}`);
+  // A CommonJS script compiled as a function body may not start with the #! line main.ts has.
+  const bundled = readFileSync(file, 'utf8').replace(/^#![^\n]*\n/, '');
+  writeFileSync(file, bundled);
+  console.log(`bundle   ${basename(file)} ${mb(Buffer.byteLength(bundled))} (${elapsed()})`);
+}
 
 // 2. SEA preparation blob
 const blobFile = join(WORK, 'gateway.blob');
@@ -76,7 +80,8 @@ writeFileSync(seaConfig, `${JSON.stringify({
   disableExperimentalSEAWarning: true,
   useSnapshot: false,
   useCodeCache: true, // compiled at build time: a faster start
-  assets: ASSETS,
+  // Data-plane worker threads evaluate the worker bundle (server/app/worker-script.ts).
+  assets: { ...ASSETS, 'worker.cjs': basename(workerFile) },
 }, null, 2)}\n`);
 run(process.execPath, ['--experimental-sea-config', seaConfig]);
 console.log(`blob     ${mb(statSync(blobFile).size)} (${elapsed()})`);

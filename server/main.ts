@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 // gateway [--config <file>] | --validate <file> | --version
 import { parseArgs } from 'node:util';
-import { isMainThread } from 'node:worker_threads';
-import { runDataPlaneWorker } from './app/data-plane-worker.ts';
 import { startGateway } from './app/start-gateway.ts';
 import { ConfigError } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
@@ -38,9 +36,7 @@ async function main(): Promise<number> {
   return -1; // keep serving
 }
 
-// The single executable's data-plane workers run this same bundle (see app/worker-script.ts).
-if (!isMainThread) void runDataPlaneWorker();
-else main().then(
+main().then(
   (code) => {
     if (code >= 0) process.exit(code);
   },

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -16,6 +16,7 @@ import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { closeServer, listen } from './listen.ts';
 import { WorkerPool } from './worker-pool.ts';
+import type { WorkerTelemetry } from './worker-protocol.ts';
 
 export interface RunningGateway {
   readonly config: RuntimeConfig;
@@ -26,8 +27,8 @@ export interface RunningGateway {
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
-  /** The data-plane worker threads, when there are several (`workers:` above 1). */
-  readonly workers: WorkerPool | undefined;
+  /** What each data-plane worker (the main thread is worker 1) has served. */
+  workerTelemetry(): Promise<WorkerTelemetry[]>;
   close(): Promise<void>;
 }
 
@@ -60,14 +61,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const startedAt = Date.now();
   const clock = options.clock ?? SYSTEM_CLOCK;
   const dispatchers = new Dispatchers();
-  // Sized for every worker; with one, the main thread serves and this is its only view.
+  // Sized for every worker; the main thread is worker 1 (it serves too: one isolate fewer).
   const routing = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, config.workers)), worker: 1 });
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
-  const dataServer: Server | undefined = config.workers > 1 ? undefined : createDataPlaneServer({
+  const dataServer = createDataPlaneServer({
     config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
   });
+  let mainRequests = 0;
+  dataServer.on('request', () => mainRequests++);
   let workers: WorkerPool | undefined;
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
@@ -83,7 +86,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     }, adminApp.callback());
   // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
   const close = async () => {
-    await Promise.all([dataServer === undefined ? workers?.close() : closeServer(dataServer), closeServer(adminServer)]);
+    await Promise.all([closeServer(dataServer), workers?.close(), closeServer(adminServer)]);
     await dispatchers.close();
     await governance?.close();
     await demo?.close();
@@ -91,10 +94,10 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   let dataUrl: string;
   let adminUrl: string;
   try {
-    if (dataServer !== undefined) dataUrl = await listen(dataServer, config.listen);
-    else {
-      workers = await WorkerPool.start({ config, routing, log: options.log, ...(governance !== undefined && { governance }) });
-      dataUrl = workers.url;
+    // With more workers, the others join the port the main thread bound (0 picks one).
+    dataUrl = await listen(dataServer, config.listen, { reusePort: config.workers > 1 });
+    if (config.workers > 1) {
+      workers = await WorkerPool.start({ config, routing, port: Number(new URL(dataUrl).port), log: options.log, ...(governance !== undefined && { governance }) });
     }
     adminUrl = await listen(adminServer, config.adminListen);
   } catch (error) {
@@ -102,5 +105,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, workers, close };
+  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close,
+    workerTelemetry: async () => [{ worker: 1, requests: mainRequests }, ...(await workers?.telemetry() ?? [])],
+  };
 }

@@ -12,23 +12,23 @@ export interface WorkerPoolOptions {
   /** The main thread's view of the shared routing memory (sized for `config.workers`). */
   readonly routing: RoutingTable;
   readonly governance?: LocalGovernance;
+  /** The data-plane port, bound by the main thread (worker 1) with SO_REUSEPORT. */
+  readonly port: number;
   readonly log: Logger;
 }
 
 const RESPAWN_DELAY_MS = 1000;
 
 /**
- * The data plane as `config.workers` threads, all listening on one port. The first worker binds
- * the configured port (0 picks one), the others join it. A worker that dies is replaced after a
- * pause, and the lane slots and probe it held are given back first.
+ * Data-plane workers 2..N (`config.workers`) as threads joining the port the main thread (worker 1)
+ * listens on. A worker that dies is replaced after a pause, and the lane slots and probe it held
+ * are given back first.
  */
 export class WorkerPool {
   private readonly options: WorkerPoolOptions;
   private readonly workers = new Map<number, Worker>();
   private closing = false;
-  private port = 0;
   private nextQuery = 1;
-  url = '';
 
   private constructor(options: WorkerPoolOptions) {
     this.options = options;
@@ -37,10 +37,7 @@ export class WorkerPool {
   static async start(options: WorkerPoolOptions): Promise<WorkerPool> {
     const pool = new WorkerPool(options);
     try {
-      pool.url = await pool.spawn(1, options.config.listen.port);
-      pool.port = Number(new URL(pool.url).port);
-      const rest = Array.from({ length: options.config.workers - 1 }, (_, i) => pool.spawn(i + 2, pool.port));
-      await Promise.all(rest);
+      await Promise.all(Array.from({ length: options.config.workers - 1 }, (_, i) => pool.spawn(i + 2)));
     } catch (error) {
       await pool.close();
       throw error;
@@ -80,8 +77,8 @@ export class WorkerPool {
     this.workers.clear();
   }
 
-  private spawn(n: number, port: number): Promise<string> {
-    const { config, governance, log, routing } = this.options;
+  private spawn(n: number): Promise<string> {
+    const { config, governance, log, routing, port } = this.options;
     const channel = governance === undefined ? undefined : new MessageChannel();
     if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance);
     const start: WorkerStart = {
@@ -111,7 +108,7 @@ export class WorkerPool {
         if (this.closing) return;
         log.error({ worker: n, code }, 'data-plane worker exited; starting a new one');
         setTimeout(() => {
-          if (!this.closing) this.spawn(n, this.port).catch((error: unknown) => log.error({ err: error, worker: n }, 'could not restart a data-plane worker'));
+          if (!this.closing) this.spawn(n).catch((error: unknown) => log.error({ err: error, worker: n }, 'could not restart a data-plane worker'));
         }, RESPAWN_DELAY_MS).unref();
       });
     });

@@ -6,10 +6,10 @@ import type { RoutingLayout } from '../routing/routing-memory.ts';
 export interface WorkerStart {
   /** The configuration the main thread loaded (with the demo upstream's address filled in). */
   readonly config: RuntimeConfig;
-  /** 1-based; recorded as the holder of lane slots and half-open probes. */
+  /** 2 and up (the main thread is 1); recorded as the holder of lane slots and half-open probes. */
   readonly worker: number;
   readonly routing: { readonly buffer: SharedArrayBuffer; readonly layout: RoutingLayout };
-  /** The port the first worker bound (the configured one may be 0, "any"). */
+  /** The data-plane port the main thread bound (the configured one may be 0, "any"). */
   readonly port: number;
   /** Governance calls go to the main thread through this port; absent when db_path is not set. */
   readonly governance?: MessagePort;

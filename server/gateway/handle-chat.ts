@@ -30,7 +30,7 @@ export async function handleChat(exchange: Exchange): Promise<void> {
       : undefined;
     try {
       await runWithFailover(exchange, router, (attempt) => {
-        exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
+        if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
         return attempt.lane.provider.protocol === ingress.codec.id
           ? attemptSameProtocol(exchange, attempt, body, stream)
           : attemptTranslated(exchange, attempt, decoded());

@@ -2,39 +2,22 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
-import { ClientResponse } from '../gateway/client-response.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
-import { handleChat } from '../gateway/handle-chat.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { geminiRoute } from './gemini-route.ts';
 import { guessProtocol } from './guess-protocol.ts';
 import { listModels } from './list-models.ts';
 import { newRequestId } from './request-id.ts';
+import { serveChat } from './serve-chat.ts';
 
 /** The data plane (default :8080): one route family per wire protocol, plus the operational routes. */
 export function createDataPlaneApp(gateway: Gateway): Koa {
   const app = new Koa();
   const router = new Router();
 
-  const chat = async (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
-    ctx.respond = false; // the pipeline writes the response itself: it decides when to commit
-    const requestId = ctx.state.requestId as string;
-    const aborted = new AbortController();
-    ctx.res.on('close', () => {
-      if (!ctx.res.writableFinished) aborted.abort();
-    });
-    const ingress = INGRESS[protocol];
-    await handleChat({
-      gateway,
-      req: ctx.req,
-      res: new ClientResponse(ctx.res, { 'x-request-id': requestId }),
-      ingress,
-      origin,
-      query: new URLSearchParams(ctx.querystring),
-      requestId,
-      signal: aborted.signal,
-      log: gateway.log.child({ requestId, protocol }),
-    });
+  const chat = (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
+    ctx.respond = false; // the pipeline writes the response itself
+    return serveChat(gateway, ctx.req, ctx.res, { protocol, origin, query: ctx.querystring, requestId: ctx.state.requestId as string });
   };
   // Path parameters arrive percent-decoded from the router.
   const param = (ctx: Koa.Context, name: string) => String(ctx.params[name]);

@@ -32,27 +32,23 @@ export interface UpstreamResponse {
  */
 export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
   const { provider } = call;
-  const url = new URL(provider.baseUrl + call.path);
-  for (const [key, value] of Object.entries(provider.query)) url.searchParams.set(key, value);
+  const target = upstreamTarget(provider, call.path);
   const headers: Record<string, string> = {
     // The catalog's headers are defaults (anthropic-version for translated requests); on the
     // same-protocol path the client's own protocol headers win, since it knows what it speaks.
     ...provider.headers,
     ...call.forwardHeaders,
-    ...authHeaders(provider),
-    'content-type': 'application/json',
+    ...providerHeaders(provider),
     accept: call.stream ? 'text/event-stream' : 'application/json',
-    // Identity: the gateway taps the bytes (usage, errors) and must not need to inflate them.
-    'accept-encoding': 'identity',
   };
   if (provider.aws !== undefined) {
     // Signed last, over exactly the headers and body that are sent.
-    Object.assign(headers, await signBedrockRequest({ url, method: 'POST', headers, body: call.body, region: provider.aws.region, credentials: provider.aws.credentials }));
+    Object.assign(headers, await signBedrockRequest({ url: new URL(target.origin + target.path), method: 'POST', headers, body: call.body, region: provider.aws.region, credentials: provider.aws.credentials }));
   }
   try {
     const response = await dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin: target.origin,
+      path: target.path,
       method: 'POST',
       headers,
       body: call.body,
@@ -75,4 +71,37 @@ export function describeNetworkError(error: unknown, providerName: string) {
   }
   const code = (error as { code?: string }).code;
   return gatewayError('server', `upstream ${providerName} is unreachable${code ? ` (${code})` : ''}`, { status: 502, code: 'upstream_unreachable' });
+}
+
+// Per provider, computed once: where a path goes (URL parsing showed in hot-path profiles) and
+// the headers every request to it carries.
+const targets = new WeakMap<ProviderRuntime, Map<string, { origin: string; path: string }>>();
+const fixedHeaders = new WeakMap<ProviderRuntime, Record<string, string>>();
+
+function upstreamTarget(provider: ProviderRuntime, path: string): { origin: string; path: string } {
+  let byPath = targets.get(provider);
+  if (byPath === undefined) targets.set(provider, (byPath = new Map()));
+  let target = byPath.get(path);
+  if (target === undefined) {
+    const url = new URL(provider.baseUrl + path);
+    for (const [key, value] of Object.entries(provider.query)) url.searchParams.set(key, value);
+    target = { origin: url.origin, path: url.pathname + url.search };
+    // Paths carry the upstream model (Gemini, Bedrock): bounded by the configuration's lanes.
+    byPath.set(path, target);
+  }
+  return target;
+}
+
+function providerHeaders(provider: ProviderRuntime): Record<string, string> {
+  let headers = fixedHeaders.get(provider);
+  if (headers === undefined) {
+    headers = {
+      ...authHeaders(provider),
+      'content-type': 'application/json',
+      // Identity: the gateway taps the bytes (usage, errors) and must not need to inflate them.
+      'accept-encoding': 'identity',
+    };
+    fixedHeaders.set(provider, headers);
+  }
+  return headers;
 }

@@ -48,7 +48,7 @@ async function createKey(body: Record<string, unknown>): Promise<{ id: string; s
 /** Requests each worker has received since the last call. */
 let seen = new Map<number, number>();
 async function servedSinceLastLook(): Promise<number[]> {
-  const now = await h.gateway.workers!.telemetry();
+  const now = await h.gateway.workerTelemetry();
   const delta = now.map((t) => t.requests - (seen.get(t.worker) ?? 0));
   seen = new Map(now.map((t) => [t.worker, t.requests]));
   return delta;
@@ -57,8 +57,8 @@ async function servedSinceLastLook(): Promise<number[]> {
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'x' }], ...extra });
 
 describe('two data-plane workers', () => {
-  it('run as two threads on one port', async () => {
-    const telemetry = await h.gateway.workers!.telemetry();
+  it('run as two threads (the main one and one more) on one port', async () => {
+    const telemetry = await h.gateway.workerTelemetry();
     expect(telemetry.map((t) => t.worker)).toEqual([1, 2]);
   });
 

@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClientResponse } from '../gateway/client-response.ts';
+import type { Gateway } from '../gateway/gateway-context.ts';
+import { handleChat } from '../gateway/handle-chat.ts';
+import { INGRESS } from '../gateway/ingress.ts';
+import { gatewayError, type ProtocolId } from '../ir/index.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { RequestOrigin } from '../protocols/codec.ts';
+
+/**
+ * One chat request handed to the pipeline, which writes the response itself (it decides when to
+ * commit). Called from the Koa routes and from the fast path for fixed chat paths (fast-routes.ts).
+ */
+export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: { protocol: ProtocolId; origin: RequestOrigin; query: string; requestId: string }): Promise<void> {
+  const { protocol, requestId } = call;
+  const aborted = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  const ingress = INGRESS[protocol];
+  let log: Logger | undefined;
+  await handleChat({
+    gateway,
+    req,
+    res: new ClientResponse(res, { 'x-request-id': requestId }),
+    ingress,
+    origin: call.origin,
+    query: new URLSearchParams(call.query),
+    requestId,
+    signal: aborted.signal,
+    // Made on first use: a pino child (with its redaction setup) costs more than most requests need.
+    get log() {
+      return (log ??= gateway.log.child({ requestId, protocol }));
+    },
+  });
+}
+
+/** The last line of defence for a chat request: an exception outside the pipeline's own handling. */
+export function answerUnexpected(gateway: Gateway, res: ServerResponse, protocol: ProtocolId, requestId: string, error: unknown): void {
+  gateway.log.error({ err: error, requestId }, 'unexpected data plane failure');
+  if (res.headersSent) return void res.destroy();
+  const envelope = INGRESS[protocol].codec.encodeError(gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
+  res.writeHead(envelope.status, { ...envelope.headers, 'x-request-id': requestId });
+  res.end(envelope.body);
+}
