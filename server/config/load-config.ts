@@ -13,6 +13,7 @@ import { isLoopback } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
 import type { Limits, ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { resolveHooks } from './resolve-hooks.ts';
 import { readSecret } from './secret-ref.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
@@ -89,6 +90,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     else governanceSecret = secret.value;
   }
   const adminTls = readAdminTls(config, relative, problem);
+  const hooks = resolveHooks(config, baseDir, env, problem);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
@@ -108,6 +110,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
     governanceSecret,
     limits,
+    hooks,
     logLevel: config.log_level ?? 'info',
   };
 }

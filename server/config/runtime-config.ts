@@ -1,4 +1,5 @@
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
+import type { HookSettings } from '../hooks/hook-settings.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import type { BreakerSettings } from '../routing/breaker-settings.ts';
 import type { AwsCredentials } from '../upstream/sigv4.ts';
@@ -89,5 +90,7 @@ export interface RuntimeConfig {
   /** governance_secret, read; undefined: the store keeps its own. */
   readonly governanceSecret: string | undefined;
   readonly limits: Limits;
+  /** `hooks:` in config order, secrets read. */
+  readonly hooks: readonly HookSettings[];
   readonly logLevel: string;
 }
