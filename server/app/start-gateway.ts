@@ -9,6 +9,7 @@ import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
+import { Hooks } from '../hooks/hooks.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
@@ -21,6 +22,8 @@ export interface RunningGateway {
   readonly routing: RoutingTable;
   readonly translations: TranslationStats;
   readonly governance?: LocalGovernance;
+  /** Gate and webhook hooks with their counters. */
+  readonly hooks: Hooks;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
@@ -32,6 +35,8 @@ export interface StartOptions {
   /** Tests inject a clock to drive breaker time. */
   readonly clock?: Clock;
   readonly validateAdminResponses?: boolean;
+  /** How long stopping waits for queued webhook events (default 5 s). */
+  readonly hookFlushMs?: number;
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
@@ -56,8 +61,9 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const hooks = new Hooks(config.hooks, { log: options.log });
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
-    config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
+    config, routing, dispatchers, clock, log: options.log, translations, gates: hooks.gates, ...(governance !== undefined && { governance }),
   }).callback());
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
@@ -75,6 +81,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const close = async () => {
     await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
     await dispatchers.close();
+    // Every request has finished, so every webhook event is queued: send them before stopping.
+    await hooks.close(options.hookFlushMs);
     await governance?.close();
     await demo?.close();
   };
@@ -88,5 +96,5 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close };
+  return { config, routing, translations, hooks, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close };
 }

@@ -8,6 +8,8 @@ import type { Exchange } from './gateway-context.ts';
 
 /** A request admitted under governance: its reservation, settled at the answer's end or released. */
 export interface Admitted {
+  /** The virtual key's id. */
+  readonly keyId: string;
   /** Refunds the reservation if the request never settled (no attempt committed). */
   release(): Promise<void>;
 }
@@ -36,6 +38,7 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
     settled = true;
   });
   return {
+    keyId: key.id,
     release: async () => {
       if (!settled) await governance.release(reservation);
     },

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { Governance } from '../governance/governance.ts';
+import type { GateHook } from '../hooks/gate-hook.ts';
 import type { Clock } from '../routing/clock.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
 import type { RoutingTable } from './routing-table.ts';
@@ -20,6 +21,8 @@ export interface Gateway {
   readonly translations: TranslationStats;
   /** Keys, budgets and rate limits; present when db_path is set (enforced when governance is on). */
   readonly governance?: Governance;
+  /** Gate hooks (config `hooks:`, kind gate), asked before the first upstream attempt; may be empty. */
+  readonly gates: readonly GateHook[];
 }
 
 /** One client request on its way through the pipeline. */

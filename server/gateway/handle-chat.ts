@@ -3,6 +3,7 @@ import { admit } from './admission.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { attemptTranslated } from './attempt-translated.ts';
 import { runWithFailover } from './failover.ts';
+import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
 
@@ -29,6 +30,7 @@ export async function handleChat(exchange: Exchange): Promise<void> {
       ? await admit(exchange, gateway.governance, router, { bytes: body.length, maxTokens: decoded().maxTokens })
       : undefined;
     try {
+      if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
       await runWithFailover(exchange, router, (attempt) => {
         exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
         return attempt.lane.provider.protocol === ingress.codec.id
