@@ -7,6 +7,7 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
@@ -32,6 +33,8 @@ export interface StartOptions {
   /** Tests inject a clock to drive breaker time. */
   readonly clock?: Clock;
   readonly validateAdminResponses?: boolean;
+  /** Observers of finished requests besides the configured ones (tests, embedders). */
+  readonly observers?: readonly RequestObserver[];
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
@@ -56,8 +59,9 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const observers: RequestObserver[] = [...(options.observers ?? [])];
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
-    config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
+    config, routing, dispatchers, clock, log: options.log, translations, observers, ...(governance !== undefined && { governance }),
   }).callback());
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
