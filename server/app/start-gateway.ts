@@ -7,6 +7,7 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import { createDataPlaneApp } from '../http/data-plane-app.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
 import { Hooks } from '../hooks/hooks.ts';
@@ -37,6 +38,8 @@ export interface StartOptions {
   readonly validateAdminResponses?: boolean;
   /** How long stopping waits for queued webhook events (default 5 s). */
   readonly hookFlushMs?: number;
+  /** Observers of finished requests besides the configured ones (tests, embedders). */
+  readonly observers?: readonly RequestObserver[];
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
@@ -62,8 +65,10 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
   const hooks = new Hooks(config.hooks, { log: options.log });
+  // The webhooks hear of every finished request, after the observers given by the caller.
+  const observers: RequestObserver[] = [...(options.observers ?? []), ...hooks.webhooks];
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
-    config, routing, dispatchers, clock, log: options.log, translations, gates: hooks.gates, ...(governance !== undefined && { governance }),
+    config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, ...(governance !== undefined && { governance }),
   }).callback());
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),

@@ -12,7 +12,15 @@ import { parseRequestJson, readRequestBody } from './request-body.ts';
  * client in its own protocol's error shape with a status that says whose fault it was.
  */
 export async function handleChat(exchange: Exchange): Promise<void> {
-  const { gateway, ingress, res } = exchange;
+  try {
+    await answer(exchange);
+  } finally {
+    report(exchange);
+  }
+}
+
+async function answer(exchange: Exchange): Promise<void> {
+  const { gateway, ingress, res, meter } = exchange;
   try {
     const body = await readRequestBody(exchange.req, gateway.config.limits.maxRequestBytes);
     const json = parseRequestJson(body, ingress.validateRequest);
@@ -20,6 +28,9 @@ export async function handleChat(exchange: Exchange): Promise<void> {
     const router = gateway.routing.router(requireModelName(modelName));
     if (router === undefined) throw unknownModel(modelName as string);
     const stream = exchange.origin.pathStream ?? json.stream === true;
+    meter.model = router.name;
+    if (gateway.config.pools.has(router.name)) meter.pool = router.name;
+    meter.stream = stream;
 
     // Decoded at most once, and only if some lane speaks another protocol than the client (or
     // governance needs the output-token limit).
@@ -43,12 +54,28 @@ export async function handleChat(exchange: Exchange): Promise<void> {
   } catch (error) {
     if (exchange.signal.aborted) return; // the client left; there is no one to answer
     if (error instanceof GatewayFailure) {
+      meter.error = error.error;
       exchange.log.info({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message);
       res.sendError(ingress.codec, error.error);
       return;
     }
     exchange.log.error({ err: error }, 'unexpected failure');
-    res.sendError(ingress.codec, gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
+    meter.error = gatewayError('server', 'internal gateway error', { code: 'internal_error' });
+    res.sendError(ingress.codec, meter.error);
+  }
+}
+
+/** Exactly one record per request, whatever the ending, handed to every observer. */
+function report(exchange: Exchange): void {
+  const { observers } = exchange.gateway;
+  if (observers.length === 0) return;
+  const record = exchange.meter.finish({ requestId: exchange.requestId, ingress: exchange.ingress.codec.id, res: exchange.res, clientGone: exchange.signal.aborted });
+  for (const observer of observers) {
+    try {
+      observer.record(record);
+    } catch (error) {
+      exchange.log.error({ err: error }, 'a request observer failed'); // observers must not throw; the request is unaffected
+    }
   }
 }
 

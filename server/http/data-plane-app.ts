@@ -5,11 +5,12 @@ import type { RequestOrigin } from '../protocols/codec.ts';
 import { ClientResponse } from '../gateway/client-response.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { handleChat } from '../gateway/handle-chat.ts';
+import { RequestMeter } from '../gateway/request-meter.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { geminiRoute } from './gemini-route.ts';
 import { guessProtocol } from './guess-protocol.ts';
 import { listModels } from './list-models.ts';
-import { newRequestId } from './request-id.ts';
+import { requestIdFor } from './request-id.ts';
 
 /** The data plane (default :8080): one route family per wire protocol, plus the operational routes. */
 export function createDataPlaneApp(gateway: Gateway): Koa {
@@ -18,6 +19,7 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
 
   const chat = async (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
     ctx.respond = false; // the pipeline writes the response itself: it decides when to commit
+    const meter = new RequestMeter();
     const requestId = ctx.state.requestId as string;
     const aborted = new AbortController();
     ctx.res.on('close', () => {
@@ -34,6 +36,7 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
       requestId,
       signal: aborted.signal,
       log: gateway.log.child({ requestId, protocol }),
+      meter,
     });
   };
   // Path parameters arrive percent-decoded from the router.
@@ -60,9 +63,10 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
     ctx.body = { status: 'ok' };
   });
 
-  // Every answer, operational routes and errors included, carries the id its log lines carry.
+  // Every answer, operational routes and errors included, carries the id its log lines carry
+  // (the client's own, when it sent a usable one).
   app.use(async (ctx, next) => {
-    ctx.state.requestId = newRequestId();
+    ctx.state.requestId = requestIdFor(ctx.headers);
     ctx.set('x-request-id', ctx.state.requestId as string);
     await next();
   });
