@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -70,7 +71,7 @@ export class WebhookDelivery implements RequestObserver {
   record(record: RequestRecord): void {
     try {
       if (!this.settings.events.includes(webhookEventType(record))) return;
-      this.enqueue(webhookEvent(record, new Date(this.timers.now())));
+      this.enqueue(webhookEvent(record, { id: `evt_${randomBytes(12).toString('hex')}`, now: new Date(this.timers.now()) }));
     } catch (error) {
       this.log.error({ err: error }, 'webhook event could not be queued');
     }

@@ -12,20 +12,26 @@ export const WEBHOOK_EVENT_VERSION = 1;
  */
 export interface WebhookEvent {
   readonly version: typeof WEBHOOK_EVENT_VERSION;
-  /** evt_ + the request id: the same on every retry, so a receiver can drop duplicates. */
+  /** Unique per event and the same on every retry of it, so a receiver can drop duplicates. */
   readonly id: string;
   readonly type: WebhookEventType;
   readonly created_at: string;
   readonly request: {
+    /** The request's id (x-request-id), as in the gateway's log lines. */
     readonly id: string;
+    readonly started_at: string;
     readonly key_id: string | null;
     readonly model: string | null;
     readonly pool: string | null;
     readonly lane: string | null;
     readonly provider: string | null;
+    readonly upstream_model: string | null;
     readonly protocols: { readonly ingress: ProtocolId; readonly egress: ProtocolId | null };
     readonly stream: boolean;
     readonly status: number;
+    /** The client left before the answer ended (status 499 when it left before any). */
+    readonly client_gone: boolean;
+    readonly finish_reason: string | null;
     readonly error: { readonly kind: string; readonly code: string | null } | null;
     readonly usage: {
       readonly input_tokens: number;
@@ -46,29 +52,33 @@ export interface WebhookEvent {
   };
 }
 
-/** request.failed when the client got an error status (or an error ended its stream), else request.completed. */
+/** request.failed when the client got an error status, an error ended its stream, or it left; else request.completed. */
 export function webhookEventType(record: RequestRecord): WebhookEventType {
-  return record.status >= 400 || record.errorKind !== undefined ? 'request.failed' : 'request.completed';
+  return record.status >= 400 || record.errorKind !== undefined || record.clientGone ? 'request.failed' : 'request.completed';
 }
 
-/** A pure function of the record and the time: the same record always gives the same event. */
-export function webhookEvent(record: RequestRecord, now: Date): WebhookEvent {
+/** A pure function: the same record, id and time always give the same event. */
+export function webhookEvent(record: RequestRecord, stamp: { readonly id: string; readonly now: Date }): WebhookEvent {
   const usage = record.usage;
   return {
     version: WEBHOOK_EVENT_VERSION,
-    id: `evt_${record.requestId}`,
+    id: stamp.id,
     type: webhookEventType(record),
-    created_at: now.toISOString(),
+    created_at: stamp.now.toISOString(),
     request: {
       id: record.requestId,
+      started_at: new Date(record.startedAt).toISOString(),
       key_id: record.keyId ?? null,
       model: record.model ?? null,
       pool: record.pool ?? null,
       lane: record.lane ?? null,
       provider: record.provider ?? null,
+      upstream_model: record.upstreamModel ?? null,
       protocols: { ingress: record.ingress, egress: record.egress ?? null },
       stream: record.stream,
       status: record.status,
+      client_gone: record.clientGone,
+      finish_reason: record.finishReason ?? null,
       error: record.errorKind === undefined ? null : { kind: record.errorKind, code: record.errorCode ?? null },
       usage: usage === null ? null : {
         input_tokens: usage.inputTokens,
