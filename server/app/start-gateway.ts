@@ -11,6 +11,8 @@ import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
 import { Hooks } from '../hooks/hooks.ts';
+import { RequestStats } from '../observability/request-stats.ts';
+import { RequestsInFlight } from '../observability/requests-in-flight.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
@@ -65,13 +67,15 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
   const hooks = new Hooks(config.hooks, { log: options.log });
-  // The webhooks hear of every finished request, after the observers given by the caller.
-  const observers: RequestObserver[] = [...(options.observers ?? []), ...hooks.webhooks];
+  const requests = new RequestStats();
+  const inFlight = new RequestsInFlight();
+  // /stats's totals and the webhooks hear of every finished request, after the caller's observers.
+  const observers: RequestObserver[] = [...(options.observers ?? []), requests, ...hooks.webhooks];
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
-    config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, ...(governance !== undefined && { governance }),
+    config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
   }).callback());
   const adminApp = await createAdminApp({
-    config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
+    config, startedAt, log: options.log, live: { routing, clock, requests, inFlight, hooks }, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
   });
   const adminServer = config.adminTls === undefined

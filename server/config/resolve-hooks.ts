@@ -20,11 +20,15 @@ export function resolveHooks(config: GatewayConfig, baseDir: string, env: NodeJS
     names.add(hook.name);
     const url = resolveUrl(hook, baseDir, env, (message) => problem(at('url'), message));
     const headers = resolveHeaders(hook, baseDir, env, (name, message) => problem(at('headers', name), message));
+    if (url?.basicAuth !== undefined && headers !== undefined) {
+      if (headers.authorization !== undefined) problem(at('url'), 'the URL has a user name or password and headers has an authorization: keep one of them');
+      else headers.authorization = url.basicAuth;
+    }
     if (hook.kind === 'gate') {
       for (const key of WEBHOOK_ONLY) if (hook[key] !== undefined) problem(at(key), `only a webhook hook has ${key}; "${hook.name}" is a gate`);
       if (hook.on_error === undefined) problem(at(), `gate hook "${hook.name}" needs on_error: allow (fail open: requests go on when the gate cannot answer) or deny (fail closed: they get 403)`);
       if (url === undefined || headers === undefined || hook.on_error === undefined) return;
-      out.push({ kind: 'gate', name: hook.name, ...url, headers, timeoutMs: hook.timeout_ms ?? HOOK_DEFAULTS.gateTimeoutMs, onError: hook.on_error, includeContent: hook.include_content ?? false });
+      out.push({ kind: 'gate', name: hook.name, url: url.url, target: url.target, headers, timeoutMs: hook.timeout_ms ?? HOOK_DEFAULTS.gateTimeoutMs, onError: hook.on_error, includeContent: hook.include_content ?? false });
       return;
     }
     if (hook.on_error !== undefined) problem(at('on_error'), `only a gate hook has on_error; "${hook.name}" is a webhook, whose failed deliveries are retried and counted`);
@@ -35,7 +39,8 @@ export function resolveHooks(config: GatewayConfig, baseDir: string, env: NodeJS
     out.push({
       kind: 'webhook',
       name: hook.name,
-      ...url,
+      url: url.url,
+      target: url.target,
       headers,
       timeoutMs: hook.timeout_ms ?? HOOK_DEFAULTS.webhookTimeoutMs,
       events: hook.events ?? [...WEBHOOK_EVENTS],
@@ -48,7 +53,11 @@ export function resolveHooks(config: GatewayConfig, baseDir: string, env: NodeJS
   return out;
 }
 
-function resolveUrl(hook: Hook, baseDir: string, env: NodeJS.ProcessEnv, problem: (message: string) => void): { url: string; target: string } | undefined {
+/**
+ * The URL to call and the one to show. A user name and password in it become an Authorization:
+ * Basic header (the HTTP client would otherwise drop them without a word).
+ */
+function resolveUrl(hook: Hook, baseDir: string, env: NodeJS.ProcessEnv, problem: (message: string) => void): { url: string; target: string; basicAuth?: string } | undefined {
   const fromSecret = typeof hook.url !== 'string';
   let text: string;
   if (typeof hook.url === 'string') {
@@ -66,7 +75,12 @@ function resolveUrl(hook: Hook, baseDir: string, env: NodeJS.ProcessEnv, problem
     return void problem(fromSecret ? 'the URL read from this secret is not a valid URL' : `${JSON.stringify(text)} is not a valid URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return void problem(`a hook URL must be http:// or https:// (got ${parsed.protocol})`);
-  return { url: parsed.toString(), target: hookTarget(parsed.toString(), fromSecret) };
+  const target = hookTarget(parsed.toString(), fromSecret);
+  if (parsed.username === '' && parsed.password === '') return { url: parsed.toString(), target };
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.toString(), target, basicAuth: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
 function resolveHeaders(hook: Hook, baseDir: string, env: NodeJS.ProcessEnv, problem: (name: string, message: string) => void): Record<string, string> | undefined {

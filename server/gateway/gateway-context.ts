@@ -6,6 +6,7 @@ import type { Clock } from '../routing/clock.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
 import type { RoutingTable } from './routing-table.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { RequestsInFlight } from '../observability/requests-in-flight.ts';
 import type { TranslationStats } from '../observability/translation-stats.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
@@ -25,6 +26,8 @@ export interface Gateway {
   readonly governance?: Governance;
   /** Gate hooks (config `hooks:`, kind gate), asked before the first upstream attempt; may be empty. */
   readonly gates: readonly GateHook[];
+  /** Chat requests being handled now. */
+  readonly inFlight: RequestsInFlight;
   /** Told about every finished chat request (metrics, the request log line, traces, hooks). */
   readonly observers: readonly RequestObserver[];
 }

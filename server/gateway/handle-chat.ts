@@ -12,9 +12,11 @@ import { parseRequestJson, readRequestBody } from './request-body.ts';
  * client in its own protocol's error shape with a status that says whose fault it was.
  */
 export async function handleChat(exchange: Exchange): Promise<void> {
+  exchange.gateway.inFlight.enter();
   try {
     await answer(exchange);
   } finally {
+    exchange.gateway.inFlight.leave();
     report(exchange);
   }
 }

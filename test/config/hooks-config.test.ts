@@ -15,8 +15,8 @@ describe('hooks: in config.yaml', () => {
       'hooks:',
       '  - name: audit',
       '    kind: webhook',
-      '    url: https://user:pw@audit.example.com/events?token=abc&team=x',
-      '    headers: { Authorization: { env: AUDIT_TOKEN }, x-team: platform }',
+      '    url: https://user:p%20w@audit.example.com/events?token=abc&team=x',
+      '    headers: { x-team: platform }',
       '  - name: policy',
       '    kind: gate',
       '    url: http://127.0.0.1:9000/check',
@@ -28,9 +28,9 @@ describe('hooks: in config.yaml', () => {
     const config = loadConfigFile(file, { env: { AUDIT_TOKEN, SLACK_URL } });
     expect(config.hooks).toEqual([
       {
-        kind: 'webhook', name: 'audit', url: 'https://user:pw@audit.example.com/events?token=abc&team=x',
+        kind: 'webhook', name: 'audit', url: 'https://audit.example.com/events?token=abc&team=x',
         target: 'https://***@audit.example.com/events?token=***&team=***',
-        headers: { authorization: AUDIT_TOKEN, 'x-team': 'platform' }, timeoutMs: 5000,
+        headers: { authorization: 'Basic dXNlcjpwIHc=', 'x-team': 'platform' }, timeoutMs: 5000,
         events: ['request.completed', 'request.failed'], queueSize: 10_000, concurrency: 4, maxRetries: 5, backoff: { initialMs: 500, maxMs: 30_000 },
       },
       {
@@ -55,6 +55,7 @@ describe('hooks: in config.yaml', () => {
       '  - { name: g, kind: gate, url: "http://x.test/", queue_size: 5 }',
       '  - { name: w, kind: webhook, url: "http://x.test/", on_error: allow, include_content: true, backoff: { initial_ms: 50, max_ms: 10 } }',
       '  - { name: w, kind: webhook, url: "http://exa mple/" }',
+      '  - { name: u, kind: webhook, url: "http://a:b@x.test/", headers: { Authorization: "Bearer t" } }',
       '  - { name: s, kind: webhook, url: { env: MISSING_URL }, headers: { authorization: { env: MISSING_TOKEN }, content-length: "5" } }',
     ]);
     const error = configError(() => loadConfigFile(file, { env: {} }));
@@ -66,9 +67,10 @@ describe('hooks: in config.yaml', () => {
       `${file}:3:94: hooks.1.backoff: initial_ms (50) is more than max_ms (10)`,
       `${file}:4:13: hooks.2.name: another hook is named "w" already; hook names are unique`,
       `${file}:4:36: hooks.2.url: "http://exa mple/" is not a valid URL`,
-      `${file}:5:31: hooks.3.url: environment variable MISSING_URL is not set`,
-      `${file}:5:69: hooks.3.headers.authorization: environment variable MISSING_TOKEN is not set`,
-      `${file}:5:124: hooks.3.headers.content-length: content-length is set by the gateway for each call`,
+      `${file}:5:36: hooks.3.url: the URL has a user name or password and headers has an authorization: keep one of them`,
+      `${file}:6:31: hooks.4.url: environment variable MISSING_URL is not set`,
+      `${file}:6:69: hooks.4.headers.authorization: environment variable MISSING_TOKEN is not set`,
+      `${file}:6:124: hooks.4.headers.content-length: content-length is set by the gateway for each call`,
     ]);
   });
 
