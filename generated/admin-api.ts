@@ -604,11 +604,20 @@ export interface components {
         };
         /** @description Percentiles over the most recent answered requests (status below 400, client still there) */
         LatencySummary: {
-            /** @description Milliseconds; null with no requests yet */
+            /**
+             * Format: double
+             * @description Milliseconds; null with no requests yet
+             */
             p50: number | null;
-            /** @description Milliseconds; null with no requests yet */
+            /**
+             * Format: double
+             * @description Milliseconds; null with no requests yet
+             */
             p90: number | null;
-            /** @description Milliseconds; null with no requests yet */
+            /**
+             * Format: double
+             * @description Milliseconds; null with no requests yet
+             */
             p99: number | null;
             /** @description Requests the percentiles are computed over: the most recent answered ones, at most a fixed number */
             window: number;
