@@ -10,6 +10,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
+import { GatewayMetrics } from '../observability/metrics.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
@@ -22,6 +23,8 @@ export interface RunningGateway {
   readonly routing: RoutingTable;
   readonly translations: TranslationStats;
   readonly governance?: LocalGovernance;
+  /** The Prometheus registry and its JSON form (for aggregation across workers); absent when metrics are off. */
+  readonly metrics?: GatewayMetrics;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
@@ -59,10 +62,11 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
-  const observers: RequestObserver[] = [...(options.observers ?? [])];
+  const metrics = config.metrics.enabled ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => translations.snapshot() }) : undefined;
+  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics.observer]), ...(options.observers ?? [])];
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
     config, routing, dispatchers, clock, log: options.log, translations, observers, ...(governance !== undefined && { governance }),
-  }).callback());
+  }, { ...(metrics !== undefined && { metrics }) }).callback());
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
@@ -92,5 +96,5 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close };
+  return { config, routing, translations, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close };
 }
