@@ -80,6 +80,8 @@ export interface GatewayConfig {
    * Default info.
    */
   log_level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  metrics?: Metrics;
+  otlp?: Otlp;
   admin_tls?: AdminTls;
   /**
    * Hooks called for data-plane requests (README, Hooks): `webhook` POSTs a JSON event after each finished request, asynchronously, from a bounded queue with retries; `gate` is asked before the first upstream attempt and may deny the request (403). Gates are asked in parallel; every one must allow.
@@ -116,6 +118,8 @@ export interface GatewayConfig {
     | 'warn'
     | 'error'
     | 'silent'
+    | Metrics
+    | Otlp
     | AdminTls
     | Hook[]
     | undefined;
@@ -363,6 +367,74 @@ export interface Limits {
   upstream_idle_timeout_ms?: number;
 }
 /**
+ * Prometheus metrics, served as GET /metrics on the data plane.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Metrics".
+ */
+export interface Metrics {
+  /**
+   * Serve GET /metrics (Prometheus text exposition). Default true.
+   */
+  enabled?: boolean;
+}
+/**
+ * OpenTelemetry export over OTLP/HTTP (protobuf): one span per request with a child span per upstream attempt, and the gateway's metrics. Off unless this section is present.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Otlp".
+ */
+export interface Otlp {
+  /**
+   * The collector's OTLP/HTTP base URL, e.g. http://otel-collector:4318; /v1/traces and /v1/metrics are appended.
+   */
+  endpoint: string;
+  /**
+   * Headers sent with every export (e.g. an authorization for a hosted backend): a plain string, or a secret reference.
+   */
+  headers?: {
+    [k: string]: string | SecretRef3 | undefined;
+  };
+  /**
+   * Also export prompt and completion text as span events. Default false: text never leaves the gateway.
+   */
+  capture_content?: boolean;
+  /**
+   * The service.name resource attribute. Default gateway.
+   */
+  service_name?: string;
+  /**
+   * Export spans. Default true.
+   */
+  traces?: boolean;
+  /**
+   * Export the gateway's metrics. Default true.
+   */
+  metrics?: boolean;
+  /**
+   * How often metrics are exported. Default 60000.
+   */
+  metrics_interval_ms?: number;
+  /**
+   * Spans held for export at most; past it new spans are dropped (and counted), never waited for. Default 2048.
+   */
+  max_queue_size?: number;
+  /**
+   * Longest time one export may take. Default 10000.
+   */
+  timeout_ms?: number;
+}
+/**
+ * A secret is never written in config.yaml: it is read from an environment variable or a file.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "SecretRef".
+ */
+export interface SecretRef3 {
+  env?: string;
+  file?: string;
+}
+/**
  * TLS for the admin plane; with client_ca, clients must present a certificate it signed (mTLS).
  *
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -462,16 +534,6 @@ export interface Backoff {
    * Default 30000.
    */
   max_ms?: number;
-}
-/**
- * A secret is never written in config.yaml: it is read from an environment variable or a file.
- *
- * This interface was referenced by `GatewayConfig`'s JSON-Schema
- * via the `definition` "SecretRef".
- */
-export interface SecretRef3 {
-  env?: string;
-  file?: string;
 }
 /**
  * USD per million tokens.

@@ -13,6 +13,7 @@ import { createGovernance, type LocalGovernance } from '../governance/governance
 import { Hooks } from '../hooks/hooks.ts';
 import { RequestStats } from '../observability/request-stats.ts';
 import { RequestsInFlight } from '../observability/requests-in-flight.ts';
+import { GatewayMetrics } from '../observability/metrics.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
@@ -27,6 +28,8 @@ export interface RunningGateway {
   readonly governance?: LocalGovernance;
   /** Gate and webhook hooks with their counters. */
   readonly hooks: Hooks;
+  /** The Prometheus registry and its JSON form (for aggregation across workers); absent when metrics are off. */
+  readonly metrics?: GatewayMetrics;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
@@ -69,11 +72,12 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const inFlight = new RequestsInFlight();
-  // /stats's totals and the webhooks hear of every finished request, after the caller's observers.
-  const observers: RequestObserver[] = [...(options.observers ?? []), requests, ...hooks.webhooks];
+  const metrics = config.metrics.enabled ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => translations.snapshot() }) : undefined;
+  // Every finished request is told to metrics, the caller's observers, /stats's totals, then the webhooks.
+  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics.observer]), ...(options.observers ?? []), requests, ...hooks.webhooks];
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
     config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
-  }).callback());
+  }, { ...(metrics !== undefined && { metrics }) }).callback());
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, live: { routing, clock, requests, inFlight, hooks }, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
@@ -105,5 +109,5 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, hooks, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close };
+  return { config, routing, translations, hooks, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close };
 }

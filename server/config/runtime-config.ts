@@ -69,6 +69,21 @@ export interface Limits {
   readonly idleTimeoutMs: number;
 }
 
+/** OTLP/HTTP export (config `otlp:`), with header secrets read. */
+export interface OtlpSettings {
+  /** Base URL; `/v1/traces` and `/v1/metrics` are appended. */
+  readonly endpoint: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Prompt and completion text on spans: only when the operator turns it on. */
+  readonly captureContent: boolean;
+  readonly serviceName: string;
+  readonly traces: boolean;
+  readonly metrics: boolean;
+  readonly metricsIntervalMs: number;
+  readonly maxQueueSize: number;
+  readonly timeoutMs: number;
+}
+
 /** The validated, resolved configuration the gateway runs on. Immutable. */
 export interface RuntimeConfig {
   /** The file it came from, or `(embedded default)`. */
@@ -93,4 +108,8 @@ export interface RuntimeConfig {
   /** `hooks:` in config order, secrets read. */
   readonly hooks: readonly HookSettings[];
   readonly logLevel: string;
+  /** GET /metrics on the data plane. */
+  readonly metrics: { readonly enabled: boolean };
+  /** Undefined: no OTLP export. */
+  readonly otlp: OtlpSettings | undefined;
 }
