@@ -132,3 +132,22 @@ func TestStatsUnauthorized(t *testing.T) {
 	}
 	expectError(t, resp.StatusCode(), 401, resp.Body, "unauthorized")
 }
+
+func TestDataPlaneMetrics(t *testing.T) {
+	chat(t)
+	// /metrics is served on the data plane: point a client at GATEWAY_DATA_URL.
+	client, err := gatewayadmin.NewClientWithResponses(env(t, "GATEWAY_DATA_URL"))
+	if err != nil {
+		t.Fatalf("NewClientWithResponses: %v", err)
+	}
+	resp, err := client.GetMetricsWithResponse(ctx(t))
+	if err != nil {
+		t.Fatalf("GetMetricsWithResponse: %v", err)
+	}
+	if resp.StatusCode() != 200 || !strings.HasPrefix(resp.HTTPResponse.Header.Get("content-type"), "text/plain") {
+		t.Fatalf("status = %d, content type %q", resp.StatusCode(), resp.HTTPResponse.Header.Get("content-type"))
+	}
+	if !regexp.MustCompile(`(?m)^gateway_requests_total\{.*\} [1-9]`).Match(resp.Body) {
+		t.Fatalf("no gateway_requests_total sample after a request in:\n%s", resp.Body)
+	}
+}

@@ -110,3 +110,16 @@ def test_stats_wrong_token(make_client) -> None:
         assert response.status_code == HTTPStatus.UNAUTHORIZED
         assert isinstance(response.parsed, ErrorView)
         assert response.parsed.error.code == "unauthorized"
+
+
+def test_data_plane_metrics() -> None:
+    """GET /metrics is served on the data plane, without a token, as Prometheus text."""
+    from gateway_admin_client import Client
+    from gateway_admin_client.api.default import get_metrics
+
+    chat()
+    with Client(base_url=os.environ["GATEWAY_DATA_URL"]) as data_plane:
+        response = get_metrics.sync_detailed(client=data_plane)
+    assert response.status_code == HTTPStatus.OK
+    assert response.headers["content-type"].startswith("text/plain")
+    assert re.search(rb"(?m)^gateway_requests_total\{.*\} [1-9]", response.content), response.content[:500]

@@ -12,6 +12,7 @@ import {
   getApiV1AdminInfo,
   getApiV1AdminKeys,
   getApiV1AdminKeysById,
+  getMetrics,
   getStats,
   isTransportError,
   postApiV1AdminKeys,
@@ -196,6 +197,16 @@ describe('stats', () => {
     expect(data).toBeUndefined();
     expect(response?.status).toBe(401);
     expect(error?.error.code).toBe('unauthorized');
+  });
+});
+
+describe('metrics (data plane)', () => {
+  it('GET /metrics answers Prometheus text without a token', async () => {
+    await chat();
+    const { data, response } = await getMetrics({ client: createAdminClient({ endpoint: dataUrl }), parseAs: 'text' });
+    expect(response?.status).toBe(200);
+    expect(response?.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(data).toMatch(/^gateway_requests_total\{.*\} [1-9]/m);
   });
 });
 
