@@ -4,13 +4,17 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: install run generate clients check-generated typecheck test test-ts test-clients validate bench matrix release-client clean
+.PHONY: install system-packages run generate clients check-generated typecheck test test-ts test-clients validate bench matrix release-client clean
 
 ## install: npm dependencies (Node 24 included) from the lockfile
 install: $(INSTALL_STAMP)
 $(INSTALL_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
+
+## system-packages: Debian packages the tests need (promtool, ...), installed only when missing
+system-packages:
+	bash scripts/system-packages.sh
 
 ## run: start the gateway (CONFIG=<file>, default ./config.yaml if present, else the embedded demo config)
 run: install
@@ -40,7 +44,7 @@ check-generated: generate clients
 typecheck: install
 	tsc -p tsconfig.json
 
-test-ts: install
+test-ts: install system-packages
 	vitest run --reporter=default --reporter=json --outputFile.json=.vitest-report.json; \
 	status=$$?; node test/support/print-test-summary.ts .vitest-report.json || true; exit $$status
 

@@ -5,8 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerConfig } from './commands/config.ts';
+import { registerHooks } from './commands/hooks.ts';
 import { registerInfo } from './commands/info.ts';
 import { registerKeys } from './commands/keys.ts';
+import { registerStats } from './commands/stats.ts';
 import { addConnectionOptions } from './connection.ts';
 import { CliError } from './errors.ts';
 
@@ -28,6 +30,8 @@ addConnectionOptions(program);
 registerInfo(program);
 registerKeys(program);
 registerConfig(program);
+registerHooks(program);
+registerStats(program);
 
 try {
   await program.parseAsync(process.argv);

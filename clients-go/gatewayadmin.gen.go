@@ -32,6 +32,63 @@ func (e HealthViewStatus) Valid() bool {
 	}
 }
 
+// Defines values for HookViewKind.
+const (
+	Gate    HookViewKind = "gate"
+	Webhook HookViewKind = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the HookViewKind enum.
+func (e HookViewKind) Valid() bool {
+	switch e {
+	case Gate:
+		return true
+	case Webhook:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HookViewOnError.
+const (
+	Allow HookViewOnError = "allow"
+	Deny  HookViewOnError = "deny"
+)
+
+// Valid indicates whether the value is a known member of the HookViewOnError enum.
+func (e HookViewOnError) Valid() bool {
+	switch e {
+	case Allow:
+		return true
+	case Deny:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LaneStatsState.
+const (
+	Closed   LaneStatsState = "closed"
+	HalfOpen LaneStatsState = "half_open"
+	Open     LaneStatsState = "open"
+)
+
+// Valid indicates whether the value is a known member of the LaneStatsState enum.
+func (e LaneStatsState) Valid() bool {
+	switch e {
+	case Closed:
+		return true
+	case HalfOpen:
+		return true
+	case Open:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ModelListObject.
 const (
 	List ModelListObject = "list"
@@ -104,6 +161,21 @@ type ErrorView struct {
 	} `json:"error"`
 }
 
+// GateCounters A gate hook's counters since start
+type GateCounters struct {
+	// Allowed The gate's own answers: allow
+	Allowed int `json:"allowed"`
+
+	// Calls Questions asked
+	Calls int `json:"calls"`
+
+	// Denied The gate's own answers: deny
+	Denied int `json:"denied"`
+
+	// Errors Calls without a usable answer (timeout, network error, non-2xx, not the contract's JSON); on_error decided them
+	Errors int `json:"errors"`
+}
+
 // HealthView defines model for HealthView.
 type HealthView struct {
 	Status HealthViewStatus `json:"status"`
@@ -111,6 +183,38 @@ type HealthView struct {
 
 // HealthViewStatus defines model for HealthView.Status.
 type HealthViewStatus string
+
+// HookList defines model for HookList.
+type HookList struct {
+	Data []HookView `json:"data"`
+}
+
+// HookView A configured hook. A gate has on_error and gate counters; a webhook has delivery counters. Never a credential.
+type HookView struct {
+	// Delivery A webhook hook's delivery counters since start
+	Delivery *WebhookCounters `json:"delivery,omitempty"`
+
+	// Events request.gate for a gate; request.completed and/or request.failed for a webhook
+	Events []string `json:"events"`
+
+	// Gate A gate hook's counters since start
+	Gate *GateCounters `json:"gate,omitempty"`
+	Kind HookViewKind  `json:"kind"`
+	Name string        `json:"name"`
+
+	// OnError Gate only: fail open (allow) or closed (deny)
+	OnError *HookViewOnError `json:"on_error,omitempty"`
+
+	// Target The URL called, with any user name, password and query values masked (***); a URL configured as a secret shows its origin only
+	Target    string `json:"target"`
+	TimeoutMs int    `json:"timeout_ms"`
+}
+
+// HookViewKind defines model for HookView.Kind.
+type HookViewKind string
+
+// HookViewOnError Gate only: fail open (allow) or closed (deny)
+type HookViewOnError string
 
 // InfoView defines model for InfoView.
 type InfoView struct {
@@ -123,6 +227,13 @@ type InfoView struct {
 
 	// Version Server version
 	Version string `json:"version"`
+}
+
+// KeyCounts Virtual keys in the store
+type KeyCounts struct {
+	Active  int `json:"active"`
+	Revoked int `json:"revoked"`
+	Total   int `json:"total"`
 }
 
 // KeyCreate A new virtual key. Every field is optional: a key with no budget and no rpm is limited by nothing but revocation.
@@ -208,6 +319,61 @@ type KeyView struct {
 	SpentCents int `json:"spent_cents"`
 }
 
+// LaneCounters Attempt outcomes on this lane in this pool since start (DESIGN.md outcome attribution)
+type LaneCounters struct {
+	CapacityFaults int `json:"capacity_faults"`
+	ClientFaults   int `json:"client_faults"`
+	ConfigFaults   int `json:"config_faults"`
+	LaneFaults     int `json:"lane_faults"`
+	Successes      int `json:"successes"`
+	Trips          int `json:"trips"`
+}
+
+// LaneStats Breaker state of one lane within one pool
+type LaneStats struct {
+	// CapacityCooldownUntil Until when the lane rests after a 429 (Retry-After); null when not cooling
+	CapacityCooldownUntil *time.Time `json:"capacity_cooldown_until"`
+
+	// ConfigCooldownUntil Until when the lane rests after the upstream refused its credential, quota or model; null when not cooling
+	ConfigCooldownUntil *time.Time `json:"config_cooldown_until"`
+	ConsecutiveFailures int        `json:"consecutive_failures"`
+
+	// Counters Attempt outcomes on this lane in this pool since start (DESIGN.md outcome attribution)
+	Counters LaneCounters `json:"counters"`
+
+	// InFlight Attempts on this lane now, over every pool it is in
+	InFlight int `json:"in_flight"`
+
+	// Lane The lane's model name
+	Lane string `json:"lane"`
+
+	// OpenUntil While open: when it turns half-open; else null
+	OpenUntil     *time.Time `json:"open_until"`
+	ProbeInFlight bool       `json:"probe_in_flight"`
+
+	// State half_open: the next attempt is the single probe
+	State  LaneStatsState `json:"state"`
+	Weight int            `json:"weight"`
+}
+
+// LaneStatsState half_open: the next attempt is the single probe
+type LaneStatsState string
+
+// LatencySummary Percentiles over the most recent answered requests (status below 400, client still there)
+type LatencySummary struct {
+	// P50 Milliseconds; null with no requests yet
+	P50 *float64 `json:"p50"`
+
+	// P90 Milliseconds; null with no requests yet
+	P90 *float64 `json:"p90"`
+
+	// P99 Milliseconds; null with no requests yet
+	P99 *float64 `json:"p99"`
+
+	// Window Requests the percentiles are computed over: the most recent answered ones, at most a fixed number
+	Window int `json:"window"`
+}
+
 // ModelList defines model for ModelList.
 type ModelList struct {
 	Data []struct {
@@ -251,6 +417,16 @@ type PoolMemberView struct {
 	Weight   int        `json:"weight"`
 }
 
+// PoolStats defines model for PoolStats.
+type PoolStats struct {
+	// Failovers Attempts made on a further lane after a failed one
+	Failovers int         `json:"failovers"`
+	Lanes     []LaneStats `json:"lanes"`
+
+	// Pool A pool, or a model used on its own (a pool of one)
+	Pool string `json:"pool"`
+}
+
 // PoolView defines model for PoolView.
 type PoolView struct {
 	Members []PoolMemberView `json:"members"`
@@ -260,10 +436,92 @@ type PoolView struct {
 // ProtocolId One of the six wire protocols
 type ProtocolId string
 
+// RequestCounts defines model for RequestCounts.
+type RequestCounts struct {
+	// ClientGone The client disconnected before the answer ended
+	ClientGone int `json:"client_gone"`
+
+	// Completed Finished with a success status
+	Completed int `json:"completed"`
+
+	// Failed Finished with an error status, or the client left
+	Failed int `json:"failed"`
+
+	// Failovers Lanes tried after the first, summed over requests
+	Failovers int `json:"failovers"`
+
+	// InFlight Chat requests being handled now
+	InFlight int `json:"in_flight"`
+
+	// Total Chat requests finished since start
+	Total int `json:"total"`
+}
+
+// StatsView GET /stats. Counters are since this process started; keys is absent without db_path.
+type StatsView struct {
+	// ConfigVersion As in InfoView
+	ConfigVersion string `json:"config_version"`
+
+	// Keys Virtual keys in the store
+	Keys *KeyCounts `json:"keys,omitempty"`
+
+	// LatencyMs Percentiles over the most recent answered requests (status below 400, client still there)
+	LatencyMs LatencySummary `json:"latency_ms"`
+	Pools     []PoolStats    `json:"pools"`
+	Requests  RequestCounts  `json:"requests"`
+
+	// SpentCents Cost of the requests since start in US cents, rounded up (as a key's spent_cents): the settled spend under governance, else usage at the lane's price
+	SpentCents int `json:"spent_cents"`
+
+	// SpentUsd The same, exact, as a decimal string of US dollars
+	SpentUsd  string    `json:"spent_usd"`
+	StartedAt time.Time `json:"started_at"`
+
+	// Tokens Tokens reported by upstreams since start; input includes cache reads and writes, output includes reasoning
+	Tokens TokenTotals `json:"tokens"`
+
+	// TtfbMs Percentiles over the most recent answered requests (status below 400, client still there)
+	TtfbMs        LatencySummary `json:"ttfb_ms"`
+	UptimeSeconds float64        `json:"uptime_seconds"`
+
+	// Version Server version
+	Version string `json:"version"`
+}
+
+// TokenTotals Tokens reported by upstreams since start; input includes cache reads and writes, output includes reasoning
+type TokenTotals struct {
+	CacheReadTokens  int `json:"cache_read_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens"`
+}
+
 // Topology defines model for Topology.
 type Topology struct {
 	Models []ModelView `json:"models"`
 	Pools  []PoolView  `json:"pools"`
+}
+
+// WebhookCounters A webhook hook's delivery counters since start
+type WebhookCounters struct {
+	// Delivered Events the receiver took (2xx)
+	Delivered int `json:"delivered"`
+
+	// Dropped Events never delivered because the queue was full or the gateway stopped first
+	Dropped int `json:"dropped"`
+
+	// Failed Events given up on: retries used up, or refused with a 4xx other than 408/429
+	Failed int `json:"failed"`
+
+	// InFlight POSTs in flight now
+	InFlight int `json:"in_flight"`
+
+	// Queued Events waiting to be sent now
+	Queued int `json:"queued"`
+
+	// Retries Further tries after a failed one
+	Retries int `json:"retries"`
 }
 
 // BadRequest defines model for BadRequest.
@@ -366,6 +624,11 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/admin/config/version (the `GetApiV1AdminConfigVersion` operationId).
 	GetApiV1AdminConfigVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetApiV1AdminHooks The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
+	//
+	// Corresponds with GET /api/v1/admin/hooks (the `GetApiV1AdminHooks` operationId).
+	GetApiV1AdminHooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetApiV1AdminInfo Server version, topology, uptime, build modules and the running config version
 	//
 	// Corresponds with GET /api/v1/admin/info (the `GetApiV1AdminInfo` operationId).
@@ -410,6 +673,16 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `GetHealthz` operationId).
 	GetHealthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMetrics Prometheus metrics in the text exposition format (served on the data plane, no auth)
+	//
+	// Corresponds with GET /metrics (the `GetMetrics` operationId).
+	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStats A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+	//
+	// Corresponds with GET /stats (the `GetStats` operationId).
+	GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetV1Models Operator model and pool names, in the OpenAI list shape (the Anthropic shape when the request carries anthropic-version)
 	//
 	// Corresponds with GET /v1/models (the `GetV1Models` operationId).
@@ -421,6 +694,21 @@ type ClientInterface interface {
 // Corresponds with GET /api/v1/admin/config/version (the `GetApiV1AdminConfigVersion` operationId).
 func (c *Client) GetApiV1AdminConfigVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetApiV1AdminConfigVersionRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApiV1AdminHooks The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
+//
+// Corresponds with GET /api/v1/admin/hooks (the `GetApiV1AdminHooks` operationId).
+func (c *Client) GetApiV1AdminHooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminHooksRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -555,6 +843,36 @@ func (c *Client) GetHealthz(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// GetMetrics Prometheus metrics in the text exposition format (served on the data plane, no auth)
+//
+// Corresponds with GET /metrics (the `GetMetrics` operationId).
+func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMetricsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStats A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+//
+// Corresponds with GET /stats (the `GetStats` operationId).
+func (c *Client) GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStatsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetV1Models Operator model and pool names, in the OpenAI list shape (the Anthropic shape when the request carries anthropic-version)
 //
 // Corresponds with GET /v1/models (the `GetV1Models` operationId).
@@ -580,6 +898,33 @@ func NewGetApiV1AdminConfigVersionRequest(server string) (*http.Request, error) 
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/admin/config/version")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetApiV1AdminHooksRequest constructs an http.Request for the GetApiV1AdminHooks method
+func NewGetApiV1AdminHooksRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/hooks")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -813,6 +1158,60 @@ func NewGetHealthzRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetMetricsRequest constructs an http.Request for the GetMetrics method
+func NewGetMetricsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metrics")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetStatsRequest constructs an http.Request for the GetStats method
+func NewGetStatsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/stats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetV1ModelsRequest constructs an http.Request for the GetV1Models method
 func NewGetV1ModelsRequest(server string) (*http.Request, error) {
 	var err error
@@ -891,6 +1290,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/admin/config/version (the `GetApiV1AdminConfigVersion` operationId).
 	GetApiV1AdminConfigVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigVersionResponse, error)
 
+	// GetApiV1AdminHooksWithResponse The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/hooks (the `GetApiV1AdminHooks` operationId).
+	GetApiV1AdminHooksWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminHooksResponse, error)
+
 	// GetApiV1AdminInfoWithResponse Server version, topology, uptime, build modules and the running config version
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -947,6 +1353,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `GetHealthz` operationId).
 	GetHealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthzResponse, error)
 
+	// GetMetricsWithResponse Prometheus metrics in the text exposition format (served on the data plane, no auth)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /metrics (the `GetMetrics` operationId).
+	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
+
+	// GetStatsWithResponse A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /stats (the `GetStats` operationId).
+	GetStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStatsResponse, error)
+
 	// GetV1ModelsWithResponse Operator model and pool names, in the OpenAI list shape (the Anthropic shape when the request carries anthropic-version)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -997,6 +1417,54 @@ func (r GetApiV1AdminConfigVersionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetApiV1AdminConfigVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetApiV1AdminHooksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HookList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminHooksResponse) GetJSON200() *HookList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminHooksResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminHooksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminHooksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminHooksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminHooksResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1409,6 +1877,88 @@ func (r GetHealthzResponse) ContentType() string {
 	return ""
 }
 
+type GetMetricsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMetricsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMetricsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMetricsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMetricsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsView
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStatsResponse) GetJSON200() *StatsView {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetStatsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetV1ModelsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1461,6 +2011,19 @@ func (c *ClientWithResponses) GetApiV1AdminConfigVersionWithResponse(ctx context
 		return nil, err
 	}
 	return ParseGetApiV1AdminConfigVersionResponse(rsp)
+}
+
+// GetApiV1AdminHooksWithResponse The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/hooks (the `GetApiV1AdminHooks` operationId).
+func (c *ClientWithResponses) GetApiV1AdminHooksWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminHooksResponse, error) {
+	rsp, err := c.GetApiV1AdminHooks(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminHooksResponse(rsp)
 }
 
 // GetApiV1AdminInfoWithResponse Server version, topology, uptime, build modules and the running config version
@@ -1567,6 +2130,32 @@ func (c *ClientWithResponses) GetHealthzWithResponse(ctx context.Context, reqEdi
 	return ParseGetHealthzResponse(rsp)
 }
 
+// GetMetricsWithResponse Prometheus metrics in the text exposition format (served on the data plane, no auth)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /metrics (the `GetMetrics` operationId).
+func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error) {
+	rsp, err := c.GetMetrics(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMetricsResponse(rsp)
+}
+
+// GetStatsWithResponse A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /stats (the `GetStats` operationId).
+func (c *ClientWithResponses) GetStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStatsResponse, error) {
+	rsp, err := c.GetStats(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStatsResponse(rsp)
+}
+
 // GetV1ModelsWithResponse Operator model and pool names, in the OpenAI list shape (the Anthropic shape when the request carries anthropic-version)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -1596,6 +2185,39 @@ func ParseGetApiV1AdminConfigVersionResponse(rsp *http.Response) (*GetApiV1Admin
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ConfigVersionView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetApiV1AdminHooksResponse parses an HTTP response from a GetApiV1AdminHooksWithResponse call
+func ParseGetApiV1AdminHooksResponse(rsp *http.Response) (*GetApiV1AdminHooksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminHooksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HookList
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -1908,6 +2530,55 @@ func ParseGetHealthzResponse(rsp *http.Response) (*GetHealthzResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetMetricsResponse parses an HTTP response from a GetMetricsWithResponse call
+func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMetricsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetStatsResponse parses an HTTP response from a GetStatsWithResponse call
+func ParseGetStatsResponse(rsp *http.Response) (*GetStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
 
 	}
 

@@ -38,6 +38,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/hooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The hooks, in config order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HookList"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/info": {
         parameters: {
             query?: never;
@@ -290,6 +327,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics in the text exposition format (served on the data plane, no auth) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metrics of this gateway process */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The snapshot */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatsView"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -352,9 +462,41 @@ export interface components {
                 message: string;
             };
         };
+        /** @description A gate hook's counters since start */
+        GateCounters: {
+            /** @description The gate's own answers: allow */
+            allowed: number;
+            /** @description Questions asked */
+            calls: number;
+            /** @description The gate's own answers: deny */
+            denied: number;
+            /** @description Calls without a usable answer (timeout, network error, non-2xx, not the contract's JSON); on_error decided them */
+            errors: number;
+        };
         HealthView: {
             /** @enum {string} */
             status: "ok";
+        };
+        HookList: {
+            data: components["schemas"]["HookView"][];
+        };
+        /** @description A configured hook. A gate has on_error and gate counters; a webhook has delivery counters. Never a credential. */
+        HookView: {
+            delivery?: components["schemas"]["WebhookCounters"];
+            /** @description request.gate for a gate; request.completed and/or request.failed for a webhook */
+            events: string[];
+            gate?: components["schemas"]["GateCounters"];
+            /** @enum {string} */
+            kind: "gate" | "webhook";
+            name: string;
+            /**
+             * @description Gate only: fail open (allow) or closed (deny)
+             * @enum {string}
+             */
+            on_error?: "allow" | "deny";
+            /** @description The URL called, with any user name, password and query values masked (***); a URL configured as a secret shows its origin only */
+            target: string;
+            timeout_ms: number;
         };
         InfoView: {
             build: components["schemas"]["BuildInfo"];
@@ -365,6 +507,12 @@ export interface components {
             uptime_seconds: number;
             /** @description Server version */
             version: string;
+        };
+        /** @description Virtual keys in the store */
+        KeyCounts: {
+            active: number;
+            revoked: number;
+            total: number;
         };
         /** @description A new virtual key. Every field is optional: a key with no budget and no rpm is limited by nothing but revocation. */
         KeyCreate: {
@@ -414,6 +562,66 @@ export interface components {
             /** @description Settled spend in cents, rounded up */
             spent_cents: number;
         };
+        /** @description Attempt outcomes on this lane in this pool since start (DESIGN.md outcome attribution) */
+        LaneCounters: {
+            capacity_faults: number;
+            client_faults: number;
+            config_faults: number;
+            lane_faults: number;
+            successes: number;
+            trips: number;
+        };
+        /** @description Breaker state of one lane within one pool */
+        LaneStats: {
+            /**
+             * Format: date-time
+             * @description Until when the lane rests after a 429 (Retry-After); null when not cooling
+             */
+            capacity_cooldown_until: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the lane rests after the upstream refused its credential, quota or model; null when not cooling
+             */
+            config_cooldown_until: string | null;
+            consecutive_failures: number;
+            counters: components["schemas"]["LaneCounters"];
+            /** @description Attempts on this lane now, over every pool it is in */
+            in_flight: number;
+            /** @description The lane's model name */
+            lane: string;
+            /**
+             * Format: date-time
+             * @description While open: when it turns half-open; else null
+             */
+            open_until: string | null;
+            probe_in_flight: boolean;
+            /**
+             * @description half_open: the next attempt is the single probe
+             * @enum {string}
+             */
+            state: "closed" | "open" | "half_open";
+            weight: number;
+        };
+        /** @description Percentiles over the most recent answered requests (status below 400, client still there) */
+        LatencySummary: {
+            /**
+             * Format: double
+             * @description Milliseconds; null with no requests yet
+             */
+            p50: number | null;
+            /**
+             * Format: double
+             * @description Milliseconds; null with no requests yet
+             */
+            p90: number | null;
+            /**
+             * Format: double
+             * @description Milliseconds; null with no requests yet
+             */
+            p99: number | null;
+            /** @description Requests the percentiles are computed over: the most recent answered ones, at most a fixed number */
+            window: number;
+        };
         ModelList: {
             data: {
                 created?: number;
@@ -445,6 +653,13 @@ export interface components {
             provider: string;
             weight: number;
         };
+        PoolStats: {
+            /** @description Attempts made on a further lane after a failed one */
+            failovers: number;
+            lanes: components["schemas"]["LaneStats"][];
+            /** @description A pool, or a model used on its own (a pool of one) */
+            pool: string;
+        };
         PoolView: {
             members: components["schemas"]["PoolMemberView"][];
             name: string;
@@ -454,9 +669,67 @@ export interface components {
          * @enum {string}
          */
         ProtocolId: "openai" | "responses" | "anthropic" | "gemini" | "bedrock" | "cohere";
+        RequestCounts: {
+            /** @description The client disconnected before the answer ended */
+            client_gone: number;
+            /** @description Finished with a success status */
+            completed: number;
+            /** @description Finished with an error status, or the client left */
+            failed: number;
+            /** @description Lanes tried after the first, summed over requests */
+            failovers: number;
+            /** @description Chat requests being handled now */
+            in_flight: number;
+            /** @description Chat requests finished since start */
+            total: number;
+        };
+        /** @description GET /stats. Counters are since this process started; keys is absent without db_path. */
+        StatsView: {
+            /** @description As in InfoView */
+            config_version: string;
+            keys?: components["schemas"]["KeyCounts"];
+            latency_ms: components["schemas"]["LatencySummary"];
+            pools: components["schemas"]["PoolStats"][];
+            requests: components["schemas"]["RequestCounts"];
+            /** @description Cost of the requests since start in US cents, rounded up (as a key's spent_cents): the settled spend under governance, else usage at the lane's price */
+            spent_cents: number;
+            /** @description The same, exact, as a decimal string of US dollars */
+            spent_usd: string;
+            /** Format: date-time */
+            started_at: string;
+            tokens: components["schemas"]["TokenTotals"];
+            ttfb_ms: components["schemas"]["LatencySummary"];
+            /** Format: double */
+            uptime_seconds: number;
+            /** @description Server version */
+            version: string;
+        };
+        /** @description Tokens reported by upstreams since start; input includes cache reads and writes, output includes reasoning */
+        TokenTotals: {
+            cache_read_tokens: number;
+            cache_write_tokens: number;
+            input_tokens: number;
+            output_tokens: number;
+            reasoning_tokens: number;
+        };
         Topology: {
             models: components["schemas"]["ModelView"][];
             pools: components["schemas"]["PoolView"][];
+        };
+        /** @description A webhook hook's delivery counters since start */
+        WebhookCounters: {
+            /** @description Events the receiver took (2xx) */
+            delivered: number;
+            /** @description Events never delivered because the queue was full or the gateway stopped first */
+            dropped: number;
+            /** @description Events given up on: retries used up, or refused with a 4xx other than 408/429 */
+            failed: number;
+            /** @description POSTs in flight now */
+            in_flight: number;
+            /** @description Events waiting to be sent now */
+            queued: number;
+            /** @description Further tries after a failed one */
+            retries: number;
         };
     };
     responses: {

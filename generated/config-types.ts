@@ -13,6 +13,18 @@ export type ListenAddress1 = string;
  */
 export type Switch = ('on' | 'off') | boolean;
 /**
+ * A header value: plain text, or a secret reference ({ env } or { file }) for credentials.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "HeaderValue".
+ */
+export type HeaderValue =
+  | string
+  | {
+      env?: string;
+      file?: string;
+    };
+/**
  * host:port; an empty host means every interface; [::1]:8080 for IPv6.
  *
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -72,7 +84,13 @@ export interface GatewayConfig {
    * Data-plane worker threads, each serving the same port (SO_REUSEPORT). "auto" (the default) is one per core; 1 serves from the main thread. Breaker, concurrency, key, rate-limit and budget state is one across workers.
    */
   workers?: number | 'auto';
+  metrics?: Metrics;
+  otlp?: Otlp;
   admin_tls?: AdminTls;
+  /**
+   * Hooks called for data-plane requests (README, Hooks): `webhook` POSTs a JSON event after each finished request, asynchronously, from a bounded queue with retries; `gate` is asked before the first upstream attempt and may deny the request (403). Gates are asked in parallel; every one must allow.
+   */
+  hooks?: Hook[];
   /**
    * Operator notes; ignored.
    *
@@ -106,7 +124,10 @@ export interface GatewayConfig {
     | 'silent'
     | number
     | 'auto'
+    | Metrics
+    | Otlp
     | AdminTls
+    | Hook[]
     | undefined;
 }
 /**
@@ -352,6 +373,74 @@ export interface Limits {
   upstream_idle_timeout_ms?: number;
 }
 /**
+ * Prometheus metrics, served as GET /metrics on the data plane.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Metrics".
+ */
+export interface Metrics {
+  /**
+   * Serve GET /metrics (Prometheus text exposition). Default true.
+   */
+  enabled?: boolean;
+}
+/**
+ * OpenTelemetry export over OTLP/HTTP (protobuf): one span per request with a child span per upstream attempt, and the gateway's metrics. Off unless this section is present.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Otlp".
+ */
+export interface Otlp {
+  /**
+   * The collector's OTLP/HTTP base URL, e.g. http://otel-collector:4318; /v1/traces and /v1/metrics are appended.
+   */
+  endpoint: string;
+  /**
+   * Headers sent with every export (e.g. an authorization for a hosted backend): a plain string, or a secret reference.
+   */
+  headers?: {
+    [k: string]: string | SecretRef3 | undefined;
+  };
+  /**
+   * Also export prompt and completion text as span events. Default false: text never leaves the gateway.
+   */
+  capture_content?: boolean;
+  /**
+   * The service.name resource attribute. Default gateway.
+   */
+  service_name?: string;
+  /**
+   * Export spans. Default true.
+   */
+  traces?: boolean;
+  /**
+   * Export the gateway's metrics. Default true.
+   */
+  metrics?: boolean;
+  /**
+   * How often metrics are exported. Default 60000.
+   */
+  metrics_interval_ms?: number;
+  /**
+   * Spans held for export at most; past it new spans are dropped (and counted), never waited for. Default 2048.
+   */
+  max_queue_size?: number;
+  /**
+   * Longest time one export may take. Default 10000.
+   */
+  timeout_ms?: number;
+}
+/**
+ * A secret is never written in config.yaml: it is read from an environment variable or a file.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "SecretRef".
+ */
+export interface SecretRef3 {
+  env?: string;
+  file?: string;
+}
+/**
  * TLS for the admin plane; with client_ca, clients must present a certificate it signed (mTLS).
  *
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -372,14 +461,85 @@ export interface AdminTls {
   client_ca?: string;
 }
 /**
- * A secret is never written in config.yaml: it is read from an environment variable or a file.
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Hook".
+ */
+export interface Hook {
+  /**
+   * Names the hook in the admin API, logs and error messages; unique.
+   */
+  name: string;
+  /**
+   * webhook: an event after each finished request (never delays it). gate: asked before the upstream; may deny.
+   */
+  kind: 'webhook' | 'gate';
+  /**
+   * Where to POST: http(s) URL, or a secret reference when the URL itself is a credential (the admin API then shows its origin only).
+   */
+  url:
+    | string
+    | {
+        env?: string;
+        file?: string;
+      };
+  /**
+   * Headers sent with every call, e.g. authorization: { env: AUDIT_TOKEN }.
+   */
+  headers?: {
+    [k: string]: HeaderValue | undefined;
+  };
+  /**
+   * One call, connect to last byte of the answer. Default 1000 for a gate, 5000 for a webhook.
+   */
+  timeout_ms?: number;
+  /**
+   * gate: also send the client's request body (prompts included). Default false: only metadata is sent.
+   */
+  include_content?: boolean;
+  /**
+   * gate only, required: what a failed, slow or unreadable gate answer means (allow: fail open; deny: fail closed, the client gets 403).
+   */
+  on_error?: 'allow' | 'deny';
+  /**
+   * webhook only: which events to send. request.completed: the client got a success status; request.failed: an error status, or the client left. Default both.
+   *
+   * @minItems 1
+   */
+  events?: ['request.completed' | 'request.failed', ...('request.completed' | 'request.failed')[]];
+  /**
+   * webhook only: events waiting to be sent at most; beyond it new events are dropped (and counted). Default 10000.
+   */
+  queue_size?: number;
+  /**
+   * webhook only: POSTs in flight at most. Default 4.
+   */
+  concurrency?: number;
+  /**
+   * webhook only: further tries after a failed delivery (network error, timeout, 408, 429 or 5xx). Default 5.
+   */
+  max_retries?: number;
+  backoff?: Backoff;
+  /**
+   * This interface was referenced by `Hook`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
+ * Exponential backoff with full jitter between retries: a random wait up to min(max_ms, initial_ms x 2^retry).
  *
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
- * via the `definition` "SecretRef".
+ * via the `definition` "Backoff".
  */
-export interface SecretRef3 {
-  env?: string;
-  file?: string;
+export interface Backoff {
+  /**
+   * Default 500.
+   */
+  initial_ms?: number;
+  /**
+   * Default 30000.
+   */
+  max_ms?: number;
 }
 /**
  * USD per million tokens.

@@ -8,17 +8,21 @@ import {
   createAdminClient,
   deleteApiV1AdminKeysById,
   getApiV1AdminConfigVersion,
+  getApiV1AdminHooks,
   getApiV1AdminInfo,
   getApiV1AdminKeys,
   getApiV1AdminKeysById,
+  getMetrics,
+  getStats,
   isTransportError,
   postApiV1AdminKeys,
 } from '../src/index.ts';
 
 const endpoint = process.env.GATEWAY_ENDPOINT;
 const token = process.env.GATEWAY_ADMIN_TOKEN;
-if (endpoint === undefined || token === undefined) {
-  throw new Error('GATEWAY_ENDPOINT and GATEWAY_ADMIN_TOKEN must be set: run clients-ts/scripts/test.sh');
+const dataUrl = process.env.GATEWAY_DATA_URL;
+if (endpoint === undefined || token === undefined || dataUrl === undefined) {
+  throw new Error('GATEWAY_ENDPOINT, GATEWAY_ADMIN_TOKEN and GATEWAY_DATA_URL must be set: run clients-ts/scripts/test.sh');
 }
 const SERVER_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const client = createAdminClient({ endpoint, token });
@@ -129,6 +133,80 @@ describe('config version', () => {
     expect(data?.config_version).toMatch(CONFIG_VERSION);
     expect(data?.config_version).toBe(info.data?.config_version);
     expect(Date.parse(data?.loaded_at ?? '')).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+/** One chat request on the data plane (the live gateway's demo upstream answers it). */
+async function chat(): Promise<void> {
+  const res = await fetch(`${dataUrl}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }) });
+  expect(res.status).toBe(200);
+  await res.arrayBuffer();
+}
+
+describe('hooks', () => {
+  it('lists the gate and the webhook with masked targets, events and counters', async () => {
+    await chat();
+    const { data, error, response } = await getApiV1AdminHooks({ client });
+    expect(error).toBeUndefined();
+    expect(response?.status).toBe(200);
+    if (data === undefined) throw new Error('no data');
+    expect(data.data.map((h) => [h.name, h.kind, h.events, h.timeout_ms])).toEqual([
+      ['policy', 'gate', ['request.gate'], 2000],
+      ['audit', 'webhook', ['request.completed', 'request.failed'], 5000],
+    ]);
+    const [gate, webhook] = data.data;
+    expect(gate?.target).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/gate\?token=\*\*\*$/);
+    expect(JSON.stringify(data)).not.toContain('live-hook-secret');
+    expect(gate?.on_error).toBe('allow');
+    expect(gate?.gate?.calls).toBeGreaterThanOrEqual(1);
+    expect(gate?.gate?.allowed).toBe(gate?.gate?.calls);
+    expect(gate?.delivery).toBeUndefined();
+    expect(webhook?.delivery).toMatchObject({ failed: 0, dropped: 0 });
+    expect(webhook?.gate).toBeUndefined();
+  });
+});
+
+describe('stats', () => {
+  it('returns the StatsView; a chat request shows in the totals', async () => {
+    const before = await getStats({ client });
+    expect(before.error).toBeUndefined();
+    expect(before.response?.status).toBe(200);
+    await chat();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the request's record follows its answer
+    const { data } = await getStats({ client });
+    if (data === undefined || before.data === undefined) throw new Error('no data');
+    expect(data.version).toBe(SERVER_VERSION);
+    expect(data.config_version).toMatch(CONFIG_VERSION);
+    expect(data.requests.total).toBeGreaterThan(before.data.requests.total);
+    expect(data.requests.completed).toBeGreaterThan(before.data.requests.completed);
+    expect(data.requests.in_flight).toBe(0);
+    expect(data.latency_ms.window).toBeGreaterThanOrEqual(1);
+    expect(data.latency_ms.p50).toBeGreaterThan(0);
+    expect(data.tokens.output_tokens).toBeGreaterThan(0);
+    expect(data.spent_usd).toMatch(/^\d+\.\d{8}$/);
+    expect(data.pools.find((p) => p.pool === 'demo-pool')?.lanes.map((l) => [l.lane, l.weight, l.state])).toEqual([['demo', 2, 'closed'], ['demo-claude', 1, 'closed']]);
+    const demo = data.pools.find((p) => p.pool === 'demo')?.lanes[0];
+    expect(demo).toMatchObject({ open_until: null, capacity_cooldown_until: null, config_cooldown_until: null, probe_in_flight: false });
+    expect(demo?.counters.successes).toBeGreaterThanOrEqual(1);
+    expect(data.keys?.total).toBeGreaterThanOrEqual(0);
+    expect(data.keys?.active).toBe((data.keys?.total ?? 0) - (data.keys?.revoked ?? 0));
+  });
+
+  it('a wrong token: 401', async () => {
+    const { data, response, error } = await getStats({ client: createAdminClient({ endpoint, token: 'wrong-token' }) });
+    expect(data).toBeUndefined();
+    expect(response?.status).toBe(401);
+    expect(error?.error.code).toBe('unauthorized');
+  });
+});
+
+describe('metrics (data plane)', () => {
+  it('GET /metrics answers Prometheus text without a token', async () => {
+    await chat();
+    const { data, response } = await getMetrics({ client: createAdminClient({ endpoint: dataUrl }), parseAs: 'text' });
+    expect(response?.status).toBe(200);
+    expect(response?.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(data).toMatch(/^gateway_requests_total\{.*\} [1-9]/m);
   });
 });
 

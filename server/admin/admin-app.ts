@@ -10,11 +10,14 @@ import type { KeyAdmin } from '../governance/governance.ts';
 import type { Logger } from '../observability/logger.ts';
 import { hasAdminToken } from './admin-token.ts';
 import { getConfigVersion } from './config-version.ts';
+import { hookView } from './hooks-view.ts';
 import { infoView } from './info.ts';
 import { keyOperations } from './keys.ts';
+import type { LiveState } from './live-state.ts';
 import { operationId } from './operation-id.ts';
 import { readJsonBody } from './read-json-body.ts';
-import { errorBody, errorReply, type Reply } from './reply.ts';
+import { errorBody, errorReply, type OperationReply, type Reply } from './reply.ts';
+import { statsView } from './stats-view.ts';
 import { validationMessage } from './validation-message.ts';
 
 export interface AdminOptions {
@@ -25,6 +28,8 @@ export interface AdminOptions {
   readonly validateResponses?: boolean;
   /** The governance facade for the key operations; absent when no db_path is configured (they answer 409). */
   readonly governance?: KeyAdmin;
+  /** Routing, request and hook state, read by GET /stats and the hooks list. */
+  readonly live: LiveState;
 }
 
 /** The admin plane (default 127.0.0.1:8081), routed and validated by spec/openapi.json. */
@@ -63,6 +68,14 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
     getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
     deleteApiV1AdminKeysId: (c: OperationContext) => keys.deleteApiV1AdminKeysId(pathId(c)),
+    getApiV1AdminHooks: async (): Promise<OperationReply<'/api/v1/admin/hooks', 'get'>> => {
+      await options.live.refresh?.();
+      return { status: 200, body: { data: options.live.hooks.list().map(hookView) } };
+    },
+    getStats: async (): Promise<OperationReply<'/stats', 'get'>> => {
+      await options.live.refresh?.(); // the other workers' counts first: one moment's view
+      return { status: 200, body: await statsView({ config: options.config, startedAt: options.startedAt, live: options.live, keys: options.governance }) };
+    },
     unauthorizedHandler: () => errorReply(401, 'unauthorized', 'a valid admin token is required (x-admin-token or Authorization: Bearer)'),
     validationFail: (c: OperationContext) => errorReply(400, 'invalid_request', validationMessage(c.validation.errors ?? [])),
     notFound: () => errorReply(404, 'not_found', 'no such admin operation'),

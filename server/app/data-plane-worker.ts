@@ -1,18 +1,22 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { GovernanceProxy } from '../governance/governance-channel.ts';
+import { Hooks } from '../hooks/hooks.ts';
 import { createLogger } from '../observability/logger.ts';
+import { RequestsInFlight } from '../observability/requests-in-flight.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { closeServer, listen } from './listen.ts';
+import { RecordForwarder } from './record-forwarder.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.ts';
 
 /**
  * A data-plane worker thread: its own HTTP server on the shared port, its own upstream connection
- * pools, routing state in the shared memory, governance answered by the main thread.
+ * pools and gate hooks; routing state in the shared memory; governance answered by the main
+ * thread; finished requests' records sent to the main thread, where the observers run.
  */
 export async function runDataPlaneWorker(): Promise<void> {
   const start = workerData as WorkerStart;
@@ -23,26 +27,63 @@ export async function runDataPlaneWorker(): Promise<void> {
   const dispatchers = new Dispatchers();
   const governance = start.governance === undefined ? undefined : new GovernanceProxy(start.governance);
   const routing = new RoutingTable(config, SYSTEM_CLOCK, { memory: new RoutingMemory(start.routing.layout, start.routing.buffer), worker: start.worker });
+  // Gates only: webhooks are observers, and observers run in the main thread.
+  const hooks = new Hooks(config.hooks.filter((h) => h.kind === 'gate'), { log });
+  const translations = new TranslationStats();
+  const inFlight = new RequestsInFlight();
+  const forwarder = new RecordForwarder(port);
+  const send = (event: WorkerEvent) => port.postMessage(event);
+  const metricsAnswers = new Map<number, (text: string) => void>();
+  let nextMetrics = 1;
+  let contentType = 'text/plain; version=0.0.4; charset=utf-8';
   const server = createDataPlaneServer({
-    config, routing, dispatchers, clock: SYSTEM_CLOCK, log, translations: new TranslationStats(), ...(governance !== undefined && { governance }),
+    config, routing, dispatchers, clock: SYSTEM_CLOCK, log, translations, observers: [forwarder], gates: hooks.gates, inFlight,
+    ...(governance !== undefined && { governance }),
+  }, {
+    ...(config.metrics.enabled && {
+      metrics: {
+        get contentType() {
+          return contentType;
+        },
+        render: () => new Promise<string>((resolve) => {
+          const id = nextMetrics++;
+          metricsAnswers.set(id, resolve);
+          send({ type: 'metrics', id });
+        }),
+      },
+    }),
   });
   let requests = 0;
   server.on('request', () => requests++);
-  const send = (event: WorkerEvent) => port.postMessage(event);
   port.on('message', (command: WorkerCommand) => {
-    if (command.type === 'telemetry') {
-      send({ type: 'telemetry', id: command.id, telemetry: { worker: start.worker, requests } });
-      return;
+    switch (command.type) {
+      case 'telemetry':
+        send({
+          type: 'telemetry',
+          id: command.id,
+          telemetry: {
+            worker: start.worker, requests, inFlight: inFlight.current, translations: translations.snapshot(),
+            gates: Object.fromEntries(hooks.gates.map((g) => [g.settings.name, { ...g.counters }])),
+          },
+        });
+        return;
+      case 'metrics':
+        contentType = command.contentType;
+        metricsAnswers.get(command.id)?.(command.text);
+        metricsAnswers.delete(command.id);
+        return;
+      case 'close':
+        // Stop taking connections, finish the requests in flight (their spend settles through the
+        // governance port, which stays open until then), send the last records, then say so.
+        void closeServer(server)
+          .then(() => Promise.all([dispatchers.close(), hooks.close(0)]))
+          .finally(() => {
+            forwarder.flush();
+            governance?.close();
+            send({ type: 'closed' });
+            port.close();
+          });
     }
-    // Stop taking connections, finish the requests in flight (their spend settles through the
-    // governance port, which stays open until then), then say so.
-    void closeServer(server)
-      .then(() => dispatchers.close())
-      .finally(() => {
-        governance?.close();
-        send({ type: 'closed' });
-        port.close();
-      });
   });
   const url = await listen(server, { host: config.listen.host, port: start.port }, { reusePort: true });
   send({ type: 'listening', url });

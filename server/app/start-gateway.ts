@@ -6,14 +6,20 @@ import { isLoopback } from '../config/loopback.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
+import { Hooks } from '../hooks/hooks.ts';
+import { RequestStats } from '../observability/request-stats.ts';
+import { RequestsInFlight } from '../observability/requests-in-flight.ts';
+import { GatewayMetrics } from '../observability/metrics.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
+import { FleetView } from './fleet-view.ts';
 import { closeServer, listen } from './listen.ts';
 import { WorkerPool } from './worker-pool.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
@@ -24,6 +30,10 @@ export interface RunningGateway {
   readonly routing: RoutingTable;
   readonly translations: TranslationStats;
   readonly governance?: LocalGovernance;
+  /** Gate and webhook hooks with their counters. */
+  readonly hooks: Hooks;
+  /** The Prometheus registry and its JSON form (for aggregation across workers); absent when metrics are off. */
+  readonly metrics?: GatewayMetrics;
   /** e.g. http://127.0.0.1:8080 */
   readonly dataUrl: string;
   readonly adminUrl: string;
@@ -37,6 +47,10 @@ export interface StartOptions {
   /** Tests inject a clock to drive breaker time. */
   readonly clock?: Clock;
   readonly validateAdminResponses?: boolean;
+  /** How long stopping waits for queued webhook events (default 5 s). */
+  readonly hookFlushMs?: number;
+  /** Observers of finished requests besides the configured ones (tests, embedders). */
+  readonly observers?: readonly RequestObserver[];
   /** Overrides `workers:` (tests run in-process with 1, where an injected clock reaches the data plane). */
   readonly workers?: number;
 }
@@ -66,14 +80,37 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const hooks = new Hooks(config.hooks, { log: options.log });
+  const requests = new RequestStats();
+  const inFlight = new RequestsInFlight();
+  // The other workers' own counts, added in when read (their records come here as they happen).
+  let workers: WorkerPool | undefined;
+  const fleet = new FleetView(async () => (await workers?.telemetry()) ?? []);
+  const metrics = config.metrics.enabled ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => fleet.translations(translations.snapshot()) }) : undefined;
+  const metricsEndpoint = metrics === undefined ? undefined : {
+    get contentType() {
+      return metrics.contentType;
+    },
+    render: async () => {
+      await fleet.refresh();
+      return metrics.render();
+    },
+  };
+  // Every finished request is told to metrics, the caller's observers, /stats's totals, then the
+  // webhooks: here for the main thread's requests, through the worker pool for the others'.
+  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics.observer]), ...(options.observers ?? []), requests, ...hooks.webhooks];
   const dataServer = createDataPlaneServer({
-    config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
-  });
+    config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
+  }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }) });
   let mainRequests = 0;
   dataServer.on('request', () => mainRequests++);
-  let workers: WorkerPool | undefined;
   const adminApp = await createAdminApp({
-    config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
+    config, startedAt, log: options.log, live: {
+      routing, clock, requests,
+      inFlight: { get current() { return fleet.inFlight(inFlight.current); } },
+      hooks: { list: () => fleet.hooks(hooks.list()) },
+      refresh: () => fleet.refresh(),
+    }, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
   });
   const adminServer = config.adminTls === undefined
@@ -88,6 +125,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const close = async () => {
     await Promise.all([closeServer(dataServer), workers?.close(), closeServer(adminServer)]);
     await dispatchers.close();
+    // Every request has finished, so every webhook event is queued: send them before stopping.
+    await hooks.close(options.hookFlushMs);
     await governance?.close();
     await demo?.close();
   };
@@ -97,7 +136,10 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     // With more workers, the others join the port the main thread bound (0 picks one).
     dataUrl = await listen(dataServer, config.listen, { reusePort: config.workers > 1 });
     if (config.workers > 1) {
-      workers = await WorkerPool.start({ config, routing, port: Number(new URL(dataUrl).port), log: options.log, ...(governance !== undefined && { governance }) });
+      workers = await WorkerPool.start({
+        config, routing, port: Number(new URL(dataUrl).port), observers, log: options.log,
+        ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(governance !== undefined && { governance }),
+      });
     }
     adminUrl = await listen(adminServer, config.adminListen);
   } catch (error) {
@@ -105,7 +147,10 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     throw error;
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, ...(governance !== undefined && { governance }), dataUrl, adminUrl, close,
-    workerTelemetry: async () => [{ worker: 1, requests: mainRequests }, ...(await workers?.telemetry() ?? [])],
+  return { config, routing, translations, hooks, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+    workerTelemetry: async () => [
+      { worker: 1, requests: mainRequests, inFlight: inFlight.current, translations: translations.snapshot(), gates: Object.fromEntries(hooks.gates.map((g) => [g.settings.name, { ...g.counters }])) },
+      ...((await workers?.telemetry()) ?? []),
+    ],
   };
 }

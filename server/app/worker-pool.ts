@@ -4,6 +4,7 @@ import type { RoutingTable } from '../gateway/routing-table.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
 import type { LocalGovernance } from '../governance/governance.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { RequestObserver } from '../observability/request-record.ts';
 import { workerScript } from './worker-script.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart, WorkerTelemetry } from './worker-protocol.ts';
 
@@ -14,6 +15,10 @@ export interface WorkerPoolOptions {
   readonly governance?: LocalGovernance;
   /** The data-plane port, bound by the main thread (worker 1) with SO_REUSEPORT. */
   readonly port: number;
+  /** Where the workers' finished-request records go (metrics, /stats, webhooks). */
+  readonly observers: readonly RequestObserver[];
+  /** Renders GET /metrics for a worker that was scraped; absent when metrics are off. */
+  readonly metrics?: { readonly contentType: string; render(): Promise<string> };
   readonly log: Logger;
 }
 
@@ -64,6 +69,18 @@ export class WorkerPool {
     return (await Promise.all(answers)).filter((t) => t !== undefined).sort((a, b) => a.worker - b.worker);
   }
 
+  private async renderMetricsFor(worker: Worker, id: number): Promise<void> {
+    const metrics = this.options.metrics;
+    let text: string;
+    try {
+      text = metrics === undefined ? '' : await metrics.render();
+    } catch (error) {
+      this.options.log.error({ err: error }, 'could not render metrics for a worker');
+      text = '';
+    }
+    worker.postMessage({ type: 'metrics', id, text, contentType: metrics?.contentType ?? 'text/plain' } satisfies WorkerCommand);
+  }
+
   /** Each worker stops taking connections and finishes what it has in flight, then exits. */
   async close(): Promise<void> {
     this.closing = true;
@@ -92,9 +109,17 @@ export class WorkerPool {
     return new Promise<string>((resolve, reject) => {
       let listening = false;
       worker.on('message', (event: WorkerEvent) => {
-        if (event.type !== 'listening') return;
-        listening = true;
-        resolve(event.url);
+        switch (event.type) {
+          case 'listening':
+            listening = true;
+            resolve(event.url);
+            return;
+          case 'records':
+            for (const record of event.records) for (const observer of this.options.observers) observer.record(record);
+            return;
+          case 'metrics':
+            void this.renderMetricsFor(worker, event.id);
+        }
       });
       worker.once('error', (error) => {
         log.error({ err: error, worker: n }, 'data-plane worker failed');

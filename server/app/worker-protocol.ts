@@ -1,5 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { GateCounters } from '../hooks/hook-counters.ts';
+import type { RequestRecord } from '../observability/request-record.ts';
+import type { TranslationSnapshot } from '../observability/translation-stats.ts';
 import type { RoutingLayout } from '../routing/routing-memory.ts';
 
 /** What the main thread hands a data-plane worker when it starts it (structured-cloned). */
@@ -15,18 +18,33 @@ export interface WorkerStart {
   readonly governance?: MessagePort;
 }
 
-/** What one worker reports about itself when asked (plain data, summed by the main thread). */
+/**
+ * What one worker reports about the state it keeps itself (plain data, summed by the main
+ * thread). Finished requests are not in it: their records go to the main thread as they happen.
+ */
 export interface WorkerTelemetry {
   readonly worker: number;
   /** HTTP requests this worker's data-plane server has received. */
   readonly requests: number;
+  /** Chat requests it is handling now. */
+  readonly inFlight: number;
+  readonly translations: TranslationSnapshot;
+  /** Gate hook counters by hook name (each worker calls the gates itself). */
+  readonly gates: Readonly<Record<string, GateCounters>>;
 }
 
 /** Worker → main. */
 export type WorkerEvent =
   | { readonly type: 'listening'; readonly url: string }
   | { readonly type: 'telemetry'; readonly id: number; readonly telemetry: WorkerTelemetry }
+  /** Finished requests, batched: the main thread runs the observers (metrics, /stats, webhooks). */
+  | { readonly type: 'records'; readonly records: readonly RequestRecord[] }
+  /** A scrape of GET /metrics reached this worker: the main thread renders the one registry. */
+  | { readonly type: 'metrics'; readonly id: number }
   | { readonly type: 'closed' };
 
 /** Main → worker. */
-export type WorkerCommand = { readonly type: 'close' } | { readonly type: 'telemetry'; readonly id: number };
+export type WorkerCommand =
+  | { readonly type: 'close' }
+  | { readonly type: 'telemetry'; readonly id: number }
+  | { readonly type: 'metrics'; readonly id: number; readonly text: string; readonly contentType: string };

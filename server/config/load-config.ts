@@ -12,8 +12,9 @@ import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
 import { isLoopback } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
-import type { Limits, ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
+import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { resolveHooks } from './resolve-hooks.ts';
 import { readSecret } from './secret-ref.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
@@ -90,6 +91,8 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     else governanceSecret = secret.value;
   }
   const adminTls = readAdminTls(config, relative, problem);
+  const hooks = resolveHooks(config, baseDir, env, problem);
+  const otlp = resolveOtlp(config, baseDir, env, problem);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
@@ -109,8 +112,39 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
     governanceSecret,
     limits,
+    hooks,
     logLevel: config.log_level ?? 'info',
     workers: config.workers === undefined || config.workers === 'auto' ? availableParallelism() : config.workers,
+    metrics: { enabled: config.metrics?.enabled ?? true },
+    otlp,
+  };
+}
+
+/** `otlp:` with its header secrets read; undefined when the section is absent (no export). */
+function resolveOtlp(config: GatewayConfig, baseDir: string, env: NodeJS.ProcessEnv, problem: Problem): OtlpSettings | undefined {
+  const otlp = config.otlp;
+  if (otlp === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(otlp.headers ?? {})) {
+    if (value === undefined) continue;
+    if (typeof value === 'string') {
+      headers[name] = value;
+      continue;
+    }
+    const secret = readSecret(value, baseDir, env);
+    if ('error' in secret) problem(['otlp', 'headers', name], secret.error);
+    else headers[name] = secret.value;
+  }
+  return {
+    endpoint: otlp.endpoint.replace(/\/+$/, ''),
+    headers,
+    captureContent: otlp.capture_content ?? false,
+    serviceName: otlp.service_name ?? 'gateway',
+    traces: otlp.traces ?? true,
+    metrics: otlp.metrics ?? true,
+    metricsIntervalMs: otlp.metrics_interval_ms ?? 60_000,
+    maxQueueSize: otlp.max_queue_size ?? 2048,
+    timeoutMs: otlp.timeout_ms ?? 10_000,
   };
 }
 

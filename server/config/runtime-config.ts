@@ -1,4 +1,5 @@
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
+import type { HookSettings } from '../hooks/hook-settings.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import type { BreakerSettings } from '../routing/breaker-settings.ts';
 import type { AwsCredentials } from '../upstream/sigv4.ts';
@@ -68,6 +69,21 @@ export interface Limits {
   readonly idleTimeoutMs: number;
 }
 
+/** OTLP/HTTP export (config `otlp:`), with header secrets read. */
+export interface OtlpSettings {
+  /** Base URL; `/v1/traces` and `/v1/metrics` are appended. */
+  readonly endpoint: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Prompt and completion text on spans: only when the operator turns it on. */
+  readonly captureContent: boolean;
+  readonly serviceName: string;
+  readonly traces: boolean;
+  readonly metrics: boolean;
+  readonly metricsIntervalMs: number;
+  readonly maxQueueSize: number;
+  readonly timeoutMs: number;
+}
+
 /** The validated, resolved configuration the gateway runs on. Immutable. */
 export interface RuntimeConfig {
   /** The file it came from, or `(embedded default)`. */
@@ -89,7 +105,13 @@ export interface RuntimeConfig {
   /** governance_secret, read; undefined: the store keeps its own. */
   readonly governanceSecret: string | undefined;
   readonly limits: Limits;
+  /** `hooks:` in config order, secrets read. */
+  readonly hooks: readonly HookSettings[];
   readonly logLevel: string;
   /** Data-plane worker threads ("auto" resolved to the core count); 1: the main thread serves. */
   readonly workers: number;
+  /** GET /metrics on the data plane. */
+  readonly metrics: { readonly enabled: boolean };
+  /** Undefined: no OTLP export. */
+  readonly otlp: OtlpSettings | undefined;
 }

@@ -8,6 +8,8 @@ import type { Exchange } from './gateway-context.ts';
 
 /** A request admitted under governance: its reservation, settled at the answer's end or released. */
 export interface Admitted {
+  /** The virtual key's id. */
+  readonly keyId: string;
   /** Refunds the reservation if the request never settled (no attempt committed). */
   release(): Promise<void>;
 }
@@ -20,6 +22,7 @@ export interface Admitted {
  */
 export async function admit(exchange: Exchange, governance: Governance, router: PoolRouter<ModelRoute>, request: { bytes: number; maxTokens: number | undefined }): Promise<Admitted> {
   const key = await governance.authenticate(exchange.req.headers, exchange.query);
+  exchange.meter.keyId = key.id;
   const lanes = router.members.map((m) => m.lane);
   const priced = lanes.every((lane) => lane.price !== undefined);
   let worst = 0n;
@@ -30,14 +33,17 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
   }
   const reservation = await governance.admit(key, { worstCaseMicrocents: worst, priced, model: router.name });
   governance.markUsed(key);
-  let settled = false;
+  let isSettled = false;
   exchange.res.onFinish(async (summary) => {
-    await governance.settle(reservation, settlement(exchange, summary, request.bytes));
-    settled = true;
+    const settled = settlement(exchange, summary, request.bytes);
+    exchange.meter.costMicrocents = settled.costMicrocents;
+    await governance.settle(reservation, settled);
+    isSettled = true;
   });
   return {
+    keyId: key.id,
     release: async () => {
-      if (!settled) await governance.release(reservation);
+      if (!isSettled) await governance.release(reservation);
     },
   };
 }

@@ -19,10 +19,10 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * (and decoded on the side, to see its events) until its first content-bearing event.
  */
 export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean): Promise<AttemptResult> {
-  const { ingress } = exchange;
+  const { ingress, meter } = exchange;
   const { lane } = attempt;
   try {
-    const upstream = await sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+    const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
       body: setTopLevelString(body, 'model', lane.upstreamModel),
@@ -31,10 +31,11 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
       signal: attempt.signal,
       headersTimeoutMs: lane.timeouts.firstByteMs,
       idleTimeoutMs: lane.timeouts.idleMs,
-    });
-    if (upstream.status >= 400) return await upstreamErrorResult(upstream, ingress.codec, lane, true);
+    }));
+    meter.upstreamStatus = upstream.status;
+    if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
     const headers: Record<string, string> = { ...relayedHeaders(upstream.headers), 'x-gateway-lane': lane.name };
-    if (!stream) return await relayAnswer(exchange, attempt, await readBounded(upstream.body, MAX_RESPONSE_BYTES), upstream.status, headers);
+    if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readBounded(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
     return await relayStream(exchange, attempt, upstream.body, upstream.status, headers);
   } catch (error) {
     return thrownFailure(error, exchange, attempt);
@@ -45,7 +46,7 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
   // A relay's HTML page or an empty body is a failed attempt, not an answer.
   if (!looksLikeJsonObject(answer)) return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
   attempt.onCommit();
-  const usage = exchange.gateway.governance === undefined ? null : usageOfAnswer(exchange, answer);
+  const usage = readsUsage(exchange) ? usageOfAnswer(exchange, answer) : null;
   await exchange.res.sendAnswer(status, { ...headers, 'content-type': headers['content-type'] ?? 'application/json' }, answer, { lane: attempt.lane, usage });
   return { status: 'committed', outcome: 'success' };
 }
@@ -55,7 +56,7 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
  * terminator (which the relayed bytes alone would pass off as a clean end), and what reads usage.
  */
 async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
-  const { res, ingress } = exchange;
+  const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
   // Without governance nothing needs the usage, so after commit only the stream's end is read.
   const tail = exchange.gateway.config.governance || !isSse(headers['content-type']) ? undefined : new StreamTail();
@@ -70,6 +71,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   const noteUsage = (events: readonly StreamEvent[]) => {
     for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
     for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
+    for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
   };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
     // For SSE, a blank line first terminates any event the upstream left half-written.
@@ -77,62 +79,75 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     await res.finish(summary());
     return { status: 'committed', outcome: 'lane_fault' };
   };
+  meter.waitUpstream();
   try {
     for await (const chunk of body) {
-      const bytes = chunk as Buffer;
-      if (committed && tail !== undefined) {
-        tail.push(bytes);
-        tailUsed = true;
-        sent += bytes.length;
-        await res.write(bytes);
-        continue;
-      }
-      if (committed) {
-        noteUsage(probe.push(bytes));
-        sent += bytes.length;
-        await res.write(bytes);
-        continue;
-      }
-      // Before commit, an SSE read is decoded one event at a time, and only up to the first
-      // content event: what follows it in the same read goes the cheap way, to the tail.
-      const pieces = tail === undefined ? [bytes] : ssePieces(bytes);
-      for (let i = 0; i < pieces.length; i++) {
-        const piece = pieces[i]!;
-        const events = probe.push(piece);
-        noteUsage(events);
-        held.push(piece);
-        const verdict = judge(events);
-        if (verdict.kind === 'error') {
-          body.destroy();
-          return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
-        }
-        if (verdict.kind !== 'content') continue;
-        committed = true;
-        attempt.onCommit();
-        res.commit(status, headers);
-        const first = Buffer.concat(held);
-        held.length = 0;
-        tail?.startAfter(first);
-        const rest = pieces.length > i + 1 ? Buffer.concat(pieces.slice(i + 1)) : undefined;
-        if (rest !== undefined) {
-          tail?.push(rest);
+      meter.gotUpstream();
+      try {
+        const bytes = chunk as Buffer;
+        if (committed && tail !== undefined) {
+          tail.push(bytes);
           tailUsed = true;
+          sent += bytes.length;
+          await res.write(bytes);
+          continue;
         }
-        const out = rest === undefined ? first : Buffer.concat([first, rest]);
-        sent += out.length;
-        await res.write(out);
-        break;
+        if (committed) {
+          noteUsage(probe.push(bytes));
+          sent += bytes.length;
+          await res.write(bytes);
+          continue;
+        }
+        // Before commit, an SSE read is decoded one event at a time, and only up to the first
+        // content event: what follows it in the same read goes the cheap way, to the tail.
+        const pieces = tail === undefined ? [bytes] : ssePieces(bytes);
+        for (let i = 0; i < pieces.length; i++) {
+          const piece = pieces[i]!;
+          const events = probe.push(piece);
+          noteUsage(events);
+          held.push(piece);
+          const verdict = judge(events);
+          if (verdict.kind === 'error') {
+            body.destroy();
+            return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
+          }
+          if (verdict.kind !== 'content') continue;
+          committed = true;
+          attempt.onCommit();
+          res.commit(status, headers);
+          const first = Buffer.concat(held);
+          held.length = 0;
+          tail?.startAfter(first);
+          const rest = pieces.length > i + 1 ? Buffer.concat(pieces.slice(i + 1)) : undefined;
+          if (rest !== undefined) {
+            tail?.push(rest);
+            tailUsed = true;
+          }
+          const out = rest === undefined ? first : Buffer.concat([first, rest]);
+          sent += out.length;
+          await res.write(out);
+          break;
+        }
+      } finally {
+        meter.waitUpstream(); // the next read starts
       }
     }
+    meter.gotUpstream(); // the wait for the end of the body
   } catch (error) {
+    meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!committed) throw error;
     if (exchange.signal.aborted) return { status: 'client_gone' };
     const failure = describeNetworkError(error, attempt.lane.provider.name);
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
   }
   // The probe saw everything up to commit; the tail, when used, everything after it.
+  const fromTail = tail !== undefined && tailUsed && !sawEnd;
   const ending = tail !== undefined && tailUsed ? (sawEnd ? [] : tail.readEnd(ingress.codec.createStreamDecoder())) : probe.end();
+  const probed: Usage | null = usage;
   noteUsage(ending);
+  // The tail's fresh decoder never saw the stream's start (Anthropic reports input tokens only
+  // there); counts are cumulative, so the larger of each is the stream's.
+  if (fromTail && probed !== null) usage = largerCounts(probed, usage);
   // The end read may repeat content events (the tail's last few): any error among them decides.
   const endError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
   if (!committed) {
@@ -151,13 +166,34 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   return { status: 'committed', outcome: 'success' };
 }
 
-/** Usage from a same-protocol answer, read only when spend is being settled (governance on). */
+/**
+ * A same-protocol answer is parsed only when someone will use its usage: spend settlement
+ * (governance) or the request record's observers (metrics, logs, traces).
+ */
+function readsUsage(exchange: Exchange): boolean {
+  return exchange.gateway.governance !== undefined || exchange.gateway.observers.length > 0;
+}
+
+/** Usage (and the finish reason, for the request record) from a same-protocol answer. */
 function usageOfAnswer(exchange: Exchange, answer: Buffer): Usage | null {
   try {
-    return exchange.ingress.codec.decodeResponse(JSON.parse(answer.toString('utf8')) as Record<string, unknown>).usage;
+    const response = exchange.ingress.codec.decodeResponse(JSON.parse(answer.toString('utf8')) as Record<string, unknown>);
+    exchange.meter.finishReason = response.finish.reason;
+    return response.usage;
   } catch {
     return null; // settled on an estimate
   }
+}
+
+function largerCounts(a: Usage, b: Usage | null): Usage {
+  if (b === null) return a;
+  return {
+    inputTokens: Math.max(a.inputTokens, b.inputTokens),
+    outputTokens: Math.max(a.outputTokens, b.outputTokens),
+    cacheReadTokens: Math.max(a.cacheReadTokens, b.cacheReadTokens),
+    cacheWriteTokens: Math.max(a.cacheWriteTokens, b.cacheWriteTokens),
+    reasoningTokens: Math.max(a.reasoningTokens, b.reasoningTokens),
+  };
 }
 
 type Verdict = { kind: 'none' } | { kind: 'content' } | { kind: 'error'; event: Extract<StreamEvent, { type: 'error' }> };

@@ -28,7 +28,7 @@ export async function attemptTranslated(exchange: Exchange, attempt: AttemptCont
     const warnings = checkUnmapped(request, laneCodec.id);
     const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
     warnings.push(...encoded.warnings);
-    const upstream = await sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+    const upstream = await exchange.meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
       body: JSON.stringify(encoded.body),
@@ -36,8 +36,9 @@ export async function attemptTranslated(exchange: Exchange, attempt: AttemptCont
       signal: attempt.signal,
       headersTimeoutMs: lane.timeouts.firstByteMs,
       idleTimeoutMs: lane.timeouts.idleMs,
-    });
-    if (upstream.status >= 400) return await upstreamErrorResult(upstream, laneCodec, lane, false);
+    }));
+    exchange.meter.upstreamStatus = upstream.status;
+    if (upstream.status >= 400) return await exchange.meter.upstream(upstreamErrorResult(upstream, laneCodec, lane, false));
     exchange.gateway.translations.recordHop(exchange.ingress.codec.id, laneCodec.id);
     const hop: Hop = { exchange, attempt, laneCodec, upstream, warnings, request };
     return request.stream ? await translateStream(hop) : await translateResponse(hop);
@@ -61,7 +62,7 @@ function answerHeaders(hop: Hop): Record<string, string> {
 }
 
 async function translateResponse(hop: Hop): Promise<AttemptResult> {
-  const raw = await readBounded(hop.upstream.body, MAX_UPSTREAM_RESPONSE_BYTES);
+  const raw = await hop.exchange.meter.upstream(readBounded(hop.upstream.body, MAX_UPSTREAM_RESPONSE_BYTES));
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
@@ -73,6 +74,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
   const encoded = hop.exchange.ingress.codec.encodeResponse(response, { streamUsage: false });
   hop.warnings.push(...encoded.warnings);
   logWarnings(hop.exchange, hop.warnings);
+  hop.exchange.meter.finishReason = response.finish.reason;
   hop.attempt.onCommit();
   await hop.exchange.res.sendAnswer(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body), { lane: hop.attempt.lane, usage: response.usage });
   return { status: 'committed', outcome: 'success' };
@@ -85,7 +87,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
  */
 async function translateStream(hop: Hop): Promise<AttemptResult> {
   const { exchange, attempt } = hop;
-  const { res } = exchange;
+  const { res, meter } = exchange;
   const decoder = hop.laneCodec.createStreamDecoder();
   const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true });
   const held: StreamEvent[] = [];
@@ -97,6 +99,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   /** Keeps the latest usage report, and names the answer where the upstream does not (Bedrock, Cohere). */
   const note = (event: StreamEvent): StreamEvent => {
     if (event.type === 'usage') usage = event.usage;
+    if (event.type === 'finish') meter.finishReason = event.finish.reason;
     if (event.type !== 'message_start') return event;
     if (event.usage !== undefined) usage = event.usage;
     return withIdentity(event, hop);
@@ -131,14 +134,21 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
 
   try {
     let state: AttemptResult | 'open' | 'closed' = 'open';
+    meter.waitUpstream();
     for await (const chunk of hop.upstream.body) {
+      meter.gotUpstream();
       state = await deliver(decoder.push(chunk as Buffer));
       if (state !== 'open') break;
+      meter.waitUpstream(); // the next read starts
     }
-    if (state === 'open') state = await deliver(decoder.end());
+    if (state === 'open') {
+      meter.gotUpstream(); // the wait for the end of the body
+      state = await deliver(decoder.end());
+    }
     else hop.upstream.body.destroy();
     if (typeof state === 'object') return state;
   } catch (error) {
+    meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!res.isCommitted) throw error; // judged by attemptTranslated: timer, network or codec
     if (exchange.signal.aborted) return { status: 'client_gone' };
     await res.write(encoder.encode({ type: 'error', error: describeNetworkError(error, attempt.lane.provider.name) }));
@@ -164,5 +174,6 @@ function withIdentity<T extends { readonly id: string; readonly model: string }>
 
 function logWarnings(exchange: Exchange, warnings: readonly TranslationWarning[]): void {
   exchange.gateway.translations.recordWarnings(warnings);
+  exchange.meter.warnings = warnings;
   for (const w of warnings) exchange.log.warn({ warning: w.kind, path: w.path }, w.message);
 }

@@ -24,9 +24,21 @@ export interface AnswerSummary {
   readonly answerBytes: number;
 }
 
-/** The client's response, written once: committing sends status and headers, then the body streams. */
+/**
+ * The client's response, written once: committing sends status and headers, then the body streams.
+ * It also notes what the request record reads from it: the status sent, when the first byte went
+ * out, how long writes waited on a slow client, and the answer's summary.
+ */
 export class ClientResponse {
   private committed = false;
+  /** The status sent (0 until committed). */
+  status = 0;
+  /** performance.now() at commit: headers go out with the first body write. */
+  committedAt: number | undefined;
+  /** Time spent waiting for the client's socket to drain (backpressure): neither upstream nor gateway time. */
+  clientWaitMs = 0;
+  /** What the answer used, once it is finished or sent. */
+  answer: AnswerSummary | undefined;
   /** Runs before a committed answer ends (spend settlement), so it is recorded before the client sees the end. */
   private finisher: ((summary: AnswerSummary) => Promise<void>) | undefined;
   private readonly res: ServerResponse;
@@ -43,13 +55,15 @@ export class ClientResponse {
 
   /** Ends a committed answer (stream or not) after the finisher has run. */
   async finish(summary: AnswerSummary, last?: string | Buffer): Promise<void> {
+    this.answer = summary;
     await this.finisher?.(summary);
     this.end(last);
   }
 
   /** A whole non-stream answer: committed, settled, then sent. */
   async sendAnswer(status: number, headers: Record<string, string | string[]>, body: string | Buffer, summary: Omit<AnswerSummary, 'answerBytes'>): Promise<void> {
-    await this.finisher?.({ ...summary, answerBytes: Buffer.byteLength(body) });
+    this.answer = { ...summary, answerBytes: Buffer.byteLength(body) };
+    await this.finisher?.(this.answer);
     this.sendBody(status, headers, body);
   }
 
@@ -65,6 +79,8 @@ export class ClientResponse {
   commit(status: number, headers: Record<string, string | string[]>): void {
     if (this.isCommitted) return;
     this.committed = true;
+    this.status = status;
+    this.committedAt = performance.now();
     // Headers go out with the first body write: one packet, not two.
     this.res.writeHead(status, { ...this.baseHeaders, ...headers });
   }
@@ -73,6 +89,7 @@ export class ClientResponse {
   async write(chunk: string | Uint8Array): Promise<void> {
     if (chunk.length === 0 || this.isClosed) return;
     if (!this.res.write(chunk)) {
+      const waitStart = performance.now();
       await new Promise<void>((resolve) => {
         const done = () => {
           this.res.off('drain', done);
@@ -82,6 +99,7 @@ export class ClientResponse {
         this.res.on('drain', done);
         this.res.on('close', done);
       });
+      this.clientWaitMs += performance.now() - waitStart;
     }
   }
 

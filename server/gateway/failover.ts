@@ -15,7 +15,7 @@ export type Attempt = (attempt: AttemptContext) => Promise<AttemptResult>;
  * with Retry-After when no lane was available at all).
  */
 export async function runWithFailover(exchange: Exchange, router: PoolRouter<ModelRoute>, attempt: Attempt): Promise<void> {
-  const { gateway, res } = exchange;
+  const { gateway, res, meter } = exchange;
   const started = gateway.clock.now();
   const plan = router.plan();
   let last: { error: GatewayError; relay?: RelayedError } | undefined;
@@ -33,16 +33,19 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     if (attempts > 0) router.countFailover();
     attempts++;
     let result: AttemptResult;
+    const attemptStart = meter.beginAttempt(member.lane);
     try {
       result = await runAttempt(exchange, member.lane, attempt);
     } catch (error) {
       // Thrown before any upstream verdict (a request that cannot be translated for this lane):
       // the gateway's own refusal, which never moves lane state, but must not keep the probe.
       member.cell.abandon();
+      meter.endAttempt(member.lane, 'gateway_local', attemptStart);
       throw error;
     } finally {
       limiter.release();
     }
+    meter.endAttempt(member.lane, result.status === 'client_gone' ? 'client_gone' : result.outcome, attemptStart);
     if (result.status === 'client_gone') {
       member.cell.abandon();
       return;
@@ -58,6 +61,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
   }
 
   if (last?.relay !== undefined) {
+    meter.error = last.error;
     res.sendBody(last.relay.status, last.relay.headers, last.relay.body);
     return;
   }

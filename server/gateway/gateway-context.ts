@@ -1,14 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { Governance } from '../governance/governance.ts';
+import type { GateHook } from '../hooks/gate-hook.ts';
 import type { Clock } from '../routing/clock.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
 import type { RoutingTable } from './routing-table.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { RequestsInFlight } from '../observability/requests-in-flight.ts';
 import type { TranslationStats } from '../observability/translation-stats.ts';
+import type { RequestObserver } from '../observability/request-record.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import type { ClientResponse } from './client-response.ts';
 import type { Ingress } from './ingress.ts';
+import type { RequestMeter } from './request-meter.ts';
 
 /** What every request shares: the running configuration, routing state and upstream connection pools. */
 export interface Gateway {
@@ -20,6 +24,12 @@ export interface Gateway {
   readonly translations: TranslationStats;
   /** Keys, budgets and rate limits; present when db_path is set (enforced when governance is on). */
   readonly governance?: Governance;
+  /** Gate hooks (config `hooks:`, kind gate), asked before the first upstream attempt; may be empty. */
+  readonly gates: readonly GateHook[];
+  /** Chat requests being handled now. */
+  readonly inFlight: RequestsInFlight;
+  /** Told about every finished chat request (metrics, the request log line, traces, hooks). */
+  readonly observers: readonly RequestObserver[];
 }
 
 /** One client request on its way through the pipeline. */
@@ -36,4 +46,6 @@ export interface Exchange {
   /** Aborted when the client disconnects: the upstream call is cancelled with it. */
   readonly signal: AbortSignal;
   readonly log: Logger;
+  /** Notes timings, attempts and the answer for the request's record. */
+  readonly meter: RequestMeter;
 }

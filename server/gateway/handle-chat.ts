@@ -3,6 +3,7 @@ import { admit } from './admission.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { attemptTranslated } from './attempt-translated.ts';
 import { runWithFailover } from './failover.ts';
+import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
 
@@ -11,7 +12,17 @@ import { parseRequestJson, readRequestBody } from './request-body.ts';
  * client in its own protocol's error shape with a status that says whose fault it was.
  */
 export async function handleChat(exchange: Exchange): Promise<void> {
-  const { gateway, ingress, res } = exchange;
+  exchange.gateway.inFlight.enter();
+  try {
+    await answer(exchange);
+  } finally {
+    exchange.gateway.inFlight.leave();
+    report(exchange);
+  }
+}
+
+async function answer(exchange: Exchange): Promise<void> {
+  const { gateway, ingress, res, meter } = exchange;
   try {
     const body = await readRequestBody(exchange.req, gateway.config.limits.maxRequestBytes);
     const json = parseRequestJson(body, ingress.validateRequest);
@@ -19,6 +30,9 @@ export async function handleChat(exchange: Exchange): Promise<void> {
     const router = gateway.routing.router(requireModelName(modelName));
     if (router === undefined) throw unknownModel(modelName as string);
     const stream = exchange.origin.pathStream ?? json.stream === true;
+    meter.model = router.name;
+    if (gateway.config.pools.has(router.name)) meter.pool = router.name;
+    meter.stream = stream;
 
     // Decoded at most once, and only if some lane speaks another protocol than the client (or
     // governance needs the output-token limit).
@@ -29,6 +43,7 @@ export async function handleChat(exchange: Exchange): Promise<void> {
       ? await admit(exchange, gateway.governance, router, { bytes: body.length, maxTokens: decoded().maxTokens })
       : undefined;
     try {
+      if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
       await runWithFailover(exchange, router, (attempt) => {
         if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
         return attempt.lane.provider.protocol === ingress.codec.id
@@ -41,12 +56,28 @@ export async function handleChat(exchange: Exchange): Promise<void> {
   } catch (error) {
     if (exchange.signal.aborted) return; // the client left; there is no one to answer
     if (error instanceof GatewayFailure) {
+      meter.error = error.error;
       exchange.log.info({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message);
       res.sendError(ingress.codec, error.error);
       return;
     }
     exchange.log.error({ err: error }, 'unexpected failure');
-    res.sendError(ingress.codec, gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
+    meter.error = gatewayError('server', 'internal gateway error', { code: 'internal_error' });
+    res.sendError(ingress.codec, meter.error);
+  }
+}
+
+/** Exactly one record per request, whatever the ending, handed to every observer. */
+function report(exchange: Exchange): void {
+  const { observers } = exchange.gateway;
+  if (observers.length === 0) return;
+  const record = exchange.meter.finish({ requestId: exchange.requestId, ingress: exchange.ingress.codec.id, res: exchange.res, clientGone: exchange.signal.aborted });
+  for (const observer of observers) {
+    try {
+      observer.record(record);
+    } catch (error) {
+      exchange.log.error({ err: error }, 'a request observer failed'); // observers must not throw; the request is unaffected
+    }
   }
 }
 

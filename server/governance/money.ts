@@ -22,3 +22,11 @@ export function microcentsToCentsDown(microcents: bigint): number {
   const whole = microcents / MICROCENTS_PER_CENT;
   return Number(microcents % MICROCENTS_PER_CENT < 0n ? whole - 1n : whole);
 }
+
+/** Microcents as exact US dollars, eight decimals (1 µ¢ = 1e-8 USD): 1_700n -> "0.00001700". */
+export function microcentsToUsd(microcents: bigint): string {
+  const sign = microcents < 0n ? '-' : '';
+  const abs = microcents < 0n ? -microcents : microcents;
+  const perDollar = 100n * MICROCENTS_PER_CENT;
+  return `${sign}${abs / perDollar}.${String(abs % perDollar).padStart(8, '0')}`;
+}

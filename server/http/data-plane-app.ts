@@ -7,11 +7,17 @@ import { INGRESS } from '../gateway/ingress.ts';
 import { geminiRoute } from './gemini-route.ts';
 import { guessProtocol } from './guess-protocol.ts';
 import { listModels } from './list-models.ts';
-import { newRequestId } from './request-id.ts';
+import { requestIdFor } from './request-id.ts';
 import { serveChat } from './serve-chat.ts';
 
+/** The operational routes' sources beyond the pipeline's own context. */
+export interface DataPlaneExtras {
+  /** GET /metrics (Prometheus text); absent when metrics are off. */
+  readonly metrics?: { readonly contentType: string; render(): Promise<string> };
+}
+
 /** The data plane (default :8080): one route family per wire protocol, plus the operational routes. */
-export function createDataPlaneApp(gateway: Gateway): Koa {
+export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {}): Koa {
   const app = new Koa();
   const router = new Router();
 
@@ -42,10 +48,18 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  const { metrics } = extras;
+  if (metrics !== undefined) {
+    router.get('/metrics', async (ctx) => {
+      ctx.body = await metrics.render();
+      ctx.type = metrics.contentType;
+    });
+  }
 
-  // Every answer, operational routes and errors included, carries the id its log lines carry.
+  // Every answer, operational routes and errors included, carries the id its log lines carry
+  // (the client's own, when it sent a usable one).
   app.use(async (ctx, next) => {
-    ctx.state.requestId = newRequestId();
+    ctx.state.requestId = requestIdFor(ctx.headers);
     ctx.set('x-request-id', ctx.state.requestId as string);
     await next();
   });
@@ -65,8 +79,9 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
   app.use(router.routes());
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
-    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', '/v1/models', '/healthz'].includes(ctx.path);
-    if (known) ctx.set('allow', ctx.path === '/v1/models' || ctx.path === '/healthz' ? 'GET' : 'POST');
+    const getRoutes = ['/v1/models', '/healthz', ...(metrics === undefined ? [] : ['/metrics'])];
+    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', ...getRoutes].includes(ctx.path);
+    if (known) ctx.set('allow', getRoutes.includes(ctx.path) ? 'GET' : 'POST');
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })
       : gatewayError('not_found', `no route for ${ctx.method} ${ctx.path} on this gateway`, { code: 'route_not_found' });

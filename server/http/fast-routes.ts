@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import type { ProtocolId } from '../ir/index.ts';
-import { newRequestId } from './request-id.ts';
+import { requestIdFor } from './request-id.ts';
 import { answerUnexpected, serveChat } from './serve-chat.ts';
 
 /** The chat routes with fixed paths: most traffic, served without the Koa stack in between. */
@@ -24,7 +24,7 @@ export function withFastChatRoutes(gateway: Gateway, fallback: (req: IncomingMes
     const q = url.indexOf('?');
     const protocol = req.method === 'POST' ? FIXED_CHAT_PATHS.get(q < 0 ? url : url.slice(0, q)) : undefined;
     if (protocol === undefined) return fallback(req, res);
-    const requestId = newRequestId();
+    const requestId = requestIdFor(req.headers);
     serveChat(gateway, req, res, { protocol, origin: {}, query: q < 0 ? '' : url.slice(q + 1), requestId })
       .catch((error: unknown) => answerUnexpected(gateway, res, protocol, requestId, error));
   };

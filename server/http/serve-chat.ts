@@ -3,6 +3,7 @@ import { ClientResponse } from '../gateway/client-response.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { handleChat } from '../gateway/handle-chat.ts';
 import { INGRESS } from '../gateway/ingress.ts';
+import { RequestMeter } from '../gateway/request-meter.ts';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
@@ -13,6 +14,7 @@ import type { RequestOrigin } from '../protocols/codec.ts';
  */
 export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: { protocol: ProtocolId; origin: RequestOrigin; query: string; requestId: string }): Promise<void> {
   const { protocol, requestId } = call;
+  const meter = new RequestMeter();
   const aborted = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) aborted.abort();
@@ -32,6 +34,7 @@ export async function serveChat(gateway: Gateway, req: IncomingMessage, res: Ser
     get log() {
       return (log ??= gateway.log.child({ requestId, protocol }));
     },
+    meter,
   });
 }
 

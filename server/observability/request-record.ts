@@ -1,4 +1,4 @@
-import type { ProtocolId, Usage } from '../ir/index.ts';
+import type { FinishReason, ProtocolId, Usage } from '../ir/index.ts';
 import type { Outcome } from '../routing/outcome.ts';
 
 /**
@@ -6,52 +6,78 @@ import type { Outcome } from '../routing/outcome.ts';
  * observer (metrics, the request log line, traces, webhook hooks). Plain data, structured-cloneable,
  * so a worker thread can post it to the main thread. Never holds prompt or completion text, keys or
  * credentials: observers that may export text get it through their own, explicitly enabled path.
+ *
+ * Times: `latencyMs = upstreamMs + clientWaitMs + gateway overhead`. Overhead is what the gateway
+ * itself spent (reading and checking the request, translating, encoding, event-loop queueing);
+ * for a stream, a chunk that was already waiting when the gateway asked for it costs no upstream
+ * time, so slow processing between chunks shows up as overhead, not as upstream time.
  */
 export interface RequestRecord {
   readonly requestId: string;
+  /** Wall-clock time the request started (ms since the epoch, sub-millisecond precision). */
+  readonly startedAt: number;
   /** Virtual key id (not its secret) when governance identified one. */
   readonly keyId?: string;
-  /** The name the client asked for: a configured model or pool (never client-invented: unknown names are 404 before this). */
+  /** The configured model or pool name the client asked for; absent when the name is not configured (never client-invented). */
   readonly model?: string;
   /** The pool name when `model` names a pool. */
   readonly pool?: string;
-  /** The lane that answered (or the last one tried). */
+  /** The lane (configured model name) that answered, or the last one tried. */
   readonly lane?: string;
   readonly provider?: string;
+  /** The upstream model name of that lane. */
+  readonly upstreamModel?: string;
   readonly ingress: ProtocolId;
-  /** The protocol spoken to the upstream that answered. */
+  /** The protocol spoken to that lane's upstream. */
   readonly egress?: ProtocolId;
   readonly stream: boolean;
-  /** HTTP status sent to the client (the committed one for streams). */
+  /** HTTP status sent to the client (the committed one for streams); 499 when the client left before any. */
   readonly status: number;
-  /** Error kind and code when the request failed (GatewayError kind, e.g. rate_limit, budget_exceeded). */
+  /** The client disconnected before the answer ended. */
+  readonly clientGone: boolean;
+  /** Error kind and code when the request failed (GatewayError kind, e.g. rate_limit, billing). */
   readonly errorKind?: string;
   readonly errorCode?: string;
+  /** The upstream's usage report; null when there was none (no answer, or a cut stream). */
   readonly usage: Usage | null;
-  /** Settled cost in microcents (1e-8 USD), when the lane has a price. */
+  /** Normalised finish reason of the answer, when it was seen. */
+  readonly finishReason?: FinishReason;
+  /** Cost in microcents (1e-8 USD): the settled spend under governance, else usage at the lane's price. */
   readonly costMicrocents?: bigint;
-  /** Whole request, from the first byte read to the last byte written (ms). */
+  /** Whole request, from its arrival to the last byte written (ms). */
   readonly latencyMs: number;
-  /** From the request's start to the first byte sent to the client (ms), when anything was sent. */
+  /** From the request's arrival to the first byte sent to the client (ms), when anything was sent. */
   readonly ttfbMs?: number;
-  /** Time spent waiting on upstreams (ms); latency minus this is the gateway's own overhead. */
+  /** Time awaiting upstreams (ms): connect, send and headers, then every read of a response body. */
   readonly upstreamMs: number;
-  /** One entry per upstream attempt, in order. */
+  /** Time awaiting a slow client's socket to drain (ms). */
+  readonly clientWaitMs: number;
+  /** One entry per upstream attempt, in order; more than one means failover. */
   readonly attempts: readonly AttemptRecord[];
-  /** Translation warnings by kind and path (e.g. {kind: 'dropped', path: 'top_k'}). */
+  /** Translation warnings of the answer by kind and field path (e.g. {kind: 'dropped', path: 'top_k'}). */
   readonly warnings: readonly { readonly kind: string; readonly path: string }[];
 }
+
+/** What an attempt's result says about its lane (DESIGN.md outcome attribution), or that the client left. */
+export type AttemptOutcome = Outcome | 'client_gone' | 'gateway_local';
 
 export interface AttemptRecord {
   readonly lane: string;
   readonly provider: string;
-  readonly outcome: Outcome | 'client_gone';
+  readonly outcome: AttemptOutcome;
   /** Upstream HTTP status, when one was received. */
   readonly status?: number;
+  /** Start, from the request's start (ms). */
+  readonly startMs: number;
   readonly ms: number;
 }
 
 /** Anything that wants to know about finished requests. Must not throw and must not block. */
 export interface RequestObserver {
   record(record: RequestRecord): void;
+}
+
+/** The gateway overhead of a request (ms): neither waiting on upstreams nor on the client. */
+export function overheadMs(record: RequestRecord): number {
+  return Math.max(0, record.latencyMs - record.upstreamMs - record.clientWaitMs);
 }

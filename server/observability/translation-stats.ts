@@ -1,6 +1,12 @@
 import type { ProtocolId } from '../ir/index.ts';
 import type { TranslationWarning } from '../protocols/codec.ts';
 
+/** Hops keyed `from->to` (e.g. `openai->anthropic`), warnings keyed by kind. Plain data, summable across workers. */
+export interface TranslationSnapshot {
+  readonly hops: Readonly<Record<string, number>>;
+  readonly warnings: Readonly<Record<string, number>>;
+}
+
 /**
  * Counts of cross-protocol hops by (from, to) pair and of translation warnings by kind: the
  * counter behind every `x-gateway-warnings` entry, read by /stats and metrics. Bounded: the keys
@@ -19,7 +25,7 @@ export class TranslationStats {
     for (const w of warnings) this.warnings.set(w.kind, (this.warnings.get(w.kind) ?? 0) + 1);
   }
 
-  snapshot(): { readonly hops: Record<string, number>; readonly warnings: Record<string, number> } {
+  snapshot(): TranslationSnapshot {
     return { hops: Object.fromEntries(this.hops), warnings: Object.fromEntries(this.warnings) };
   }
 }

@@ -7,7 +7,12 @@ import { createAdminApp } from '../../server/admin/admin-app.ts';
 import { closeServer, listen } from '../../server/app/listen.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
 import type { RuntimeConfig } from '../../server/config/runtime-config.ts';
+import { RoutingTable } from '../../server/gateway/routing-table.ts';
 import type { LocalGovernance } from '../../server/governance/governance.ts';
+import { Hooks } from '../../server/hooks/hooks.ts';
+import { RequestStats } from '../../server/observability/request-stats.ts';
+import { RequestsInFlight } from '../../server/observability/requests-in-flight.ts';
+import { SYSTEM_CLOCK } from '../../server/routing/clock.ts';
 import { GatewayFailure } from '../../server/ir/error.ts';
 import { openGovernance, SILENT, tempDbPath, usage } from '../governance/support.ts';
 
@@ -40,7 +45,8 @@ interface AdminServer {
 
 async function startAdmin(governance: LocalGovernance | undefined, env: NodeJS.ProcessEnv = {}): Promise<AdminServer> {
   const config = loadConfigText('admin_listen: 127.0.0.1:0\nlog_level: silent\n', '/virtual/config.yaml', '/virtual', { env });
-  const app = await createAdminApp({ config, startedAt: Date.now(), log: SILENT, validateResponses: true, ...(governance !== undefined && { governance }) });
+  const live = { routing: new RoutingTable(config, SYSTEM_CLOCK), clock: SYSTEM_CLOCK, requests: new RequestStats(), inFlight: new RequestsInFlight(), hooks: new Hooks([], { log: SILENT }) };
+  const app = await createAdminApp({ config, startedAt: Date.now(), log: SILENT, validateResponses: true, live, ...(governance !== undefined && { governance }) });
   const server: Server = createServer(app.callback());
   const url = await listen(server, config.adminListen);
   return { url, config, close: () => closeServer(server) };

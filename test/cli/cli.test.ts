@@ -11,6 +11,7 @@ import { startGateway, type RunningGateway } from '../../server/app/start-gatewa
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { answerJson, startHookReceiver, type HookReceiver } from '../support/hook-receiver.ts';
 import { makeTlsFixtures, type TlsFixtures } from '../support/tls-fixtures.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -200,6 +201,84 @@ describe('gateway-admin over HTTP', () => {
     expect(helps[3]!.stdout).toContain('--budget-cents <int>');
     expect(helps[3]!.stdout).toContain('--client-cert <file>'); // global options shown on subcommands
     expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
+  });
+});
+
+describe('gateway-admin hooks list and stats', () => {
+  let harness: Harness;
+  let receiver: HookReceiver;
+  let as: Record<string, string>;
+  beforeAll(async () => {
+    receiver = await startHookReceiver((call, res) => answerJson(res, 200, call.path.startsWith('/gate') ? { allow: true } : {}));
+    harness = await startHarness({
+      env: { GATEWAY_ADMIN_TOKEN: TOKEN },
+      extraYaml: `db_path: ./gateway.db\npools:\n  chat: { members: [ { model: gpt, weight: 2 }, { model: claude } ] }\nhooks:\n`
+        + `  - { name: policy, kind: gate, url: "${receiver.url}/gate?key=s3cret", on_error: deny }\n`
+        + `  - { name: audit, kind: webhook, url: "${receiver.url}/events", events: [request.failed] }\n`,
+    });
+    as = { GATEWAY_ENDPOINT: harness.adminUrl, GATEWAY_ADMIN_TOKEN: TOKEN };
+    for (const model of ['chat', 'chat', 'nope']) {
+      await (await fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) })).arrayBuffer();
+    }
+    await receiver.waitForCalls(3); // two gate questions, one failure event
+  });
+  afterAll(async () => {
+    await harness.close();
+    await receiver.close();
+  });
+
+  it('hooks list: a table in config order, the URL\'s credential masked', async () => {
+    const run = await cli(['hooks', 'list'], as);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const rows = run.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^NAME\s+KIND\s+TARGET\s+EVENTS\s+ON ERROR\s+COUNTERS$/);
+    expect(rows[1]).toMatch(new RegExp(`^policy\\s+gate\\s+${receiver.url.replace(/\./g, '\\.')}/gate\\?key=\\*\\*\\*\\s+request\\.gate\\s+deny\\s+calls 2, allowed 2, denied 0, errors 0$`));
+    expect(rows[2]).toMatch(/^audit\s+webhook\s+\S+\/events\s+request\.failed\s+delivered 1, failed 0, retries 0, dropped 0, queued 0, in flight 0$/);
+    expect(run.stdout).not.toContain('s3cret');
+  });
+
+  it('hooks list --json: the HookList as the admin API answers it', async () => {
+    const run = await cli(['hooks', 'list', '--json'], as);
+    expect(run.code).toBe(0);
+    const list = JSON.parse(run.stdout) as { data: { name: string; kind: string; gate?: { calls: number }; delivery?: { delivered: number } }[] };
+    expect(list.data.map((h) => [h.name, h.kind])).toEqual([['policy', 'gate'], ['audit', 'webhook']]);
+    expect(list.data[0]?.gate?.calls).toBe(2);
+    expect(list.data[1]?.delivery?.delivered).toBe(1);
+  });
+
+  it('stats: requests, latency, tokens, spend, keys, and one row per pool and lane', async () => {
+    const run = await cli(['stats'], as);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(`version:        ${PACKAGE_VERSION}`);
+    expect(lines[1]).toBe(`config version: ${harness.gateway.config.configVersion}`);
+    expect(run.stdout).toMatch(/^requests:\s+3 total, 2 completed, 1 failed, 0 in flight, 0 failovers, 0 client gone$/m);
+    expect(run.stdout).toMatch(/^latency:\s+p50 [\d.]+ ms, p90 [\d.]+ ms, p99 [\d.]+ ms \(last 2 answered requests\)$/m);
+    expect(run.stdout).toMatch(/^tokens:\s+input \d+, output \d+, cache read 0, cache write 0, reasoning 0$/m);
+    expect(run.stdout).toMatch(/^spent:\s+\$\d+\.\d{2} \(exactly \$\d+\.\d{8}\)$/m);
+    expect(run.stdout).toMatch(/^keys:\s+0 \(0 active, 0 revoked\)$/m);
+    expect(lines).toContainEqual(expect.stringMatching(/^POOL\s+LANE\s+WEIGHT\s+STATE\s+IN FLIGHT\s+SUCCESSES\s+LANE FAULTS\s+429S\s+TRIPS\s+UNTIL$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^chat\s+gpt\s+2\s+closed\s+0\s+\d+\s+0\s+0\s+0$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^chat\s+claude\s+1\s+closed\s+0\s+\d+\s+0\s+0\s+0$/));
+  });
+
+  it('stats --json: the StatsView; --help for both commands', async () => {
+    const run = await cli(['stats', '--json'], as);
+    expect(run.code).toBe(0);
+    const stats = JSON.parse(run.stdout) as { config_version: string; requests: { total: number }; keys: unknown };
+    expect(stats.config_version).toBe(harness.gateway.config.configVersion);
+    expect(stats.requests.total).toBe(3);
+    expect(stats.keys).toEqual({ total: 0, active: 0, revoked: 0 });
+    const [hooksHelp, statsHelp, top] = await Promise.all([cli(['hooks', 'list', '--help']), cli(['stats', '--help']), cli(['--help'])]);
+    expect(hooksHelp.stdout.split('\n')[0]).toBe('Usage: gateway-admin hooks list [options]');
+    expect(statsHelp.stdout.split('\n')[0]).toBe('Usage: gateway-admin stats [options]');
+    expect(top.stdout).toMatch(/^ {2}hooks\s+gate and webhook hooks$/m);
+    expect(top.stdout).toMatch(/^ {2}stats\s+show requests, latency percentiles/m);
+  });
+
+  it('a wrong token: exit 1 and the usual message', async () => {
+    const run = await cli(['stats', '--token', 'wrong'], { GATEWAY_ENDPOINT: harness.adminUrl });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: the admin plane at ${harness.adminUrl} refused the admin token from --token (401 unauthorized): check the token\n` });
   });
 });
 

@@ -56,6 +56,20 @@ describe('examples/config.yaml', () => {
     expect(error?.message).toContain('providers.anthropic.api_key: cannot read secret file /run/secrets/anthropic');
   });
 
+  it('its commented hooks are valid once uncommented', () => {
+    const { dir, file } = exampleCopy();
+    const text = readFileSync(file, 'utf8');
+    const uncommented = text.replace(/^# (hooks:|  [- ] .*)$/gm, '$1');
+    expect(uncommented).toContain('\nhooks:\n  - name: audit\n');
+    const config = loadConfigFile(dir.write('config.yaml', uncommented), { env: { OPENAI_API_KEY: OPENAI_KEY, AUDIT_WEBHOOK_TOKEN: 'audit-token' } });
+    expect(config.hooks.map((h) => [h.name, h.kind, h.target])).toEqual([
+      ['audit', 'webhook', 'https://audit.internal.example/gateway-events'],
+      ['policy', 'gate', 'http://127.0.0.1:9000/gate'],
+    ]);
+    expect(config.hooks[0]?.headers).toEqual({ authorization: 'audit-token' });
+    expect(config.hooks[1]).toMatchObject({ timeoutMs: 300, onError: 'deny' });
+  });
+
   it('passes `gateway --validate`', async () => {
     const { file } = exampleCopy();
     const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/node'), [join(ROOT, 'server/main.ts'), '--validate', file], {

@@ -5,42 +5,72 @@ from .build_info import BuildInfo
 from .config_version_view import ConfigVersionView
 from .error_view import ErrorView
 from .error_view_error import ErrorViewError
+from .gate_counters import GateCounters
 from .get_api_v1_admin_openapi_json_response_200 import GetApiV1AdminOpenapiJsonResponse200
 from .health_view import HealthView
 from .health_view_status import HealthViewStatus
+from .hook_list import HookList
+from .hook_view import HookView
+from .hook_view_kind import HookViewKind
+from .hook_view_on_error import HookViewOnError
 from .info_view import InfoView
+from .key_counts import KeyCounts
 from .key_create import KeyCreate
 from .key_created import KeyCreated
 from .key_list import KeyList
 from .key_view import KeyView
+from .lane_counters import LaneCounters
+from .lane_stats import LaneStats
+from .lane_stats_state import LaneStatsState
+from .latency_summary import LatencySummary
 from .model_list import ModelList
 from .model_list_data_item import ModelListDataItem
 from .model_list_object import ModelListObject
 from .model_view import ModelView
 from .pool_member_view import PoolMemberView
+from .pool_stats import PoolStats
 from .pool_view import PoolView
 from .protocol_id import ProtocolId
+from .request_counts import RequestCounts
+from .stats_view import StatsView
+from .token_totals import TokenTotals
 from .topology import Topology
+from .webhook_counters import WebhookCounters
 
 __all__ = (
     "BuildInfo",
     "ConfigVersionView",
     "ErrorView",
     "ErrorViewError",
+    "GateCounters",
     "GetApiV1AdminOpenapiJsonResponse200",
     "HealthView",
     "HealthViewStatus",
+    "HookList",
+    "HookView",
+    "HookViewKind",
+    "HookViewOnError",
     "InfoView",
+    "KeyCounts",
     "KeyCreate",
     "KeyCreated",
     "KeyList",
     "KeyView",
+    "LaneCounters",
+    "LaneStats",
+    "LaneStatsState",
+    "LatencySummary",
     "ModelList",
     "ModelListDataItem",
     "ModelListObject",
     "ModelView",
     "PoolMemberView",
+    "PoolStats",
     "PoolView",
     "ProtocolId",
+    "RequestCounts",
+    "StatsView",
+    "TokenTotals",
     "Topology",
+    "WebhookCounters",
 )

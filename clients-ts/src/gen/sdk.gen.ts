@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses } from './types.gen.ts';
+import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -87,6 +87,24 @@ export const getApiV1AdminConfigVersion = <ThrowOnError extends boolean = false>
 });
 
 /**
+ * The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
+ */
+export const getApiV1AdminHooks = <ThrowOnError extends boolean = false>(options?: Options<GetApiV1AdminHooksData, ThrowOnError>): RequestResult<GetApiV1AdminHooksResponses, GetApiV1AdminHooksErrors, ThrowOnError> => (options?.client ?? client).get<GetApiV1AdminHooksResponses, GetApiV1AdminHooksErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/hooks',
+    ...options
+});
+
+/**
+ * A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+ */
+export const getStats = <ThrowOnError extends boolean = false>(options?: Options<GetStatsData, ThrowOnError>): RequestResult<GetStatsResponses, GetStatsErrors, ThrowOnError> => (options?.client ?? client).get<GetStatsResponses, GetStatsErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/stats',
+    ...options
+});
+
+/**
  * Data-plane liveness (served on the data plane, no auth)
  */
 export const getHealthz = <ThrowOnError extends boolean = false>(options?: Options<GetHealthzData, ThrowOnError>): RequestResult<GetHealthzResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetHealthzResponses, unknown, ThrowOnError>({ url: '/healthz', ...options });
@@ -95,3 +113,8 @@ export const getHealthz = <ThrowOnError extends boolean = false>(options?: Optio
  * Operator model and pool names, in the OpenAI list shape (the Anthropic shape when the request carries anthropic-version)
  */
 export const getV1Models = <ThrowOnError extends boolean = false>(options?: Options<GetV1ModelsData, ThrowOnError>): RequestResult<GetV1ModelsResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetV1ModelsResponses, unknown, ThrowOnError>({ url: '/v1/models', ...options });
+
+/**
+ * Prometheus metrics in the text exposition format (served on the data plane, no auth)
+ */
+export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>): RequestResult<GetMetricsResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetMetricsResponses, unknown, ThrowOnError>({ url: '/metrics', ...options });

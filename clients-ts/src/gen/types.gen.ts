@@ -2,7 +2,7 @@
 // DO NOT EDIT: change the spec and run `make clients` (clients-ts/scripts/generate.sh).
 
 export type ClientOptions = {
-    baseUrl: 'http://127.0.0.1:8081' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | (string & {});
+    baseUrl: 'http://127.0.0.1:8081' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | (string & {});
 };
 
 export type ErrorView = {
@@ -184,6 +184,242 @@ export type ModelList = {
     has_more?: boolean;
     first_id?: string | null;
     last_id?: string | null;
+};
+
+/**
+ * A gate hook's counters since start
+ */
+export type GateCounters = {
+    /**
+     * Questions asked
+     */
+    calls: number;
+    /**
+     * The gate's own answers: allow
+     */
+    allowed: number;
+    /**
+     * The gate's own answers: deny
+     */
+    denied: number;
+    /**
+     * Calls without a usable answer (timeout, network error, non-2xx, not the contract's JSON); on_error decided them
+     */
+    errors: number;
+};
+
+/**
+ * A webhook hook's delivery counters since start
+ */
+export type WebhookCounters = {
+    /**
+     * Events waiting to be sent now
+     */
+    queued: number;
+    /**
+     * POSTs in flight now
+     */
+    in_flight: number;
+    /**
+     * Events the receiver took (2xx)
+     */
+    delivered: number;
+    /**
+     * Events given up on: retries used up, or refused with a 4xx other than 408/429
+     */
+    failed: number;
+    /**
+     * Further tries after a failed one
+     */
+    retries: number;
+    /**
+     * Events never delivered because the queue was full or the gateway stopped first
+     */
+    dropped: number;
+};
+
+/**
+ * A configured hook. A gate has on_error and gate counters; a webhook has delivery counters. Never a credential.
+ */
+export type HookView = {
+    name: string;
+    kind: 'gate' | 'webhook';
+    /**
+     * The URL called, with any user name, password and query values masked (***); a URL configured as a secret shows its origin only
+     */
+    target: string;
+    /**
+     * request.gate for a gate; request.completed and/or request.failed for a webhook
+     */
+    events: Array<string>;
+    timeout_ms: number;
+    /**
+     * Gate only: fail open (allow) or closed (deny)
+     */
+    on_error?: 'allow' | 'deny';
+    gate?: GateCounters;
+    delivery?: WebhookCounters;
+};
+
+export type HookList = {
+    data: Array<HookView>;
+};
+
+/**
+ * Percentiles over the most recent answered requests (status below 400, client still there)
+ */
+export type LatencySummary = {
+    /**
+     * Requests the percentiles are computed over: the most recent answered ones, at most a fixed number
+     */
+    window: number;
+    /**
+     * Milliseconds; null with no requests yet
+     */
+    p50: number | null;
+    /**
+     * Milliseconds; null with no requests yet
+     */
+    p90: number | null;
+    /**
+     * Milliseconds; null with no requests yet
+     */
+    p99: number | null;
+};
+
+export type RequestCounts = {
+    /**
+     * Chat requests being handled now
+     */
+    in_flight: number;
+    /**
+     * Chat requests finished since start
+     */
+    total: number;
+    /**
+     * Finished with a success status
+     */
+    completed: number;
+    /**
+     * Finished with an error status, or the client left
+     */
+    failed: number;
+    /**
+     * The client disconnected before the answer ended
+     */
+    client_gone: number;
+    /**
+     * Lanes tried after the first, summed over requests
+     */
+    failovers: number;
+};
+
+/**
+ * Tokens reported by upstreams since start; input includes cache reads and writes, output includes reasoning
+ */
+export type TokenTotals = {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_tokens: number;
+    cache_write_tokens: number;
+    reasoning_tokens: number;
+};
+
+/**
+ * Attempt outcomes on this lane in this pool since start (DESIGN.md outcome attribution)
+ */
+export type LaneCounters = {
+    successes: number;
+    lane_faults: number;
+    capacity_faults: number;
+    config_faults: number;
+    client_faults: number;
+    trips: number;
+};
+
+/**
+ * Breaker state of one lane within one pool
+ */
+export type LaneStats = {
+    /**
+     * The lane's model name
+     */
+    lane: string;
+    weight: number;
+    /**
+     * half_open: the next attempt is the single probe
+     */
+    state: 'closed' | 'open' | 'half_open';
+    /**
+     * Attempts on this lane now, over every pool it is in
+     */
+    in_flight: number;
+    consecutive_failures: number;
+    probe_in_flight: boolean;
+    /**
+     * While open: when it turns half-open; else null
+     */
+    open_until: string | null;
+    /**
+     * Until when the lane rests after a 429 (Retry-After); null when not cooling
+     */
+    capacity_cooldown_until: string | null;
+    /**
+     * Until when the lane rests after the upstream refused its credential, quota or model; null when not cooling
+     */
+    config_cooldown_until: string | null;
+    counters: LaneCounters;
+};
+
+export type PoolStats = {
+    /**
+     * A pool, or a model used on its own (a pool of one)
+     */
+    pool: string;
+    /**
+     * Attempts made on a further lane after a failed one
+     */
+    failovers: number;
+    lanes: Array<LaneStats>;
+};
+
+/**
+ * Virtual keys in the store
+ */
+export type KeyCounts = {
+    total: number;
+    active: number;
+    revoked: number;
+};
+
+/**
+ * GET /stats. Counters are since this process started; keys is absent without db_path.
+ */
+export type StatsView = {
+    /**
+     * Server version
+     */
+    version: string;
+    started_at: string;
+    uptime_seconds: number;
+    /**
+     * As in InfoView
+     */
+    config_version: string;
+    requests: RequestCounts;
+    latency_ms: LatencySummary;
+    ttfb_ms: LatencySummary;
+    tokens: TokenTotals;
+    /**
+     * Cost of the requests since start in US cents, rounded up (as a key's spent_cents): the settled spend under governance, else usage at the lane's price
+     */
+    spent_cents: number;
+    /**
+     * The same, exact, as a decimal string of US dollars
+     */
+    spent_usd: string;
+    pools: Array<PoolStats>;
+    keys?: KeyCounts;
 };
 
 export type GetApiV1AdminInfoData = {
@@ -417,6 +653,56 @@ export type GetApiV1AdminConfigVersionResponses = {
 
 export type GetApiV1AdminConfigVersionResponse = GetApiV1AdminConfigVersionResponses[keyof GetApiV1AdminConfigVersionResponses];
 
+export type GetApiV1AdminHooksData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/hooks';
+};
+
+export type GetApiV1AdminHooksErrors = {
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+};
+
+export type GetApiV1AdminHooksError = GetApiV1AdminHooksErrors[keyof GetApiV1AdminHooksErrors];
+
+export type GetApiV1AdminHooksResponses = {
+    /**
+     * The hooks, in config order
+     */
+    200: HookList;
+};
+
+export type GetApiV1AdminHooksResponse = GetApiV1AdminHooksResponses[keyof GetApiV1AdminHooksResponses];
+
+export type GetStatsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/stats';
+};
+
+export type GetStatsErrors = {
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+};
+
+export type GetStatsError = GetStatsErrors[keyof GetStatsErrors];
+
+export type GetStatsResponses = {
+    /**
+     * The snapshot
+     */
+    200: StatsView;
+};
+
+export type GetStatsResponse = GetStatsResponses[keyof GetStatsResponses];
+
 export type GetHealthzData = {
     body?: never;
     path?: never;
@@ -448,3 +734,19 @@ export type GetV1ModelsResponses = {
 };
 
 export type GetV1ModelsResponse = GetV1ModelsResponses[keyof GetV1ModelsResponses];
+
+export type GetMetricsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/metrics';
+};
+
+export type GetMetricsResponses = {
+    /**
+     * The metrics of this gateway process
+     */
+    200: string;
+};
+
+export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];

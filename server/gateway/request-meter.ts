@@ -1,0 +1,110 @@
+import type { ModelRoute } from '../config/runtime-config.ts';
+import { costMicrocents } from '../governance/cost.ts';
+import type { FinishReason, GatewayError, ProtocolId } from '../ir/index.ts';
+import type { AttemptOutcome, AttemptRecord, RequestRecord } from '../observability/request-record.ts';
+import type { TranslationWarning } from '../protocols/codec.ts';
+import type { ClientResponse } from './client-response.ts';
+
+/** Status recorded for a client that left before anything was sent (nginx's "client closed request"). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * What the pipeline notes about one request while it runs, turned into its `RequestRecord` at the
+ * end. Cheap by design: plain fields, a few `performance.now()` reads, no per-chunk allocation.
+ * Upstream time is summed between `waitUpstream()` and `gotUpstream()` around every await on an
+ * upstream (the send up to headers, each body read).
+ */
+export class RequestMeter {
+  private readonly start = performance.now();
+  /** Start of the upstream read in progress; 0 when none is. */
+  private waitSince = 0;
+  private upstreamMs = 0;
+  private readonly attempts: AttemptRecord[] = [];
+  /** Upstream status of the attempt in progress, once its headers came. */
+  upstreamStatus: number | undefined;
+  /** Set once the name resolves to a configured model or pool. */
+  model: string | undefined;
+  pool: string | undefined;
+  stream = false;
+  keyId: string | undefined;
+  /** The settled spend (governance); without governance the cost is computed from usage. */
+  costMicrocents: bigint | undefined;
+  finishReason: FinishReason | undefined;
+  warnings: readonly TranslationWarning[] = [];
+  /** The failure the client was answered with. */
+  error: GatewayError | undefined;
+  private lastLane: ModelRoute | undefined;
+
+  /** Awaits something from an upstream (headers, a whole body), counting the wait as upstream time. */
+  async upstream<T>(pending: Promise<T>): Promise<T> {
+    const since = performance.now();
+    try {
+      return await pending;
+    } finally {
+      this.upstreamMs += performance.now() - since;
+    }
+  }
+
+  /** For body reads in a loop (no allocation per chunk): call before each read, `gotUpstream()` after. */
+  waitUpstream(): void {
+    this.waitSince = performance.now();
+  }
+
+  /** Ends the wait `waitUpstream()` started; a second call without a new wait adds nothing. */
+  gotUpstream(): void {
+    if (this.waitSince === 0) return;
+    this.upstreamMs += performance.now() - this.waitSince;
+    this.waitSince = 0;
+  }
+
+  /** Returns the attempt's start, to hand back to `endAttempt`. */
+  beginAttempt(lane: ModelRoute): number {
+    this.upstreamStatus = undefined;
+    this.lastLane = lane;
+    return performance.now();
+  }
+
+  endAttempt(lane: ModelRoute, outcome: AttemptOutcome, started: number): void {
+    this.attempts.push({
+      lane: lane.name,
+      provider: lane.provider.name,
+      outcome,
+      ...(this.upstreamStatus !== undefined && { status: this.upstreamStatus }),
+      startMs: started - this.start,
+      ms: performance.now() - started,
+    });
+  }
+
+  /** The record, once the response has ended (or the client is gone). */
+  finish(exchange: { readonly requestId: string; readonly ingress: ProtocolId; readonly res: ClientResponse; readonly clientGone: boolean }): RequestRecord {
+    const end = performance.now();
+    const { res } = exchange;
+    const answer = res.answer;
+    const lane = answer?.lane ?? this.lastLane;
+    const usage = answer?.usage ?? null;
+    const cost = this.costMicrocents ?? (usage !== null && answer?.lane.price !== undefined ? costMicrocents(usage, answer.lane.price) : undefined);
+    const status = res.status !== 0 ? res.status : exchange.clientGone ? CLIENT_CLOSED_REQUEST : 500;
+    return {
+      requestId: exchange.requestId,
+      startedAt: performance.timeOrigin + this.start,
+      ...(this.keyId !== undefined && { keyId: this.keyId }),
+      ...(this.model !== undefined && { model: this.model }),
+      ...(this.pool !== undefined && { pool: this.pool }),
+      ...(lane !== undefined && { lane: lane.name, provider: lane.provider.name, upstreamModel: lane.upstreamModel, egress: lane.provider.protocol }),
+      ingress: exchange.ingress,
+      stream: this.stream,
+      status,
+      clientGone: exchange.clientGone,
+      ...(this.error !== undefined && { errorKind: this.error.kind, ...(typeof this.error.code === 'string' && { errorCode: this.error.code }) }),
+      usage,
+      ...(this.finishReason !== undefined && { finishReason: this.finishReason }),
+      ...(cost !== undefined && { costMicrocents: cost }),
+      latencyMs: end - this.start,
+      ...(res.committedAt !== undefined && { ttfbMs: res.committedAt - this.start }),
+      upstreamMs: this.upstreamMs,
+      clientWaitMs: res.clientWaitMs,
+      attempts: this.attempts,
+      warnings: this.warnings.map((w) => ({ kind: w.kind, path: w.path })),
+    };
+  }
+}
