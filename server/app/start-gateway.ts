@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
+import { createSelfServe } from '../auth/self-serve.ts';
+import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { isLoopback } from '../config/loopback.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
@@ -32,6 +34,8 @@ export interface StartOptions {
   /** Tests inject a clock to drive breaker time. */
   readonly clock?: Clock;
   readonly validateAdminResponses?: boolean;
+  /** OIDC discovery and JWKS timings for self-serve keys; tests shorten them. */
+  readonly oidcTimings?: IssuerTimings;
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
@@ -56,9 +60,10 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const selfServe = createSelfServe(config, governance, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
     config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
-  }).callback());
+  }, selfServe).callback());
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),

@@ -14,6 +14,7 @@ import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routi
 import type { Limits, ListenAddress, ModelRoute, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { readSecret } from './secret-ref.ts';
+import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
 /** Used when neither the config nor the catalog says how many output tokens to ask for. */
@@ -89,6 +90,8 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     else governanceSecret = secret.value;
   }
   const adminTls = readAdminTls(config, relative, problem);
+  const teams = resolveTeams(config);
+  const auth = resolveSelfServe(config, { baseDir, env, teams, problem });
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
@@ -109,6 +112,8 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     governanceSecret,
     limits,
     logLevel: config.log_level ?? 'info',
+    teams,
+    auth,
   };
 }
 

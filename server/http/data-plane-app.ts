@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { addAuthTokenRoutes, AUTH_TOKEN_PATH } from '../auth/auth-routes.ts';
+import type { SelfServe } from '../auth/self-serve.ts';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import { ClientResponse } from '../gateway/client-response.ts';
@@ -11,8 +13,11 @@ import { guessProtocol } from './guess-protocol.ts';
 import { listModels } from './list-models.ts';
 import { newRequestId } from './request-id.ts';
 
-/** The data plane (default :8080): one route family per wire protocol, plus the operational routes. */
-export function createDataPlaneApp(gateway: Gateway): Koa {
+/**
+ * The data plane (default :8080): one route family per wire protocol, plus the operational routes
+ * and /auth/token (self-serve keys; it says it is off when `selfServe` is undefined).
+ */
+export function createDataPlaneApp(gateway: Gateway, selfServe?: SelfServe): Koa {
   const app = new Koa();
   const router = new Router();
 
@@ -59,6 +64,7 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  addAuthTokenRoutes(router, selfServe);
 
   // Every answer, operational routes and errors included, carries the id its log lines carry.
   app.use(async (ctx, next) => {
@@ -82,8 +88,8 @@ export function createDataPlaneApp(gateway: Gateway): Koa {
   app.use(router.routes());
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
-    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', '/v1/models', '/healthz'].includes(ctx.path);
-    if (known) ctx.set('allow', ctx.path === '/v1/models' || ctx.path === '/healthz' ? 'GET' : 'POST');
+    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', '/v1/models', '/healthz', AUTH_TOKEN_PATH].includes(ctx.path);
+    if (known) ctx.set('allow', ctx.path === AUTH_TOKEN_PATH ? 'GET, POST' : ctx.path === '/v1/models' || ctx.path === '/healthz' ? 'GET' : 'POST');
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })
       : gatewayError('not_found', `no route for ${ctx.method} ${ctx.path} on this gateway`, { code: 'route_not_found' });

@@ -1,0 +1,50 @@
+import type { RuntimeConfig, SelfServeSettings, TeamDefaults } from '../config/runtime-config.ts';
+import type { LocalGovernance } from '../governance/governance.ts';
+import type { Logger } from '../observability/logger.ts';
+import { localKeyIssuer, type KeyIssuer } from './key-issuer.ts';
+import { LoginSeal } from './login-cookie.ts';
+import { LoginFlow } from './login-flow.ts';
+import { OidcIssuer, type IssuerTimings } from './oidc-issuer.ts';
+
+/** Everything /auth/token needs, built once at start. */
+export interface SelfServe {
+  readonly settings: SelfServeSettings;
+  readonly issuer: OidcIssuer;
+  readonly login: LoginFlow;
+  readonly keys: KeyIssuer;
+  readonly teams: ReadonlyMap<string, TeamDefaults>;
+  /** A model name of this gateway, for the key page's snippets. */
+  readonly exampleModel: string;
+  readonly log: Logger;
+}
+
+export interface SelfServeOptions {
+  readonly log: Logger;
+  /** JWKS and discovery timings; tests shorten them. */
+  readonly timings?: IssuerTimings;
+}
+
+/**
+ * Self-serve keys when `auth:` is configured (the config loader has checked that governance is on
+ * and governance_secret is set); undefined otherwise. Discovery starts in the background, so a
+ * slow or absent issuer never delays the gateway's start.
+ */
+export function createSelfServe(config: RuntimeConfig, governance: LocalGovernance | undefined, options: SelfServeOptions): SelfServe | undefined {
+  const settings = config.auth;
+  if (settings === undefined) return undefined;
+  if (governance === undefined || config.governanceSecret === undefined) {
+    throw new Error('self-serve keys need governance (db_path) and governance_secret; the configuration loader should have refused this');
+  }
+  const log = options.log.child({ component: 'self-serve' });
+  const issuer = new OidcIssuer(settings.oidc, log, options.timings);
+  issuer.discover().catch(() => {}); // logged inside; retried on the first request
+  return {
+    settings,
+    issuer,
+    login: new LoginFlow(issuer, new LoginSeal(config.governanceSecret)),
+    keys: localKeyIssuer(governance, config.governanceSecret),
+    teams: config.teams,
+    exampleModel: config.models.keys().next().value ?? config.pools.keys().next().value ?? 'your-model',
+    log,
+  };
+}
