@@ -58,14 +58,19 @@ export async function verifyIdToken(token: string, issuer: DiscoveredIssuer, set
 
 function refusal(error: unknown, settings: OidcSettings): AuthFailure {
   if (error instanceof AuthFailure) return error; // the issuer's JWKS could not be fetched
-  if (error instanceof joseErrors.JWTExpired) return invalidToken('expired', 'the ID token has expired: sign in again for a fresh one', error);
+  if (error instanceof joseErrors.JWTExpired) {
+    // jose reports an iat older than maxTokenAge as expired too.
+    return error.claim === 'iat'
+      ? invalidToken('too_old', `the ID token was issued more than ${settings.maxTokenAgeSeconds} s ago: sign in again for a fresh one`, error)
+      : invalidToken('expired', 'the ID token has expired: sign in again for a fresh one', error);
+  }
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     switch (error.claim) {
       case 'nbf':
         return invalidToken('not_yet_valid', 'the ID token is not valid yet (nbf is in the future): check the clocks', error);
       case 'iat':
         return error.reason === 'check_failed'
-          ? invalidToken('too_old', `the ID token was issued more than ${settings.maxTokenAgeSeconds} s ago (or in the future): sign in again for a fresh one`, error)
+          ? invalidToken('not_yet_valid', 'the ID token was issued in the future (iat): check the clocks', error)
           : invalidToken('claims', 'the ID token has no valid iat (issued at) claim', error);
       case 'iss':
         return invalidToken('issuer', `the ID token was not issued by ${settings.issuer}`, error);
