@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: install run generate clients check-generated typecheck test test-ts test-clients validate bench matrix release-client clean
+.PHONY: install system-packages run generate clients check-generated typecheck test test-ts test-clients validate bench matrix release-client clean
 
 ## install: npm dependencies (Node 24 included) from the lockfile
 install: $(INSTALL_STAMP)
@@ -40,7 +40,11 @@ check-generated: generate clients
 typecheck: install
 	tsc -p tsconfig.json
 
-test-ts: install
+## system-packages: Debian packages the tests need (chromium), installed when missing
+system-packages:
+	bash scripts/system-packages.sh
+
+test-ts: install system-packages
 	vitest run --reporter=default --reporter=json --outputFile.json=.vitest-report.json; \
 	status=$$?; node test/support/print-test-summary.ts .vitest-report.json || true; exit $$status
 

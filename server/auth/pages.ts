@@ -29,8 +29,9 @@ button.secondary { background: transparent; color: var(--accent); padding: .3rem
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1.25rem; margin: 1rem 0; }
 dt { color: var(--muted); }
 dd { margin: 0; }
-.snippet { position: relative; }
+.snippet { margin-top: 1.25rem; }
 .snippet-head { display: flex; justify-content: space-between; align-items: center; gap: 1rem; }
+.snippet-head h3 { margin: 0; }
 pre { margin: .35rem 0 0; padding: .85rem 1rem; overflow-x: auto; background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; }
 pre code { font: .875rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
