@@ -71,7 +71,8 @@ describe('signing in with a browser', () => {
     // The copy button puts the key on the clipboard and says so to screen readers.
     await page.getByRole('button', { name: 'Copy key' }).click();
     await expect.poll(() => page.locator('#copy-status').textContent()).toBe('Key copied to the clipboard.');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    // (The suite compiles without DOM types: the page's navigator is described here.)
+    expect(await page.evaluate(() => (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText())).toBe(key);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
