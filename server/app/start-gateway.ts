@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
-import { createSelfServe } from '../auth/self-serve.ts';
 import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { isLoopback } from '../config/loopback.ts';
@@ -60,7 +59,9 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
-  const selfServe = createSelfServe(config, governance, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
+  const selfServe = config.auth === undefined
+    ? undefined
+    : (await import('../auth/self-serve.ts')).createSelfServe(config, governance, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
     config, routing, dispatchers, clock, log: options.log, translations, ...(governance !== undefined && { governance }),
   }, selfServe).callback());

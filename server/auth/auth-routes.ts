@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { AuthFailure } from './auth-failure.ts';
-import { identify } from './identify.ts';
 import type { IssuedKey } from './key-issuer.ts';
 import { LOGIN_COOKIE, LOGIN_TTL_SECONDS } from './login-cookie.ts';
 import { newNonce, pageHeaders } from './page-headers.ts';
 import { errorPage, keyPage, landingPage } from './pages.ts';
+// Types only: openid-client and jose load with self-serve.ts, when auth is configured.
 import type { SelfServe } from './self-serve.ts';
 import { readTokenRequest } from './token-request.ts';
 
@@ -24,7 +24,7 @@ export function addAuthTokenRoutes(router: Router, selfServe: SelfServe | undefi
     try {
       if (selfServe === undefined) throw new AuthFailure(404, 'self_serve_disabled', DISABLED_MESSAGE);
       const tokens = await readTokenRequest(ctx.req);
-      const person = await identify(tokens, selfServe.issuer, selfServe.teams);
+      const person = await selfServe.identify(tokens);
       const issued = await selfServe.keys.issue(person);
       ctx.body = tokenAnswer(issued, baseUrl(ctx, selfServe));
     } catch (error) {
@@ -47,7 +47,7 @@ export function addAuthTokenRoutes(router: Router, selfServe: SelfServe | undefi
         const sealed = readCookie(ctx, LOGIN_COOKIE);
         setCookie(ctx, selfServe, ''); // one sign-in, one callback: the state is spent either way
         const tokens = await selfServe.login.finish(ctx.querystring, sealed);
-        const person = await identify(tokens, selfServe.issuer, selfServe.teams);
+        const person = await selfServe.identify(tokens);
         const issued = await selfServe.keys.issue(person);
         ctx.body = keyPage({ nonce, issued, who: person.label, baseUrl: baseUrl(ctx, selfServe), model: selfServe.exampleModel });
       } else if (query.sign_in !== undefined) {

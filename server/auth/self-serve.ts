@@ -1,5 +1,6 @@
 import type { RuntimeConfig, SelfServeSettings, TeamDefaults } from '../config/runtime-config.ts';
 import type { LocalGovernance } from '../governance/governance.ts';
+import { identify, type Person, type PresentedTokens } from './identify.ts';
 import type { Logger } from '../observability/logger.ts';
 import { localKeyIssuer, type KeyIssuer } from './key-issuer.ts';
 import { LoginSeal } from './login-cookie.ts';
@@ -13,6 +14,8 @@ export interface SelfServe {
   readonly login: LoginFlow;
   readonly keys: KeyIssuer;
   readonly teams: ReadonlyMap<string, TeamDefaults>;
+  /** Verifies the tokens and finds the person's team (401, 403, 503 as AuthFailures). */
+  identify(tokens: PresentedTokens): Promise<Person>;
   /** A model name of this gateway, for the key page's snippets. */
   readonly exampleModel: string;
   readonly log: Logger;
@@ -27,7 +30,8 @@ export interface SelfServeOptions {
 /**
  * Self-serve keys when `auth:` is configured (the config loader has checked that governance is on
  * and governance_secret is set); undefined otherwise. Discovery starts in the background, so a
- * slow or absent issuer never delays the gateway's start.
+ * slow or absent issuer never delays the gateway's start. start-gateway imports this module only
+ * when auth is configured: openid-client and jose are not loaded by gateways that do not use them.
  */
 export function createSelfServe(config: RuntimeConfig, governance: LocalGovernance | undefined, options: SelfServeOptions): SelfServe | undefined {
   const settings = config.auth;
@@ -44,6 +48,7 @@ export function createSelfServe(config: RuntimeConfig, governance: LocalGovernan
     login: new LoginFlow(issuer, new LoginSeal(config.governanceSecret)),
     keys: localKeyIssuer(governance, config.governanceSecret),
     teams: config.teams,
+    identify: (tokens) => identify(tokens, issuer, config.teams),
     exampleModel: config.models.keys().next().value ?? config.pools.keys().next().value ?? 'your-model',
     log,
   };
