@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_CLIENT_ID } from './support/test-issuer.ts';
 import { startSelfServeGateway, type ErrorAnswer, type SelfServeGateway, type TokenAnswer } from './support/self-serve-gateway.ts';
+import { expectSpecShape } from './support/spec-schemas.ts';
 
 let g: SelfServeGateway;
 beforeAll(async () => {
@@ -20,6 +21,7 @@ async function exchangeOk(idToken: string): Promise<TokenAnswer> {
   const body = (await res.json()) as TokenAnswer | ErrorAnswer;
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(res.headers.get('cache-control')).toBe('no-store');
+  expectSpecShape('SelfServeKey', body);
   return body as TokenAnswer;
 }
 
@@ -30,6 +32,7 @@ async function refused(idToken: string, status: number): Promise<ErrorAnswer['er
   expect(res.status, JSON.stringify(body)).toBe(status);
   expect(JSON.stringify(body)).not.toContain(idToken);
   expect(keyCount()).toBe(before); // nothing written for a refused token
+  expectSpecShape('ErrorView', body);
   return body.error;
 }
 

@@ -20,6 +20,8 @@ from .model_view import ModelView
 from .pool_member_view import PoolMemberView
 from .pool_view import PoolView
 from .protocol_id import ProtocolId
+from .self_serve_key import SelfServeKey
+from .token_exchange import TokenExchange
 from .topology import Topology
 
 __all__ = (
@@ -42,5 +44,7 @@ __all__ = (
     "PoolMemberView",
     "PoolView",
     "ProtocolId",
+    "SelfServeKey",
+    "TokenExchange",
     "Topology",
 )
