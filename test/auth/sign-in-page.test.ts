@@ -162,3 +162,33 @@ describe('the callback', () => {
     expect(page).toContain('carries no team');
   });
 });
+
+describe('the base URL', () => {
+  it('with public_url: the redirect URI and snippets use it, and the cookie is Secure', async () => {
+    const proxied = await startSelfServeGateway({ issuer: g.issuer, publicUrl: 'https://llm.example.com/' });
+    try {
+      const res = await fetch(`${proxied.h.url}/auth/token?sign_in=1`, { redirect: 'manual' });
+      expect(res.status).toBe(303);
+      expect(new URL(res.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://llm.example.com/auth/token');
+      expect(res.headers.getSetCookie()[0]).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+      const posted = await proxied.exchange({ id_token: await g.issuer.sign({ sub: 'alice' }) });
+      expect(await posted.json()).toMatchObject({ base_url: 'https://llm.example.com', openai_base_url: 'https://llm.example.com/v1' });
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('without it, a Host header that is not a plain host name is refused rather than put into a redirect or a snippet', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const url = new URL(g.h.url);
+      const req = request({ host: url.hostname, port: url.port, path: '/auth/token?sign_in=1', headers: { host: 'evil.example.com"$(touch x)' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+  });
+});

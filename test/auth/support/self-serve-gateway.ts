@@ -33,6 +33,8 @@ export interface SelfServeGatewayOptions {
   readonly oidcYaml?: string;
   readonly teamsYaml?: string;
   readonly timings?: IssuerTimings;
+  /** auth.public_url */
+  readonly publicUrl?: string;
   /** An issuer already running (shared by several gateways). */
   readonly issuer?: TestIssuer;
 }
@@ -44,7 +46,7 @@ export async function startSelfServeGateway(options: SelfServeGatewayOptions = {
 governance: on
 governance_secret: { env: TEST_GOVERNANCE_SECRET }
 auth:
-  oidc:
+${options.publicUrl === undefined ? '' : `  public_url: ${options.publicUrl}\n`}  oidc:
     issuer: ${issuer.url}
     client_id: ${GATEWAY_CLIENT_ID}
     client_secret: { env: TEST_OIDC_CLIENT_SECRET }
