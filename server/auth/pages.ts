@@ -128,7 +128,7 @@ ${!issued.created && html`<p>This is the same key as before: your key is tied to
 ${blocks.map((block) => html`
 <div class="snippet">
 <div class="snippet-head"><h3 id="${block.id}-heading">${block.title}</h3>
-<button type="button" class="secondary" data-copy="snippet-${block.id}" data-what="${block.title}" aria-describedby="${block.id}-heading">Copy</button></div>
+<button type="button" class="secondary" data-copy="snippet-${block.id}" data-what="${block.title}" aria-label="Copy ${block.title}">Copy</button></div>
 <pre><code id="snippet-${block.id}">${block.text}</code></pre>
 </div>`)}
 <h2>Lost or leaked?</h2>
