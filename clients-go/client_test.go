@@ -450,6 +450,21 @@ func TestDataPlaneHealthz(t *testing.T) {
 	}
 }
 
+func TestDataPlaneAuthTokenWithoutSelfServeKeys(t *testing.T) {
+	// POST /auth/token is served on the data plane; the live gateway has no auth.oidc: a 404 ErrorView.
+	client, err := gatewayadmin.NewClientWithResponses(env(t, "GATEWAY_DATA_URL"))
+	if err != nil {
+		t.Fatalf("NewClientWithResponses: %v", err)
+	}
+	resp, err := client.PostAuthTokenWithResponse(ctx(t), gatewayadmin.TokenExchange{IdToken: "a.b.c"})
+	if err != nil {
+		t.Fatalf("PostAuthTokenWithResponse: %v", err)
+	}
+	if resp.StatusCode() != 404 || resp.JSON404 == nil || resp.JSON404.Error.Code != "self_serve_disabled" {
+		t.Fatalf("status = %d (body %s), want 404 with code self_serve_disabled", resp.StatusCode(), resp.Body)
+	}
+}
+
 func jsonString(v any) string {
 	raw, err := json.Marshal(v)
 	if err != nil {

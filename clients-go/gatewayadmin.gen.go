@@ -158,6 +158,9 @@ type ErrorView struct {
 		// Code Stable machine code, e.g. unauthorized, not_found, invalid_request
 		Code    string `json:"code"`
 		Message string `json:"message"`
+
+		// Reason Which check failed, where a code has several (POST /auth/token invalid_token: expired, not_yet_valid, too_old, issuer, audience, algorithm, unknown_key, signature, claims, access_token, malformed, invalid)
+		Reason *string `json:"reason,omitempty"`
 	} `json:"error"`
 }
 
@@ -457,6 +460,43 @@ type RequestCounts struct {
 	Total int `json:"total"`
 }
 
+// SelfServeKey The caller's self-serve key: the same one on every exchange while it is live. The secret is in this answer; only its hash is stored.
+type SelfServeKey struct {
+	// BaseUrl The data plane's base URL (Anthropic SDKs)
+	BaseUrl string `json:"base_url"`
+
+	// BudgetCents From the team's child_default when first issued; null: no budget
+	BudgetCents *int `json:"budget_cents"`
+
+	// Created True when this exchange issued the key; false when it is the identity's live key from before
+	Created bool `json:"created"`
+
+	// Generation 0 for the identity's first key; one more after each revocation
+	Generation int `json:"generation"`
+
+	// Key The key secret (gwk_...): send it as the SDK's API key
+	Key string `json:"key"`
+
+	// KeyId The key's id in the admin API (to revoke it)
+	KeyId string `json:"key_id"`
+
+	// OpenaiBaseUrl base_url + /v1 (OpenAI SDKs)
+	OpenaiBaseUrl string `json:"openai_base_url"`
+
+	// Prefix The secret's first 8 characters
+	Prefix string `json:"prefix"`
+
+	// RemainingCents Budget less spend and what requests in flight hold; null: no budget
+	RemainingCents *int `json:"remaining_cents"`
+
+	// Rpm Requests per minute; null: no limit
+	Rpm        *int `json:"rpm"`
+	SpentCents int  `json:"spent_cents"`
+
+	// Team The team the key was issued for
+	Team string `json:"team"`
+}
+
 // StatsView GET /stats. Counters are since this process started; keys is absent without db_path.
 type StatsView struct {
 	// ConfigVersion As in InfoView
@@ -486,6 +526,15 @@ type StatsView struct {
 
 	// Version Server version
 	Version string `json:"version"`
+}
+
+// TokenExchange An OIDC ID token (and, when the gateway reads the team from UserInfo, the access token) to exchange for the caller's own key.
+type TokenExchange struct {
+	// AccessToken Required when the gateway has auth.oidc.userinfo on
+	AccessToken *string `json:"access_token,omitempty"`
+
+	// IdToken The signed ID token (compact JWS) the issuer gave the caller
+	IdToken string `json:"id_token"`
 }
 
 // TokenTotals Tokens reported by upstreams since start; input includes cache reads and writes, output includes reasoning
@@ -544,6 +593,9 @@ type UnsupportedMediaType = ErrorView
 
 // PostApiV1AdminKeysJSONRequestBody defines body for PostApiV1AdminKeys for application/json ContentType.
 type PostApiV1AdminKeysJSONRequestBody = KeyCreate
+
+// PostAuthTokenJSONRequestBody defines body for PostAuthToken for application/json ContentType.
+type PostAuthTokenJSONRequestBody = TokenExchange
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -667,6 +719,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
 	GetApiV1AdminOpenapiJson(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthTokenWithBody Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+	//
+	// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+	PostAuthTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthToken Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+	//
+	// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+	PostAuthToken(ctx context.Context, body PostAuthTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetHealthz Data-plane liveness (served on the data plane, no auth)
 	//
@@ -818,6 +888,44 @@ func (c *Client) GetApiV1AdminKeysId(ctx context.Context, id string, reqEditors 
 // Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
 func (c *Client) GetApiV1AdminOpenapiJson(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetApiV1AdminOpenapiJsonRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthTokenWithBody Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+//
+// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+func (c *Client) PostAuthTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthTokenRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthToken Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+//
+// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+func (c *Client) PostAuthToken(ctx context.Context, body PostAuthTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthTokenRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1131,6 +1239,46 @@ func NewGetApiV1AdminOpenapiJsonRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewPostAuthTokenRequest calls the generic PostAuthToken builder with application/json body
+func NewPostAuthTokenRequest(server string, body PostAuthTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAuthTokenRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostAuthTokenRequestWithBody constructs an http.Request for the PostAuthToken method, with any body, and a specified content type
+func NewPostAuthTokenRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetHealthzRequest constructs an http.Request for the GetHealthz method
 func NewGetHealthzRequest(server string) (*http.Request, error) {
 	var err error
@@ -1345,6 +1493,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
 	GetApiV1AdminOpenapiJsonWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminOpenapiJsonResponse, error)
+
+	// PostAuthTokenWithBodyWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+	//
+	// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+	PostAuthTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthTokenResponse, error)
+
+	// PostAuthTokenWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+	//
+	// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+	PostAuthTokenWithResponse(ctx context.Context, body PostAuthTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthTokenResponse, error)
 
 	// GetHealthzWithResponse Data-plane liveness (served on the data plane, no auth)
 	//
@@ -1836,6 +2002,96 @@ func (r GetApiV1AdminOpenapiJsonResponse) ContentType() string {
 	return ""
 }
 
+type PostAuthTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SelfServeKey
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorView
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorView
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorView
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorView
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorView
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorView
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorView
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostAuthTokenResponse) GetJSON200() *SelfServeKey {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostAuthTokenResponse) GetJSON400() *ErrorView {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostAuthTokenResponse) GetJSON401() *ErrorView {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostAuthTokenResponse) GetJSON403() *ErrorView {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostAuthTokenResponse) GetJSON404() *ErrorView {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostAuthTokenResponse) GetJSON413() *ErrorView {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PostAuthTokenResponse) GetJSON415() *ErrorView {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostAuthTokenResponse) GetJSON503() *ErrorView {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetHealthzResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2115,6 +2371,36 @@ func (c *ClientWithResponses) GetApiV1AdminOpenapiJsonWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseGetApiV1AdminOpenapiJsonResponse(rsp)
+}
+
+// PostAuthTokenWithBodyWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+//
+// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+func (c *ClientWithResponses) PostAuthTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthTokenResponse, error) {
+	rsp, err := c.PostAuthTokenWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthTokenResponse(rsp)
+}
+
+// PostAuthTokenWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+//
+// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /auth/token (the `PostAuthToken` operationId).
+func (c *ClientWithResponses) PostAuthTokenWithResponse(ctx context.Context, body PostAuthTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthTokenResponse, error) {
+	rsp, err := c.PostAuthToken(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthTokenResponse(rsp)
 }
 
 // GetHealthzWithResponse Data-plane liveness (served on the data plane, no auth)
@@ -2504,6 +2790,81 @@ func ParseGetApiV1AdminOpenapiJsonResponse(rsp *http.Response) (*GetApiV1AdminOp
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostAuthTokenResponse parses an HTTP response from a PostAuthTokenWithResponse call
+func ParsePostAuthTokenResponse(rsp *http.Response) (*PostAuthTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SelfServeKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 

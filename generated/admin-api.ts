@@ -291,6 +291,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+         * @description The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TokenExchange"];
+                };
+            };
+            responses: {
+                /** @description The caller's key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SelfServeKey"];
+                    };
+                };
+                /** @description Malformed: not JSON or form, no id_token, an id_token that is not a JWT, access_token missing when required (codes invalid_request, malformed_token) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                /** @description The token is not valid (code invalid_token; reason names the check) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                /** @description The caller's team has no self-serve keys here, and there is no default team (code team_not_allowed) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                /** @description Self-serve keys are not enabled on this gateway (code self_serve_disabled) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                /** @description The body is larger than 16 KiB (code request_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                /** @description The body is neither JSON nor form-encoded (code unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                /** @description The issuer (discovery, JWKS or UserInfo) cannot be reached; Retry-After says when to try again (code issuer_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -460,6 +566,8 @@ export interface components {
                 /** @description Stable machine code, e.g. unauthorized, not_found, invalid_request */
                 code: string;
                 message: string;
+                /** @description Which check failed, where a code has several (POST /auth/token invalid_token: expired, not_yet_valid, too_old, issuer, audience, algorithm, unknown_key, signature, claims, access_token, malformed, invalid) */
+                reason?: string;
             };
         };
         /** @description A gate hook's counters since start */
@@ -683,6 +791,32 @@ export interface components {
             /** @description Chat requests finished since start */
             total: number;
         };
+        /** @description The caller's self-serve key: the same one on every exchange while it is live. The secret is in this answer; only its hash is stored. */
+        SelfServeKey: {
+            /** @description The data plane's base URL (Anthropic SDKs) */
+            base_url: string;
+            /** @description From the team's child_default when first issued; null: no budget */
+            budget_cents: number | null;
+            /** @description True when this exchange issued the key; false when it is the identity's live key from before */
+            created: boolean;
+            /** @description 0 for the identity's first key; one more after each revocation */
+            generation: number;
+            /** @description The key secret (gwk_...): send it as the SDK's API key */
+            key: string;
+            /** @description The key's id in the admin API (to revoke it) */
+            key_id: string;
+            /** @description base_url + /v1 (OpenAI SDKs) */
+            openai_base_url: string;
+            /** @description The secret's first 8 characters */
+            prefix: string;
+            /** @description Budget less spend and what requests in flight hold; null: no budget */
+            remaining_cents: number | null;
+            /** @description Requests per minute; null: no limit */
+            rpm: number | null;
+            spent_cents: number;
+            /** @description The team the key was issued for */
+            team: string;
+        };
         /** @description GET /stats. Counters are since this process started; keys is absent without db_path. */
         StatsView: {
             /** @description As in InfoView */
@@ -703,6 +837,13 @@ export interface components {
             uptime_seconds: number;
             /** @description Server version */
             version: string;
+        };
+        /** @description An OIDC ID token (and, when the gateway reads the team from UserInfo, the access token) to exchange for the caller's own key. */
+        TokenExchange: {
+            /** @description Required when the gateway has auth.oidc.userinfo on */
+            access_token?: string;
+            /** @description The signed ID token (compact JWS) the issuer gave the caller */
+            id_token: string;
         };
         /** @description Tokens reported by upstreams since start; input includes cache reads and writes, output includes reasoning */
         TokenTotals: {

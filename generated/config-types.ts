@@ -25,6 +25,10 @@ export type HeaderValue =
       file?: string;
     };
 /**
+ * on: the team claim is read from the issuer's UserInfo endpoint with the person's access token (for issuers that leave it out of ID tokens); POST /auth/token then needs access_token beside id_token. Default off.
+ */
+export type Switch1 = ('on' | 'off') | boolean;
+/**
  * host:port; an empty host means every interface; [::1]:8080 for IPv6.
  *
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -37,7 +41,7 @@ export type ListenAddress2 = string;
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
  * via the `definition` "Switch".
  */
-export type Switch1 = ('on' | 'off') | boolean;
+export type Switch2 = ('on' | 'off') | boolean;
 
 /**
  * config.yaml: the deployment. Names here are a contract (DESIGN.md, Configuration shape).
@@ -91,6 +95,13 @@ export interface GatewayConfig {
    * Hooks called for data-plane requests (README, Hooks): `webhook` POSTs a JSON event after each finished request, asynchronously, from a bounded queue with retries; `gate` is asked before the first upstream attempt and may deny the request (403). Gates are asked in parallel; every one must allow.
    */
   hooks?: Hook[];
+  auth?: Auth;
+  /**
+   * Teams whose members get self-serve keys (POST and GET /auth/token). The OIDC claim named by auth.oidc.team_claim says which team a person belongs to; each key is stamped with its team's child_default when first issued.
+   */
+  teams?: {
+    [k: string]: Team | undefined;
+  };
   /**
    * Operator notes; ignored.
    *
@@ -128,6 +139,10 @@ export interface GatewayConfig {
     | Otlp
     | AdminTls
     | Hook[]
+    | Auth
+    | {
+        [k: string]: Team | undefined;
+      }
     | undefined;
 }
 /**
@@ -540,6 +555,115 @@ export interface Backoff {
    * Default 30000.
    */
   max_ms?: number;
+}
+/**
+ * Self-serve keys: people sign in with the organisation's OpenID Connect issuer and get their own virtual key (needs governance: on, db_path and governance_secret).
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Auth".
+ */
+export interface Auth {
+  /**
+   * The data plane's address as clients reach it, e.g. https://llm.example.com (no query). The sign-in redirect (public_url + /auth/token, to register at the issuer) and the snippets on the key page use it. Default: taken from each request's Host header, which is right only without a proxy in front.
+   */
+  public_url?: string;
+  oidc: Oidc;
+  /**
+   * This interface was referenced by `Auth`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Oidc".
+ */
+export interface Oidc {
+  /**
+   * The issuer identifier, exactly as the issuer's discovery document and its tokens say it (https; http only on loopback, for local test issuers). Discovery is fetched from issuer + /.well-known/openid-configuration.
+   */
+  issuer: string;
+  /**
+   * This gateway's client id at the issuer (the hosted sign-in page uses it).
+   */
+  client_id: string;
+  client_secret?: SecretRef4;
+  /**
+   * Audiences a posted ID token may be issued to (e.g. a CLI's client id too). Default: [client_id]. A token with several audiences must name one of these as its azp.
+   *
+   * @minItems 1
+   */
+  audiences?: [string, ...string[]];
+  /**
+   * Signature algorithms accepted. Default: the asymmetric ones the issuer's discovery document lists. `none` and HMAC algorithms are never accepted.
+   *
+   * @minItems 1
+   */
+  algorithms?: [
+    'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA',
+    ...('RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA')[]
+  ];
+  /**
+   * Leeway for exp, nbf and iat between the issuer's clock and this one. Default 30.
+   */
+  clock_tolerance_seconds?: number;
+  /**
+   * An ID token issued (iat) longer ago than this is refused even before it expires, so an old token cannot be replayed for long. Default 600.
+   */
+  max_token_age_seconds?: number;
+  /**
+   * The claim naming the person's team: a string, or an array (e.g. groups) whose first configured team wins. Default team.
+   */
+  team_claim?: string;
+  /**
+   * Team for a person whose claim is missing or names no configured team. Without it such a person is refused (403).
+   */
+  default_team?: string;
+  /**
+   * Scopes the hosted sign-in page asks for, besides openid. Default [email, profile]; add the one your issuer needs to release the team claim (e.g. groups).
+   */
+  scopes?: string[];
+  userinfo?: Switch1;
+  /**
+   * This interface was referenced by `Oidc`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
+ * A secret is never written in config.yaml: it is read from an environment variable or a file.
+ */
+export interface SecretRef4 {
+  env?: string;
+  file?: string;
+}
+/**
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Team".
+ */
+export interface Team {
+  child_default: ChildDefault;
+  /**
+   * This interface was referenced by `Team`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
+ * What each self-serve key of the team gets when it is first issued (later changes apply to keys issued after them).
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "ChildDefault".
+ */
+export interface ChildDefault {
+  /**
+   * Budget of each key, in cents. Absent: no budget.
+   */
+  budget_cents?: number;
+  /**
+   * Requests per minute of each key. Absent: no limit.
+   */
+  rpm?: number;
 }
 /**
  * USD per million tokens.

@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# Debian packages the test suite needs beyond Node (one per line below). Installs only the ones
-# missing, so it is cheap to run before every test run; needs root (or sudo) only when something
-# is missing.
+# Debian packages the test suite needs beyond npm (make test runs this first; safe to run again):
+# each missing one is installed with apt-get, present ones are skipped. One package per line.
 set -euo pipefail
 
 PACKAGES=(
+  chromium   # headless browser for the sign-in page test (test/auth/sign-in-browser.test.ts)
   prometheus # promtool: checks the /metrics exposition in test/observability
 )
 
 missing=()
-for pkg in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$pkg")
+for package in "${PACKAGES[@]}"; do
+  if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    continue
+  fi
+  missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "system packages present: ${PACKAGES[*]}"
+  exit 0
+fi
 
-echo "installing Debian packages: ${missing[*]}"
+echo "installing system packages: ${missing[*]}"
 sudo=()
-[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

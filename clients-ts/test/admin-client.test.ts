@@ -16,6 +16,7 @@ import {
   getStats,
   isTransportError,
   postApiV1AdminKeys,
+  postAuthToken,
 } from '../src/index.ts';
 
 const endpoint = process.env.GATEWAY_ENDPOINT;
@@ -246,5 +247,16 @@ describe('errors', () => {
     const custom = createAdminClient({ endpoint, token, fetch: (request) => { seen.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('x-admin-token')}`); return fetch(request); } });
     await getApiV1AdminConfigVersion({ client: custom });
     expect(seen).toEqual([`GET /api/v1/admin/config/version ${token}`]);
+  });
+});
+
+describe('the data plane\'s POST /auth/token', () => {
+  it('answers a gateway without self-serve keys with a 404 ErrorView', async () => {
+    const dataUrl = process.env.GATEWAY_DATA_URL;
+    if (dataUrl === undefined) throw new Error('GATEWAY_DATA_URL must be set: run clients-ts/scripts/test.sh');
+    const { data, error, response } = await postAuthToken({ client: createAdminClient({ endpoint: dataUrl, token }), body: { id_token: 'a.b.c' } });
+    expect(data).toBeUndefined();
+    expect(response?.status).toBe(404);
+    expect(error?.error.code).toBe('self_serve_disabled');
   });
 });

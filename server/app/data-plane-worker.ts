@@ -36,6 +36,10 @@ export async function runDataPlaneWorker(): Promise<void> {
   const metricsAnswers = new Map<number, (text: string) => void>();
   let nextMetrics = 1;
   let contentType = 'text/plain; version=0.0.4; charset=utf-8';
+  // Self-serve keys: this worker verifies tokens itself; the main thread issues the keys.
+  const selfServe = config.auth === undefined || governance === undefined
+    ? undefined
+    : (await import('../auth/self-serve.ts')).createSelfServe(config, { issue: (person) => governance.issueKey(person) }, { log });
   const server = createDataPlaneServer({
     config, routing, dispatchers, clock: SYSTEM_CLOCK, log, translations, observers: [forwarder], gates: hooks.gates, inFlight,
     ...(governance !== undefined && { governance }),
@@ -52,6 +56,7 @@ export async function runDataPlaneWorker(): Promise<void> {
         }),
       },
     }),
+    ...(selfServe !== undefined && { selfServe }),
   });
   let requests = 0;
   server.on('request', () => requests++);

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
+import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { isLoopback } from '../config/loopback.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
@@ -53,6 +54,8 @@ export interface StartOptions {
   readonly observers?: readonly RequestObserver[];
   /** Overrides `workers:` (tests run in-process with 1, where an injected clock reaches the data plane). */
   readonly workers?: number;
+  /** OIDC discovery and JWKS timings for self-serve keys; tests shorten them. */
+  readonly oidcTimings?: IssuerTimings;
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
@@ -99,9 +102,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // Every finished request is told to metrics, the caller's observers, /stats's totals, then the
   // webhooks: here for the main thread's requests, through the worker pool for the others'.
   const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics.observer]), ...(options.observers ?? []), requests, ...hooks.webhooks];
+  // Self-serve keys: the key issuer runs here, where governance lives (workers ask it by message).
+  const keyIssuer = config.auth === undefined || governance === undefined || config.governanceSecret === undefined
+    ? undefined
+    : (await import('../auth/key-issuer.ts')).localKeyIssuer(governance, config.governanceSecret);
+  const selfServe = config.auth === undefined
+    ? undefined
+    : (await import('../auth/self-serve.ts')).createSelfServe(config, keyIssuer, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
   const dataServer = createDataPlaneServer({
     config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
-  }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }) });
+  }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }) });
   let mainRequests = 0;
   dataServer.on('request', () => mainRequests++);
   const adminApp = await createAdminApp({
@@ -138,7 +148,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     if (config.workers > 1) {
       workers = await WorkerPool.start({
         config, routing, port: Number(new URL(dataUrl).port), observers, log: options.log,
-        ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(governance !== undefined && { governance }),
+        ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(governance !== undefined && { governance }), ...(keyIssuer !== undefined && { keyIssuer }),
       });
     }
     adminUrl = await listen(adminServer, config.adminListen);

@@ -3,6 +3,7 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { RoutingTable } from '../gateway/routing-table.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
 import type { LocalGovernance } from '../governance/governance.ts';
+import type { KeyIssuer } from '../auth/key-issuer.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
 import { workerScript } from './worker-script.ts';
@@ -13,6 +14,8 @@ export interface WorkerPoolOptions {
   /** The main thread's view of the shared routing memory (sized for `config.workers`). */
   readonly routing: RoutingTable;
   readonly governance?: LocalGovernance;
+  /** Self-serve key issuance, answered here for the workers' /auth/token. */
+  readonly keyIssuer?: KeyIssuer;
   /** The data-plane port, bound by the main thread (worker 1) with SO_REUSEPORT. */
   readonly port: number;
   /** Where the workers' finished-request records go (metrics, /stats, webhooks). */
@@ -97,7 +100,7 @@ export class WorkerPool {
   private spawn(n: number): Promise<string> {
     const { config, governance, log, routing, port } = this.options;
     const channel = governance === undefined ? undefined : new MessageChannel();
-    if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance);
+    if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance, this.options.keyIssuer);
     const start: WorkerStart = {
       config, worker: n, port,
       routing: { buffer: routing.memory.buffer as SharedArrayBuffer, layout: routing.memory.layout },

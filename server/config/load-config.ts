@@ -16,6 +16,7 @@ import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, Provid
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
 import { readSecret } from './secret-ref.ts';
+import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
 /** Used when neither the config nor the catalog says how many output tokens to ask for. */
@@ -93,6 +94,8 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
   const adminTls = readAdminTls(config, relative, problem);
   const hooks = resolveHooks(config, baseDir, env, problem);
   const otlp = resolveOtlp(config, baseDir, env, problem);
+  const teams = resolveTeams(config);
+  const auth = resolveSelfServe(config, { baseDir, env, teams, problem });
   if (problems.length > 0) throw new ConfigError(problems);
 
   const catalogText = catalogFile === undefined ? '' : readFileSync(catalogFile, 'utf8');
@@ -117,6 +120,8 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     workers: config.workers === undefined || config.workers === 'auto' ? availableParallelism() : config.workers,
     metrics: { enabled: config.metrics?.enabled ?? true },
     otlp,
+    teams,
+    auth,
   };
 }
 

@@ -114,4 +114,42 @@ export interface RuntimeConfig {
   readonly metrics: { readonly enabled: boolean };
   /** Undefined: no OTLP export. */
   readonly otlp: OtlpSettings | undefined;
+  /** `teams:`, by name: what each self-serve key of a team gets when first issued. */
+  readonly teams: ReadonlyMap<string, TeamDefaults>;
+  /** Self-serve keys over OIDC (`auth:`); undefined: /auth/token answers that it is not enabled. */
+  readonly auth: SelfServeSettings | undefined;
+}
+
+/** A team's `child_default`, in the units governance keeps (null: no limit). */
+export interface TeamDefaults {
+  readonly name: string;
+  readonly budgetMicrocents: bigint | null;
+  readonly rpm: number | null;
+}
+
+export interface SelfServeSettings {
+  /** The data plane as clients reach it, without a trailing slash; undefined: from each request's Host. */
+  readonly publicUrl: string | undefined;
+  readonly oidc: OidcSettings;
+}
+
+export interface OidcSettings {
+  /** Exactly as the discovery document and the tokens say it. */
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string | undefined;
+  /** A posted ID token's aud must include one of these (and a multi-audience token's azp must be one). */
+  readonly audiences: readonly string[];
+  /** undefined: the asymmetric algorithms the discovery document lists. */
+  readonly algorithms: readonly string[] | undefined;
+  readonly clockToleranceSeconds: number;
+  readonly maxTokenAgeSeconds: number;
+  readonly teamClaim: string;
+  readonly defaultTeam: string | undefined;
+  /** Asked for by the hosted sign-in page; always begins with openid. */
+  readonly scopes: readonly string[];
+  /** Read the team claim from the UserInfo endpoint with the person's access token. */
+  readonly userinfo: boolean;
+  /** http on loopback: openid-client is told to allow it (local test issuers only). */
+  readonly insecureLoopbackIssuer: boolean;
 }

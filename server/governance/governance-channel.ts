@@ -3,6 +3,8 @@ import type { MessagePort } from 'node:worker_threads';
 import { GatewayFailure, type GatewayError } from '../ir/error.ts';
 import type { Admission, Governance, KeyRecord, KeyRef, LocalGovernance, Reservation, Settlement } from './governance.ts';
 import { presentedKey } from './key-carriers.ts';
+import type { Person } from '../auth/identify.ts';
+import type { IssuedKey, KeyIssuer } from '../auth/key-issuer.ts';
 
 /**
  * Governance across threads: the main thread owns the store and the in-memory ledger and limiter
@@ -15,6 +17,7 @@ type Call =
   | { readonly id: number; readonly op: 'admit'; readonly key: KeyRef; readonly admission: Admission }
   | { readonly id: number; readonly op: 'settle'; readonly reservation: Reservation; readonly settlement: Settlement }
   | { readonly id: number; readonly op: 'release'; readonly reservation: Reservation }
+  | { readonly id: number; readonly op: 'issueKey'; readonly person: Person }
   | { readonly id: 0; readonly op: 'markUsed'; readonly key: KeyRef };
 
 type Reply =
@@ -22,12 +25,12 @@ type Reply =
   | { readonly id: number; readonly refusal: GatewayError }
   | { readonly id: number; readonly failure: string };
 
-/** Main thread: answers one worker's port from the owning LocalGovernance. */
-export function serveGovernance(port: MessagePort, local: LocalGovernance): void {
+/** Main thread: answers one worker's port from the owning LocalGovernance (and its self-serve key issuer). */
+export function serveGovernance(port: MessagePort, local: LocalGovernance, keyIssuer?: KeyIssuer): void {
   port.on('message', (call: Call) => {
     let reply: Reply;
     try {
-      reply = { id: call.id, value: answer(local, call) };
+      reply = { id: call.id, value: answer(local, keyIssuer, call) };
     } catch (error) {
       reply = error instanceof GatewayFailure
         ? { id: call.id, refusal: error.error }
@@ -37,8 +40,11 @@ export function serveGovernance(port: MessagePort, local: LocalGovernance): void
   });
 }
 
-function answer(local: LocalGovernance, call: Call): unknown {
+function answer(local: LocalGovernance, keyIssuer: KeyIssuer | undefined, call: Call): unknown {
   switch (call.op) {
+    case 'issueKey':
+      if (keyIssuer === undefined) throw new Error('self-serve keys are not enabled');
+      return keyIssuer.issue(call.person);
     case 'authenticate':
       return local.authenticatePresented(call.secret);
     case 'admit':
@@ -89,6 +95,11 @@ export class GovernanceProxy implements Governance {
 
   release(reservation: Reservation): Promise<void> {
     return this.call({ op: 'release', reservation }) as Promise<void>;
+  }
+
+  /** Self-serve key issuance (server/auth/key-issuer.ts) in the main thread. */
+  issueKey(person: Person): Promise<IssuedKey> {
+    return this.call({ op: 'issueKey', person }) as Promise<IssuedKey>;
   }
 
   markUsed(key: KeyRef): void {

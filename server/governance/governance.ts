@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { gatewayError, GatewayFailure } from '../ir/error.ts';
 import type { Logger } from '../observability/logger.ts';
 import { BudgetLedger, type Reservation, type Settlement } from './budget-ledger.ts';
+import { IdentityKeys, type DeriveSecret, type IdentityKeyRequest, type IssuedIdentityKey } from './identity-keys.ts';
 import { presentedKey } from './key-carriers.ts';
 import type { CreatedKey, KeyRecord, KeyRef, KeyState, NewKey } from './key-record.ts';
 import { KeyDirectory } from './keys.ts';
@@ -10,7 +11,7 @@ import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
 import { resolveServerSecret } from './server-secret.ts';
 import { openStore } from './store.ts';
 
-export type { CreatedKey, KeyRecord, KeyRef, KeyState, NewKey, Reservation, Settlement };
+export type { CreatedKey, DeriveSecret, IdentityKeyRequest, IssuedIdentityKey, KeyRecord, KeyRef, KeyState, NewKey, Reservation, Settlement };
 
 /** A local implementation answers at once; a proxy to the owning thread answers with a promise. */
 export type Awaitable<T> = T | Promise<T>;
@@ -70,6 +71,11 @@ export interface LocalGovernance extends Governance, KeyAdmin {
   listKeys(): KeyState[];
   getKey(id: string): KeyState | undefined;
   revokeKey(id: string): KeyState | undefined;
+  /**
+   * Self-serve keys: the person's live key, or the next generation's with the team's budget.
+   * `derive` runs here, synchronously: callers in other threads go through an owner-side service.
+   */
+  issueIdentityKey(request: IdentityKeyRequest, derive: DeriveSecret): { issued: IssuedIdentityKey; key: KeyState };
 }
 
 export interface GovernanceOptions {
@@ -94,6 +100,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   let keys: KeyDirectory;
   let ledger: BudgetLedger;
   let lastUsed: LastUsed;
+  let identityKeys: IdentityKeys;
   try {
     const secret = resolveServerSecret(store, options.secret);
     if (secret.fromStore) {
@@ -105,6 +112,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     keys = new KeyDirectory(store, secret.value);
     ledger = new BudgetLedger({ store, budgetOf: (id) => keys.get(id)?.budgetMicrocents ?? null, now: wall });
     lastUsed = new LastUsed(store);
+    identityKeys = new IdentityKeys(store, keys);
   } catch (error) {
     store.close();
     throw error;
@@ -197,6 +205,12 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
       if (record === undefined) return undefined;
       if (before?.revokedAt === null) options.log.info({ keyId: record.id, prefix: record.prefix }, 'key revoked');
       return state(record);
+    },
+    issueIdentityKey(request, derive) {
+      checkNewKey({ budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined });
+      const issued = identityKeys.issue(request, derive, wall());
+      if (issued.created) options.log.info({ keyId: issued.record.id, prefix: issued.record.prefix, team: issued.team, generation: issued.generation }, 'self-serve key issued');
+      return { issued, key: state(issued.record) };
     },
 
     close() {

@@ -43,8 +43,8 @@ export class KeyDirectory {
     this.#revoke = store.db.prepare('UPDATE keys SET revoked_at = ? WHERE id = ?');
   }
 
-  create(spec: NewKey, nowMs: number): { record: KeyRecord; secret: string } {
-    const secret = newKeySecret();
+  /** A new key with a random secret, or with `secret` when the caller derived one (self-serve keys). */
+  create(spec: NewKey, nowMs: number, secret = newKeySecret()): { record: KeyRecord; secret: string } {
     const hash = hashKeySecret(this.#serverSecret, secret);
     const record: KeyRecord = {
       id: newKeyId(nowMs),
@@ -66,6 +66,16 @@ export class KeyDirectory {
   findBySecret(secret: string): KeyRecord | undefined {
     const id = this.#idByHash.get(hashKeySecret(this.#serverSecret, secret).toString('base64'));
     return id === undefined ? undefined : this.#byId.get(id);
+  }
+
+  /** Takes a created key out of the index again: its transaction did not commit. */
+  forget(id: string): void {
+    const record = this.#byId.get(id);
+    if (record === undefined) return;
+    this.#byId.delete(id);
+    for (const [hash, keyId] of this.#idByHash) {
+      if (keyId === id) this.#idByHash.delete(hash);
+    }
   }
 
   get(id: string): KeyRecord | undefined {

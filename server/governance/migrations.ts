@@ -51,6 +51,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX spend_ledger_by_key ON spend_ledger (key_id, created_at);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- Self-serve keys: one row per person (issuer + subject, OIDC's stable identity). The key's
+      -- secret is derived from the server secret, the identity and the generation, so it is not
+      -- stored; revoking the key and exchanging again moves to the next generation and a new key.
+      CREATE TABLE identities (
+        issuer     TEXT NOT NULL,
+        subject    TEXT NOT NULL,
+        generation INTEGER NOT NULL CHECK (generation >= 0),
+        key_id     TEXT NOT NULL UNIQUE REFERENCES keys (id),
+        team       TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (issuer, subject)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The newest schema this build knows. */

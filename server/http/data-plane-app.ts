@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { addAuthTokenRoutes, AUTH_TOKEN_PATH } from '../auth/auth-routes.ts';
+import type { SelfServe } from '../auth/self-serve.ts';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
@@ -14,9 +16,14 @@ import { serveChat } from './serve-chat.ts';
 export interface DataPlaneExtras {
   /** GET /metrics (Prometheus text); absent when metrics are off. */
   readonly metrics?: { readonly contentType: string; render(): Promise<string> };
+  /** Self-serve keys at /auth/token; absent: the route answers that they are not enabled. */
+  readonly selfServe?: SelfServe;
 }
 
-/** The data plane (default :8080): one route family per wire protocol, plus the operational routes. */
+/**
+ * The data plane (default :8080): one route family per wire protocol, plus the operational routes
+ * and /auth/token (self-serve keys; it says it is off when `extras.selfServe` is undefined).
+ */
 export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {}): Koa {
   const app = new Koa();
   const router = new Router();
@@ -55,6 +62,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
       ctx.type = metrics.contentType;
     });
   }
+  addAuthTokenRoutes(router, extras.selfServe);
 
   // Every answer, operational routes and errors included, carries the id its log lines carry
   // (the client's own, when it sent a usable one).
@@ -80,8 +88,8 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
     const getRoutes = ['/v1/models', '/healthz', ...(metrics === undefined ? [] : ['/metrics'])];
-    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', ...getRoutes].includes(ctx.path);
-    if (known) ctx.set('allow', getRoutes.includes(ctx.path) ? 'GET' : 'POST');
+    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', AUTH_TOKEN_PATH, ...getRoutes].includes(ctx.path);
+    if (known) ctx.set('allow', ctx.path === AUTH_TOKEN_PATH ? 'GET, POST' : getRoutes.includes(ctx.path) ? 'GET' : 'POST');
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })
       : gatewayError('not_found', `no route for ${ctx.method} ${ctx.path} on this gateway`, { code: 'route_not_found' });

@@ -96,3 +96,36 @@ describe('examples/providers.yaml', () => {
     expect(loadConfigFile(file, { env: {} }).providers.get('lmstudio')).toMatchObject({ protocol: 'openai', baseUrl: 'http://localhost:1234/v1', auth: 'none' });
   });
 });
+
+describe('examples/self-serve.yaml', () => {
+  const text = readFileSync(join(ROOT, 'examples/self-serve.yaml'), 'utf8');
+  const env = { OPENAI_API_KEY: OPENAI_KEY, GATEWAY_GOVERNANCE_SECRET: 'a-governance-secret', OIDC_CLIENT_SECRET: 'an-oidc-secret' };
+
+  function selfServeCopy() {
+    const dir = tempDir();
+    const secret = dir.write('secrets/anthropic', `${ANTHROPIC_KEY}\n`);
+    expect(text).toContain('{ file: /run/secrets/anthropic }');
+    return dir.write('self-serve.yaml', text.replace('{ file: /run/secrets/anthropic }', `{ file: ${secret} }`));
+  }
+
+  it('loads: governance on, the OIDC issuer with its client secret, three teams with their child_default', () => {
+    const config = loadConfigFile(selfServeCopy(), { env });
+    expect(config.governance).toBe(true);
+    expect(config.auth).toMatchObject({
+      publicUrl: 'https://llm.example.com',
+      oidc: { issuer: 'https://login.example.com/realms/engineering', clientId: 'llm-gateway', clientSecret: 'an-oidc-secret', audiences: ['llm-gateway', 'llm-gateway-cli'], teamClaim: 'groups', defaultTeam: 'everyone', scopes: ['openid', 'email', 'profile', 'groups'] },
+    });
+    expect([...config.teams.values()]).toEqual([
+      { name: 'ml-platform', budgetMicrocents: 20_000_000_000n, rpm: 120 },
+      { name: 'research', budgetMicrocents: 5_000_000_000n, rpm: 60 },
+      { name: 'everyone', budgetMicrocents: 500_000_000n, rpm: 20 },
+    ]);
+  });
+
+  it('passes `gateway --validate`', async () => {
+    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/node'), [join(ROOT, 'server/main.ts'), '--validate', selfServeCopy()], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    expect(stdout).toMatch(/: OK \(2 models, 0 pools, cfg_[0-9a-f]{16}\)\n$/);
+  });
+});

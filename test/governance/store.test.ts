@@ -39,7 +39,7 @@ describe('openStore', () => {
     expect(pragma('locking_mode')).toBe('exclusive');
     expect(schemaVersion(store.db)).toBe(SCHEMA_VERSION);
     const tables = (store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-    expect(tables).toEqual(['keys', 'meta', 'spend_ledger']);
+    expect(tables).toEqual(['identities', 'keys', 'meta', 'spend_ledger']);
   });
 
   it('keeps its data across close and reopen, without migrating again', () => {
@@ -121,29 +121,42 @@ describe('openStore', () => {
 });
 
 describe('migrate', () => {
-  const v2: Migration = { version: 2, sql: "ALTER TABLE keys ADD COLUMN team TEXT NOT NULL DEFAULT 'none'" };
+  const next = SCHEMA_VERSION + 1;
+  const added: Migration = { version: next, sql: "ALTER TABLE keys ADD COLUMN colour TEXT NOT NULL DEFAULT 'none'" };
 
   it('upgrades an older file step by step and keeps its rows', () => {
     const path = tempDbPath();
-    const v1 = openStore(path);
-    v1.transaction(() =>
-      v1.db.prepare("INSERT INTO keys (id, prefix, secret_hash, created_at) VALUES ('key_1', 'gwk_abcd', x'01', 1)").run(),
+    const current = openStore(path);
+    current.transaction(() =>
+      current.db.prepare("INSERT INTO keys (id, prefix, secret_hash, created_at) VALUES ('key_1', 'gwk_abcd', x'01', 1)").run(),
     );
-    v1.close();
+    current.close();
     const raw = new DatabaseSync(path);
-    migrate(raw, path, [...MIGRATIONS, v2]);
-    expect(schemaVersion(raw)).toBe(2);
-    expect(raw.prepare('SELECT id, team FROM keys').all()).toEqual([{ id: 'key_1', team: 'none' }]);
-    migrate(raw, path, [...MIGRATIONS, v2]); // up to date: nothing to do
-    expect(schemaVersion(raw)).toBe(2);
+    migrate(raw, path, [...MIGRATIONS, added]);
+    expect(schemaVersion(raw)).toBe(next);
+    expect(raw.prepare('SELECT id, colour FROM keys').all()).toEqual([{ id: 'key_1', colour: 'none' }]);
+    migrate(raw, path, [...MIGRATIONS, added]); // up to date: nothing to do
+    expect(schemaVersion(raw)).toBe(next);
+    raw.close();
+  });
+
+  it('brings a version 1 file (before self-serve identities) to the current schema, keys kept', () => {
+    const path = tempDbPath();
+    const raw = new DatabaseSync(path);
+    migrate(raw, path, MIGRATIONS.slice(0, 1));
+    raw.prepare("INSERT INTO keys (id, prefix, secret_hash, created_at) VALUES ('key_1', 'gwk_abcd', x'01', 1)").run();
+    migrate(raw, path);
+    expect(schemaVersion(raw)).toBe(SCHEMA_VERSION);
+    raw.prepare("INSERT INTO identities (issuer, subject, generation, key_id, team, created_at, updated_at) VALUES ('https://idp', 'alice', 0, 'key_1', 'ml', 1, 1)").run();
+    expect(raw.prepare('SELECT i.subject, k.prefix FROM identities i JOIN keys k ON k.id = i.key_id').all()).toEqual([{ subject: 'alice', prefix: 'gwk_abcd' }]);
     raw.close();
   });
 
   it('rolls a failed step back entirely: version and tables as before', () => {
     const path = tempDbPath();
     const raw = new DatabaseSync(path);
-    const broken: Migration = { version: 2, sql: 'CREATE TABLE half (x INTEGER); SELECT * FROM no_such_table' };
-    expect(() => migrate(raw, path, [...MIGRATIONS, broken])).toThrow(`${path}: schema migration to version 2 failed`);
+    const broken: Migration = { version: next, sql: 'CREATE TABLE half (x INTEGER); SELECT * FROM no_such_table' };
+    expect(() => migrate(raw, path, [...MIGRATIONS, broken])).toThrow(`${path}: schema migration to version ${next} failed`);
     expect(schemaVersion(raw)).toBe(0);
     expect(raw.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name IN ('half', 'keys')").get()).toEqual({ n: 0 });
     expect(raw.isTransaction).toBe(false);

@@ -32,7 +32,9 @@ from .pool_stats import PoolStats
 from .pool_view import PoolView
 from .protocol_id import ProtocolId
 from .request_counts import RequestCounts
+from .self_serve_key import SelfServeKey
 from .stats_view import StatsView
+from .token_exchange import TokenExchange
 from .token_totals import TokenTotals
 from .topology import Topology
 from .webhook_counters import WebhookCounters
@@ -69,7 +71,9 @@ __all__ = (
     "PoolView",
     "ProtocolId",
     "RequestCounts",
+    "SelfServeKey",
     "StatsView",
+    "TokenExchange",
     "TokenTotals",
     "Topology",
     "WebhookCounters",

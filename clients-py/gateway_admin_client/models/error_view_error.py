@@ -7,6 +7,8 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="ErrorViewError")
 
 
@@ -16,16 +18,22 @@ class ErrorViewError:
     Attributes:
         code (str): Stable machine code, e.g. unauthorized, not_found, invalid_request
         message (str):
+        reason (str | Unset): Which check failed, where a code has several (POST /auth/token invalid_token: expired,
+            not_yet_valid, too_old, issuer, audience, algorithm, unknown_key, signature, claims, access_token, malformed,
+            invalid)
     """
 
     code: str
     message: str
+    reason: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         code = self.code
 
         message = self.message
+
+        reason = self.reason
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -35,6 +43,8 @@ class ErrorViewError:
                 "message": message,
             }
         )
+        if reason is not UNSET:
+            field_dict["reason"] = reason
 
         return field_dict
 
@@ -45,9 +55,12 @@ class ErrorViewError:
 
         message = d.pop("message")
 
+        reason = d.pop("reason", UNSET)
+
         error_view_error = cls(
             code=code,
             message=message,
+            reason=reason,
         )
 
         error_view_error.additional_properties = d

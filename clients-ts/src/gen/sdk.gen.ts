@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses } from './types.gen.ts';
+import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -118,3 +118,17 @@ export const getV1Models = <ThrowOnError extends boolean = false>(options?: Opti
  * Prometheus metrics in the text exposition format (served on the data plane, no auth)
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>): RequestResult<GetMetricsResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetMetricsResponses, unknown, ThrowOnError>({ url: '/metrics', ...options });
+
+/**
+ * Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
+ *
+ * The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
+ */
+export const postAuthToken = <ThrowOnError extends boolean = false>(options: Options<PostAuthTokenData, ThrowOnError>): RequestResult<PostAuthTokenResponses, PostAuthTokenErrors, ThrowOnError> => (options.client ?? client).post<PostAuthTokenResponses, PostAuthTokenErrors, ThrowOnError>({
+    url: '/auth/token',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});

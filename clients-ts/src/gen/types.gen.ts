@@ -2,7 +2,7 @@
 // DO NOT EDIT: change the spec and run `make clients` (clients-ts/scripts/generate.sh).
 
 export type ClientOptions = {
-    baseUrl: 'http://127.0.0.1:8081' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | (string & {});
+    baseUrl: 'http://127.0.0.1:8081' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | (string & {});
 };
 
 export type ErrorView = {
@@ -12,6 +12,10 @@ export type ErrorView = {
          */
         code: string;
         message: string;
+        /**
+         * Which check failed, where a code has several (POST /auth/token invalid_token: expired, not_yet_valid, too_old, issuer, audience, algorithm, unknown_key, signature, claims, access_token, malformed, invalid)
+         */
+        reason?: string;
     };
 };
 
@@ -422,6 +426,71 @@ export type StatsView = {
     keys?: KeyCounts;
 };
 
+/**
+ * An OIDC ID token (and, when the gateway reads the team from UserInfo, the access token) to exchange for the caller's own key.
+ */
+export type TokenExchange = {
+    /**
+     * The signed ID token (compact JWS) the issuer gave the caller
+     */
+    id_token: string;
+    /**
+     * Required when the gateway has auth.oidc.userinfo on
+     */
+    access_token?: string;
+};
+
+/**
+ * The caller's self-serve key: the same one on every exchange while it is live. The secret is in this answer; only its hash is stored.
+ */
+export type SelfServeKey = {
+    /**
+     * The key secret (gwk_...): send it as the SDK's API key
+     */
+    key: string;
+    /**
+     * The key's id in the admin API (to revoke it)
+     */
+    key_id: string;
+    /**
+     * The secret's first 8 characters
+     */
+    prefix: string;
+    /**
+     * The team the key was issued for
+     */
+    team: string;
+    /**
+     * 0 for the identity's first key; one more after each revocation
+     */
+    generation: number;
+    /**
+     * True when this exchange issued the key; false when it is the identity's live key from before
+     */
+    created: boolean;
+    /**
+     * From the team's child_default when first issued; null: no budget
+     */
+    budget_cents: number | null;
+    spent_cents: number;
+    /**
+     * Budget less spend and what requests in flight hold; null: no budget
+     */
+    remaining_cents: number | null;
+    /**
+     * Requests per minute; null: no limit
+     */
+    rpm: number | null;
+    /**
+     * The data plane's base URL (Anthropic SDKs)
+     */
+    base_url: string;
+    /**
+     * base_url + /v1 (OpenAI SDKs)
+     */
+    openai_base_url: string;
+};
+
 export type GetApiV1AdminInfoData = {
     body?: never;
     path?: never;
@@ -750,3 +819,52 @@ export type GetMetricsResponses = {
 };
 
 export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
+
+export type PostAuthTokenData = {
+    body: TokenExchange;
+    path?: never;
+    query?: never;
+    url: '/auth/token';
+};
+
+export type PostAuthTokenErrors = {
+    /**
+     * Malformed: not JSON or form, no id_token, an id_token that is not a JWT, access_token missing when required (codes invalid_request, malformed_token)
+     */
+    400: ErrorView;
+    /**
+     * The token is not valid (code invalid_token; reason names the check)
+     */
+    401: ErrorView;
+    /**
+     * The caller's team has no self-serve keys here, and there is no default team (code team_not_allowed)
+     */
+    403: ErrorView;
+    /**
+     * Self-serve keys are not enabled on this gateway (code self_serve_disabled)
+     */
+    404: ErrorView;
+    /**
+     * The body is larger than 16 KiB (code request_too_large)
+     */
+    413: ErrorView;
+    /**
+     * The body is neither JSON nor form-encoded (code unsupported_media_type)
+     */
+    415: ErrorView;
+    /**
+     * The issuer (discovery, JWKS or UserInfo) cannot be reached; Retry-After says when to try again (code issuer_unavailable)
+     */
+    503: ErrorView;
+};
+
+export type PostAuthTokenError = PostAuthTokenErrors[keyof PostAuthTokenErrors];
+
+export type PostAuthTokenResponses = {
+    /**
+     * The caller's key
+     */
+    200: SelfServeKey;
+};
+
+export type PostAuthTokenResponse = PostAuthTokenResponses[keyof PostAuthTokenResponses];

@@ -1,0 +1,64 @@
+import type { Awaitable, LocalGovernance } from '../governance/governance.ts';
+import { microcentsToCentsDown, microcentsToCentsUp } from '../governance/money.ts';
+import type { Person } from './identify.ts';
+import { identityKeyDeriver } from './key-derivation.ts';
+
+/** A person's key as /auth/token returns it: the secret and the figures around it. Plain data. */
+export interface IssuedKey {
+  readonly secret: string;
+  readonly keyId: string;
+  readonly prefix: string;
+  /** The team the key was issued for. */
+  readonly team: string;
+  /** 0 for a person's first key; one more after each revocation. */
+  readonly generation: number;
+  /** False: the same key as the person's last exchange. */
+  readonly created: boolean;
+  /** null: no budget. */
+  readonly budgetCents: number | null;
+  readonly spentCents: number;
+  /** Budget less spend and what requests in flight hold, rounded down; null: no budget. */
+  readonly remainingCents: number | null;
+  readonly rpm: number | null;
+}
+
+/**
+ * Issues self-serve keys. Runs where governance lives (the main thread): a data-plane worker sends
+ * it the verified Person, plain data, and gets an IssuedKey back.
+ */
+export interface KeyIssuer {
+  issue(person: Person): Awaitable<IssuedKey>;
+}
+
+export function localKeyIssuer(governance: LocalGovernance, governanceSecret: string): KeyIssuer {
+  const derive = identityKeyDeriver(governanceSecret);
+  return {
+    issue(person) {
+      const identity = { issuer: person.issuer, subject: person.subject };
+      const { issued, key } = governance.issueIdentityKey(
+        {
+          ...identity,
+          team: person.team.name,
+          name: `self-serve (${person.team.name})`,
+          owner: person.label,
+          budgetMicrocents: person.team.budgetMicrocents,
+          rpm: person.team.rpm,
+        },
+        (generation) => derive(identity, generation),
+      );
+      const budget = key.budgetMicrocents;
+      return {
+        secret: issued.secret,
+        keyId: key.id,
+        prefix: key.prefix,
+        team: issued.team,
+        generation: issued.generation,
+        created: issued.created,
+        budgetCents: budget === null ? null : microcentsToCentsDown(budget),
+        spentCents: microcentsToCentsUp(key.spentMicrocents),
+        remainingCents: budget === null ? null : Math.max(0, microcentsToCentsDown(budget - key.spentMicrocents - key.reservedMicrocents)),
+        rpm: key.rpm,
+      };
+    },
+  };
+}
