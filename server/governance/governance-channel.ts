@@ -28,15 +28,20 @@ type Reply =
 /** Main thread: answers one worker's port from the owning LocalGovernance (and its self-serve key issuer). */
 export function serveGovernance(port: MessagePort, local: LocalGovernance, keyIssuer?: KeyIssuer): void {
   port.on('message', (call: Call) => {
-    let reply: Reply;
+    const reply = (message: Reply) => {
+      if (call.id !== 0) port.postMessage(message);
+    };
+    const refuse = (error: unknown) => reply(error instanceof GatewayFailure
+      ? { id: call.id, refusal: error.error }
+      : { id: call.id, failure: error instanceof Error ? error.message : String(error) });
     try {
-      reply = { id: call.id, value: answer(local, keyIssuer, call) };
+      const value = answer(local, keyIssuer, call);
+      // Settlements resolve after their group commit; everything else answers at once.
+      if (value instanceof Promise) value.then((v: unknown) => reply({ id: call.id, value: v }), refuse);
+      else reply({ id: call.id, value });
     } catch (error) {
-      reply = error instanceof GatewayFailure
-        ? { id: call.id, refusal: error.error }
-        : { id: call.id, failure: error instanceof Error ? error.message : String(error) };
+      refuse(error);
     }
-    if (call.id !== 0) port.postMessage(reply);
   });
 }
 

@@ -9,6 +9,7 @@ import { KeyDirectory } from './keys.ts';
 import { LastUsed } from './last-used.ts';
 import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
 import { resolveServerSecret } from './server-secret.ts';
+import { SettlementBatch } from './settlement-batch.ts';
 import { openStore } from './store.ts';
 
 export type { CreatedKey, DeriveSecret, IdentityKeyRequest, IssuedIdentityKey, KeyRecord, KeyRef, KeyState, NewKey, Reservation, Settlement };
@@ -64,7 +65,7 @@ export interface LocalGovernance extends Governance, KeyAdmin {
    */
   authenticatePresented(secret: string | undefined): KeyRecord;
   admit(key: KeyRef, admission: Admission): Reservation;
-  settle(reservation: Reservation, settlement: Settlement): boolean;
+  settle(reservation: Reservation, settlement: Settlement): Promise<boolean>;
   release(reservation: Reservation): void;
   close(): void;
   createKey(spec: NewKey): CreatedKey;
@@ -118,6 +119,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     throw error;
   }
   const limiter = new RateLimiter(options.clock);
+  const settlements = new SettlementBatch(ledger);
   const flushTimer = setInterval(() => flushLastUsed(), options.lastUsedFlushMs ?? LAST_USED_FLUSH_MS);
   flushTimer.unref();
   let closed = false;
@@ -184,7 +186,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
       }
     },
 
-    settle: (reservation, settlement) => ledger.settle(reservation, settlement),
+    settle: (reservation, settlement) => settlements.settle(reservation, settlement),
     release: (reservation) => ledger.release(reservation),
     markUsed: (key) => lastUsed.mark(key.id, wall()),
 
@@ -216,6 +218,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     close() {
       if (closed) return;
       closed = true;
+      settlements.flush();
       clearInterval(flushTimer);
       flushLastUsed();
       store.close();

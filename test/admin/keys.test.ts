@@ -122,7 +122,7 @@ describe('admin key operations', () => {
   it('lists keys without secrets, with their spend in cents (rounded up) and what is left', async () => {
     const created = await create({ name: 'spender', budget_cents: 100 });
     const reservation = governance.admit(created, { worstCaseMicrocents: 5_000_000n, priced: true });
-    governance.settle(reservation, { costMicrocents: 1_500_001n, usage: usage(10, 10), requestId: `list-${created.id}`, model: 'gpt', lane: 'openai/gpt', estimated: false });
+    await governance.settle(reservation, { costMicrocents: 1_500_001n, usage: usage(10, 10), requestId: `list-${created.id}`, model: 'gpt', lane: 'openai/gpt', estimated: false });
     const response = await fetch(`${admin.url}${KEYS}`);
     expect(response.status).toBe(200);
     const text = await response.text();

@@ -105,11 +105,11 @@ describe('admit', () => {
     governance.admit(key, priced(10n)); // the one request of this minute is still free
   });
 
-  it('lets a key without a budget call an unpriced model', () => {
+  it('lets a key without a budget call an unpriced model', async () => {
     const governance = track(openGovernance(tempDbPath()));
     const { key } = governance.createKey({});
     const reservation = governance.admit(key, { worstCaseMicrocents: 0n, priced: false });
-    expect(governance.settle(reservation, settlement('free-1', 0n))).toBe(true);
+    expect(await governance.settle(reservation, settlement('free-1', 0n))).toBe(true);
   });
 
   it('refuses past the budget with a 402, and a refused request costs no rate', () => {
@@ -133,13 +133,13 @@ describe('admit', () => {
 });
 
 describe('keys and spend across restarts', () => {
-  it('keeps keys, spend, revocations and last use (flushed at close)', () => {
+  it('keeps keys, spend, revocations and last use (flushed at close)', async () => {
     const path = tempDbPath();
     let wall = Date.UTC(2025, 0, 2, 3, 4, 5);
     const first = openGovernance(path, { secret: 'server-secret', wall: () => wall });
     const kept = first.createKey({ name: 'kept', owner: 'team-a', budgetMicrocents: 5_000_000n, rpm: 60 });
     const gone = first.createKey({ name: 'gone' });
-    first.settle(first.admit(kept.key, priced(2_000_000n)), settlement('r1', 1_500_000n));
+    await first.settle(first.admit(kept.key, priced(2_000_000n)), settlement('r1', 1_500_000n));
     wall += 1000;
     first.markUsed(kept.key);
     first.revokeKey(gone.key.id);
@@ -222,7 +222,7 @@ describe('SIGKILL', () => {
       const g = createGovernance({ dbPath: process.env.DB_PATH, secret: 'kill-test', clock: { now: () => performance.now() }, log: createLogger('silent'), wallClock: () => 1234, lastUsedFlushMs: 20 });
       const { key } = g.createKey({ name: 'victim', budgetMicrocents: 10n ** 12n });
       const u = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-      for (let i = 0; i < 50; i++) g.settle(g.admit(key, { worstCaseMicrocents: 1000n, priced: true }), { costMicrocents: BigInt(i + 1), usage: u, requestId: 'req-' + i, model: 'm', lane: 'l', estimated: false });
+      for (let i = 0; i < 50; i++) await g.settle(g.admit(key, { worstCaseMicrocents: 1000n, priced: true }), { costMicrocents: BigInt(i + 1), usage: u, requestId: 'req-' + i, model: 'm', lane: 'l', estimated: false });
       g.admit(key, { worstCaseMicrocents: 5000n, priced: true }); // in flight when killed: never charged
       g.markUsed(key);
       await new Promise((resolve) => setTimeout(resolve, 100)); // the flush timer writes last_used_at

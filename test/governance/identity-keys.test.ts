@@ -36,7 +36,7 @@ const issue = (governance: LocalGovernance, overrides: Partial<IdentityKeyReques
 };
 
 describe('issueIdentityKey', () => {
-  it('creates the identity\'s key with the team\'s budget once, then returns the same live key, its spend kept', () => {
+  it('creates the identity\'s key with the team\'s budget once, then returns the same live key, its spend kept', async () => {
     const path = tempDbPath();
     const governance = open(path);
     const first = issue(governance);
@@ -45,7 +45,7 @@ describe('issueIdentityKey', () => {
     expect(governance.authenticatePresented(first.issued.secret).id).toBe(first.key.id);
 
     const reservation = governance.admit(first.key, { worstCaseMicrocents: 1000n, priced: true });
-    governance.settle(reservation, { costMicrocents: 700n, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, requestId: 'r1', model: 'gpt', lane: 'l', estimated: false });
+    await governance.settle(reservation, { costMicrocents: 700n, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, requestId: 'r1', model: 'gpt', lane: 'l', estimated: false });
 
     const again = issue(governance, { team: 'research', budgetMicrocents: 1n }); // the person moved team: the live key stays as issued
     expect(again.issued).toMatchObject({ generation: 0, created: false, team: 'ml', secret: first.issued.secret });

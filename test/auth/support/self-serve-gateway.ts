@@ -37,6 +37,8 @@ export interface SelfServeGatewayOptions {
   readonly publicUrl?: string;
   /** An issuer already running (shared by several gateways). */
   readonly issuer?: TestIssuer;
+  /** Data-plane workers (1 unless a test is about workers). */
+  readonly workers?: number;
 }
 
 export async function startSelfServeGateway(options: SelfServeGatewayOptions = {}): Promise<SelfServeGateway> {
@@ -55,6 +57,7 @@ ${options.publicUrl === undefined ? '' : `  public_url: ${options.publicUrl}\n`}
 ${options.oidcYaml ?? ''}${options.teamsYaml ?? TEAMS_YAML}`,
     env: { TEST_GOVERNANCE_SECRET: GOVERNANCE_SECRET, TEST_OIDC_CLIENT_SECRET: GATEWAY_CLIENT_SECRET },
     oidcTimings: { retryDelayMs: 0, ...options.timings },
+    ...(options.workers !== undefined && { workers: options.workers }),
   });
   if (options.issuer === undefined) await issuer.register(`${h.url}/auth/token`);
   return {

@@ -1,0 +1,83 @@
+// Group commit: settlements arriving together are committed in one transaction, each caller still
+// waits for its own commit, a bad one is refused alone, and close() commits what is waiting.
+import { afterEach, describe, expect, it } from 'vitest';
+import { BudgetLedger } from '../../server/governance/budget-ledger.ts';
+import { KeyDirectory } from '../../server/governance/keys.ts';
+import { SettlementBatch } from '../../server/governance/settlement-batch.ts';
+import { openStore, type Store } from '../../server/governance/store.ts';
+import { tempDbPath, usage } from './support.ts';
+
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+});
+
+function setUp() {
+  const store = openStore(tempDbPath());
+  stores.push(store);
+  const keys = new KeyDirectory(store, 'test-secret');
+  const { record } = keys.create({ budgetMicrocents: 1_000_000n }, 1);
+  const ledger = new BudgetLedger({ store, budgetOf: (id) => keys.get(id)?.budgetMicrocents ?? null, now: () => 1 });
+  // Counts the transactions the ledger opens.
+  let transactions = 0;
+  const transaction = store.transaction.bind(store);
+  store.transaction = (work) => {
+    transactions++;
+    return transaction(work);
+  };
+  return { store, ledger, keyId: record.id, transactions: () => transactions };
+}
+
+const settlement = (requestId: string, cost: bigint) => ({ costMicrocents: cost, usage: usage(1, 1), requestId, model: 'm', lane: 'l', estimated: false });
+const spentInStore = (store: Store, keyId: string) => {
+  const row = store.db.prepare('SELECT spent_microcents AS v FROM keys WHERE id = ?');
+  row.setReadBigInts(true);
+  return (row.get(keyId) as { v: bigint }).v;
+};
+
+describe('SettlementBatch', () => {
+  it('commits 200 settlements made in one turn in one transaction, each resolved after it', async () => {
+    const { store, ledger, keyId, transactions } = setUp();
+    const batch = new SettlementBatch(ledger);
+    const pending = Array.from({ length: 200 }, (_, i) => batch.settle(ledger.reserve(keyId, 100n), settlement(`r${i}`, 10n)));
+    expect(spentInStore(store, keyId)).toBe(0n); // nothing committed until the turn ends
+    const results = await Promise.all(pending);
+    expect(results.every((r) => r === true)).toBe(true);
+    expect(transactions()).toBe(1);
+    expect(spentInStore(store, keyId)).toBe(2000n);
+    expect(ledger.spent(keyId)).toBe(2000n);
+    expect(ledger.reserved(keyId)).toBe(0n);
+  });
+
+  it('refuses a bad settlement alone and says which ones were repeats', async () => {
+    const { ledger, keyId } = setUp();
+    const batch = new SettlementBatch(ledger);
+    const results = await Promise.allSettled([
+      batch.settle(ledger.reserve(keyId, 100n), settlement('a', 5n)),
+      batch.settle(ledger.reserve(keyId, 100n), settlement('bad', -1n)),
+      batch.settle(ledger.reserve(keyId, 100n), settlement('a', 5n)),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([true, 'rejected', false]);
+    expect(ledger.spent(keyId)).toBe(5n);
+  });
+
+  it('rejects every waiting settlement when the store fails, keeping their reservations held', async () => {
+    const { store, ledger, keyId } = setUp();
+    const batch = new SettlementBatch(ledger);
+    store.transaction = () => {
+      throw new Error('disk full');
+    };
+    const results = await Promise.allSettled([batch.settle(ledger.reserve(keyId, 100n), settlement('x', 5n)), batch.settle(ledger.reserve(keyId, 100n), settlement('y', 5n))]);
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    expect(ledger.reserved(keyId)).toBe(200n); // charged the worst case rather than lose the spend
+  });
+
+  it('flush() commits what is waiting at once (close does this)', async () => {
+    const { store, ledger, keyId } = setUp();
+    const batch = new SettlementBatch(ledger);
+    const pending = batch.settle(ledger.reserve(keyId, 100n), settlement('z', 7n));
+    batch.flush();
+    expect(spentInStore(store, keyId)).toBe(7n);
+    expect(await pending).toBe(true);
+  });
+});
