@@ -10,7 +10,9 @@ import type { Logger } from '../observability/logger.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
+import type { LaneFacts } from '../observability/genai-attributes.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
+import { startOtlpExport } from '../observability/otlp-export.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
@@ -62,11 +64,17 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
-  const metrics = config.metrics.enabled ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => translations.snapshot() }) : undefined;
-  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics.observer]), ...(options.observers ?? [])];
+  // The registry also feeds OTLP metrics, so it exists when either exit is on.
+  const metrics = config.metrics.enabled || config.otlp !== undefined ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => translations.snapshot() }) : undefined;
+  const otlp = config.otlp === undefined ? undefined : startOtlpExport({ settings: config.otlp, lanes: laneFacts(config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
+  const observers: RequestObserver[] = [
+    ...(metrics === undefined ? [] : [metrics.observer]),
+    ...(otlp?.observer === undefined ? [] : [otlp.observer]),
+    ...(options.observers ?? []),
+  ];
   const dataServer = createServer({ keepAlive: true, requestTimeout: 0 }, createDataPlaneApp({
     config, routing, dispatchers, clock, log: options.log, translations, observers, ...(governance !== undefined && { governance }),
-  }, { ...(metrics !== undefined && { metrics }) }).callback());
+  }, { ...(metrics !== undefined && config.metrics.enabled && { metrics }) }).callback());
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
@@ -83,6 +91,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const close = async () => {
     await Promise.all([closeServer(dataServer), closeServer(adminServer)]);
     await dispatchers.close();
+    await otlp?.shutdown();
     await governance?.close();
     await demo?.close();
   };
@@ -97,4 +106,12 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
   return { config, routing, translations, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close };
+}
+
+/** Upstream model and protocol of each configured lane, for the attempt spans. */
+function laneFacts(config: RuntimeConfig): (name: string) => LaneFacts | undefined {
+  return (name) => {
+    const lane = config.models.get(name);
+    return lane === undefined ? undefined : { upstreamModel: lane.upstreamModel, protocol: lane.provider.protocol };
+  };
 }

@@ -26,6 +26,8 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   const chat = async (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
     ctx.respond = false; // the pipeline writes the response itself: it decides when to commit
     const meter = new RequestMeter();
+    const { traceparent } = ctx.headers;
+    if (typeof traceparent === 'string' && traceparent.length <= 128) meter.traceparent = traceparent; // parsed (or ignored) by the trace exporter
     const requestId = ctx.state.requestId as string;
     const aborted = new AbortController();
     ctx.res.on('close', () => {

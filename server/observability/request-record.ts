@@ -16,6 +16,8 @@ export interface RequestRecord {
   readonly requestId: string;
   /** Wall-clock time the request started (ms since the epoch, sub-millisecond precision). */
   readonly startedAt: number;
+  /** The W3C `traceparent` the client sent, so the request's trace can join the caller's. */
+  readonly traceparent?: string;
   /** Virtual key id (not its secret) when governance identified one. */
   readonly keyId?: string;
   /** The configured model or pool name the client asked for; absent when the name is not configured (never client-invented). */
