@@ -58,8 +58,9 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
 async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
   const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
-  // Without governance nothing needs the usage, so after commit only the stream's end is read.
-  const tail = exchange.gateway.config.governance || !isSse(headers['content-type']) ? undefined : new StreamTail();
+  // Without governance (or content capture) nothing needs every event, so after commit only the
+  // stream's end is read.
+  const tail = exchange.gateway.config.governance || exchange.content !== undefined || !isSse(headers['content-type']) ? undefined : new StreamTail();
   let tailUsed = false;
   const held: Buffer[] = [];
   let committed = false;
@@ -72,6 +73,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
     for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
+    if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
     // For SSE, a blank line first terminates any event the upstream left half-written.
@@ -179,6 +181,7 @@ function usageOfAnswer(exchange: Exchange, answer: Buffer): Usage | null {
   try {
     const response = exchange.ingress.codec.decodeResponse(JSON.parse(answer.toString('utf8')) as Record<string, unknown>);
     exchange.meter.finishReason = response.finish.reason;
+    exchange.content?.answer(response.content);
     return response.usage;
   } catch {
     return null; // settled on an estimate

@@ -75,6 +75,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
   hop.warnings.push(...encoded.warnings);
   logWarnings(hop.exchange, hop.warnings);
   hop.exchange.meter.finishReason = response.finish.reason;
+  hop.exchange.content?.answer(response.content);
   hop.attempt.onCommit();
   await hop.exchange.res.sendAnswer(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body), { lane: hop.attempt.lane, usage: response.usage });
   return { status: 'committed', outcome: 'success' };
@@ -100,6 +101,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const note = (event: StreamEvent): StreamEvent => {
     if (event.type === 'usage') usage = event.usage;
     if (event.type === 'finish') meter.finishReason = event.finish.reason;
+    if (exchange.content !== undefined && event.type === 'block_delta' && event.delta.type === 'text') exchange.content.streamedText(event.delta.text);
     if (event.type !== 'message_start') return event;
     if (event.usage !== undefined) usage = event.usage;
     return withIdentity(event, hop);

@@ -5,6 +5,7 @@ import type { RequestOrigin } from '../protocols/codec.ts';
 import { ClientResponse } from '../gateway/client-response.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { handleChat } from '../gateway/handle-chat.ts';
+import { ContentCapture } from '../gateway/content-capture.ts';
 import { RequestMeter } from '../gateway/request-meter.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { geminiRoute } from './gemini-route.ts';
@@ -22,6 +23,7 @@ export interface DataPlaneExtras {
 export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {}): Koa {
   const app = new Koa();
   const router = new Router();
+  const captureContent = gateway.config.otlp?.captureContent === true && gateway.config.otlp.traces;
 
   const chat = async (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
     ctx.respond = false; // the pipeline writes the response itself: it decides when to commit
@@ -45,6 +47,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
       signal: aborted.signal,
       log: gateway.log.child({ requestId, protocol }),
       meter,
+      ...(captureContent && { content: new ContentCapture() }),
     });
   };
   // Path parameters arrive percent-decoded from the router.

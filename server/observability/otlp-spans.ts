@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';
 import { attemptAttributes, requestAttributes, type LaneFacts } from './genai-attributes.ts';
+import type { RequestContent } from './request-content.ts';
 import type { RequestObserver, RequestRecord } from './request-record.ts';
 
 /**
@@ -18,10 +19,15 @@ export class RequestSpans implements RequestObserver {
     this.lanes = lanes;
   }
 
-  record(record: RequestRecord): void {
+  /** `content` comes only when the operator turned capture on (`otlp.capture_content`). */
+  record(record: RequestRecord, content?: RequestContent): void {
     const parent = parentContext(record.traceparent);
     const start = record.startedAt;
     const span = this.tracer.startSpan(`chat ${record.model ?? 'unknown'}`, { kind: SpanKind.SERVER, startTime: start, attributes: requestAttributes(record) }, parent);
+    if (content !== undefined) {
+      span.setAttribute('gen_ai.input.messages', JSON.stringify(content.input));
+      if (content.output.length > 0) span.setAttribute('gen_ai.output.messages', JSON.stringify(content.output));
+    }
     if (record.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: record.errorKind ?? `status ${record.status}` });
     const withRequest = trace.setSpan(parent, span);
     record.attempts.forEach((attempt, index) => {

@@ -5,7 +5,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicMessage, anthropicStreamEvents } from '../../server/demo/anthropic-replies.ts';
-import { openaiChatCompletion } from '../../server/demo/openai-replies.ts';
+import { openaiChatCompletion, openaiChatStreamEvents } from '../../server/demo/openai-replies.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { scrape, value } from '../support/prometheus-scrape.ts';
@@ -174,4 +174,40 @@ describe('a collector in trouble never slows requests', () => {
       expect(performance.now() - closing).toBeLessThan(8_000); // a 30 s export timeout, but close flushes for 5 s at most
     }, 30_000);
   }
+});
+
+describe('capture_content: true', () => {
+  it('exports prompt and completion as gen_ai.input.messages and gen_ai.output.messages, streams included', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const h = await startHarness({ extraYaml: `otlp: { endpoint: ${receiver.url}, capture_content: true }\n` });
+      const openai = new OpenAI({ apiKey: 'client-key', baseURL: `${h.url}/v1`, maxRetries: 0 });
+      const messages = [{ role: 'system' as const, content: 'be brief' }, { role: 'user' as const, content: PROMPT_MARKER }];
+      const ids: string[] = [];
+      h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c1', model: 'gpt-4.1-mini', text: `${COMPLETION_MARKER}-whole` }) });
+      ids.push((await openai.chat.completions.create({ model: 'gpt', messages }).withResponse()).response.headers.get('x-request-id')!);
+      for (const model of ['gpt', 'claude']) {
+        h.upstream.enqueue(model === 'gpt'
+          ? { events: openaiChatStreamEvents({ id: 'c2', model: 'gpt-4.1-mini', text: `${COMPLETION_MARKER}-${model}` }, { includeUsage: false, textPieces: 3 }) }
+          : { events: anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: `${COMPLETION_MARKER}-${model}` }, { textPieces: 3 }) });
+        const stream = await openai.chat.completions.create({ model, stream: true, messages }).withResponse();
+        for await (const _chunk of stream.data) { /* drain */ }
+        ids.push(stream.response.headers.get('x-request-id')!);
+      }
+      await h.close();
+      const [whole, passthroughStream, translatedStream] = ids.map((id) => receiver.spans.find((s) => s.attributes['gateway.request_id'] === id)!);
+      for (const span of [whole, passthroughStream, translatedStream]) {
+        expect(JSON.parse(span!.attributes['gen_ai.input.messages'] as string)).toEqual([
+          { role: 'system', parts: [{ type: 'text', content: 'be brief' }] },
+          { role: 'user', parts: [{ type: 'text', content: PROMPT_MARKER }] },
+        ]);
+      }
+      const output = (span: ReceivedSpan | undefined) => JSON.parse(span!.attributes['gen_ai.output.messages'] as string) as unknown;
+      expect(output(whole)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: `${COMPLETION_MARKER}-whole` }] }]);
+      expect(output(passthroughStream)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: `${COMPLETION_MARKER}-gpt` }] }]);
+      expect(output(translatedStream)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: `${COMPLETION_MARKER}-claude` }] }]);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
