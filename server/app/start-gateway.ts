@@ -13,6 +13,7 @@ import { createGovernance, type LocalGovernance } from '../governance/governance
 import type { LaneFacts } from '../observability/genai-attributes.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
 import { startOtlpExport } from '../observability/otlp-export.ts';
+import { RequestLog } from '../observability/request-log.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
@@ -68,6 +69,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const metrics = config.metrics.enabled || config.otlp !== undefined ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => translations.snapshot() }) : undefined;
   const otlp = config.otlp === undefined ? undefined : startOtlpExport({ settings: config.otlp, lanes: laneFacts(config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
   const observers: RequestObserver[] = [
+    ...(options.log.isLevelEnabled('info') ? [new RequestLog(options.log)] : []),
     ...(metrics === undefined ? [] : [metrics.observer]),
     ...(otlp?.observer === undefined ? [] : [otlp.observer]),
     ...(options.observers ?? []),

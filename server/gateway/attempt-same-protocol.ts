@@ -5,6 +5,7 @@ import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
+import { redactedStreamError } from './upstream-error.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -111,7 +112,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
           const verdict = judge(events);
           if (verdict.kind === 'error') {
             body.destroy();
-            return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
+            const error = redactedStreamError(attempt.lane.provider, verdict.event.error);
+            return { status: 'failed', error, outcome: outcomeOf(error) };
           }
           if (verdict.kind !== 'content') continue;
           committed = true;
@@ -151,7 +153,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   // there); counts are cumulative, so the larger of each is the stream's.
   if (fromTail && probed !== null) usage = largerCounts(probed, usage);
   // The end read may repeat content events (the tail's last few): any error among them decides.
-  const endError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
+  const decodedEndError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
+  const endError = decodedEndError === undefined ? undefined : { type: 'error' as const, error: redactedStreamError(attempt.lane.provider, decodedEndError.error) };
   if (!committed) {
     // The stream ended before it could be committed: an empty or cut stream is a failed attempt.
     if (endError !== undefined) return { status: 'failed', error: endError.error, outcome: 'lane_fault' };

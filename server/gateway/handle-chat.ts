@@ -54,7 +54,7 @@ async function answer(exchange: Exchange): Promise<void> {
     if (exchange.signal.aborted) return; // the client left; there is no one to answer
     if (error instanceof GatewayFailure) {
       meter.error = error.error;
-      exchange.log.info({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message);
+      exchange.log.debug({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message); // the request line has status, kind and code
       res.sendError(ingress.codec, error.error);
       return;
     }

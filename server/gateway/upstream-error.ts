@@ -48,3 +48,9 @@ export function redactCredential(provider: ProviderRuntime, text: string): strin
   const key = provider.apiKey;
   return key !== undefined && key.length >= 8 && text.includes(key) ? text.split(key).join('[redacted]') : text;
 }
+
+/** An error an upstream reported inside a stream (an error event), with the operator's key masked. */
+export function redactedStreamError(provider: ProviderRuntime, error: GatewayError): GatewayError {
+  const message = redactCredential(provider, error.message);
+  return message === error.message ? error : { ...error, message };
+}

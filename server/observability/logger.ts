@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -6,13 +6,14 @@ export type { Logger };
  * JSON lines on stdout. Credentials are redacted by key wherever they might appear in a logged
  * object, as a second line of defence: nothing should log them in the first place.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: { service: 'gateway' },
     redact: {
       paths: ['*.authorization', '*.api_key', '*.apiKey', '*["x-api-key"]', '*["api-key"]', '*["x-goog-api-key"]', '*["x-admin-token"]'],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

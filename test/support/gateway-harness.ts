@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger, type Logger } from '../../server/observability/logger.ts';
 import type { RequestObserver } from '../../server/observability/request-record.ts';
 import type { Clock } from '../../server/routing/clock.ts';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from './mock-upstream.ts';
@@ -49,6 +49,8 @@ export interface HarnessOptions {
   readonly clock?: Clock;
   /** Observers of finished requests (e.g. a RecordCollector). */
   readonly observers?: readonly RequestObserver[];
+  /** The gateway's logger (default: silent). */
+  readonly log?: Logger;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -66,7 +68,7 @@ providers:
   anthropic: { api_key: { file: ./anthropic.key } }
 ${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
   const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...options.env } });
-  const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }) });
+  const gateway = await startGateway(config, { log: options.log ?? createLogger('silent'), validateAdminResponses: true, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }) });
   return {
     gateway,
     upstream,
