@@ -54,3 +54,30 @@ export function redactedStreamError(provider: ProviderRuntime, error: GatewayErr
   const message = redactCredential(provider, error.message);
   return message === error.message ? error : { ...error, message };
 }
+
+/** The operator's key as bytes, to look for in relayed stream bytes; undefined when there is none worth looking for. */
+export function credentialBytes(provider: ProviderRuntime): Buffer | undefined {
+  const key = provider.apiKey;
+  return key !== undefined && key.length >= 8 ? Buffer.from(key) : undefined;
+}
+
+/**
+ * Relayed stream bytes with an echoed operator key masked (an upstream error event may quote it).
+ * The usual case, no key in the chunk, costs one search and returns the chunk itself.
+ */
+export function maskCredentialBytes(key: Buffer | undefined, bytes: Buffer): Buffer {
+  if (key === undefined) return bytes;
+  let at = bytes.indexOf(key);
+  if (at === -1) return bytes;
+  const parts: Buffer[] = [];
+  let from = 0;
+  while (at !== -1) {
+    parts.push(bytes.subarray(from, at), REDACTED);
+    from = at + key.length;
+    at = bytes.indexOf(key, from);
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
+}
+
+const REDACTED = Buffer.from('[redacted]');

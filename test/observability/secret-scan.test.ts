@@ -100,6 +100,9 @@ beforeAll(async () => {
   // After the first content, translated (the error event is re-encoded for the client).
   h.upstream.enqueue({ events: [...anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: 'some text' }).slice(0, 4), `event: error\ndata: ${JSON.stringify(anthropicErrorBody('api_error', `late failure for ${UPSTREAM_ANTHROPIC_KEY}`))}\n\n`] });
   await chat('claude', good.secret, { stream: true });
+  // After the first content, same protocol (the upstream's bytes are relayed, its error event included).
+  h.upstream.enqueue({ events: [...openaiChatStreamEvents({ id: 'c', model: 'gpt-4.1-mini', text: 'some text' }, { includeUsage: false }).slice(0, 3), openaiStreamErrorEvent(`late failure for ${UPSTREAM_OPENAI_KEY}`, 'server_error', null)] });
+  await chat('gpt', good.secret, { stream: true });
   // A same-protocol stream that ends without its terminator after content: the gateway's own error event.
   h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'c', model: 'gpt-4.1-mini', text: 'some text' }, { includeUsage: false }).slice(0, 3) });
   await chat('gpt', good.secret, { stream: true });
