@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestObserver, RequestRecord } from '../observability/request-record.ts';
 import type { WorkerEvent } from './worker-protocol.ts';
 
@@ -11,15 +12,15 @@ const MAX_BATCH = 256;
  */
 export class RecordForwarder implements RequestObserver {
   private readonly port: MessagePort;
-  private batch: RequestRecord[] = [];
+  private batch: { record: RequestRecord; content?: RequestContent }[] = [];
   private scheduled = false;
 
   constructor(port: MessagePort) {
     this.port = port;
   }
 
-  record(record: RequestRecord): void {
-    this.batch.push(record);
+  record(record: RequestRecord, content?: RequestContent): void {
+    this.batch.push(content === undefined ? { record } : { record, content });
     if (this.batch.length >= MAX_BATCH) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
@@ -30,8 +31,8 @@ export class RecordForwarder implements RequestObserver {
   flush(): void {
     this.scheduled = false;
     if (this.batch.length === 0) return;
-    const records = this.batch;
+    const entries = this.batch;
     this.batch = [];
-    this.port.postMessage({ type: 'records', records } satisfies WorkerEvent);
+    this.port.postMessage({ type: 'records', entries } satisfies WorkerEvent);
   }
 }

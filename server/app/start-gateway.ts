@@ -13,7 +13,10 @@ import { createGovernance, type LocalGovernance } from '../governance/governance
 import { Hooks } from '../hooks/hooks.ts';
 import { RequestStats } from '../observability/request-stats.ts';
 import { RequestsInFlight } from '../observability/requests-in-flight.ts';
+import type { LaneFacts } from '../observability/genai-attributes.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
+import { startOtlpExport } from '../observability/otlp-export.ts';
+import { RequestLog } from '../observability/request-log.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
@@ -89,8 +92,12 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // The other workers' own counts, added in when read (their records come here as they happen).
   let workers: WorkerPool | undefined;
   const fleet = new FleetView(async () => (await workers?.telemetry()) ?? []);
-  const metrics = config.metrics.enabled ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => fleet.translations(translations.snapshot()) }) : undefined;
-  const metricsEndpoint = metrics === undefined ? undefined : {
+  // The registry also feeds OTLP metrics, so it exists when either exit is on.
+  const metrics = config.metrics.enabled || config.otlp !== undefined
+    ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => fleet.translations(translations.snapshot()) })
+    : undefined;
+  const otlp = config.otlp === undefined ? undefined : startOtlpExport({ settings: config.otlp, lanes: laneFacts(config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
+  const metricsEndpoint = metrics === undefined || !config.metrics.enabled ? undefined : {
     get contentType() {
       return metrics.contentType;
     },
@@ -99,9 +106,17 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       return metrics.render();
     },
   };
-  // Every finished request is told to metrics, the caller's observers, /stats's totals, then the
-  // webhooks: here for the main thread's requests, through the worker pool for the others'.
-  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics.observer]), ...(options.observers ?? []), requests, ...hooks.webhooks];
+  // Every finished request is told to the log, metrics, traces, the caller's observers, /stats's
+  // totals, then the webhooks: here for the main thread's requests, through the worker pool for
+  // the other workers' (whose records are posted here).
+  const observers: RequestObserver[] = [
+    ...(options.log.isLevelEnabled('info') ? [new RequestLog(options.log)] : []),
+    ...(metrics === undefined ? [] : [metrics.observer]),
+    ...(otlp?.observer === undefined ? [] : [otlp.observer]),
+    ...(options.observers ?? []),
+    requests,
+    ...hooks.webhooks,
+  ];
   // Self-serve keys: the key issuer runs here, where governance lives (workers ask it by message).
   const keyIssuer = config.auth === undefined || governance === undefined || config.governanceSecret === undefined
     ? undefined
@@ -137,6 +152,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     await dispatchers.close();
     // Every request has finished, so every webhook event is queued: send them before stopping.
     await hooks.close(options.hookFlushMs);
+    await otlp?.shutdown();
     await governance?.close();
     await demo?.close();
   };
@@ -162,5 +178,13 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       { worker: 1, requests: mainRequests, inFlight: inFlight.current, translations: translations.snapshot(), gates: Object.fromEntries(hooks.gates.map((g) => [g.settings.name, { ...g.counters }])) },
       ...((await workers?.telemetry()) ?? []),
     ],
+  };
+}
+
+/** Upstream model and protocol of each configured lane, for the attempt spans. */
+function laneFacts(config: RuntimeConfig): (name: string) => LaneFacts | undefined {
+  return (name) => {
+    const lane = config.models.get(name);
+    return lane === undefined ? undefined : { upstreamModel: lane.upstreamModel, protocol: lane.provider.protocol };
   };
 }

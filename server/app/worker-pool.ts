@@ -118,7 +118,7 @@ export class WorkerPool {
             resolve(event.url);
             return;
           case 'records':
-            for (const record of event.records) for (const observer of this.options.observers) observer.record(record);
+            for (const { record, content } of event.entries) for (const observer of this.options.observers) observer.record(record, content);
             return;
           case 'metrics':
             void this.renderMetricsFor(worker, event.id);

@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { GateCounters } from '../hooks/hook-counters.ts';
+import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestRecord } from '../observability/request-record.ts';
 import type { TranslationSnapshot } from '../observability/translation-stats.ts';
 import type { RoutingLayout } from '../routing/routing-memory.ts';
@@ -38,7 +39,7 @@ export type WorkerEvent =
   | { readonly type: 'listening'; readonly url: string }
   | { readonly type: 'telemetry'; readonly id: number; readonly telemetry: WorkerTelemetry }
   /** Finished requests, batched: the main thread runs the observers (metrics, /stats, webhooks). */
-  | { readonly type: 'records'; readonly records: readonly RequestRecord[] }
+  | { readonly type: 'records'; readonly entries: readonly { readonly record: RequestRecord; readonly content?: RequestContent }[] }
   /** A scrape of GET /metrics reached this worker: the main thread renders the one registry. */
   | { readonly type: 'metrics'; readonly id: number }
   | { readonly type: 'closed' };

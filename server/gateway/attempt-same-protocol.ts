@@ -5,6 +5,7 @@ import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
+import { credentialBytes, maskCredentialBytes, redactedStreamError } from './upstream-error.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -58,8 +59,10 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
 async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
   const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
-  // Without governance nothing needs the usage, so after commit only the stream's end is read.
-  const tail = exchange.gateway.config.governance || !isSse(headers['content-type']) ? undefined : new StreamTail();
+  const operatorKey = credentialBytes(attempt.lane.provider);
+  // Without governance (or content capture) nothing needs every event, so after commit only the
+  // stream's end is read.
+  const tail = exchange.gateway.config.governance || exchange.content !== undefined || !isSse(headers['content-type']) ? undefined : new StreamTail();
   let tailUsed = false;
   const held: Buffer[] = [];
   let committed = false;
@@ -72,6 +75,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
     for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
+    if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
     // For SSE, a blank line first terminates any event the upstream left half-written.
@@ -84,7 +88,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     for await (const chunk of body) {
       meter.gotUpstream();
       try {
-        const bytes = chunk as Buffer;
+        const bytes = maskCredentialBytes(operatorKey, chunk as Buffer);
         if (committed && tail !== undefined) {
           tail.push(bytes);
           tailUsed = true;
@@ -109,7 +113,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
           const verdict = judge(events);
           if (verdict.kind === 'error') {
             body.destroy();
-            return { status: 'failed', error: verdict.event.error, outcome: outcomeOf(verdict.event.error) };
+            const error = redactedStreamError(attempt.lane.provider, verdict.event.error);
+            return { status: 'failed', error, outcome: outcomeOf(error) };
           }
           if (verdict.kind !== 'content') continue;
           committed = true;
@@ -149,7 +154,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   // there); counts are cumulative, so the larger of each is the stream's.
   if (fromTail && probed !== null) usage = largerCounts(probed, usage);
   // The end read may repeat content events (the tail's last few): any error among them decides.
-  const endError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
+  const decodedEndError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
+  const endError = decodedEndError === undefined ? undefined : { type: 'error' as const, error: redactedStreamError(attempt.lane.provider, decodedEndError.error) };
   if (!committed) {
     // The stream ended before it could be committed: an empty or cut stream is a failed attempt.
     if (endError !== undefined) return { status: 'failed', error: endError.error, outcome: 'lane_fault' };
@@ -179,6 +185,7 @@ function usageOfAnswer(exchange: Exchange, answer: Buffer): Usage | null {
   try {
     const response = exchange.ingress.codec.decodeResponse(JSON.parse(answer.toString('utf8')) as Record<string, unknown>);
     exchange.meter.finishReason = response.finish.reason;
+    exchange.content?.answer(response.content);
     return response.usage;
   } catch {
     return null; // settled on an estimate

@@ -11,6 +11,7 @@ import { checkUnmapped } from './check-unmapped.ts';
 import { warningsHeader } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
 import { relayedHeaders } from './relayed-headers.ts';
+import { redactedStreamError } from './upstream-error.ts';
 
 /** Upstream answers are read whole only on the non-stream path; they are bounded all the same. */
 const MAX_UPSTREAM_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -75,6 +76,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
   hop.warnings.push(...encoded.warnings);
   logWarnings(hop.exchange, hop.warnings);
   hop.exchange.meter.finishReason = response.finish.reason;
+  hop.exchange.content?.answer(response.content);
   hop.attempt.onCommit();
   await hop.exchange.res.sendAnswer(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body), { lane: hop.attempt.lane, usage: response.usage });
   return { status: 'committed', outcome: 'success' };
@@ -98,8 +100,10 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
 
   /** Keeps the latest usage report, and names the answer where the upstream does not (Bedrock, Cohere). */
   const note = (event: StreamEvent): StreamEvent => {
+    if (event.type === 'error') return { type: 'error', error: redactedStreamError(attempt.lane.provider, event.error) };
     if (event.type === 'usage') usage = event.usage;
     if (event.type === 'finish') meter.finishReason = event.finish.reason;
+    if (exchange.content !== undefined && event.type === 'block_delta' && event.delta.type === 'text') exchange.content.streamedText(event.delta.text);
     if (event.type !== 'message_start') return event;
     if (event.usage !== undefined) usage = event.usage;
     return withIdentity(event, hop);
@@ -175,5 +179,5 @@ function withIdentity<T extends { readonly id: string; readonly model: string }>
 function logWarnings(exchange: Exchange, warnings: readonly TranslationWarning[]): void {
   exchange.gateway.translations.recordWarnings(warnings);
   exchange.meter.warnings = warnings;
-  for (const w of warnings) exchange.log.warn({ warning: w.kind, path: w.path }, w.message);
+  for (const w of warnings) exchange.log.debug({ warning: w.kind, path: w.path }, w.message); // the request line lists warnings
 }

@@ -55,7 +55,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
       return;
     }
     member.cell.record(result.outcome, retryAfterMs(result.error));
-    exchange.log.info({ lane: member.name, outcome: result.outcome, status: result.error.status, code: result.error.code }, 'attempt failed');
+    exchange.log.debug({ lane: member.name, outcome: result.outcome, status: result.error.status, code: result.error.code }, 'attempt failed'); // the request line lists attempts
     last = { error: result.error, ...(result.relay !== undefined && { relay: result.relay }) };
     if (!allowsFailover(result.outcome)) break;
   }

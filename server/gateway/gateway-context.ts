@@ -13,6 +13,7 @@ import type { RequestOrigin } from '../protocols/codec.ts';
 import type { ClientResponse } from './client-response.ts';
 import type { Ingress } from './ingress.ts';
 import type { RequestMeter } from './request-meter.ts';
+import type { ContentCapture } from './content-capture.ts';
 
 /** What every request shares: the running configuration, routing state and upstream connection pools. */
 export interface Gateway {
@@ -48,4 +49,6 @@ export interface Exchange {
   readonly log: Logger;
   /** Notes timings, attempts and the answer for the request's record. */
   readonly meter: RequestMeter;
+  /** Prompt and completion, kept only when content capture is on. */
+  readonly content?: ContentCapture;
 }

@@ -38,6 +38,7 @@ async function answer(exchange: Exchange): Promise<void> {
     // governance needs the output-token limit).
     let request: ChatRequest | undefined;
     const decoded = () => (request ??= ingress.codec.decodeRequest(json, exchange.origin));
+    if (exchange.content !== undefined) capturePrompt(exchange, decoded);
 
     const admitted = gateway.config.governance && gateway.governance !== undefined
       ? await admit(exchange, gateway.governance, router, { bytes: body.length, maxTokens: decoded().maxTokens })
@@ -57,7 +58,7 @@ async function answer(exchange: Exchange): Promise<void> {
     if (exchange.signal.aborted) return; // the client left; there is no one to answer
     if (error instanceof GatewayFailure) {
       meter.error = error.error;
-      exchange.log.info({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message);
+      exchange.log.debug({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message); // the request line has status, kind and code
       res.sendError(ingress.codec, error.error);
       return;
     }
@@ -72,12 +73,22 @@ function report(exchange: Exchange): void {
   const { observers } = exchange.gateway;
   if (observers.length === 0) return;
   const record = exchange.meter.finish({ requestId: exchange.requestId, ingress: exchange.ingress.codec.id, res: exchange.res, clientGone: exchange.signal.aborted });
+  const content = exchange.content?.content();
   for (const observer of observers) {
     try {
-      observer.record(record);
+      observer.record(record, content);
     } catch (error) {
       exchange.log.error({ err: error }, 'a request observer failed'); // observers must not throw; the request is unaffected
     }
+  }
+}
+
+/** Content capture on: the prompt, from the IR (a request the IR cannot read is still served, uncaptured). */
+function capturePrompt(exchange: Exchange, decoded: () => ChatRequest): void {
+  try {
+    exchange.content?.prompt(decoded());
+  } catch {
+    // the same-protocol path never needed the IR; this request is answered all the same
   }
 }
 

@@ -26,6 +26,7 @@ export class RequestMeter {
   model: string | undefined;
   pool: string | undefined;
   stream = false;
+  traceparent: string | undefined;
   keyId: string | undefined;
   /** The settled spend (governance); without governance the cost is computed from usage. */
   costMicrocents: bigint | undefined;
@@ -87,6 +88,7 @@ export class RequestMeter {
     return {
       requestId: exchange.requestId,
       startedAt: performance.timeOrigin + this.start,
+      ...(this.traceparent !== undefined && { traceparent: this.traceparent }),
       ...(this.keyId !== undefined && { keyId: this.keyId }),
       ...(this.model !== undefined && { model: this.model }),
       ...(this.pool !== undefined && { pool: this.pool }),

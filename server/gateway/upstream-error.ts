@@ -49,6 +49,12 @@ export function redactCredential(provider: ProviderRuntime, text: string): strin
   return key !== undefined && key.length >= 8 && text.includes(key) ? text.split(key).join('[redacted]') : text;
 }
 
+/** An error an upstream reported inside a stream (an error event), with the operator's key masked. */
+export function redactedStreamError(provider: ProviderRuntime, error: GatewayError): GatewayError {
+  const message = redactCredential(provider, error.message);
+  return message === error.message ? error : { ...error, message };
+}
+
 /** The operator's key as bytes, to look for in relayed stream bytes; undefined when there is none worth looking for. */
 export function credentialBytes(provider: ProviderRuntime): Buffer | undefined {
   const key = provider.apiKey;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientResponse } from '../gateway/client-response.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
+import { ContentCapture } from '../gateway/content-capture.ts';
 import { handleChat } from '../gateway/handle-chat.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { RequestMeter } from '../gateway/request-meter.ts';
@@ -15,6 +16,8 @@ import type { RequestOrigin } from '../protocols/codec.ts';
 export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: { protocol: ProtocolId; origin: RequestOrigin; query: string; requestId: string }): Promise<void> {
   const { protocol, requestId } = call;
   const meter = new RequestMeter();
+  const { traceparent } = req.headers;
+  if (typeof traceparent === 'string' && traceparent.length <= 128) meter.traceparent = traceparent; // parsed (or ignored) by the trace exporter
   const aborted = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) aborted.abort();
@@ -35,6 +38,7 @@ export async function serveChat(gateway: Gateway, req: IncomingMessage, res: Ser
       return (log ??= gateway.log.child({ requestId, protocol }));
     },
     meter,
+    ...(gateway.config.otlp?.captureContent === true && gateway.config.otlp.traces && { content: new ContentCapture() }),
   });
 }
 

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -6,8 +6,8 @@ export type { Logger };
  * JSON lines on stdout. Credentials are redacted by key wherever they might appear in a logged
  * object, as a second line of defence: nothing should log them in the first place.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: { service: 'gateway' },
     redact: {
@@ -18,5 +18,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

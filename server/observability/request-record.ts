@@ -1,5 +1,6 @@
 import type { FinishReason, ProtocolId, Usage } from '../ir/index.ts';
 import type { Outcome } from '../routing/outcome.ts';
+import type { RequestContent } from './request-content.ts';
 
 /**
  * The one summary of a finished data-plane request, built once by the pipeline and handed to every
@@ -16,6 +17,8 @@ export interface RequestRecord {
   readonly requestId: string;
   /** Wall-clock time the request started (ms since the epoch, sub-millisecond precision). */
   readonly startedAt: number;
+  /** The W3C `traceparent` the client sent, so the request's trace can join the caller's. */
+  readonly traceparent?: string;
   /** Virtual key id (not its secret) when governance identified one. */
   readonly keyId?: string;
   /** The configured model or pool name the client asked for; absent when the name is not configured (never client-invented). */
@@ -74,7 +77,8 @@ export interface AttemptRecord {
 
 /** Anything that wants to know about finished requests. Must not throw and must not block. */
 export interface RequestObserver {
-  record(record: RequestRecord): void;
+  /** `content` is there only when the operator turned on content capture (`otlp.capture_content`). */
+  record(record: RequestRecord, content?: RequestContent): void;
 }
 
 /** The gateway overhead of a request (ms): neither waiting on upstreams nor on the client. */

@@ -21,6 +21,7 @@ const STARTUP_BOUND_MS = 3000;
 const DEMO_CONFIG = `listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
 log_level: info
+workers: 2
 models:
   demo: { provider: demo, model: demo-echo }
   demo-claude: { provider: demo-anthropic, model: demo-echo }
@@ -38,8 +39,9 @@ beforeAll(async () => {
   }
   dir = mkdtempSync(join(tmpdir(), 'gateway-binary-'));
   writeFileSync(join(dir, 'config.yaml'), DEMO_CONFIG);
-  // No PATH, no NODE_PATH, a HOME of its own; reads outside `dir` are refused.
-  env = { PATH: '', HOME: dir, NODE_OPTIONS: `--permission --allow-fs-read=${dir}` };
+  // No PATH, no NODE_PATH, a HOME of its own; reads outside `dir` are refused. Worker threads are
+  // allowed: the data plane runs one per core, from the worker bundle inside the executable.
+  env = { PATH: '', HOME: dir, NODE_OPTIONS: `--permission --allow-fs-read=${dir} --allow-worker --disable-warning=PERM0006` };
 }, 120_000);
 
 afterAll(() => {
@@ -138,13 +140,14 @@ describe('dist/gateway, the single executable', () => {
         });
         void exited.then(({ code, signal }) => reject(new Error(`dist/gateway exited (${code ?? signal}) before starting: ${stderr}`)));
       });
-      return { proc, exited, dataUrl: started.dataUrl as string, adminUrl: started.adminUrl as string, stderr: () => stderr };
+      return { proc, exited, workers: started.workers, dataUrl: started.dataUrl as string, adminUrl: started.adminUrl as string, stderr: () => stderr };
     }
 
     it('starts, serves a chat completion, /v1/models and the admin plane, and stops on SIGTERM', async () => {
       const spawnedAt = performance.now();
-      const { proc, exited, dataUrl, adminUrl, stderr } = await serve('config.yaml');
+      const { proc, exited, workers, dataUrl, adminUrl, stderr } = await serve('config.yaml');
       const startedAt = performance.now();
+      expect(workers).toBe(2); // the main thread and one worker thread from the embedded worker bundle
       expect(dataUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 

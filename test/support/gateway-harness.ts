@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import type { IssuerTimings } from '../../server/auth/oidc-issuer.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger, type Logger } from '../../server/observability/logger.ts';
 import type { RequestObserver } from '../../server/observability/request-record.ts';
 import type { Clock } from '../../server/routing/clock.ts';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from './mock-upstream.ts';
@@ -54,6 +54,8 @@ export interface HarnessOptions {
   readonly observers?: readonly RequestObserver[];
   /** OIDC discovery and JWKS timings (self-serve keys). */
   readonly oidcTimings?: IssuerTimings;
+  /** The gateway's logger (default: silent). */
+  readonly log?: Logger;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -71,7 +73,7 @@ providers:
   anthropic: { api_key: { file: ./anthropic.key } }
 ${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
   const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...options.env } });
-  const gateway = await startGateway(config, { log: createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }), ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }) });
+  const gateway = await startGateway(config, { log: options.log ?? createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }), ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }) });
   return {
     gateway,
     upstream,
