@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: install run generate clients check-generated typecheck test test-ts test-clients validate bench bench-soak matrix release-client clean
+.PHONY: install run generate clients check-generated typecheck test test-ts test-clients validate bench matrix release-client clean
 
 ## install: npm dependencies (Node 24 included) from the lockfile
 install: $(INSTALL_STAMP)
@@ -65,6 +65,7 @@ bench: install
 	node bench/run.ts
 
 ## bench-soak: gateway RSS under a moderate load for BENCH_SOAK_MINUTES (default 10), slope after a 2-minute warm-up
+.PHONY: bench-soak
 bench-soak: install
 	BENCH_SOAK_MINUTES=$${BENCH_SOAK_MINUTES:-10} node bench/run.ts
 

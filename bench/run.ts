@@ -19,7 +19,7 @@
 //                               (workers: 1, the other four protocols) run at the first one only
 //   BENCH_FILTER                keep gateway scenarios whose name contains this (baselines always run)
 //   BENCH_SECTIONS              comma list of probe,throughput,paced [all]
-//   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [500; quick: 100]
+//   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [2000; quick: 200]
 //   BENCH_PROBE_ROUNDS          measured probe rounds per repeat [2000; quick: 200]
 //   BENCH_PACED_ROUNDS          paced rounds per target and repeat [4; quick: 1]
 //   BENCH_PACED_STREAMS         concurrent paced streams [16]
@@ -68,7 +68,8 @@ function headline(settings: Settings, fleet: Fleet): string {
   return [
     `gateway benchmark${settings.quick ? ' (QUICK: smoke run, numbers are noisy)' : ''}: ${settings.gatewayCommand ?? 'node server/main.ts'}, `
       + `${gateway?.workers ?? '?'} workers on ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at start`,
-    `${settings.repeats} interleaved repeat(s), ${settings.seconds} s samples, connections ${settings.connections.join(',')}${settings.filter === undefined ? '' : `, filter "${settings.filter}"`}`,
+    `${settings.repeats} interleaved repeat(s), ${settings.seconds} s samples, connections ${settings.connections.join(',')}${settings.filter === undefined ? '' : `, filter "${settings.filter}"`}`
+      + (settings.repeats < 3 ? ' (fewer than 3 repeats: not for the record)' : ''),
   ].join('\n');
 }
 

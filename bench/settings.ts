@@ -80,7 +80,7 @@ export function readSettings(root: string): Settings {
     }),
     filter: process.env.BENCH_FILTER === '' ? undefined : process.env.BENCH_FILTER,
     sections: sectionsFrom(process.env.BENCH_SECTIONS),
-    warmupRequests: integerFrom('BENCH_WARMUP_REQUESTS', quick ? 100 : 500),
+    warmupRequests: integerFrom('BENCH_WARMUP_REQUESTS', quick ? 200 : 2000),
     probeRounds: integerFrom('BENCH_PROBE_ROUNDS', quick ? 200 : 2000),
     probeWarmupRounds: quick ? 50 : 300,
     pacedRounds: integerFrom('BENCH_PACED_ROUNDS', quick ? 1 : 4),
