@@ -22,6 +22,9 @@ export interface ProbeRow {
   readonly errors: number;
 }
 
+/** A hung target fails the request instead of hanging the run. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
 interface Timing { readonly ttfbMs: number; readonly totalMs: number; readonly ok: boolean }
 
 interface PreparedRequest {
@@ -51,6 +54,7 @@ function timed(p: PreparedRequest): Promise<Timing> {
       res.once('error', reject);
     });
     out.once('error', reject);
+    out.setTimeout(REQUEST_TIMEOUT_MS, () => out.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS} ms`)));
     out.end(p.body);
   });
 }

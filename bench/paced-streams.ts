@@ -37,6 +37,8 @@ interface StreamTiming {
 }
 
 const MARKER_MAX_LENGTH = 12;
+/** A stream silent this long fails instead of hanging the run. */
+const IDLE_TIMEOUT_MS = 10_000;
 
 function pacedStream(url: URL, path: string, body: Buffer, headers: Record<string, string | number>, agent: Agent, expected: number): Promise<StreamTiming> {
   return new Promise((resolve) => {
@@ -72,6 +74,7 @@ function pacedStream(url: URL, path: string, body: Buffer, headers: Record<strin
       res.once('error', fail);
     });
     out.once('error', fail);
+    out.setTimeout(IDLE_TIMEOUT_MS, () => out.destroy(new Error(`silent for ${IDLE_TIMEOUT_MS} ms`)));
     out.end(body);
   });
 }

@@ -16,18 +16,21 @@ export interface Scenario {
   readonly egress: ProtocolId;
   readonly stream: boolean;
   readonly kind: PathKind;
-  /** Comparison rows (workers: 1, the other protocols) run at the first connection count only. */
-  readonly firstConnectionsOnly: boolean;
+  /**
+   * A comparison row (workers: 1, the four other protocols): run at the first connection count only,
+   * shown for reference, not judged against the targets.
+   */
+  readonly comparison: boolean;
 }
 
 const LABEL: Record<TargetName, string> = {
   direct: 'direct', proxy: 'minimal proxy', gateway: 'gateway', 'gateway-w1': 'gateway[workers=1]', 'gateway-gov': 'gateway[governance]',
 };
 
-function scenario(target: TargetName, ingress: ProtocolId, egress: ProtocolId, stream: boolean, firstConnectionsOnly = false): Scenario {
+function scenario(target: TargetName, ingress: ProtocolId, egress: ProtocolId, stream: boolean, comparison = false): Scenario {
   const kind: PathKind = target === 'direct' || target === 'proxy' ? 'baseline' : ingress === egress ? 'same' : 'cross';
   const pair = kind === 'baseline' ? ingress : `${ingress}->${egress}`;
-  return { name: `${LABEL[target]} ${pair}${stream ? ' stream' : ''}`, target, ingress, egress, stream, kind, firstConnectionsOnly };
+  return { name: `${LABEL[target]} ${pair}${stream ? ' stream' : ''}`, target, ingress, egress, stream, kind, comparison };
 }
 
 const MAIN_PAIRS: readonly [ProtocolId, ProtocolId][] = [['openai', 'openai'], ['anthropic', 'anthropic'], ['openai', 'anthropic'], ['anthropic', 'openai']];

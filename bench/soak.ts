@@ -24,7 +24,7 @@ export interface SoakResult {
 export async function runSoak(fleet: Fleet, soak: SoakSettings, log: (line: string) => void): Promise<SoakResult> {
   const gateway = fleet.gateways.get('gateway')!;
   // Same and cross protocol, stream and not: every path the gateway would serve in a real mix.
-  const mix = THROUGHPUT_SCENARIOS.filter((s) => s.target === 'gateway' && !s.firstConnectionsOnly);
+  const mix = THROUGHPUT_SCENARIOS.filter((s) => s.target === 'gateway' && !s.comparison);
   const requests = mix.map((s) => {
     const r = requestFor(s, gateway.apiKey);
     return { method: 'POST' as const, path: r.path, body: r.body, headers: { ...r.headers } };

@@ -19,7 +19,7 @@ export function cpuChartSvg(rows: readonly ThroughputRow[], subtitle: string): s
     .filter((r) => r.scenario.kind !== 'baseline')
     .map((r) => ({
       row: r, value: cpuVsProxy(rows, r),
-      limit: r.scenario.target !== 'gateway' || r.scenario.stream ? undefined
+      limit: r.scenario.target !== 'gateway' || r.scenario.stream || r.scenario.comparison ? undefined
         : r.scenario.kind === 'same' ? LIMITS.sameProtocolCpuVsProxy : LIMITS.crossProtocolCpuVsProxy,
     }));
   const max = Math.max(2.5, ...bars.map((b) => (b.value ?? 0) * 1.1));
@@ -69,6 +69,6 @@ export function cpuChartSvg(rows: readonly ThroughputRow[], subtitle: string): s
   line(1, COLOURS.proxy);
   line(LIMITS.sameProtocolCpuVsProxy, COLOURS.same);
   line(LIMITS.crossProtocolCpuVsProxy, COLOURS.cross);
-  out.push(`<text x="10" y="${height - 10}" fill="#555">Targets apply to the default gateway's non-stream rows: same protocol ${LIMITS.sameProtocolCpuVsProxy}x, translated ${LIMITS.crossProtocolCpuVsProxy}x the minimal proxy's CPU per request.</text>`, '</svg>');
+  out.push(`<text x="10" y="${height - 10}" fill="#555">Targets apply to the default gateway's OpenAI/Anthropic non-stream rows: same protocol ${LIMITS.sameProtocolCpuVsProxy}x, translated ${LIMITS.crossProtocolCpuVsProxy}x the minimal proxy's CPU per request.</text>`, '</svg>');
   return out.join('\n') + '\n';
 }

@@ -52,7 +52,7 @@ function worst<T>(rows: readonly T[], value: (row: T) => number | null, name: (r
 
 function cpuRatioTarget(run: MeasuredRun, kind: 'same' | 'cross', limit: number): Verdict {
   const target = `${kind === 'same' ? 'same-protocol' : 'cross-protocol'} non-stream CPU/req <= ${limit}x minimal proxy`;
-  const rows = run.throughput.filter((r) => r.scenario.target === 'gateway' && r.scenario.kind === kind && !r.scenario.stream);
+  const rows = run.throughput.filter((r) => r.scenario.target === 'gateway' && r.scenario.kind === kind && !r.scenario.stream && !r.scenario.comparison);
   const w = worst(rows, (r) => cpuVsProxy(run.throughput, r), (r) => `${r.scenario.name} @${r.connections}`);
   if (w === undefined) return na(target, 'no such throughput rows in this run');
   return judged(target, w.value <= limit, `worst ${fmt(w.value)}x (${w.name}); ${w.over(limit)} of ${rows.length} rows over`);

@@ -23,7 +23,7 @@ export async function runThroughput(fleet: Fleet, settings: Settings, log: (line
   const rows: ThroughputRow[] = [];
   const scenarios = selected(THROUGHPUT_SCENARIOS, settings.filter);
   for (const [index, connections] of settings.connections.entries()) {
-    const here = scenarios.filter((s) => index === 0 || !s.firstConnectionsOnly);
+    const here = scenarios.filter((s) => index === 0 || !s.comparison);
     const requestOf = (s: Scenario) => requestFor(s, fleet.apiKey(s.target));
     log(`throughput: ${connections} connections, ${here.length} scenarios x ${settings.repeats} repeats x ${settings.seconds} s`);
     for (const s of here) await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections }, settings.warmupRequests);
