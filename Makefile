@@ -64,9 +64,14 @@ matrix: install
 binary: install
 	node build/build-binary.ts
 
-## bench: load benchmarks against a mock upstream (not part of test)
+## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
 bench: install
 	node bench/run.ts
+
+## bench-soak: gateway RSS under a moderate load for BENCH_SOAK_MINUTES (default 10), slope after a 2-minute warm-up
+.PHONY: bench-soak
+bench-soak: install
+	BENCH_SOAK_MINUTES=$${BENCH_SOAK_MINUTES:-10} node bench/run.ts
 
 ## release-client: CLIENT=ts|py|go; tags clients-<CLIENT>/vX.Y.Z from the client's own version (clean tree only)
 release-client:

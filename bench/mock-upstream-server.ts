@@ -1,29 +1,63 @@
-// A zero-delay upstream for benchmarks, run as its own process so its CPU is not the gateway's.
-// Answers OpenAI Chat Completions and Anthropic Messages with precomputed real wire bodies.
-import { createServer } from 'node:http';
+// The benchmark's upstream, run as its own process so its CPU is not the gateway's. It answers all
+// six protocols (recognised by path) with precomputed real wire bodies, stream or not, at zero delay.
+// Paced mode: an upstream model named `paced-<N>x<M>` (in the body, or in the path for Gemini and
+// Bedrock) streams N chunks M ms apart, each a delta carrying a marker (`#c<i>#`).
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { anthropicMessage, anthropicStreamEvents } from '../server/demo/anthropic-replies.ts';
-import { openaiChatCompletion, openaiChatStreamEvents } from '../server/demo/openai-replies.ts';
+import type { WireChunk } from '../server/protocols/codec.ts';
+import { MockReplies, protocolOfPath } from './mock-replies.ts';
 
-const TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(4).trim();
-const USAGE_OPENAI = { prompt_tokens: 42, completion_tokens: 40 };
-const USAGE_ANTHROPIC = { input_tokens: 42, output_tokens: 40 };
-const replies = {
-  openai: JSON.stringify(openaiChatCompletion({ id: 'chatcmpl-bench', model: 'bench-model', text: TEXT, usage: USAGE_OPENAI })),
-  openaiStream: openaiChatStreamEvents({ id: 'chatcmpl-bench', model: 'bench-model', text: TEXT, usage: USAGE_OPENAI }, { includeUsage: true, textPieces: 20 }).join(''),
-  anthropic: JSON.stringify(anthropicMessage({ id: 'msg_bench', model: 'bench-model', text: TEXT, usage: USAGE_ANTHROPIC })),
-  anthropicStream: anthropicStreamEvents({ id: 'msg_bench', model: 'bench-model', text: TEXT, usage: USAGE_ANTHROPIC }, { textPieces: 20 }).join(''),
-};
+const PACE_PATTERN = /paced-(\d{1,4})x(\d{1,5})/;
+const replies = new MockReplies();
+
+interface Pace { readonly chunks: number; readonly intervalMs: number }
+
+function paceOf(path: string, body: Buffer): Pace | undefined {
+  const found = PACE_PATTERN.exec(path) ?? (body.includes('paced-') ? PACE_PATTERN.exec(body.toString('utf8')) : null);
+  if (found === null) return undefined;
+  return { chunks: Math.max(1, Number(found[1])), intervalMs: Number(found[2]) };
+}
+
+/** One chunk every `intervalMs`; stops early when the client (the gateway) goes away. */
+function writePaced(res: ServerResponse, writes: readonly WireChunk[], intervalMs: number): void {
+  let next = 0;
+  const writeNext = () => {
+    if (res.destroyed) return;
+    const chunk = writes[next++]!;
+    if (next === writes.length) res.end(chunk);
+    else {
+      res.write(chunk);
+      setTimeout(writeNext, intervalMs);
+    }
+  };
+  writeNext();
+}
 
 const server = createServer({ keepAlive: true }, (req, res) => {
+  res.on('error', () => {}); // a client that goes away mid-stream is not the mock's problem
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    const stream = Buffer.concat(chunks).includes('"stream":true');
-    const anthropic = req.url?.endsWith('/messages') === true;
-    const body = anthropic ? (stream ? replies.anthropicStream : replies.anthropic) : (stream ? replies.openaiStream : replies.openai);
-    res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    const url = req.url ?? '';
+    const path = url.split('?', 1)[0] ?? '';
+    const protocol = protocolOfPath(path);
+    if (protocol === undefined) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`no such route: ${path}`);
+      return;
+    }
+    const body = Buffer.concat(chunks);
+    const stream = path.endsWith(':streamGenerateContent') || path.endsWith('/converse-stream') || body.includes('"stream":true');
+    if (!stream) {
+      const json = replies.jsonBody(protocol);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
+      return;
+    }
+    const jsonArray = protocol === 'gemini' && !url.includes('alt=sse');
+    const pace = paceOf(path, body);
+    const reply = replies.stream(protocol, jsonArray, pace?.chunks);
+    res.writeHead(200, reply.headers);
+    if (pace === undefined) res.end(reply.writes[0]);
+    else writePaced(res, reply.writes, pace.intervalMs);
   });
 });
 server.listen(0, '127.0.0.1', () => {

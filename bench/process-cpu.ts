@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 
-/** User + system CPU time of a process in microseconds, from /proc (Linux clock ticks, 100 Hz). */
+/**
+ * User + system CPU time of a process in microseconds, from /proc: every thread of the process,
+ * so a gateway's worker threads are counted. Linux clock ticks are 100 Hz: 10 ms resolution, which
+ * is why CPU is read over whole samples of thousands of requests, never per request.
+ */
 export function processCpuMicros(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -8,7 +12,7 @@ export function processCpuMicros(pid: number): number {
   return ticks * 10_000;
 }
 
-/** Resident set size in MiB. */
+/** Resident set size in MiB (the whole process, all threads). */
 export function processRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);

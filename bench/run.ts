@@ -1,133 +1,128 @@
-// `make bench`: the gateway against a zero-delay mock upstream, with two baselines measured in the
-// same run: the client talking to the mock directly, and a minimal Node keep-alive proxy.
-// Loopback only; every load loop is bounded in time. Not a test: it reports, it does not judge.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// `make bench`: the gateway against a zero-delay mock upstream that speaks all six protocols, with
+// two baselines measured in the same run: the client talking to the mock directly, and a minimal
+// Node keep-alive proxy. Each server is its own process; CPU comes from /proc (all threads of a
+// process). Loopback only; every loop is bounded. It reports and judges the performance targets;
+// it exits non-zero only when the benchmark itself fails (a failed target is a report, not a crash).
+//
+// Sections (bench/README.md says what each measures and how to read the table):
+//   probe       unloaded latency in µs: one request at a time, direct / proxy / gateway interleaved
+//   throughput  autocannon at each connection count: req/s, p50/p99, CPU µs per request, ratios
+//   paced       16 concurrent streams of 20 chunks 10 ms apart: first byte, gaps, coalesced chunks
+//   memory      gateway RSS idle after start, peak under load, after load (always)
+//   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): RSS slope under a moderate load
+//
+// Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults marked quick:):
+//   BENCH_QUICK=1               fast smoke run [off]
+//   BENCH_SECONDS               seconds per autocannon sample [4; quick: 1]
+//   BENCH_REPEATS               interleaved repeats, each number is their median [3; quick: 1]
+//   BENCH_CONNECTIONS           throughput connection counts [32,128]; comparison rows
+//                               (workers: 1, the other four protocols) run at the first one only
+//   BENCH_FILTER                keep gateway scenarios whose name contains this (baselines always run)
+//   BENCH_SECTIONS              comma list of probe,throughput,paced [all]
+//   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [2000; quick: 200]
+//   BENCH_PROBE_ROUNDS          measured probe rounds per repeat [2000; quick: 200]
+//   BENCH_PACED_ROUNDS          paced rounds per target and repeat [4; quick: 1]
+//   BENCH_PACED_STREAMS         concurrent paced streams [16]
+//   BENCH_PACED_CHUNKS          chunks per paced stream [20]
+//   BENCH_PACED_INTERVAL_MS     ms between paced chunks [10]
+//   BENCH_GATEWAY               gateway executable instead of `node server/main.ts`, e.g. dist/gateway
+//   BENCH_SOAK_MINUTES          run the soak instead of the suite, for this long [`make bench-soak`: 10]
+//   BENCH_SOAK_WARMUP_MINUTES   soak samples before this are left out of the slope [2]
+//   BENCH_SOAK_SAMPLE_SECONDS   RSS sampling interval [10]
+//   BENCH_SOAK_CONNECTIONS      [16]
+//   BENCH_SOAK_RATE             requests per second over all soak connections [1000]
+//
+// Output: the tables and target lines on stdout; bench/results/latest.json and latest.svg
+// (bench/results/soak.json for the soak). bench/results/ is not checked in.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { processCpuMicros, processRssMiB } from './process-cpu.ts';
-import { spawnServer, type SpawnedServer } from './spawn-server.ts';
+import { Fleet } from './fleet.ts';
+import { runLatencyProbe } from './latency-probe.ts';
+import { memoryRows, PeakRss } from './memory.ts';
+import { runPacedStreams } from './paced-streams.ts';
+import { formatReport, resultsJson } from './report.ts';
+import { gatewayVariantsFor } from './scenarios.ts';
+import { readSettings, type Settings } from './settings.ts';
+import { runSoak } from './soak.ts';
+import { cpuChartSvg } from './svg-chart.ts';
+import { judge, type MeasuredRun } from './targets.ts';
+import { runThroughput } from './throughput.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,32').split(',').map(Number);
 const root = fileURLToPath(new URL('..', import.meta.url));
+const resultsDir = join(root, 'bench/results');
+const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-const openaiBody = (model: string, stream: boolean) => JSON.stringify({
-  model, stream, ...(stream && { stream_options: { include_usage: true } }),
-  messages: [{ role: 'system', content: 'You are a benchmark.' }, { role: 'user', content: 'Say something about foxes and dogs.' }],
-});
-const anthropicBody = (model: string, stream: boolean) => JSON.stringify({
-  model, stream, max_tokens: 256, system: 'You are a benchmark.', messages: [{ role: 'user', content: 'Say something about foxes and dogs.' }],
-});
-
-interface Scenario {
-  readonly name: string;
-  readonly target: 'direct' | 'proxy' | 'gateway';
-  readonly path: string;
-  readonly body: string;
+function describe(settings: Settings, fleet: Fleet): Record<string, unknown> {
+  const gateway = fleet.gateways.get('gateway');
+  return {
+    date: new Date().toISOString(), node: process.versions.node, cores: availableParallelism(), loadavg_at_start: loadavg().map((x) => Math.round(x * 100) / 100),
+    gateway_command: settings.gatewayCommand ?? 'node server/main.ts', gateway_workers: gateway?.workers,
+    settings: { ...settings, soak: settings.soak ?? null },
+  };
 }
 
-const ALL_SCENARIOS: Scenario[] = [
-  { name: 'direct openai', target: 'direct', path: '/v1/chat/completions', body: openaiBody('bench-model', false) },
-  { name: 'minimal proxy openai', target: 'proxy', path: '/v1/chat/completions', body: openaiBody('bench-model', false) },
-  { name: 'gateway openai->openai', target: 'gateway', path: '/v1/chat/completions', body: openaiBody('gpt', false) },
-  { name: 'gateway openai->anthropic', target: 'gateway', path: '/v1/chat/completions', body: openaiBody('claude', false) },
-  { name: 'gateway anthropic->openai', target: 'gateway', path: '/v1/messages', body: anthropicBody('gpt', false) },
-  { name: 'direct openai stream', target: 'direct', path: '/v1/chat/completions', body: openaiBody('bench-model', true) },
-  { name: 'minimal proxy openai stream', target: 'proxy', path: '/v1/chat/completions', body: openaiBody('bench-model', true) },
-  { name: 'gateway openai->openai stream', target: 'gateway', path: '/v1/chat/completions', body: openaiBody('gpt', true) },
-  { name: 'gateway openai->anthropic stream', target: 'gateway', path: '/v1/chat/completions', body: openaiBody('claude', true) },
-  { name: 'gateway anthropic->openai stream', target: 'gateway', path: '/v1/messages', body: anthropicBody('gpt', true) },
-];
-
-/** BENCH_FILTER=stream keeps the scenarios whose name contains it (baselines are always kept). */
-const FILTER = process.env.BENCH_FILTER;
-const SCENARIOS = ALL_SCENARIOS.filter((s) => FILTER === undefined || s.target !== 'gateway' || s.name.includes(FILTER));
-
-interface Sample { rps: number; p50: number; p99: number; cpuPerRequest: number | null; errors: number }
-
-async function load(url: string, scenario: Scenario, connections: number, pid: number | undefined): Promise<Sample> {
-  const cpuBefore = pid === undefined ? 0 : processCpuMicros(pid);
-  const result = await autocannon({
-    url: url + scenario.path, method: 'POST', connections, duration: SECONDS, body: scenario.body,
-    headers: { 'content-type': 'application/json', authorization: 'Bearer bench', 'anthropic-version': '2023-06-01' },
-  });
-  const cpu = pid === undefined ? null : (processCpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu, errors: result.errors + result.non2xx };
+function headline(settings: Settings, fleet: Fleet): string {
+  const gateway = fleet.gateways.get('gateway');
+  return [
+    `gateway benchmark${settings.quick ? ' (QUICK: smoke run, numbers are noisy)' : ''}: ${settings.gatewayCommand ?? 'node server/main.ts'}, `
+      + `${gateway?.workers ?? '?'} workers on ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at start`,
+    `${settings.repeats} interleaved repeat(s), ${settings.seconds} s samples, connections ${settings.connections.join(',')}${settings.filter === undefined ? '' : `, filter "${settings.filter}"`}`
+      + (settings.repeats < 3 ? ' (fewer than 3 repeats: not for the record)' : ''),
+  ].join('\n');
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-
-async function main(): Promise<void> {
-  const mock = await spawnServer([join(root, 'bench/mock-upstream-server.ts')]);
-  const proxy = await spawnServer([join(root, 'bench/minimal-proxy.ts')], { UPSTREAM: mock.url });
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
-  writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${mock.url}/v1 }\nanthropic: { base_url: ${mock.url} }\n`);
-  writeFileSync(join(dir, 'config.yaml'), `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\ncatalog: ./providers.yaml\nlog_level: info
-providers: { openai: { api_key: { env: BENCH_KEY } }, anthropic: { api_key: { env: BENCH_KEY } } }
-models:
-  gpt: { provider: openai, model: bench-model }
-  claude: { provider: anthropic, model: bench-model }
-`);
-  const gateway = await spawnServer([join(root, 'server/main.ts'), '--config', join(dir, 'config.yaml')], { BENCH_KEY: 'bench-upstream-key' });
-  const rssIdle = processRssMiB(gateway.pid);
-  const servers: Record<Scenario['target'], SpawnedServer> = { direct: mock, proxy, gateway };
-  const pidOf = (s: Scenario) => (s.target === 'direct' ? undefined : servers[s.target].pid);
-
-  const rows: Record<string, unknown>[] = [];
-  let rssPeak = rssIdle;
+async function runSuite(settings: Settings): Promise<void> {
+  const fleet = await Fleet.start(gatewayVariantsFor(settings), settings, root);
+  const stopOnSignal = () => void fleet.stop().finally(() => process.exit(130));
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  const header = headline(settings, fleet);
+  const meta = describe(settings, fleet);
+  log(header.replace('\n', '; '));
+  const peak = new PeakRss([...fleet.gateways.values()].map((g) => g.server.pid));
+  let run: MeasuredRun;
   try {
-    for (const connections of CONNECTIONS) {
-      // Warm up every target once so JIT and connection pools are hot before measuring.
-      for (const s of SCENARIOS) await autocannon({ url: servers[s.target].url + s.path, method: 'POST', connections, amount: 200, body: s.body, headers: { 'content-type': 'application/json' } });
-      const samples = new Map<string, Sample[]>();
-      for (let r = 0; r < REPEATS; r++) {
-        for (const s of SCENARIOS) { // interleaved: each repeat visits every scenario, so drift hits all alike
-          const sample = await load(servers[s.target].url, s, connections, pidOf(s));
-          samples.set(s.name, [...(samples.get(s.name) ?? []), sample]);
-          rssPeak = Math.max(rssPeak, processRssMiB(gateway.pid));
-        }
-      }
-      for (const s of SCENARIOS) {
-        const xs = samples.get(s.name) ?? [];
-        const cpu = xs.map((x) => x.cpuPerRequest).filter((x): x is number => x !== null);
-        rows.push({
-          scenario: s.name, connections,
-          rps: Math.round(median(xs.map((x) => x.rps))),
-          p50_ms: median(xs.map((x) => x.p50)), p99_ms: median(xs.map((x) => x.p99)),
-          cpu_us_per_req: cpu.length ? Math.round(median(cpu)) : null,
-          errors: xs.reduce((a, x) => a + x.errors, 0),
-        });
-      }
-    }
+    const probe = settings.sections.includes('probe') ? await runLatencyProbe(fleet, settings, log) : [];
+    const throughput = settings.sections.includes('throughput') ? await runThroughput(fleet, settings, log) : [];
+    const paced = settings.sections.includes('paced') ? await runPacedStreams(fleet, settings, log) : [];
+    run = { probe, throughput, paced, memory: await memoryRows(fleet, peak), soak: undefined };
   } finally {
-    const rssAfter = processRssMiB(gateway.pid);
-    gateway.stop(); proxy.stop(); mock.stop();
-    addRatios(rows);
-    console.table(rows);
-    const memory = { rss_idle_mib: round1(rssIdle), rss_peak_mib: round1(rssPeak), rss_after_mib: round1(rssAfter) };
-    console.log('gateway memory:', memory);
-    mkdirSync(join(root, 'bench/results'), { recursive: true });
-    const out = join(root, 'bench/results/latest.json');
-    writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, repeats: REPEATS, node: process.versions.node, rows, memory }, null, 2));
-    console.log(`written ${out}`);
+    peak.stop();
+    await fleet.stop();
   }
+  const verdicts = judge(run);
+  console.log(formatReport(run, verdicts, header));
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(resultsJson(run, verdicts, meta), null, 2) + '\n');
+  const subtitle = `${String(meta.date).slice(0, 16)}, ${settings.quick ? 'QUICK run (noisy), ' : ''}${settings.repeats} repeat(s) x ${settings.seconds} s, ${fleet.gateways.get('gateway')?.workers} workers, median CPU us/req from /proc`;
+  writeFileSync(join(resultsDir, 'latest.svg'), cpuChartSvg(run.throughput, subtitle));
+  log(`written ${join(resultsDir, 'latest.json')} and latest.svg`);
 }
 
-/** Ratios to the baselines measured in the same run: CPU per request against the minimal proxy's. */
-function addRatios(rows: Record<string, unknown>[]): void {
-  for (const row of rows) {
-    const stream = String(row.scenario).endsWith('stream');
-    const proxy = rows.find((r) => r.connections === row.connections && r.scenario === `minimal proxy openai${stream ? ' stream' : ''}`);
-    const direct = rows.find((r) => r.connections === row.connections && r.scenario === `direct openai${stream ? ' stream' : ''}`);
-    row.cpu_vs_proxy = typeof row.cpu_us_per_req === 'number' && typeof proxy?.cpu_us_per_req === 'number' ? round2(row.cpu_us_per_req / proxy.cpu_us_per_req) : null;
-    row.added_p50_ms = typeof direct?.p50_ms === 'number' ? round2((row.p50_ms as number) - direct.p50_ms) : null;
+async function runSoakMode(settings: Settings): Promise<void> {
+  const soak = settings.soak!;
+  const fleet = await Fleet.start(new Set(['gateway']), settings, root);
+  const stopOnSignal = () => void fleet.stop().finally(() => process.exit(130));
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  const meta = describe(settings, fleet);
+  let run: MeasuredRun;
+  try {
+    const result = await runSoak(fleet, soak, log);
+    const gateway = fleet.gateways.get('gateway')!;
+    run = { probe: [], throughput: [], paced: [], memory: [], soak: result };
+    meta.rss_idle_mib = gateway.idleRssMiB;
+  } finally {
+    await fleet.stop();
   }
+  const verdicts = judge(run).filter((v) => v.target.startsWith('soak'));
+  console.log(formatReport(run, verdicts, `gateway soak: ${soak.minutes} min at ${soak.rate} req/s, ${soak.connections} connections`));
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'soak.json'), JSON.stringify(resultsJson(run, verdicts, meta), null, 2) + '\n');
+  log(`written ${join(resultsDir, 'soak.json')}`);
 }
 
-const round1 = (x: number) => Math.round(x * 10) / 10;
-const round2 = (x: number) => Math.round(x * 100) / 100;
-
-await main();
+const settings = readSettings(root);
+await (settings.soak === undefined ? runSuite(settings) : runSoakMode(settings));

@@ -1,0 +1,61 @@
+// The gateway's config.yaml and providers.yaml for a benchmark run: every catalog protocol pointed
+// at the mock upstream, one model per egress protocol, and two paced models for the stream-timing runs.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROTOCOL_IDS, type ProtocolId } from '../server/ir/index.ts';
+
+/** The upstream model the mock is asked for at zero delay. */
+export const UPSTREAM_MODEL = 'bench-model';
+/** The upstream model that makes the mock pace its stream (see mock-upstream-server.ts). */
+export const pacedUpstreamModel = (chunks: number, intervalMs: number) => `paced-${chunks}x${intervalMs}`;
+/** The gateway's model names: the egress protocol is in the name. */
+export const gatewayModel = (egress: ProtocolId) => `to-${egress}`;
+export const pacedGatewayModel = (egress: ProtocolId) => `paced-to-${egress}`;
+export const PACED_EGRESS: readonly ProtocolId[] = ['openai', 'anthropic'];
+
+/** Catalog provider per protocol and the base-URL suffix its requests are built on. */
+const PROVIDER: Record<ProtocolId, { name: string; suffix: string }> = {
+  openai: { name: 'openai', suffix: '/v1' },
+  responses: { name: 'openai-responses', suffix: '/v1' },
+  anthropic: { name: 'anthropic', suffix: '' },
+  gemini: { name: 'gemini', suffix: '' },
+  bedrock: { name: 'bedrock', suffix: '' },
+  cohere: { name: 'cohere', suffix: '' },
+};
+
+/** Credentials the gateway reads from its environment; none of them is real. */
+export const GATEWAY_ENV: Readonly<Record<string, string>> = {
+  BENCH_UPSTREAM_KEY: 'bench-upstream-key',
+  AWS_ACCESS_KEY_ID: 'AKIDBENCHMARK', AWS_SECRET_ACCESS_KEY: 'bench-secret', AWS_REGION: 'us-east-1',
+  GATEWAY_ADMIN_TOKEN: 'bench-admin-token',
+};
+
+export interface GatewayConfigOptions {
+  readonly dir: string;
+  readonly mockUrl: string;
+  readonly workers: 'auto' | number;
+  readonly governance: boolean;
+  readonly paced: { readonly chunks: number; readonly intervalMs: number };
+}
+
+/** Writes both files into `dir` and returns the config.yaml path. */
+export function writeGatewayConfig(options: GatewayConfigOptions): string {
+  const { dir, mockUrl, paced } = options;
+  writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${PROVIDER[p].name}: { base_url: ${mockUrl}${PROVIDER[p].suffix} }`).join('\n') + '\n');
+  // Priced, so governance on does the whole admission: price check, reservation, cost at settlement.
+  const price = 'price: { input: 1, output: 2 }';
+  const lines = [
+    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info',
+    `workers: ${options.workers}`,
+    ...(options.governance ? ['db_path: ./gateway.db', 'governance: on'] : []),
+    'providers:',
+    // Bedrock signs with the AWS credentials of the environment (GATEWAY_ENV).
+    ...PROTOCOL_IDS.filter((p) => p !== 'bedrock').map((p) => `  ${PROVIDER[p].name}: { api_key: { env: BENCH_UPSTREAM_KEY } }`),
+    'models:',
+    ...PROTOCOL_IDS.map((p) => `  ${gatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${UPSTREAM_MODEL}, ${price} }`),
+    ...PACED_EGRESS.map((p) => `  ${pacedGatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`),
+  ];
+  const path = join(dir, 'config.yaml');
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}

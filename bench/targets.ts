@@ -1,0 +1,140 @@
+// The performance issue's targets, judged on this run's numbers: one PASS/FAIL line each, or n/a
+// when the run did not measure it (a filter, a section left out, the soak run is separate).
+import { cpuVsGovernanceOff, cpuVsProxy } from './baselines.ts';
+import type { ProbeRow } from './latency-probe.ts';
+import type { MemoryRow } from './memory.ts';
+import type { PacedRow } from './paced-streams.ts';
+import type { SoakResult } from './soak.ts';
+import type { ThroughputRow } from './throughput.ts';
+
+export interface Verdict {
+  readonly target: string;
+  readonly status: 'PASS' | 'FAIL' | 'n/a';
+  readonly detail: string;
+}
+
+export interface MeasuredRun {
+  readonly throughput: readonly ThroughputRow[];
+  readonly probe: readonly ProbeRow[];
+  readonly paced: readonly PacedRow[];
+  readonly memory: readonly MemoryRow[];
+  readonly soak: SoakResult | undefined;
+}
+
+/** The limits, in one place, so the report, the chart and the README agree. */
+export const LIMITS = {
+  sameProtocolCpuVsProxy: 1.3,
+  crossProtocolCpuVsProxy: 2.0,
+  unloadedAddedP50Ms: 0.45,
+  unloadedAddedTtfbP50Ms: 1.0,
+  errorsAtConnections: 128,
+  /** Paced gaps: median within this of direct's, p99 at most this much over direct's. */
+  pacedGapP50ToleranceMs: 1.0,
+  pacedGapP99ToleranceMs: 2.0,
+  /** Coalesced chunks may exceed direct's share by this fraction of all chunks (client-side noise). */
+  pacedCoalescedTolerance: 0.01,
+  idleRssPerWorkerMiB: 60,
+  soakGrowthMiBPerMinute: 1.0,
+  governanceCpuIncrease: 0.25,
+} as const;
+
+const fmt = (x: number, digits = 2) => x.toFixed(digits);
+const na = (target: string, why: string): Verdict => ({ target, status: 'n/a', detail: why });
+const judged = (target: string, pass: boolean, detail: string): Verdict => ({ target, status: pass ? 'PASS' : 'FAIL', detail });
+
+/** The worst (largest) value over rows, with the row's name, so a FAIL says where. */
+function worst<T>(rows: readonly T[], value: (row: T) => number | null, name: (row: T) => string): { value: number; name: string; over: (limit: number) => number } | undefined {
+  const valued = rows.map((r) => ({ v: value(r), n: name(r) })).filter((x): x is { v: number; n: string } => x.v !== null && Number.isFinite(x.v));
+  if (valued.length === 0) return undefined;
+  const top = valued.reduce((a, b) => (b.v > a.v ? b : a));
+  return { value: top.v, name: top.n, over: (limit) => valued.filter((x) => x.v > limit).length };
+}
+
+function cpuRatioTarget(run: MeasuredRun, kind: 'same' | 'cross', limit: number): Verdict {
+  const target = `${kind === 'same' ? 'same-protocol' : 'cross-protocol'} non-stream CPU/req <= ${limit}x minimal proxy`;
+  const rows = run.throughput.filter((r) => r.scenario.target === 'gateway' && r.scenario.kind === kind && !r.scenario.stream && !r.scenario.comparison);
+  const w = worst(rows, (r) => cpuVsProxy(run.throughput, r), (r) => `${r.scenario.name} @${r.connections}`);
+  if (w === undefined) return na(target, 'no such throughput rows in this run');
+  return judged(target, w.value <= limit, `worst ${fmt(w.value)}x (${w.name}); ${w.over(limit)} of ${rows.length} rows over`);
+}
+
+function probeTarget(run: MeasuredRun, stream: boolean, limit: number): Verdict[] {
+  const what = stream ? 'added TTFB p50 (stream)' : 'added p50 (non-stream)';
+  const rows = run.probe.filter((r) => r.scenario.stream === stream && r.scenario.kind !== 'baseline');
+  if (rows.length === 0) return [na(`unloaded ${what} <= ${limit} ms`, 'probe not run')];
+  return rows.map((r) => {
+    const target = `unloaded ${what} <= ${limit} ms, ${r.scenario.name}`;
+    return r.addedP50Ms === null ? na(target, 'no direct baseline') : judged(target, r.addedP50Ms <= limit, `${fmt(r.addedP50Ms * 1000, 0)} us (p99 +${fmt((r.addedP99Ms ?? Number.NaN) * 1000, 0)} us)`);
+  });
+}
+
+function errorsTarget(run: MeasuredRun): Verdict {
+  const c = LIMITS.errorsAtConnections;
+  const target = `no errors at ${c} connections`;
+  const rows = run.throughput.filter((r) => r.connections === c && r.scenario.kind !== 'baseline');
+  if (rows.length === 0) return na(target, `no gateway throughput rows at ${c} connections in this run`);
+  const failing = rows.filter((r) => r.errors > 0);
+  const requests = rows.reduce((a, r) => a + r.requests, 0);
+  return judged(target, failing.length === 0, failing.length === 0
+    ? `0 errors in ${requests} requests over ${rows.length} gateway scenarios`
+    : failing.map((r) => `${r.scenario.name}: ${r.errors}`).join('; '));
+}
+
+function pacedTarget(run: MeasuredRun): Verdict[] {
+  const direct = run.paced.find((r) => r.scenario.target === 'direct');
+  const rows = run.paced.filter((r) => r.scenario.kind !== 'baseline');
+  if (direct === undefined || rows.length === 0) return [na('paced streams keep inter-chunk timing', 'paced section not run')];
+  const share = (r: PacedRow) => (r.chunks === 0 ? 0 : r.coalesced / r.chunks);
+  return rows.map((r) => {
+    const pass = r.errors === 0
+      && Math.abs(r.gapP50Ms - direct.gapP50Ms) <= LIMITS.pacedGapP50ToleranceMs
+      && r.gapP99Ms <= direct.gapP99Ms + LIMITS.pacedGapP99ToleranceMs
+      && share(r) <= share(direct) + LIMITS.pacedCoalescedTolerance;
+    return judged(`paced streams keep inter-chunk timing, ${r.scenario.name}`, pass,
+      `gaps p50 ${fmt(r.gapP50Ms)} / p99 ${fmt(r.gapP99Ms)} ms (direct ${fmt(direct.gapP50Ms)} / ${fmt(direct.gapP99Ms)}), `
+      + `coalesced ${r.coalesced}/${r.chunks} (direct ${direct.coalesced}/${direct.chunks}), added TTFB p50 ${fmt(r.addedTtfbP50Ms ?? Number.NaN)} ms, ${r.errors} failed streams`);
+  });
+}
+
+function idleRssTarget(run: MeasuredRun): Verdict {
+  const limit = LIMITS.idleRssPerWorkerMiB;
+  const target = `idle RSS <= ${limit} MiB per worker`;
+  const row = run.memory.find((m) => m.variant === 'gateway');
+  if (row === undefined) return na(target, 'gateway not started');
+  const single = run.memory.find((m) => m.variant === 'gateway-w1');
+  return judged(target, row.idlePerWorkerMiB <= limit, `${fmt(row.idleMiB, 1)} MiB / ${row.workers} workers = ${fmt(row.idlePerWorkerMiB, 1)} MiB`
+    + (single === undefined ? '' : `; workers: 1 idles at ${fmt(single.idleMiB, 1)} MiB`));
+}
+
+function soakTarget(run: MeasuredRun): Verdict {
+  const limit = LIMITS.soakGrowthMiBPerMinute;
+  const target = `soak RSS growth < ${limit} MiB/min`;
+  if (run.soak === undefined) return na(target, 'measured by make bench-soak');
+  const s = run.soak;
+  if (!Number.isFinite(s.slopeMiBPerMinute)) return na(target, `too few samples after the warm-up (${s.samples.length} samples)`);
+  return judged(target, s.slopeMiBPerMinute < limit && s.errors === 0,
+    `${fmt(s.slopeMiBPerMinute, 3)} MiB/min over ${fmt(s.minutes - s.warmupMinutes, 1)} min after a ${s.warmupMinutes} min warm-up; ${s.errors} errors in ${s.requests} requests`);
+}
+
+function governanceTarget(run: MeasuredRun): Verdict {
+  const limit = LIMITS.governanceCpuIncrease;
+  const target = `governance on adds <= ${limit * 100}% CPU/req`;
+  const rows = run.throughput.filter((r) => r.scenario.target === 'gateway-gov');
+  const w = worst(rows, (r) => cpuVsGovernanceOff(run.throughput, r), (r) => `${r.scenario.name} @${r.connections}`);
+  if (w === undefined) return na(target, 'no governance rows with a governance-off twin in this run');
+  return judged(target, w.value - 1 <= limit, `worst +${fmt((w.value - 1) * 100, 0)}% (${w.name})`);
+}
+
+export function judge(run: MeasuredRun): Verdict[] {
+  return [
+    cpuRatioTarget(run, 'same', LIMITS.sameProtocolCpuVsProxy),
+    cpuRatioTarget(run, 'cross', LIMITS.crossProtocolCpuVsProxy),
+    ...probeTarget(run, false, LIMITS.unloadedAddedP50Ms),
+    ...probeTarget(run, true, LIMITS.unloadedAddedTtfbP50Ms),
+    errorsTarget(run),
+    ...pacedTarget(run),
+    idleRssTarget(run),
+    soakTarget(run),
+    governanceTarget(run),
+  ];
+}
