@@ -1,7 +1,7 @@
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { costMicrocents, worstCaseMicrocents } from '../governance/cost.ts';
 import type { Governance } from '../governance/governance.ts';
-import type { Usage } from '../ir/index.ts';
+import { GatewayFailure, type Usage } from '../ir/index.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AnswerSummary } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -21,8 +21,6 @@ export interface Admitted {
  * tokens (a token is at least a byte) and its output-token limit, at the dearest lane's prices.
  */
 export async function admit(exchange: Exchange, governance: Governance, router: PoolRouter<ModelRoute>, request: { bytes: number; maxTokens: number | undefined }): Promise<Admitted> {
-  const key = await governance.authenticate(exchange.req.headers, exchange.query);
-  exchange.meter.keyId = key.id;
   const lanes = router.members.map((m) => m.lane);
   const priced = lanes.every((lane) => lane.price !== undefined);
   let worst = 0n;
@@ -31,8 +29,12 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
     const cost = worstCaseMicrocents({ requestBytes: request.bytes, maxOutputTokens: request.maxTokens ?? lane.defaultMaxTokens, price: lane.price });
     if (cost > worst) worst = cost;
   }
-  const reservation = await governance.admit(key, { worstCaseMicrocents: worst, priced, model: router.name });
-  governance.markUsed(key);
+  // One call on the way in (one message when governance is in another thread).
+  const entry = await governance.enter(exchange.req.headers, exchange.query, { worstCaseMicrocents: worst, priced, model: router.name });
+  const { key } = entry;
+  exchange.meter.keyId = key.id;
+  if ('refusal' in entry) throw new GatewayFailure(entry.refusal);
+  const { reservation } = entry;
   let isSettled = false;
   exchange.res.onFinish(async (summary) => {
     const settled = settlement(exchange, summary, request.bytes);

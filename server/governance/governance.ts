@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { gatewayError, GatewayFailure } from '../ir/error.ts';
+import { gatewayError, GatewayFailure, type GatewayError } from '../ir/error.ts';
 import type { Logger } from '../observability/logger.ts';
 import { BudgetLedger, type Reservation, type Settlement } from './budget-ledger.ts';
 import { IdentityKeys, type DeriveSecret, type IdentityKeyRequest, type IssuedIdentityKey } from './identity-keys.ts';
@@ -43,8 +43,16 @@ export interface Governance {
   release(reservation: Reservation): Awaitable<void>;
   /** Records last_used_at (in memory; written every few seconds). */
   markUsed(key: KeyRef): void;
+  /**
+   * authenticate, admit and markUsed in one call (for a worker thread, one message instead of
+   * three): 401 is thrown; a rate, price or budget refusal comes back with the key it refused.
+   */
+  enter(headers: IncomingHttpHeaders, query: URLSearchParams, admission: Admission): Awaitable<Entry>;
   close(): Awaitable<void>;
 }
+
+/** A request that presented a valid key: its reservation, or why it may not go on. */
+export type Entry = { readonly key: KeyRecord; readonly reservation: Reservation } | { readonly key: KeyRecord; readonly refusal: GatewayError };
 
 /** What the admin plane asks of governance. */
 export interface KeyAdmin {
@@ -64,6 +72,8 @@ export interface LocalGovernance extends Governance, KeyAdmin {
    * them in its own thread and sends only this string, not the request's headers.
    */
   authenticatePresented(secret: string | undefined): KeyRecord;
+  /** enter() after the carriers are read. */
+  enterPresented(secret: string | undefined, admission: Admission): Entry;
   admit(key: KeyRef, admission: Admission): Reservation;
   settle(reservation: Reservation, settlement: Settlement): Promise<boolean>;
   release(reservation: Reservation): void;
@@ -153,38 +163,54 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     return { ...record, spentMicrocents: ledger.spent(record.id), reservedMicrocents: ledger.reserved(record.id), lastUsedAt: lastUsed.get(record.id) };
   }
 
+  function admit(key: KeyRef, admission: Admission): Reservation {
+    const record = usable(key);
+    if (record.rpm !== null) {
+      const decision = limiter.take(record.id, record.rpm);
+      if (!decision.allowed) {
+        throw new GatewayFailure(
+          gatewayError('rate_limit', `rate limit exceeded: this key allows ${record.rpm} requests per minute; retry after ${decision.retryAfterSeconds} s`, {
+            code: 'rate_limited',
+            retryAfterSeconds: decision.retryAfterSeconds,
+          }),
+        );
+      }
+    }
+    try {
+      if (record.budgetMicrocents !== null && !admission.priced) {
+        const model = admission.model === undefined ? 'the model asked for' : `model "${admission.model}"`;
+        throw new GatewayFailure(
+          gatewayError('invalid_request', `${model} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`, {
+            code: 'model_price_unknown',
+          }),
+        );
+      }
+      return ledger.reserve(record.id, admission.worstCaseMicrocents);
+    } catch (error) {
+      if (record.rpm !== null) limiter.refund(record.id); // a refused request does not use up the rate
+      throw error;
+    }
+  }
+
+  function enterPresented(secret: string | undefined, admission: Admission): Entry {
+    const key = authenticatePresented(secret);
+    try {
+      const reservation = admit(key, admission);
+      lastUsed.mark(key.id, wall());
+      return { key, reservation };
+    } catch (error) {
+      if (error instanceof GatewayFailure) return { key, refusal: error.error };
+      throw error;
+    }
+  }
+
   return {
     authenticate: (headers, query) => authenticatePresented(presentedKey(headers, query)),
     authenticatePresented,
+    enter: (headers, query, admission) => enterPresented(presentedKey(headers, query), admission),
+    enterPresented,
 
-    admit(key, admission) {
-      const record = usable(key);
-      if (record.rpm !== null) {
-        const decision = limiter.take(record.id, record.rpm);
-        if (!decision.allowed) {
-          throw new GatewayFailure(
-            gatewayError('rate_limit', `rate limit exceeded: this key allows ${record.rpm} requests per minute; retry after ${decision.retryAfterSeconds} s`, {
-              code: 'rate_limited',
-              retryAfterSeconds: decision.retryAfterSeconds,
-            }),
-          );
-        }
-      }
-      try {
-        if (record.budgetMicrocents !== null && !admission.priced) {
-          const model = admission.model === undefined ? 'the model asked for' : `model "${admission.model}"`;
-          throw new GatewayFailure(
-            gatewayError('invalid_request', `${model} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`, {
-              code: 'model_price_unknown',
-            }),
-          );
-        }
-        return ledger.reserve(record.id, admission.worstCaseMicrocents);
-      } catch (error) {
-        if (record.rpm !== null) limiter.refund(record.id); // a refused request does not use up the rate
-        throw error;
-      }
-    },
+    admit,
 
     settle: (reservation, settlement) => settlements.settle(reservation, settlement),
     release: (reservation) => ledger.release(reservation),

@@ -3,7 +3,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 export type { Logger };
 
 /**
- * JSON lines on stdout. Credentials are redacted by key wherever they might appear in a logged
+ * JSON lines on stdout (or `destination`). Credentials are redacted by key wherever they might appear in a logged
  * object, as a second line of defence: nothing should log them in the first place.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
@@ -19,5 +19,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  // Asynchronous writes to stdout: lines written while a write is in flight go out together in the
+  // next one, so a busy gateway makes one write per batch of request lines, not one per line (a
+  // synchronous write per request showed as a large share of a request's CPU). Nothing waits for a
+  // buffer to fill: an idle gateway's lines go out at once, and pending lines are flushed at exit.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

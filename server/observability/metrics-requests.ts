@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { BoundLabels } from './bound-labels.ts';
 import { overheadMs, type RequestObserver, type RequestRecord } from './request-record.ts';
 
 /** Seconds; from a fast cached answer to a long generation. */
@@ -30,6 +31,7 @@ export class RequestMetrics implements RequestObserver {
   private readonly cost: Counter<'model' | 'lane'>;
   private readonly rejections: Counter<'model' | 'reason'>;
   private readonly clientGone: Counter<'model' | 'stage'>;
+  private readonly children = new BoundLabels();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -102,26 +104,27 @@ export class RequestMetrics implements RequestObserver {
     const model = record.model ?? '';
     const lane = record.lane ?? '';
     const stream = record.stream ? 'true' : 'false';
-    this.requests.inc({ ingress: record.ingress, model, lane, status_class: statusClass(record.status) });
-    this.duration.observe({ model, lane, stream }, record.latencyMs / 1000);
-    if (record.ttfbMs !== undefined) this.ttfb.observe({ model, lane, stream }, record.ttfbMs / 1000);
-    if (record.attempts.length > 0) {
-      this.overhead.observe({ ingress: record.ingress, egress: record.egress ?? '', stream }, overheadMs(record) / 1000);
-    }
-    for (const attempt of record.attempts) this.attempts.inc({ lane: attempt.lane, provider: attempt.provider, outcome: attempt.outcome });
-    if (record.attempts.length > 1) this.failovers.inc({ model }, record.attempts.length - 1);
+    // Label sets are bound once and kept (bounded by the configuration): prom-client would
+    // otherwise sort and hash the label object on every observation.
+    const c = this.children;
+    c.get(this.requests, record.ingress, model, lane, statusClass(record.status)).inc();
+    c.get(this.duration, model, lane, stream).observe(record.latencyMs / 1000);
+    if (record.ttfbMs !== undefined) c.get(this.ttfb, model, lane, stream).observe(record.ttfbMs / 1000);
+    if (record.attempts.length > 0) c.get(this.overhead, record.ingress, record.egress ?? '', stream).observe(overheadMs(record) / 1000);
+    for (const attempt of record.attempts) c.get(this.attempts, attempt.lane, attempt.provider, attempt.outcome).inc();
+    if (record.attempts.length > 1) c.get(this.failovers, model).inc(record.attempts.length - 1);
     if (record.usage !== null) {
       const { usage } = record;
-      this.tokens.inc({ model, lane, type: 'input' }, usage.inputTokens);
-      this.tokens.inc({ model, lane, type: 'output' }, usage.outputTokens);
-      if (usage.cacheReadTokens > 0) this.tokens.inc({ model, lane, type: 'cache_read' }, usage.cacheReadTokens);
-      if (usage.cacheWriteTokens > 0) this.tokens.inc({ model, lane, type: 'cache_write' }, usage.cacheWriteTokens);
-      if (usage.reasoningTokens > 0) this.tokens.inc({ model, lane, type: 'reasoning' }, usage.reasoningTokens);
+      c.get(this.tokens, model, lane, 'input').inc(usage.inputTokens);
+      c.get(this.tokens, model, lane, 'output').inc(usage.outputTokens);
+      if (usage.cacheReadTokens > 0) c.get(this.tokens, model, lane, 'cache_read').inc(usage.cacheReadTokens);
+      if (usage.cacheWriteTokens > 0) c.get(this.tokens, model, lane, 'cache_write').inc(usage.cacheWriteTokens);
+      if (usage.reasoningTokens > 0) c.get(this.tokens, model, lane, 'reasoning').inc(usage.reasoningTokens);
     }
-    if (record.costMicrocents !== undefined && record.costMicrocents > 0n) this.cost.inc({ model, lane }, Number(record.costMicrocents) / 1e8);
+    if (record.costMicrocents !== undefined && record.costMicrocents > 0n) c.get(this.cost, model, lane).inc(Number(record.costMicrocents) / 1e8);
     const reason = rejectionReason(record);
-    if (reason !== undefined) this.rejections.inc({ model, reason });
-    if (record.clientGone) this.clientGone.inc({ model, stage: record.ttfbMs === undefined ? 'before_first_byte' : 'after_first_byte' });
+    if (reason !== undefined) c.get(this.rejections, model, reason).inc();
+    if (record.clientGone) c.get(this.clientGone, model, record.ttfbMs === undefined ? 'before_first_byte' : 'after_first_byte').inc();
   }
 }
 

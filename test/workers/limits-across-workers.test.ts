@@ -2,9 +2,9 @@
 // concurrency hold exactly as with one, because routing state is one shared buffer and governance
 // has one owner (the main thread). Requests use fresh connections, which the kernel spreads across
 // the workers' sockets; each test checks that both workers served some.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openaiChatCompletion } from '../../server/demo/openai-replies.ts';
+import { onNewConnection } from '../support/fresh-connection.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 
 let h: Harness;
@@ -24,20 +24,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.upstream.reset());
 
-/** One request on a connection of its own. */
-function post(body: unknown, secret: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${h.url}/v1/chat/completions`, {
-      method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
+
+const post = (body: unknown, secret: string) => onNewConnection(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${secret}` } });
 
 async function createKey(body: Record<string, unknown>): Promise<{ id: string; secret: string }> {
   const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,8 +1,8 @@
 // With two data-plane workers, what the gateway reports adds up over both: GET /metrics (scraped
 // from whichever worker the connection lands on), GET /stats, webhook events (one per request,
 // sent from the main thread) and the gate counters in the hooks list.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onNewConnection } from '../support/fresh-connection.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { answerJson, startHookReceiver, type HookReceiver } from '../support/hook-receiver.ts';
 
@@ -23,25 +23,13 @@ afterAll(async () => {
   await receiver.close();
 });
 
-/** A request on a connection of its own, so the kernel spreads them over both workers. */
-function get(url: string, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const N = 40;
 
 describe('observability with two workers', () => {
   it('counts every request once, whichever worker served it', async () => {
     const body = JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] });
-    const results = await Promise.all(Array.from({ length: N }, () => get(`${h.url}/v1/chat/completions`, 'POST', body)));
+    const results = await Promise.all(Array.from({ length: N }, () => onNewConnection(`${h.url}/v1/chat/completions`, { method: 'POST', body })));
     expect(results.every((r) => r.status === 200)).toBe(true);
     const served = await h.gateway.workerTelemetry();
     expect(served.every((w) => w.requests > 0)).toBe(true);
@@ -54,15 +42,15 @@ describe('observability with two workers', () => {
 
     // Every scrape, on any worker, shows the whole gateway.
     for (let i = 0; i < 6; i++) {
-      const scrape = await get(`${h.url}/metrics`);
+      const scrape = await onNewConnection(`${h.url}/metrics`);
       expect(scrape.status).toBe(200);
       const line = scrape.body.split('\n').find((l) => l.startsWith('gateway_requests_total{') && l.includes('model="gpt"') && l.includes('status_class="2xx"'));
       expect(line?.split(' ').pop()).toBe(String(N));
     }
 
-    const stats = JSON.parse((await get(`${h.adminUrl}/stats`)).body) as { requests: { total: number; in_flight: number } };
+    const stats = JSON.parse((await onNewConnection(`${h.adminUrl}/stats`)).body) as { requests: { total: number; in_flight: number } };
     expect(stats.requests).toMatchObject({ total: N, in_flight: 0 });
-    const hooks = JSON.parse((await get(`${h.adminUrl}/api/v1/admin/hooks`)).body) as { data: { name: string; gate?: { calls: number; allowed: number } }[] };
+    const hooks = JSON.parse((await onNewConnection(`${h.adminUrl}/api/v1/admin/hooks`)).body) as { data: { name: string; gate?: { calls: number; allowed: number } }[] };
     expect(hooks.data.find((x) => x.name === 'policy')?.gate).toMatchObject({ calls: N, allowed: N });
   });
 });

@@ -1,8 +1,8 @@
 // Self-serve keys with two data-plane workers: whichever worker a POST /auth/token lands on, it
 // verifies the token itself and the main thread issues the key, so concurrent exchanges for one
 // person on both workers still give one key.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onNewConnection } from '../support/fresh-connection.ts';
 import { startSelfServeGateway, type SelfServeGateway, type TokenAnswer } from '../auth/support/self-serve-gateway.ts';
 
 let g: SelfServeGateway;
@@ -11,24 +11,12 @@ beforeAll(async () => {
 });
 afterAll(() => g.close());
 
-/** One request on a connection of its own, so the kernel spreads them over both workers. */
-function post(path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${g.h.url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describe('self-serve keys with two workers', () => {
   it('16 concurrent exchanges for one person, on both workers, give one key that serves at once', async () => {
     const tokens = await Promise.all(Array.from({ length: 16 }, () => g.issuer.cliTokens('alice')));
     const before = await g.h.gateway.workerTelemetry();
-    const answers = await Promise.all(tokens.map((t) => post('/auth/token', JSON.stringify({ id_token: t.idToken }))));
+    const answers = await Promise.all(tokens.map((t) => onNewConnection(`${g.h.url}/auth/token`, { method: 'POST', body: JSON.stringify({ id_token: t.idToken }) })));
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
     const keys = new Set(answers.map((a) => (JSON.parse(a.body) as TokenAnswer).key));
     expect(keys.size).toBe(1);
@@ -37,7 +25,7 @@ describe('self-serve keys with two workers', () => {
     expect(after.every((w, i) => w.requests > (before[i]?.requests ?? 0))).toBe(true);
 
     const [key] = [...keys];
-    const chat = await post('/v1/chat/completions', JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }), { authorization: `Bearer ${key}` });
+    const chat = await onNewConnection(`${g.h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }), headers: { authorization: `Bearer ${key}` } });
     expect(chat.status).toBe(200);
   });
 });
