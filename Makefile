@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: install system-packages run generate clients check-generated typecheck test test-ts test-clients validate bench matrix release-client clean
+.PHONY: install system-packages run generate clients check-generated typecheck test test-ts test-clients validate bench profile matrix release-client clean
 
 ## install: npm dependencies (Node 24 included) from the lockfile
 install: $(INSTALL_STAMP)
@@ -72,6 +72,10 @@ bench: install
 .PHONY: bench-soak
 bench-soak: install
 	BENCH_SOAK_MINUTES=$${BENCH_SOAK_MINUTES:-10} node bench/run.ts
+
+## profile: CPU profile of one scenario under load (PROFILE_SCENARIO, default openai->openai), busy time by place
+profile: install
+	node bench/profile.ts
 
 ## release-client: CLIENT=ts|py|go; tags clients-<CLIENT>/vX.Y.Z from the client's own version (clean tree only)
 release-client:
