@@ -23,5 +23,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   // next one, so a busy gateway makes one write per batch of request lines, not one per line (a
   // synchronous write per request showed as a large share of a request's CPU). Nothing waits for a
   // buffer to fill: an idle gateway's lines go out at once, and pending lines are flushed at exit.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  // If stdout stops being read, lines beyond 16 MiB waiting are dropped rather than held in memory.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
 }
