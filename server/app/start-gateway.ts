@@ -15,7 +15,6 @@ import { RequestStats } from '../observability/request-stats.ts';
 import { RequestsInFlight } from '../observability/requests-in-flight.ts';
 import type { LaneFacts } from '../observability/genai-attributes.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
-import { startOtlpExport } from '../observability/otlp-export.ts';
 import { RequestLog } from '../observability/request-log.ts';
 import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
@@ -96,7 +95,10 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const metrics = config.metrics.enabled || config.otlp !== undefined
     ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => fleet.translations(translations.snapshot()) })
     : undefined;
-  const otlp = config.otlp === undefined ? undefined : startOtlpExport({ settings: config.otlp, lanes: laneFacts(config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
+  // Loaded only when configured: a gateway without `otlp:` never loads the OpenTelemetry SDK.
+  const otlp = config.otlp === undefined
+    ? undefined
+    : (await import('../observability/otlp-export.ts')).startOtlpExport({ settings: config.otlp, lanes: laneFacts(config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
   const metricsEndpoint = metrics === undefined || !config.metrics.enabled ? undefined : {
     get contentType() {
       return metrics.contentType;
