@@ -11,7 +11,19 @@ export interface TokenPrice {
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/;
 
+/** Read once per distinct price (prices come from the configuration, so the map stays small). */
+const read = new Map<number, TokenPrice>();
+
 export function microcentsPerToken(usdPerMillion: number): TokenPrice {
+  let price = read.get(usdPerMillion);
+  if (price === undefined) {
+    price = readPrice(usdPerMillion);
+    read.set(usdPerMillion, price);
+  }
+  return price;
+}
+
+function readPrice(usdPerMillion: number): TokenPrice {
   if (!Number.isFinite(usdPerMillion) || usdPerMillion < 0) throw new RangeError(`a price must be a finite number of at least 0 (got ${usdPerMillion})`);
   const match = DECIMAL.exec(String(usdPerMillion));
   if (match === null) throw new RangeError(`cannot read ${usdPerMillion} as a decimal price`);
