@@ -3,14 +3,13 @@ import { RoutingTable } from '../gateway/routing-table.ts';
 import { GovernanceProxy } from '../governance/governance-channel.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { createLogger } from '../observability/logger.ts';
-import { RequestsInFlight } from '../observability/requests-in-flight.ts';
-import { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { closeServer, listen } from './listen.ts';
 import { RecordForwarder } from './record-forwarder.ts';
+import { ServingState } from './serving-state.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.ts';
 
 /**
@@ -29,8 +28,7 @@ export async function runDataPlaneWorker(): Promise<void> {
   const routing = new RoutingTable(config, SYSTEM_CLOCK, { memory: new RoutingMemory(start.routing.layout, start.routing.buffer), worker: start.worker });
   // Gates only: webhooks are observers, and observers run in the main thread.
   const hooks = new Hooks(config.hooks.filter((h) => h.kind === 'gate'), { log });
-  const translations = new TranslationStats();
-  const inFlight = new RequestsInFlight();
+  const serving = new ServingState(start.worker, hooks.gates);
   const forwarder = new RecordForwarder(port);
   const send = (event: WorkerEvent) => port.postMessage(event);
   const metricsAnswers = new Map<number, (text: string) => void>();
@@ -41,7 +39,7 @@ export async function runDataPlaneWorker(): Promise<void> {
     ? undefined
     : (await import('../auth/self-serve.ts')).createSelfServe(config, { issue: (person) => governance.issueKey(person) }, { log });
   const server = createDataPlaneServer({
-    config, routing, dispatchers, clock: SYSTEM_CLOCK, log, translations, observers: [forwarder], gates: hooks.gates, inFlight,
+    config, routing, dispatchers, clock: SYSTEM_CLOCK, log, translations: serving.translations, observers: [forwarder], gates: hooks.gates, inFlight: serving.inFlight,
     ...(governance !== undefined && { governance }),
   }, {
     ...(config.metrics.enabled && {
@@ -58,19 +56,11 @@ export async function runDataPlaneWorker(): Promise<void> {
     }),
     ...(selfServe !== undefined && { selfServe }),
   });
-  let requests = 0;
-  server.on('request', () => requests++);
+  serving.countRequestsOf(server);
   port.on('message', (command: WorkerCommand) => {
     switch (command.type) {
       case 'telemetry':
-        send({
-          type: 'telemetry',
-          id: command.id,
-          telemetry: {
-            worker: start.worker, requests, inFlight: inFlight.current, translations: translations.snapshot(),
-            gates: Object.fromEntries(hooks.gates.map((g) => [g.settings.name, { ...g.counters }])),
-          },
-        });
+        send({ type: 'telemetry', id: command.id, telemetry: serving.telemetry() });
         return;
       case 'metrics':
         contentType = command.contentType;

@@ -12,17 +12,17 @@ import { RoutingTable } from '../gateway/routing-table.ts';
 import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { RequestStats } from '../observability/request-stats.ts';
-import { RequestsInFlight } from '../observability/requests-in-flight.ts';
 import type { LaneFacts } from '../observability/genai-attributes.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
 import { RequestLog } from '../observability/request-log.ts';
-import { TranslationStats } from '../observability/translation-stats.ts';
+import type { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { FleetView } from './fleet-view.ts';
+import { ServingState } from './serving-state.ts';
 import { closeServer, listen } from './listen.ts';
 import { WorkerPool } from './worker-pool.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
@@ -82,12 +82,12 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const dispatchers = new Dispatchers();
   // Sized for every worker; the main thread is worker 1 (it serves too: one isolate fewer).
   const routing = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, config.workers)), worker: 1 });
-  const translations = new TranslationStats();
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
-  const inFlight = new RequestsInFlight();
+  const serving = new ServingState(1, hooks.gates);
+  const { translations, inFlight } = serving;
   // The other workers' own counts, added in when read (their records come here as they happen).
   let workers: WorkerPool | undefined;
   const fleet = new FleetView(async () => (await workers?.telemetry()) ?? []);
@@ -129,8 +129,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const dataServer = createDataPlaneServer({
     config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
   }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }) });
-  let mainRequests = 0;
-  dataServer.on('request', () => mainRequests++);
+  serving.countRequestsOf(dataServer);
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, live: {
       routing, clock, requests,
@@ -176,10 +175,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   }
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
   return { config, routing, translations, hooks, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
-    workerTelemetry: async () => [
-      { worker: 1, requests: mainRequests, inFlight: inFlight.current, translations: translations.snapshot(), gates: Object.fromEntries(hooks.gates.map((g) => [g.settings.name, { ...g.counters }])) },
-      ...((await workers?.telemetry()) ?? []),
-    ],
+    workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }
 
