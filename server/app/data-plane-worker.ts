@@ -8,6 +8,7 @@ import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { closeServer, listen } from './listen.ts';
+import { PendingReplies } from './pending-replies.ts';
 import { RecordForwarder } from './record-forwarder.ts';
 import { ServingState } from './serving-state.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.ts';
@@ -31,8 +32,7 @@ export async function runDataPlaneWorker(): Promise<void> {
   const serving = new ServingState(start.worker, hooks.gates);
   const forwarder = new RecordForwarder(port);
   const send = (event: WorkerEvent) => port.postMessage(event);
-  const metricsAnswers = new Map<number, (text: string) => void>();
-  let nextMetrics = 1;
+  const metricsReplies = new PendingReplies<string>();
   let contentType = 'text/plain; version=0.0.4; charset=utf-8';
   // Self-serve keys: this worker verifies tokens itself; the main thread issues the keys.
   const selfServe = config.auth === undefined || governance === undefined
@@ -47,11 +47,8 @@ export async function runDataPlaneWorker(): Promise<void> {
         get contentType() {
           return contentType;
         },
-        render: () => new Promise<string>((resolve) => {
-          const id = nextMetrics++;
-          metricsAnswers.set(id, resolve);
-          send({ type: 'metrics', id });
-        }),
+        // The main thread renders the gateway's one registry; an empty scrape if it cannot in time.
+        render: () => metricsReplies.ask((id) => send({ type: 'metrics', id }), 10_000, ''),
       },
     }),
     ...(selfServe !== undefined && { selfServe }),
@@ -64,8 +61,7 @@ export async function runDataPlaneWorker(): Promise<void> {
         return;
       case 'metrics':
         contentType = command.contentType;
-        metricsAnswers.get(command.id)?.(command.text);
-        metricsAnswers.delete(command.id);
+        metricsReplies.answer(command.id, command.text);
         return;
       case 'close':
         // Stop taking connections, finish the requests in flight (their spend settles through the

@@ -6,6 +6,7 @@ import type { LocalGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
+import { PendingReplies } from './pending-replies.ts';
 import { workerScript } from './worker-script.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart, WorkerTelemetry } from './worker-protocol.ts';
 
@@ -36,7 +37,7 @@ export class WorkerPool {
   private readonly options: WorkerPoolOptions;
   private readonly workers = new Map<number, Worker>();
   private closing = false;
-  private nextQuery = 1;
+  private readonly telemetryReplies = new PendingReplies<WorkerTelemetry | undefined>();
 
   private constructor(options: WorkerPoolOptions) {
     this.options = options;
@@ -55,20 +56,8 @@ export class WorkerPool {
 
   /** Asks every running worker about itself; a worker that does not answer within a second is left out. */
   async telemetry(): Promise<WorkerTelemetry[]> {
-    const answers = [...this.workers.values()].map((worker) => new Promise<WorkerTelemetry | undefined>((resolve) => {
-      const id = this.nextQuery++;
-      const timer = setTimeout(() => done(undefined), 1000);
-      const onMessage = (event: WorkerEvent) => {
-        if (event.type === 'telemetry' && event.id === id) done(event.telemetry);
-      };
-      const done = (answer: WorkerTelemetry | undefined) => {
-        clearTimeout(timer);
-        worker.off('message', onMessage);
-        resolve(answer);
-      };
-      worker.on('message', onMessage);
-      worker.postMessage({ type: 'telemetry', id } satisfies WorkerCommand);
-    }));
+    const answers = [...this.workers.values()].map((worker) =>
+      this.telemetryReplies.ask((id) => worker.postMessage({ type: 'telemetry', id } satisfies WorkerCommand), 1000, undefined));
     return (await Promise.all(answers)).filter((t) => t !== undefined).sort((a, b) => a.worker - b.worker);
   }
 
@@ -119,6 +108,9 @@ export class WorkerPool {
             return;
           case 'records':
             for (const { record, content } of event.entries) for (const observer of this.options.observers) observer.record(record, content);
+            return;
+          case 'telemetry':
+            this.telemetryReplies.answer(event.id, event.telemetry);
             return;
           case 'metrics':
             void this.renderMetricsFor(worker, event.id);
