@@ -8,6 +8,8 @@ import type { ClientResponse } from './client-response.ts';
 /** Status recorded for a client that left before anything was sent (nginx's "client closed request"). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
+const NO_WARNINGS: RequestRecord['warnings'] = Object.freeze([]);
+
 /**
  * What the pipeline notes about one request while it runs, turned into its `RequestRecord` at the
  * end. Cheap by design: plain fields, a few `performance.now()` reads, no per-chunk allocation.
@@ -106,7 +108,8 @@ export class RequestMeter {
       upstreamMs: this.upstreamMs,
       clientWaitMs: res.clientWaitMs,
       attempts: this.attempts,
-      warnings: this.warnings.map((w) => ({ kind: w.kind, path: w.path })),
+      // Kind and path only (a warning's message is for the log): no copy when there are none.
+      warnings: this.warnings.length === 0 ? NO_WARNINGS : this.warnings.map((w) => ({ kind: w.kind, path: w.path })),
     };
   }
 }
