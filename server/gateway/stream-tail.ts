@@ -16,7 +16,7 @@ const KEPT_EVENTS = 8;
  */
 export class StreamTail {
   private readonly sse = new SseParser();
-  private last: SseEvent[] = [];
+  private readonly last: SseEvent[] = [];
 
   /**
    * The bytes relayed before commit: an event they leave unfinished (cut at the commit point)
@@ -41,8 +41,10 @@ export class StreamTail {
     return [...decoder.push(Buffer.from(text)), ...decoder.end()];
   }
 
+  /** In place: this runs for every read of a relayed stream. */
   private keep(events: SseEvent[]): void {
     if (events.length === 0) return;
-    this.last = [...this.last, ...events].slice(-KEPT_EVENTS);
+    this.last.push(...events);
+    if (this.last.length > KEPT_EVENTS) this.last.splice(0, this.last.length - KEPT_EVENTS);
   }
 }

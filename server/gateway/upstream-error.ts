@@ -57,9 +57,14 @@ export function redactedStreamError(provider: ProviderRuntime, error: GatewayErr
 
 /** The operator's key as bytes, to look for in relayed stream bytes; undefined when there is none worth looking for. */
 export function credentialBytes(provider: ProviderRuntime): Buffer | undefined {
+  if (keyBytes.has(provider)) return keyBytes.get(provider);
   const key = provider.apiKey;
-  return key !== undefined && key.length >= 8 ? Buffer.from(key) : undefined;
+  const bytes = key !== undefined && key.length >= 8 ? Buffer.from(key) : undefined;
+  keyBytes.set(provider, bytes); // once per provider, not per stream
+  return bytes;
 }
+
+const keyBytes = new WeakMap<ProviderRuntime, Buffer | undefined>();
 
 /**
  * Relayed stream bytes with an echoed operator key masked (an upstream error event may quote it).
