@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { microcentsToUsdNumber } from '../governance/money.ts';
 import { BoundLabels } from './bound-labels.ts';
 import { failoverCount, overheadMs, type RequestObserver, type RequestRecord } from './request-record.ts';
 
@@ -122,7 +123,7 @@ export class RequestMetrics implements RequestObserver {
       if (usage.cacheWriteTokens > 0) c.get(this.tokens, model, lane, 'cache_write').inc(usage.cacheWriteTokens);
       if (usage.reasoningTokens > 0) c.get(this.tokens, model, lane, 'reasoning').inc(usage.reasoningTokens);
     }
-    if (record.costMicrocents !== undefined && record.costMicrocents > 0n) c.get(this.cost, model, lane).inc(Number(record.costMicrocents) / 1e8);
+    if (record.costMicrocents !== undefined && record.costMicrocents > 0n) c.get(this.cost, model, lane).inc(microcentsToUsdNumber(record.costMicrocents));
     const reason = rejectionReason(record);
     if (reason !== undefined) c.get(this.rejections, model, reason).inc();
     if (record.clientGone) c.get(this.clientGone, model, record.ttfbMs === undefined ? 'before_first_byte' : 'after_first_byte').inc();
