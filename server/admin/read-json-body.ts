@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { readBoundedBody } from './read-bounded-body.ts';
 
 /** Admin bodies are a few small fields; anything near this is a mistake or an attack. */
 export const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
@@ -13,12 +14,7 @@ export type BodyResult =
  */
 export async function readJsonBody(request: IncomingMessage, limit = ADMIN_BODY_LIMIT_BYTES): Promise<BodyResult> {
   const tooLarge = { ok: false, status: 413, code: 'request_too_large', message: `the request body is larger than the admin plane's limit of ${limit} bytes` } as const;
-  const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > limit) {
-    request.resume(); // dropped unread; the caller closes the connection after answering
-    return tooLarge;
-  }
-  const body = await collect(request, limit);
+  const body = await readBoundedBody(request, limit);
   if (body === undefined) return tooLarge;
   if (body.length === 0) return { ok: true, value: undefined };
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -35,30 +31,4 @@ export async function readJsonBody(request: IncomingMessage, limit = ADMIN_BODY_
     return { ok: false, status: 400, code: 'invalid_request', message: 'the request body must be a JSON object' };
   }
   return { ok: true, value: value as Record<string, unknown> };
-}
-
-/**
- * The whole body, or undefined once it passes `limit`; the rest is then read and dropped (not
- * destroyed, so the answer can still be written; the caller closes the connection after it).
- */
-function collect(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.resume();
-      resolve(undefined);
-    };
-    const onEnd = () => resolve(Buffer.concat(chunks));
-    request.on('data', onData);
-    request.once('end', onEnd);
-    request.once('error', reject);
-  });
 }

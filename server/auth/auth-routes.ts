@@ -44,7 +44,7 @@ export function addAuthTokenRoutes(router: Router, selfServe: SelfServe | undefi
       if (selfServe === undefined) throw new AuthFailure(404, 'self_serve_disabled', DISABLED_MESSAGE);
       const query = ctx.query;
       if (query.code !== undefined || query.error !== undefined) {
-        const sealed = readCookie(ctx, LOGIN_COOKIE);
+        const sealed = ctx.cookies.get(LOGIN_COOKIE);
         setCookie(ctx, selfServe, ''); // one sign-in, one callback: the state is spent either way
         const tokens = await selfServe.login.finish(ctx.querystring, sealed);
         const person = await selfServe.identify(tokens);
@@ -117,18 +117,10 @@ function baseUrl(ctx: Koa.Context, selfServe: SelfServe): string {
   return `${ctx.protocol}://${host}`;
 }
 
-function readCookie(ctx: Koa.Context, name: string): string | undefined {
-  for (const part of (ctx.get('cookie') || '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-}
-
 /**
  * The sign-in cookie: HttpOnly, SameSite=Lax (the issuer's redirect back is a cross-site top-level
  * GET, which Strict would strip), scoped to this path, Secure when the gateway is reached over
- * https. Written by hand: Koa's cookies refuse Secure behind a TLS-terminating proxy.
+ * https. Written by hand (read with ctx.cookies): Koa's cookies refuse to set Secure behind a TLS-terminating proxy.
  */
 function setCookie(ctx: Koa.Context, selfServe: SelfServe, value: string): void {
   const secure = (selfServe.settings.publicUrl ?? `${ctx.protocol}:`).startsWith('https:');

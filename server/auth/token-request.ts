@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { readBoundedBody } from '../admin/read-bounded-body.ts';
 import { AuthFailure } from './auth-failure.ts';
 import type { PresentedTokens } from './identify.ts';
 
@@ -11,7 +12,10 @@ export const TOKEN_REQUEST_LIMIT_BYTES = 16 * 1024;
  * is expected; the tokens themselves are never repeated in an error.
  */
 export async function readTokenRequest(request: IncomingMessage): Promise<PresentedTokens> {
-  const body = await readBounded(request, TOKEN_REQUEST_LIMIT_BYTES);
+  const body = await readBoundedBody(request, TOKEN_REQUEST_LIMIT_BYTES);
+  if (body === undefined) {
+    throw new AuthFailure(413, 'request_too_large', `the request body is larger than ${TOKEN_REQUEST_LIMIT_BYTES} bytes: send only id_token (and access_token)`);
+  }
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   let fields: Record<string, unknown>;
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
@@ -37,29 +41,4 @@ export async function readTokenRequest(request: IncomingMessage): Promise<Presen
 
 function malformed(message: string): AuthFailure {
   return new AuthFailure(400, 'invalid_request', message);
-}
-
-function readBounded(request: IncomingMessage, limit: number): Promise<Buffer> {
-  const tooLarge = new AuthFailure(413, 'request_too_large', `the request body is larger than ${limit} bytes: send only id_token (and access_token)`);
-  if (Number(request.headers['content-length'] ?? 0) > limit) {
-    request.resume();
-    return Promise.reject(tooLarge);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      // The rest is read and dropped (not destroyed), so the answer can still be written.
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.resume();
-      reject(tooLarge);
-    };
-    const onEnd = () => resolve(Buffer.concat(chunks));
-    request.on('data', onData);
-    request.once('end', onEnd);
-    request.once('error', reject);
-  });
 }

@@ -8,6 +8,9 @@ export interface ConfigProblem {
   readonly column?: number;
 }
 
+/** How a resolver reports a problem at a path of the file (the loader adds file, line and column). */
+export type ReportProblem = (path: (string | number)[], message: string) => void;
+
 export function formatProblem(p: ConfigProblem): string {
   const where = p.line !== undefined ? `${p.file}:${p.line}:${p.column ?? 1}` : p.file;
   return p.path === '' ? `${where}: ${p.message}` : `${where}: ${p.path}: ${p.message}`;

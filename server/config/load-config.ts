@@ -8,7 +8,7 @@ import type { GatewayConfig, ModelRoute as ModelRouteConfig } from '../../genera
 import { supportedProtocols } from '../protocols/registry.ts';
 import { credentialsFromEnv, regionFromBedrockUrl } from '../upstream/sigv4.ts';
 import { loadCatalog } from './catalog.ts';
-import { ConfigError, type ConfigProblem } from './config-error.ts';
+import { ConfigError, type ConfigProblem, type ReportProblem } from './config-error.ts';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
 import { isLoopback } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
@@ -126,7 +126,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
 }
 
 /** `otlp:` with its header secrets read; undefined when the section is absent (no export). */
-function resolveOtlp(config: GatewayConfig, baseDir: string, env: NodeJS.ProcessEnv, problem: Problem): OtlpSettings | undefined {
+function resolveOtlp(config: GatewayConfig, baseDir: string, env: NodeJS.ProcessEnv, problem: ReportProblem): OtlpSettings | undefined {
   const otlp = config.otlp;
   if (otlp === undefined) return undefined;
   const headers: Record<string, string> = {};
@@ -153,10 +153,8 @@ function resolveOtlp(config: GatewayConfig, baseDir: string, env: NodeJS.Process
   };
 }
 
-type Problem = (path: (string | number)[], message: string) => void;
-
 /** Every catalog provider the config names or a model uses, with its credential read. */
-function resolveProviders(config: GatewayConfig, catalog: Catalog, baseDir: string, env: NodeJS.ProcessEnv, problem: Problem): Map<string, ProviderRuntime> {
+function resolveProviders(config: GatewayConfig, catalog: Catalog, baseDir: string, env: NodeJS.ProcessEnv, problem: ReportProblem): Map<string, ProviderRuntime> {
   const names = new Set([
     ...Object.keys(config.providers ?? {}),
     ...Object.values(config.models ?? {}).map((m) => (m as ModelRouteConfig).provider),
@@ -200,7 +198,7 @@ function resolveLimits(config: GatewayConfig): Limits {
   };
 }
 
-function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<string, ProviderRuntime>, limits: Limits, problem: Problem): Map<string, ModelRoute> {
+function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<string, ProviderRuntime>, limits: Limits, problem: ReportProblem): Map<string, ModelRoute> {
   const supported = supportedProtocols();
   const out = new Map<string, ModelRoute>();
   for (const [name, raw] of Object.entries(config.models ?? {})) {
@@ -242,7 +240,7 @@ function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<s
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_POOL_DEADLINE_MS = 120_000;
 
-function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, breaker: BreakerSettings, problem: Problem): Map<string, PoolRoute> {
+function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, breaker: BreakerSettings, problem: ReportProblem): Map<string, PoolRoute> {
   const out = new Map<string, PoolRoute>();
   for (const [name, pool] of Object.entries(config.pools ?? {})) {
     if (pool === undefined) continue;
@@ -271,7 +269,7 @@ function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, br
 }
 
 /** The admin plane's certificate, key and client CA, read at load so a missing file stops the start. */
-function readAdminTls(config: GatewayConfig, relative: (p: string) => string, problem: Problem): RuntimeConfig['adminTls'] {
+function readAdminTls(config: GatewayConfig, relative: (p: string) => string, problem: ReportProblem): RuntimeConfig['adminTls'] {
   const tls = config.admin_tls;
   if (tls === undefined) return undefined;
   const read = (field: 'cert' | 'key' | 'client_ca', path: string | undefined): string | undefined => {

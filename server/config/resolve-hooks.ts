@@ -1,9 +1,8 @@
 import type { GatewayConfig, Hook } from '../../generated/config-types.ts';
 import { hookTarget } from '../hooks/hook-target.ts';
 import { HOOK_DEFAULTS, WEBHOOK_EVENTS, type HookSettings } from '../hooks/hook-settings.ts';
+import type { ReportProblem } from './config-error.ts';
 import { readSecret, type SecretRef } from './secret-ref.ts';
-
-type Problem = (path: (string | number)[], message: string) => void;
 
 /** Keys only one kind of hook has; the schema allows them on both, so the loader says which. */
 const WEBHOOK_ONLY = ['events', 'queue_size', 'concurrency', 'max_retries', 'backoff'] as const;
@@ -11,7 +10,7 @@ const WEBHOOK_ONLY = ['events', 'queue_size', 'concurrency', 'max_retries', 'bac
 const RESERVED_HEADERS = new Set(['content-length', 'host', 'transfer-encoding', 'connection']);
 
 /** `hooks:` resolved: secrets read, defaults applied, each kind's own keys checked. */
-export function resolveHooks(config: GatewayConfig, baseDir: string, env: NodeJS.ProcessEnv, problem: Problem): HookSettings[] {
+export function resolveHooks(config: GatewayConfig, baseDir: string, env: NodeJS.ProcessEnv, problem: ReportProblem): HookSettings[] {
   const out: HookSettings[] = [];
   const names = new Set<string>();
   (config.hooks ?? []).forEach((hook, i) => {

@@ -1,10 +1,9 @@
 import type { GatewayConfig } from '../../generated/config-types.ts';
 import { centsToMicrocents } from '../governance/money.ts';
+import type { ReportProblem } from './config-error.ts';
 import { isLoopback } from './loopback.ts';
 import type { OidcSettings, SelfServeSettings, TeamDefaults } from './runtime-config.ts';
 import { readSecret } from './secret-ref.ts';
-
-type Problem = (path: (string | number)[], message: string) => void;
 
 const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
 const DEFAULT_MAX_TOKEN_AGE_SECONDS = 600;
@@ -25,7 +24,7 @@ export interface SelfServeContext {
   readonly baseDir: string;
   readonly env: NodeJS.ProcessEnv;
   readonly teams: ReadonlyMap<string, TeamDefaults>;
-  readonly problem: Problem;
+  readonly problem: ReportProblem;
 }
 
 /**

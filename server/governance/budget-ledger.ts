@@ -3,6 +3,7 @@ import { gatewayError, GatewayFailure } from '../ir/error.ts';
 import type { Usage } from '../ir/response.ts';
 import { microcentsToCentsDown, microcentsToCentsUp } from './money.ts';
 import type { Store } from './store.ts';
+import { wholeTokens } from './token-price.ts';
 
 /** Money held for one admitted request until it settles or is released. Plain data. */
 export interface Reservation {
@@ -115,10 +116,10 @@ export class BudgetLedger {
         settlement.requestId,
         settlement.model,
         settlement.lane,
-        tokens(usage.inputTokens),
-        tokens(usage.outputTokens),
-        tokens(usage.cacheReadTokens),
-        tokens(usage.cacheWriteTokens),
+        wholeTokens(usage.inputTokens),
+        wholeTokens(usage.outputTokens),
+        wholeTokens(usage.cacheReadTokens),
+        wholeTokens(usage.cacheWriteTokens),
         settlement.costMicrocents,
         settlement.estimated ? 1 : 0,
         this.#now(),
@@ -158,9 +159,4 @@ export class BudgetLedger {
     }
     return account;
   }
-}
-
-/** Upstream counts, made fit for an INTEGER column (a fractional or negative report is not trusted below its ceiling). */
-function tokens(count: number): number {
-  return Number.isFinite(count) && count > 0 ? Math.ceil(count) : 0;
 }

@@ -80,6 +80,7 @@ export class GovernanceProxy implements Governance {
       const waiting = this.pending.get(reply.id);
       if (waiting === undefined) return;
       this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.port.unref();
       if ('value' in reply) waiting.resolve(reply.value);
       else if ('refusal' in reply) waiting.reject(new GatewayFailure(reply.refusal));
       else waiting.reject(new Error(`governance: ${reply.failure}`));
@@ -128,17 +129,9 @@ export class GovernanceProxy implements Governance {
   private call(call: DistributiveOmit<Exclude<Call, { op: 'markUsed' }>, 'id'>): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      // Referenced only while an answer is awaited (the reply handler unrefs it again).
       if (this.pending.size === 0) this.port.ref();
-      this.pending.set(id, {
-        resolve: (value) => {
-          if (this.pending.size === 0) this.port.unref();
-          resolve(value);
-        },
-        reject: (error) => {
-          if (this.pending.size === 0) this.port.unref();
-          reject(error);
-        },
-      });
+      this.pending.set(id, { resolve, reject });
       this.port.postMessage({ ...call, id });
     });
   }

@@ -30,3 +30,8 @@ export function microcentsToUsd(microcents: bigint): string {
   const perDollar = 100n * MICROCENTS_PER_CENT;
   return `${sign}${abs / perDollar}.${String(abs % perDollar).padStart(8, '0')}`;
 }
+
+/** Microcents as a floating-point dollar amount: close enough for metrics, logs and trace attributes, never for accounting. */
+export function microcentsToUsdNumber(microcents: bigint): number {
+  return Number(microcents) / 1e8;
+}

@@ -45,13 +45,12 @@ export function chargeMicrocents(lines: readonly { readonly tokens: number; read
   let numerator = 0n;
   for (const { tokens, price } of lines) {
     // Powers of ten: the largest is a multiple of each.
-    numerator += tokenCount(tokens) * price.numerator * (denominator / price.denominator);
+    numerator += BigInt(wholeTokens(tokens)) * price.numerator * (denominator / price.denominator);
   }
   return (numerator + denominator - 1n) / denominator;
 }
 
-/** Token counts come from upstream reports; a negative or fractional one is not trusted below its ceiling. */
-function tokenCount(tokens: number): bigint {
-  if (!Number.isFinite(tokens) || tokens <= 0) return 0n;
-  return BigInt(Math.ceil(tokens));
+/** Token counts come from upstream reports: a fractional one is not trusted below its ceiling, a negative or non-finite one counts 0. */
+export function wholeTokens(tokens: number): number {
+  return Number.isFinite(tokens) && tokens > 0 ? Math.ceil(tokens) : 0;
 }

@@ -1,6 +1,6 @@
 import { microcentsToUsd } from '../governance/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
-import type { RequestRecord } from '../observability/request-record.ts';
+import { failoverCount, requestFailed, type RequestRecord } from '../observability/request-record.ts';
 import type { WebhookEventType } from './hook-settings.ts';
 
 /** Bumped when a field is removed or changes meaning; new fields may appear within a version. */
@@ -54,7 +54,7 @@ export interface WebhookEvent {
 
 /** request.failed when the client got an error status, an error ended its stream, or it left; else request.completed. */
 export function webhookEventType(record: RequestRecord): WebhookEventType {
-  return record.status >= 400 || record.errorKind !== undefined || record.clientGone ? 'request.failed' : 'request.completed';
+  return requestFailed(record) ? 'request.failed' : 'request.completed';
 }
 
 /** A pure function: the same record, id and time always give the same event. */
@@ -91,7 +91,7 @@ export function webhookEvent(record: RequestRecord, stamp: { readonly id: string
       latency_ms: ms(record.latencyMs),
       ttfb_ms: record.ttfbMs === undefined ? null : ms(record.ttfbMs),
       upstream_ms: ms(record.upstreamMs),
-      failovers: Math.max(0, record.attempts.length - 1),
+      failovers: failoverCount(record),
       attempts: record.attempts.map((a) => ({ lane: a.lane, provider: a.provider, outcome: a.outcome, status: a.status ?? null, ms: ms(a.ms) })),
       warnings: record.warnings.map((w) => ({ kind: w.kind, path: w.path })),
     },

@@ -1,4 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
+import { microcentsToUsdNumber } from '../governance/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import { overheadMs, type AttemptRecord, type RequestRecord } from './request-record.ts';
 
@@ -65,7 +66,7 @@ export function requestAttributes(record: RequestRecord): Attributes {
   if (record.clientGone) attributes['gateway.client_gone'] = true;
   if (record.usage !== null) Object.assign(attributes, usageAttributes(record.usage));
   if (record.finishReason !== undefined) attributes['gen_ai.response.finish_reasons'] = [record.finishReason];
-  if (record.costMicrocents !== undefined) attributes['gateway.cost_usd'] = Number(record.costMicrocents) / 1e8;
+  if (record.costMicrocents !== undefined) attributes['gateway.cost_usd'] = microcentsToUsdNumber(record.costMicrocents);
   if (record.errorKind !== undefined) attributes['error.type'] = record.errorKind;
   if (record.warnings.length > 0) attributes['gateway.warnings'] = record.warnings.map((w) => `${w.kind}=${w.path}`);
   return attributes;

@@ -1,6 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { microcentsToUsdNumber } from '../governance/money.ts';
 import { BoundLabels } from './bound-labels.ts';
-import { overheadMs, type RequestObserver, type RequestRecord } from './request-record.ts';
+import { failoverCount, overheadMs, type RequestObserver, type RequestRecord } from './request-record.ts';
 
 /** Seconds; from a fast cached answer to a long generation. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -112,7 +113,8 @@ export class RequestMetrics implements RequestObserver {
     if (record.ttfbMs !== undefined) c.get(this.ttfb, model, lane, stream).observe(record.ttfbMs / 1000);
     if (record.attempts.length > 0) c.get(this.overhead, record.ingress, record.egress ?? '', stream).observe(overheadMs(record) / 1000);
     for (const attempt of record.attempts) c.get(this.attempts, attempt.lane, attempt.provider, attempt.outcome).inc();
-    if (record.attempts.length > 1) c.get(this.failovers, model).inc(record.attempts.length - 1);
+    const failovers = failoverCount(record);
+    if (failovers > 0) c.get(this.failovers, model).inc(failovers);
     if (record.usage !== null) {
       const { usage } = record;
       c.get(this.tokens, model, lane, 'input').inc(usage.inputTokens);
@@ -121,7 +123,7 @@ export class RequestMetrics implements RequestObserver {
       if (usage.cacheWriteTokens > 0) c.get(this.tokens, model, lane, 'cache_write').inc(usage.cacheWriteTokens);
       if (usage.reasoningTokens > 0) c.get(this.tokens, model, lane, 'reasoning').inc(usage.reasoningTokens);
     }
-    if (record.costMicrocents !== undefined && record.costMicrocents > 0n) c.get(this.cost, model, lane).inc(Number(record.costMicrocents) / 1e8);
+    if (record.costMicrocents !== undefined && record.costMicrocents > 0n) c.get(this.cost, model, lane).inc(microcentsToUsdNumber(record.costMicrocents));
     const reason = rejectionReason(record);
     if (reason !== undefined) c.get(this.rejections, model, reason).inc();
     if (record.clientGone) c.get(this.clientGone, model, record.ttfbMs === undefined ? 'before_first_byte' : 'after_first_byte').inc();

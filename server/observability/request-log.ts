@@ -1,3 +1,4 @@
+import { microcentsToUsdNumber } from '../governance/money.ts';
 import type { Logger } from './logger.ts';
 import { overheadMs, type RequestObserver, type RequestRecord } from './request-record.ts';
 
@@ -40,7 +41,7 @@ export class RequestLog implements RequestObserver {
         tokens: { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens, cacheWrite: usage.cacheWriteTokens, reasoning: usage.reasoningTokens },
       }),
       ...(record.finishReason !== undefined && { finishReason: record.finishReason }),
-      ...(record.costMicrocents !== undefined && { costUsd: Number(record.costMicrocents) / 1e8 }),
+      ...(record.costMicrocents !== undefined && { costUsd: microcentsToUsdNumber(record.costMicrocents) }),
       ...(record.warnings.length > 0 && { warnings: record.warnings.map((w) => `${w.kind}=${w.path}`) }),
     }, 'request');
   }

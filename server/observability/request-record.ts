@@ -85,3 +85,13 @@ export interface RequestObserver {
 export function overheadMs(record: RequestRecord): number {
   return Math.max(0, record.latencyMs - record.upstreamMs - record.clientWaitMs);
 }
+
+/** The request did not end in a whole answer: an error status, an error that ended its stream, or a client that left. */
+export function requestFailed(record: RequestRecord): boolean {
+  return record.status >= 400 || record.errorKind !== undefined || record.clientGone;
+}
+
+/** Lanes tried after the first. */
+export function failoverCount(record: RequestRecord): number {
+  return Math.max(0, record.attempts.length - 1);
+}

@@ -1,6 +1,6 @@
 import type { Usage } from '../ir/index.ts';
 import { LatencyWindow, type LatencySummary } from './latency-window.ts';
-import type { RequestObserver, RequestRecord } from './request-record.ts';
+import { failoverCount, requestFailed, type RequestObserver, type RequestRecord } from './request-record.ts';
 
 export interface RequestTotalsSnapshot {
   readonly total: number;
@@ -35,11 +35,11 @@ export class RequestStats implements RequestObserver {
 
   record(record: RequestRecord): void {
     this.total++;
-    const failed = record.status >= 400 || record.errorKind !== undefined || record.clientGone;
+    const failed = requestFailed(record);
     if (failed) this.failed++;
     else this.completed++;
     if (record.clientGone) this.clientGone++;
-    this.failovers += Math.max(0, record.attempts.length - 1);
+    this.failovers += failoverCount(record);
     if (record.costMicrocents !== undefined) this.costMicrocents += record.costMicrocents;
     const usage = record.usage;
     if (usage !== null) {

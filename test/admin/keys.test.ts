@@ -240,6 +240,22 @@ describe('admin key operations', () => {
       expect((await fetch(`${admin.url}${KEYS}`)).status).toBe(200);
     });
 
+    it('a streamed body (no content-length) past the limit: 413, and the plane still answers', async () => {
+      const before = governance.listKeys().length;
+      const chunk = new TextEncoder().encode(`{"name": "${'x'.repeat(16 * 1024)}`);
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent++ < 8) controller.enqueue(chunk);
+          else controller.close();
+        },
+      });
+      const response = await fetch(`${admin.url}${KEYS}`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+      await expectError(response, 413, 'request_too_large');
+      expect(governance.listKeys()).toHaveLength(before);
+      expect((await fetch(`${admin.url}${KEYS}`)).status).toBe(200);
+    });
+
     it('an id past its length: 400 naming the path parameter', async () => {
       expect(await expectError(await fetch(`${admin.url}${KEYS}/${'k'.repeat(101)}`), 400, 'invalid_request')).toContain('path.id');
     });
