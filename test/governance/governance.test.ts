@@ -192,10 +192,10 @@ describe('the server secret', () => {
   it('without governance_secret, one is generated once and kept in the store', () => {
     const path = tempDbPath();
     const first = openGovernance(path);
-    const { secret } = first.createKey({});
+    const { key, secret } = first.createKey({});
     first.close();
     const second = track(openGovernance(path));
-    expect(second.authenticate({ 'x-api-key': secret }, NO_QUERY)).toBeDefined();
+    expect(second.authenticate({ 'x-api-key': secret }, NO_QUERY).id).toBe(key.id);
   });
 
   it('refuses to open with a different secret than the keys were hashed with, naming the file', () => {

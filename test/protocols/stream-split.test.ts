@@ -3,7 +3,8 @@
 // and with CRLF or CR line ends.
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../server/ir/index.ts';
-import { byteByByte, splitAt, withLineEnds } from './support/chunking.ts';
+import { byteByByte, withLineEnds } from './support/chunking.ts';
+import { expectSameAtEverySplit } from './support/every-split.ts';
 import { decodeStream } from './support/codecs.ts';
 import { hasFile, readBytes, readJson, scenarios } from './support/fixtures.ts';
 
@@ -32,10 +33,7 @@ for (const scenario of streamScenarios) {
     });
 
     it('split in two at every byte offset', () => {
-      for (let offset = 0; offset <= bytes.length; offset++) {
-        const events = decode(splitAt(bytes, offset));
-        if (!isEqual(events, expected)) expect(events, `split at byte ${offset}`).toEqual(expected);
-      }
+      expectSameAtEverySplit(decode, bytes, expected);
     });
 
     it('one byte at a time', () => {
@@ -52,16 +50,8 @@ for (const scenario of streamScenarios) {
       });
 
       it(`with ${name} line ends, split in two at every byte offset`, () => {
-        for (let offset = 0; offset <= converted.length; offset++) {
-          const events = decode(splitAt(converted, offset));
-          if (!isEqual(events, expected)) expect(events, `${name}, split at byte ${offset}`).toEqual(expected);
-        }
+        expectSameAtEverySplit(decode, converted, expected, `${name}, `);
       });
     }
   });
-}
-
-/** A cheap pre-check so thousands of passing splits do not each build an assertion diff. */
-function isEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

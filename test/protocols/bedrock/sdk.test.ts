@@ -1,8 +1,6 @@
-// The official AWS SDK (@aws-sdk/client-bedrock-runtime) against a local server that answers
-// with this codec's encoders: what the SDK parses is what the IR said. And what the SDK sends
+// The official AWS SDK (@aws-sdk/client-bedrock-runtime) against the mock upstream scripted to
+// answer with this codec's encoders: what the SDK parses is what the IR said. And what the SDK sends
 // decodes to the IR a gateway would route.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   BedrockRuntimeClient,
   ConverseCommand,
@@ -11,43 +9,29 @@ import {
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EVENTSTREAM_HEADERS } from '../../../server/framing/eventstream-frame.ts';
 import { gatewayError, type ChatResponse, type StreamEvent } from '../../../server/ir/index.ts';
 import { bedrockCodec } from '../../../server/protocols/bedrock/index.ts';
 import { signBedrockRequest } from '../../../server/upstream/sigv4.ts';
+import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../../support/mock-upstream.ts';
 import { schemaErrors } from '../support/validators.ts';
 import { encodeStream } from './support/stream.ts';
 import { BEDROCK } from './support/validators.ts';
 
 const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 
-interface Seen {
-  readonly path: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly rawBody: Buffer;
-  readonly body: Record<string, unknown>;
-}
+/** What the SDK sent, its JSON body as a record. */
+type Seen = RecordedRequest & { readonly json: Record<string, unknown> };
 
-let server: Server;
+let upstream: MockUpstream;
 let client: BedrockRuntimeClient;
-let answer: (res: ServerResponse) => void = (res) => res.end();
-const seen: Seen[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(chunks);
-      seen.push({ path: req.url ?? '', headers: req.headers, rawBody, body: JSON.parse(rawBody.toString('utf8')) as Record<string, unknown> });
-      answer(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  upstream = await startMockUpstream();
   client = new BedrockRuntimeClient({
     region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint: upstream.url,
     credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
     requestHandler: new NodeHttpHandler(),
     maxAttempts: 1,
@@ -56,13 +40,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await upstream.close();
 });
+beforeEach(() => upstream.reset());
 
-const json = (status: number, headers: Record<string, string>, body: string) => (res: ServerResponse) => {
-  res.writeHead(status, headers);
-  res.end(body);
-};
+const lastSeen = (): Seen => upstream.requests.at(-1) as Seen;
+const answer = (status: number, headers: Record<string, string>, body: string) => upstream.enqueue({ status, headers, raw: body });
 
 const REDACTED = Buffer.from('encrypted reasoning bytes').toString('base64');
 
@@ -80,7 +63,7 @@ describe('ConverseCommand', () => {
       finish: { reason: 'tool_calls', raw: 'tool_use' },
       usage: { inputTokens: 1100, outputTokens: 40, cacheReadTokens: 1000, cacheWriteTokens: 50, reasoningTokens: 0 },
     };
-    answer = json(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(response, { streamUsage: false }).body));
+    answer(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(response, { streamUsage: false }).body));
     const out = await client.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Weather?' }] }] }));
     const content = out.output?.message?.content ?? [];
     expect(content[0]?.reasoningContent?.reasoningText).toEqual({ text: 'Paris first.', signature: 'sig-1' });
@@ -92,7 +75,7 @@ describe('ConverseCommand', () => {
   });
 
   it('sends a body that is valid and decodes to the IR the gateway routes', async () => {
-    answer = json(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(
+    answer(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(
       { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null }, { streamUsage: false }).body));
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
     await client.send(new ConverseCommand({
@@ -110,11 +93,11 @@ describe('ConverseCommand', () => {
       toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }], toolChoice: { any: {} } },
       additionalModelRequestFields: { top_k: 5 },
     }));
-    const request = seen.at(-1) as Seen;
+    const request = lastSeen();
     expect(request.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse');
     expect(request.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=a\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
-    expect(schemaErrors(BEDROCK.request, request.body)).toEqual([]);
-    const ir = bedrockCodec.decodeRequest(request.body, { pathModel: decodeURIComponent(request.path.split('/')[2] ?? ''), pathStream: false });
+    expect(schemaErrors(BEDROCK.request, request.json)).toEqual([]);
+    const ir = bedrockCodec.decodeRequest(request.json, { pathModel: decodeURIComponent(request.path.split('/')[2] ?? ''), pathStream: false });
     expect(ir).toEqual({
       model: MODEL,
       messages: [
@@ -141,7 +124,7 @@ describe('ConverseCommand', () => {
 
   it('raises the modelled exception encodeError names, with its status and message', async () => {
     const envelope = bedrockCodec.encodeError(gatewayError('rate_limit', 'Too many requests, slow down.', { retryAfterSeconds: 2 }));
-    answer = json(envelope.status, envelope.headers, envelope.body);
+    answer(envelope.status, envelope.headers, envelope.body);
     const error = await client.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ThrottlingException);
     expect(error).toMatchObject({ name: 'ThrottlingException', message: 'Too many requests, slow down.', $metadata: { httpStatusCode: 429 } });
@@ -150,10 +133,10 @@ describe('ConverseCommand', () => {
 
 describe('SigV4', () => {
   it('signBedrockRequest gives the signature the AWS SDK itself sent for the same request', async () => {
-    answer = json(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(
+    answer(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(
       { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null }, { streamUsage: false }).body));
     await client.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }));
-    const request = seen.at(-1) as Seen;
+    const request = lastSeen();
     const authorization = String(request.headers.authorization);
     const signedNames = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';') ?? [];
     const headers: Record<string, string> = {};
@@ -169,12 +152,9 @@ describe('SigV4', () => {
 describe('ConverseStreamCommand', () => {
   async function collect(events: readonly StreamEvent[]): Promise<ConverseStreamOutput[]> {
     const bytes = encodeStream(events);
-    answer = (res) => {
-      res.writeHead(200, EVENTSTREAM_HEADERS);
-      // Frames written in uneven pieces, as a network would deliver them.
-      for (let at = 0; at < bytes.length; at += 7) res.write(bytes.subarray(at, at + 7));
-      res.end();
-    };
+    // Frames written in uneven pieces, as a network would deliver them.
+    const pieces = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7));
+    upstream.enqueue({ headers: { ...EVENTSTREAM_HEADERS }, events: pieces });
     const out = await client.send(new ConverseStreamCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }));
     const received: ConverseStreamOutput[] = [];
     for await (const event of out.stream ?? []) received.push(event);
@@ -210,9 +190,9 @@ describe('ConverseStreamCommand', () => {
     expect(received.at(-2)).toEqual({ messageStop: { stopReason: 'tool_use' } });
     expect(received.at(-1)).toEqual({ metadata: { usage: { inputTokens: 20, outputTokens: 12, totalTokens: 42, cacheReadInputTokens: 10 }, metrics: { latencyMs: 0 } } });
 
-    const request = seen.at(-1) as Seen;
+    const request = lastSeen();
     expect(request.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream');
-    expect(bedrockCodec.decodeRequest(request.body, { pathModel: MODEL, pathStream: true })).toMatchObject({ stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+    expect(bedrockCodec.decodeRequest(request.json, { pathModel: MODEL, pathStream: true })).toMatchObject({ stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
   });
 
   it('raises the in-stream exception an IR error event becomes', async () => {

@@ -3,7 +3,8 @@
 // characters), byte by byte, and in seeded random chunkings.
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
-import { byteByByte, splitAt } from '../support/chunking.ts';
+import { byteByByte } from '../support/chunking.ts';
+import { expectSameAtEverySplit } from '../support/every-split.ts';
 import { seededRandom } from '../support/random-json.ts';
 import { hasFile, readBytes, readJson, scenarios } from './support/fixtures.ts';
 import { decodeStream } from './support/stream.ts';
@@ -30,10 +31,7 @@ for (const scenario of streamScenarios) {
     });
 
     it('split in two at every byte offset', () => {
-      for (let offset = 0; offset <= bytes.length; offset++) {
-        const events = decodeStream(splitAt(bytes, offset));
-        if (!isEqual(events, expected)) expect(events, `split at byte ${offset}`).toEqual(expected);
-      }
+      expectSameAtEverySplit(decodeStream, bytes, expected);
     });
 
     it('one byte at a time', () => {

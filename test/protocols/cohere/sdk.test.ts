@@ -1,58 +1,29 @@
-// The official Cohere SDK (cohere-ai 8.1.0, CohereClientV2) against a tiny local server that
-// answers with this codec's encoders: what the SDK parses out of our responses, streams and
+// The official Cohere SDK (cohere-ai 8.1.0, CohereClientV2) against the mock upstream scripted
+// to answer with this codec's encoders: what the SDK parses out of our responses, streams and
 // errors, and what our decoder makes of the requests the SDK sends.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CohereClientV2, CohereError, type Cohere } from 'cohere-ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatResponse, StreamEvent } from '../../../server/ir/index.ts';
 import { SSE_HEADERS } from '../../../server/framing/sse-format.ts';
+import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../../support/mock-upstream.ts';
 import { codec, decodeStream, encodeStream, hasFile, readJson, scenariosOf } from './support.ts';
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
-interface Recorded {
-  readonly url: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly json: Record<string, unknown>;
-}
-
-let server: Server;
+let upstream: MockUpstream;
 let client: CohereClientV2;
-const answers: Answer[] = [];
-const recorded: Recorded[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      recorded.push({ url: req.url ?? '', headers: req.headers, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
-      const answer = answers.shift() ?? { status: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"no answer queued"}' };
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  client = new CohereClientV2({ token: 'k', environment: `http://127.0.0.1:${port}`, maxRetries: 0 });
+  upstream = await startMockUpstream();
+  client = new CohereClientV2({ token: 'k', environment: upstream.url, maxRetries: 0 });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-beforeEach(() => {
-  answers.length = 0;
-  recorded.length = 0;
-});
+afterAll(() => upstream.close());
+beforeEach(() => upstream.reset());
 
-const answerJson = (body: Record<string, unknown>) => answers.push({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const answerStream = (events: readonly StreamEvent[]) => answers.push({ status: 200, headers: { ...SSE_HEADERS }, body: encodeStream(events).text });
-const lastRequest = (): Recorded => {
-  const last = recorded.at(-1);
+const answerJson = (body: Record<string, unknown>) => upstream.enqueue({ json: body });
+const answerStream = (events: readonly StreamEvent[]) => upstream.enqueue({ headers: { ...SSE_HEADERS }, raw: encodeStream(events).text });
+const lastRequest = (): RecordedRequest & { json: Record<string, unknown> } => {
+  const last = upstream.requests.at(-1);
   if (last === undefined) throw new Error('the SDK sent nothing');
-  return last;
+  return last as RecordedRequest & { json: Record<string, unknown> };
 };
 
 const USAGE = { inputTokens: 1406, outputTokens: 95, cacheReadTokens: 1024, cacheWriteTokens: 0, reasoningTokens: 0 };
@@ -120,7 +91,7 @@ describe('chat (non-streaming)', () => {
     expect(response.message.content).toEqual([{ type: 'text', text: 'ok' }]);
 
     const sent = lastRequest();
-    expect(sent.url).toBe('/v2/chat');
+    expect(sent.path).toBe('/v2/chat');
     expect(sent.headers.authorization).toBe('Bearer k');
     expect(codec.decodeRequest(sent.json, {})).toEqual({
       model: 'command-a',
@@ -156,7 +127,7 @@ describe('chat (non-streaming)', () => {
 
   it('turns encodeError into the SDK\'s typed error with the status and our message', async () => {
     const envelope = codec.encodeError({ kind: 'rate_limit', status: 429, message: 'rate limit exceeded for this key', retryAfterSeconds: 3 });
-    answers.push({ status: envelope.status, headers: { ...envelope.headers }, body: envelope.body });
+    upstream.enqueue({ status: envelope.status, headers: { ...envelope.headers }, raw: envelope.body });
     const error = await client.chat({ model: 'command-a', messages: [{ role: 'user', content: 'x' }] }).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(CohereError);
     expect(error).toMatchObject({ statusCode: 429, body: { message: 'rate limit exceeded for this key' } });

@@ -3,7 +3,8 @@
 // and with CRLF or CR line ends.
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
-import { byteByByte, splitAt, withLineEnds } from '../support/chunking.ts';
+import { byteByByte, withLineEnds } from '../support/chunking.ts';
+import { expectSameAtEverySplit } from '../support/every-split.ts';
 import { decodeStream, hasFile, readBytes, readJson, scenariosOf } from './support.ts';
 
 const streamScenarios = scenariosOf('cohere').filter((s) => hasFile(s, 'stream.wire.txt'));
@@ -28,10 +29,7 @@ for (const scenario of streamScenarios) {
     });
 
     it('split in two at every byte offset', () => {
-      for (let offset = 0; offset <= bytes.length; offset++) {
-        const events = decodeStream(splitAt(bytes, offset));
-        if (!isEqual(events, expected)) expect(events, `split at byte ${offset}`).toEqual(expected);
-      }
+      expectSameAtEverySplit(decodeStream, bytes, expected);
     });
 
     it('one byte at a time', () => {
@@ -48,16 +46,8 @@ for (const scenario of streamScenarios) {
       });
 
       it(`with ${name} line ends, split in two at every byte offset`, () => {
-        for (let offset = 0; offset <= converted.length; offset++) {
-          const events = decodeStream(splitAt(converted, offset));
-          if (!isEqual(events, expected)) expect(events, `${name}, split at byte ${offset}`).toEqual(expected);
-        }
+        expectSameAtEverySplit(decodeStream, converted, expected, `${name}, `);
       });
     }
   });
-}
-
-/** A cheap pre-check so thousands of passing splits do not each build an assertion diff. */
-function isEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

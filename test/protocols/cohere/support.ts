@@ -1,9 +1,6 @@
 // What the Cohere codec tests share: the golden fixtures under test/fixtures/cohere/, the
 // precompiled Cohere schemas, and a check of an SSE text against the v2 Chat stream grammar.
 // (The shared walkers in ../support/ know only the OpenAI and Anthropic folders.)
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import cohereError from '../../../generated/validators/cohere-error.js';
 import cohereRequest from '../../../generated/validators/cohere-request.js';
@@ -12,6 +9,7 @@ import cohereStreamEvent from '../../../generated/validators/cohere-stream-event
 import type { StreamEvent } from '../../../server/ir/index.ts';
 import type { LaneContext } from '../../../server/protocols/codec.ts';
 import { cohereCodec } from '../../../server/protocols/cohere/index.ts';
+import { decodeChunks } from '../support/codecs.ts';
 import { sseFrames } from '../support/sse-frames.ts';
 import { schemaErrors } from '../support/validators.ts';
 
@@ -25,33 +23,10 @@ export const SCHEMAS: Readonly<Record<'request' | 'response' | 'streamEvent' | '
   error: cohereError,
 };
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-
-export interface Scenario {
-  readonly protocol: string;
-  readonly name: string;
-  readonly dir: string;
-}
-
-export function scenariosOf(protocol: string): Scenario[] {
-  return readdirSync(join(FIXTURES, protocol), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => ({ protocol, name: entry.name, dir: join(FIXTURES, protocol, entry.name) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-export const hasFile = (s: Scenario, file: string) => existsSync(join(s.dir, file));
-export const readJson = <T = unknown>(s: Scenario, file: string): T => JSON.parse(readFileSync(join(s.dir, file), 'utf8')) as T;
-export const readBytes = (s: Scenario, file: string): Buffer => readFileSync(join(s.dir, file));
+export { hasFile, readBytes, readJson, scenariosIn as scenariosOf } from '../support/fixtures.ts';
 
 /** Feeds `chunks` to a fresh Cohere stream decoder, then ends it. */
-export function decodeStream(chunks: Iterable<Uint8Array>): StreamEvent[] {
-  const decoder = codec.createStreamDecoder();
-  const events: StreamEvent[] = [];
-  for (const chunk of chunks) events.push(...decoder.push(chunk));
-  events.push(...decoder.end());
-  return events;
-}
+export const decodeStream = (chunks: Iterable<Uint8Array>): StreamEvent[] => decodeChunks(codec.createStreamDecoder(), chunks);
 
 export function encodeStream(events: readonly StreamEvent[]): { text: string; warnings: readonly unknown[] } {
   const encoder = codec.createStreamEncoder({ streamUsage: true });

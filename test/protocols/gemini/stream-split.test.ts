@@ -2,9 +2,9 @@
 // bytes are cut: whole, in two at every offset (inside multi-byte characters and between CR and LF
 // too), byte by byte, and, for SSE, with LF or CR line ends instead of Google's CRLF.
 import { describe, expect, it } from 'vitest';
-import { isDeepStrictEqual } from 'node:util';
 import type { StreamEvent } from '../../../server/ir/index.ts';
-import { byteByByte, decodeChunks, hasFile, readBytes, readJson, scenarios, splitAt } from './support.ts';
+import { expectSameAtEverySplit } from '../support/every-split.ts';
+import { byteByByte, decodeChunks, hasFile, readBytes, readJson, scenarios } from './support.ts';
 
 describe('fixtures under test', () => {
   it('include streams with 3- and 4-byte UTF-8 in both framings', () => {
@@ -30,10 +30,7 @@ for (const scenario of scenarios()) {
       });
 
       it('split in two at every byte offset', () => {
-        for (let offset = 0; offset <= bytes.length; offset++) {
-          const events = decodeChunks(splitAt(bytes, offset));
-          if (!isDeepStrictEqual(events, expected)) expect(events, `split at byte ${offset}`).toEqual(expected);
-        }
+        expectSameAtEverySplit(decodeChunks, bytes, expected);
       });
 
       it('one byte at a time', () => {
@@ -43,10 +40,7 @@ for (const scenario of scenarios()) {
       if (file === 'stream.wire.txt') {
         it.each([['LF', '\n'], ['CR', '\r']])('with %s line ends, split at every offset', (_, ending) => {
           const other = Buffer.from(bytes.toString('latin1').replaceAll('\r\n', ending), 'latin1');
-          for (let offset = 0; offset <= other.length; offset++) {
-            const events = decodeChunks(splitAt(other, offset));
-            if (!isDeepStrictEqual(events, expected)) expect(events, `split at byte ${offset}`).toEqual(expected);
-          }
+          expectSameAtEverySplit(decodeChunks, other, expected);
         });
       }
     });

@@ -1,9 +1,6 @@
-// Helpers for the Gemini codec tests. The shared test/protocols/support/ walks openai and anthropic
-// only (and assumes SSE with `\n` line ends and a `model` in every request body), so the Gemini
-// suite keeps its own: fixtures, validators, stream helpers and what a round trip preserves.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Helpers for the Gemini codec tests: validators, stream helpers and what a round trip preserves.
+// The shared stream checks assume SSE with `\n` line ends and a `model` in every request body, so
+// the Gemini ones live here; fixture walking, chunking and schema errors come from ../support/.
 import type { ValidateFunction } from 'ajv';
 import geminiError from '../../../generated/validators/gemini-error.js';
 import geminiRequest from '../../../generated/validators/gemini-request.js';
@@ -12,6 +9,9 @@ import geminiStreamEvent from '../../../generated/validators/gemini-stream-event
 import type { GatewayError, StreamEvent } from '../../../server/ir/index.ts';
 import type { ClientContext, RequestOrigin } from '../../../server/protocols/codec.ts';
 import { geminiCodec } from '../../../server/protocols/gemini/index.ts';
+import { decodeChunks as decodeWith } from '../support/codecs.ts';
+import { type ScenarioDir, hasFile, readJson, scenariosIn } from '../support/fixtures.ts';
+import { schemaErrors } from '../support/validators.ts';
 
 export const codec = geminiCodec;
 
@@ -22,53 +22,23 @@ export const SCHEMAS: Readonly<Record<'request' | 'response' | 'streamEvent' | '
   error: geminiError,
 };
 
-export function schemaErrors(validate: ValidateFunction, value: unknown): string[] {
-  if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-}
+export { schemaErrors } from '../support/validators.ts';
+export { byteByByte, splitAt } from '../support/chunking.ts';
+export { hasFile, readBytes, readJson } from '../support/fixtures.ts';
+export type { ScenarioDir as Scenario } from '../support/fixtures.ts';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-
-export interface Scenario {
-  readonly name: string;
-  readonly dir: string;
-}
-
-export function scenarios(protocol = 'gemini'): Scenario[] {
-  return readdirSync(join(FIXTURES, protocol), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => ({ name: entry.name, dir: join(FIXTURES, protocol, entry.name) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-export const hasFile = (scenario: Scenario, file: string) => existsSync(join(scenario.dir, file));
-export const readJson = <T = unknown>(scenario: Scenario, file: string): T => JSON.parse(readFileSync(join(scenario.dir, file), 'utf8')) as T;
-export const readBytes = (scenario: Scenario, file: string): Buffer => readFileSync(join(scenario.dir, file));
+export const scenarios = (protocol = 'gemini'): ScenarioDir[] => scenariosIn(protocol);
 
 /** The route a request fixture arrived on: `request.origin.json` if the scenario has one. */
-export function originOf(scenario: Scenario): RequestOrigin {
+export function originOf(scenario: ScenarioDir): RequestOrigin {
   return hasFile(scenario, 'request.origin.json') ? readJson<RequestOrigin>(scenario, 'request.origin.json') : { pathModel: 'gemini-2.5-flash' };
 }
 
-export function decodeChunks(chunks: Iterable<Uint8Array>): StreamEvent[] {
-  const decoder = codec.createStreamDecoder();
-  const events: StreamEvent[] = [];
-  for (const chunk of chunks) events.push(...decoder.push(chunk));
-  events.push(...decoder.end());
-  return events;
-}
+export const decodeChunks = (chunks: Iterable<Uint8Array>): StreamEvent[] => decodeWith(codec.createStreamDecoder(), chunks);
 
 export function encodeEvents(events: readonly StreamEvent[], client: ClientContext = { streamUsage: true }): string {
   const encoder = codec.createStreamEncoder(client);
   return events.map((event) => encoder.encode(event)).join('');
-}
-
-export function splitAt(bytes: Uint8Array, offset: number): Uint8Array[] {
-  return [bytes.subarray(0, offset), bytes.subarray(offset)];
-}
-
-export function byteByByte(bytes: Uint8Array): Uint8Array[] {
-  return Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
 }
 
 /** The SSE payloads of a text written with any of the three line ends (a naive reader, not the parser under test). */

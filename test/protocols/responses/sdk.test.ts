@@ -1,46 +1,27 @@
-// The official `openai` SDK (v7) reads what the Responses encoders write: a tiny local server
+// The official `openai` SDK (v7) reads what the Responses encoders write: the mock upstream
 // answers POST /v1/responses with encodeResponse's body, or with the stream encoder's SSE for a
 // fixed IR stream, and the SDK's own parsers (`responses.create`, `responses.stream(...)
 // .finalResponse()`) must accept it and see the right text, function calls, reasoning and usage.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatResponse, StreamEvent, Usage } from '../../../server/ir/index.ts';
 import { SSE_HEADERS } from '../../../server/framing/sse-format.ts';
+import { startMockUpstream, type MockUpstream, type ScriptedReply } from '../../support/mock-upstream.ts';
 import { codec, encodeStream, fixtures, has, json } from './support.ts';
 
-interface Reply {
-  readonly status?: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
-let server: Server;
+let upstream: MockUpstream;
 let client: OpenAI;
-let reply: Reply = { headers: {}, body: '' };
-let lastBody: Record<string, unknown> = {};
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      lastBody = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      if (req.url !== '/v1/responses') {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(reply.status ?? 200, reply.headers);
-      res.end(reply.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  client = new OpenAI({ apiKey: 'k', baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, maxRetries: 0 });
+  upstream = await startMockUpstream();
+  client = new OpenAI({ apiKey: 'k', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => upstream.close());
+beforeEach(() => upstream.reset());
+// Each test scripts one reply for POST /v1/responses; the SDK must have asked nothing else.
+afterEach(() => expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/responses']));
 
-const sse = (events: readonly StreamEvent[]): Reply => ({ headers: { ...SSE_HEADERS }, body: encodeStream(events) });
+const sse = (events: readonly StreamEvent[]): ScriptedReply => ({ headers: { ...SSE_HEADERS }, raw: encodeStream(events) });
 const usage: Usage = { inputTokens: 120, outputTokens: 80, cacheReadTokens: 64, cacheWriteTokens: 8, reasoningTokens: 30 };
 
 const MIXED: StreamEvent[] = [
@@ -68,7 +49,7 @@ const MIXED: StreamEvent[] = [
 
 describe('responses.stream(...).finalResponse() over the stream encoder', () => {
   it('assembles reasoning, text, function calls and usage, and sees every delta', async () => {
-    reply = sse(MIXED);
+    upstream.enqueue(sse(MIXED));
     const stream = client.responses.stream({ model: 'gpt', input: 'Weather in Paris and Tokyo?' });
     const deltas: string[] = [];
     const argDeltas: string[] = [];
@@ -76,7 +57,7 @@ describe('responses.stream(...).finalResponse() over the stream encoder', () => 
     stream.on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta));
     const final = await stream.finalResponse();
 
-    expect(lastBody).toMatchObject({ model: 'gpt', stream: true });
+    expect(upstream.requests.at(-1)?.json).toMatchObject({ model: 'gpt', stream: true });
     expect(final.id).toBe('resp_sdk1');
     expect(final.status).toBe('completed');
     expect(final.output_text).toBe('Checking both. 👋');
@@ -94,7 +75,7 @@ describe('responses.stream(...).finalResponse() over the stream encoder', () => 
   });
 
   it('reports a length stop as an incomplete response', async () => {
-    reply = sse([
+    upstream.enqueue(sse([
       { type: 'message_start', id: 'resp_sdk2', model: 'gpt-5.5' },
       { type: 'block_start', index: 0, block: { type: 'text' } },
       { type: 'block_delta', index: 0, delta: { type: 'text', text: 'The French Revolution began' } },
@@ -102,7 +83,7 @@ describe('responses.stream(...).finalResponse() over the stream encoder', () => 
       { type: 'finish', finish: { reason: 'length', raw: 'max_tokens' } },
       { type: 'usage', usage },
       { type: 'message_stop' },
-    ]);
+    ]));
     const final = await client.responses.stream({ model: 'gpt', input: 'History, please.' }).finalResponse();
     expect(final.status).toBe('incomplete');
     expect(final.incomplete_details).toEqual({ reason: 'max_output_tokens' });
@@ -110,17 +91,17 @@ describe('responses.stream(...).finalResponse() over the stream encoder', () => 
   });
 
   it('turns an IR error after content into an APIError carrying the message and code', async () => {
-    reply = sse([
+    upstream.enqueue(sse([
       ...MIXED.slice(0, 8),
       { type: 'error', error: { kind: 'overloaded', status: 529, message: 'Overloaded', code: 'overloaded_error' } },
-    ]);
+    ]));
     const failure = await client.responses.stream({ model: 'gpt', input: 'x' }).finalResponse().then(() => undefined, (e: unknown) => e);
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect(failure).toMatchObject({ message: expect.stringContaining('Overloaded') as unknown, code: 'overloaded_error' });
   });
 
   it('reads the raw event iterator too (responses.create with stream: true)', async () => {
-    reply = sse(MIXED);
+    upstream.enqueue(sse(MIXED));
     const events = await client.responses.create({ model: 'gpt', input: 'x', stream: true });
     const types: string[] = [];
     for await (const event of events) types.push(event.type);
@@ -137,7 +118,7 @@ describe('every golden IR stream, whatever protocol it came from, is accepted by
     const text = events.flatMap((e) => (e.type === 'block_delta' && e.delta.type === 'text' ? [e.delta.text] : [])).join('');
     const failed = events.some((e) => e.type === 'error');
     it(`${f.protocol}/${f.name}: ${failed ? 'rejects with an APIError' : 'gives the streamed text and usage'}`, async () => {
-      reply = sse(events);
+      upstream.enqueue(sse(events));
       const result = client.responses.stream({ model: 'gpt', input: 'x' }).finalResponse();
       if (failed) {
         await expect(result).rejects.toBeInstanceOf(OpenAI.APIError);
@@ -167,7 +148,7 @@ describe('responses.create over encodeResponse', () => {
   };
 
   it('gives output_text, the function call and the usage', async () => {
-    reply = { headers: { 'content-type': 'application/json' }, body: JSON.stringify(codec.encodeResponse(response, { streamUsage: false }).body) };
+    upstream.enqueue({ json: codec.encodeResponse(response, { streamUsage: false }).body });
     const final = await client.responses.create({ model: 'gpt', input: 'x' });
     expect(final.output_text).toBe('Here you go: two calls.');
     expect(final.status).toBe('completed');
@@ -178,7 +159,7 @@ describe('responses.create over encodeResponse', () => {
 
   it('gives a refusal part when the model refused', async () => {
     const refusal: ChatResponse = { ...response, content: [{ type: 'text', text: "I can't help with that." }], finish: { reason: 'refusal', raw: 'refusal' } };
-    reply = { headers: { 'content-type': 'application/json' }, body: JSON.stringify(codec.encodeResponse(refusal, { streamUsage: false }).body) };
+    upstream.enqueue({ json: codec.encodeResponse(refusal, { streamUsage: false }).body });
     const final = await client.responses.create({ model: 'gpt', input: 'x' });
     expect(final.output).toMatchObject([{ type: 'message', content: [{ type: 'refusal', refusal: "I can't help with that." }] }]);
     expect(final.output_text).toBe('');
@@ -186,7 +167,7 @@ describe('responses.create over encodeResponse', () => {
 
   it('raises the SDK error class for the HTTP error envelope, keeping status, code and Retry-After', async () => {
     const envelope = codec.encodeError({ kind: 'rate_limit', status: 429, message: 'Slow down', code: 'rate_limit_exceeded', retryAfterSeconds: 7 });
-    reply = { status: envelope.status, headers: { ...envelope.headers }, body: envelope.body };
+    upstream.enqueue({ status: envelope.status, headers: { ...envelope.headers }, raw: envelope.body });
     const failure = await client.responses.create({ model: 'gpt', input: 'x' }).then(() => undefined, (e: unknown) => e);
     expect(failure).toBeInstanceOf(OpenAI.RateLimitError);
     expect(failure).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('Slow down') as unknown });

@@ -3,13 +3,11 @@
 // CRLF or CR line ends.
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
-import { byteByByte, splitAt, withLineEnds } from '../support/chunking.ts';
+import { byteByByte, withLineEnds } from '../support/chunking.ts';
+import { expectSameAtEverySplit } from '../support/every-split.ts';
 import { bytes, decodeStream, fixtures, has, json } from './support.ts';
 
 const streams = fixtures('responses').filter((f) => has(f, 'stream.wire.txt'));
-
-/** A cheap pre-check so thousands of passing splits do not each build an assertion diff. */
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 it('the fixtures include multi-byte UTF-8 (3- and 4-byte sequences)', () => {
   const text = streams.map((f) => bytes(f, 'stream.wire.txt').toString('utf8')).join('');
@@ -28,10 +26,7 @@ for (const f of streams) {
     });
 
     it('split in two at every byte offset', () => {
-      for (let offset = 0; offset <= wire.length; offset++) {
-        const events = decodeStream(splitAt(wire, offset));
-        if (!same(events, expected)) expect(events, `split at byte ${offset}`).toEqual(expected);
-      }
+      expectSameAtEverySplit(decodeStream, wire, expected);
     });
 
     for (const ending of ['\r\n', '\r'] as const) {
@@ -40,10 +35,7 @@ for (const f of streams) {
       it(`with ${name} line ends, whole, byte by byte and split at every offset`, () => {
         expect(decodeStream([converted])).toEqual(expected);
         expect(decodeStream(byteByByte(converted))).toEqual(expected);
-        for (let offset = 0; offset <= converted.length; offset++) {
-          const events = decodeStream(splitAt(converted, offset));
-          if (!same(events, expected)) expect(events, `${name}, split at byte ${offset}`).toEqual(expected);
-        }
+        expectSameAtEverySplit(decodeStream, converted, expected, `${name}, `);
       });
     }
   });

@@ -1,9 +1,6 @@
 // Helpers for the Responses codec tests: its fixtures, its validators, its stream grammar, and what
 // an encode -> decode round trip through the Responses wire format can keep. The shared helpers in
 // ../support/ know only the OpenAI and Anthropic fixtures, so the pieces for this protocol live here.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import validateError from '../../../generated/validators/responses-error.js';
 import validateRequest from '../../../generated/validators/responses-request.js';
@@ -20,24 +17,7 @@ export const codec = responsesCodec;
 export const LANE: LaneContext = { model: 'gpt-5.5', defaultMaxTokens: 2048 };
 export const SCHEMAS = { request: validateRequest, response: validateResponse, streamEvent: validateStreamEvent, error: validateError } satisfies Record<string, ValidateFunction>;
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-
-export interface Fixture {
-  readonly protocol: string;
-  readonly name: string;
-  readonly dir: string;
-}
-
-export function fixtures(protocol: string): Fixture[] {
-  return readdirSync(join(FIXTURES, protocol), { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => ({ protocol, name: e.name, dir: join(FIXTURES, protocol, e.name) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-export const has = (f: Fixture, file: string) => existsSync(join(f.dir, file));
-export const json = <T = unknown>(f: Fixture, file: string): T => JSON.parse(readFileSync(join(f.dir, file), 'utf8')) as T;
-export const bytes = (f: Fixture, file: string): Buffer => readFileSync(join(f.dir, file));
+export { hasFile as has, readBytes as bytes, readJson as json, scenariosIn as fixtures } from '../support/fixtures.ts';
 
 export const decodeStream = (chunks: Iterable<Uint8Array>): StreamEvent[] => decodeChunks(codec.createStreamDecoder(), chunks);
 

@@ -10,37 +10,44 @@ export const FIXTURE_PROTOCOLS: readonly FixtureProtocol[] = ['openai', 'anthrop
 
 const ROOT = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-export interface Scenario {
-  readonly protocol: FixtureProtocol;
+/** One scenario folder of any protocol's fixtures (the Bedrock, Cohere, Gemini and Responses suites use these too). */
+export interface ScenarioDir {
   readonly name: string;
   readonly dir: string;
 }
 
-export function scenarios(protocol?: FixtureProtocol): Scenario[] {
-  const protocols = protocol === undefined ? FIXTURE_PROTOCOLS : [protocol];
-  return protocols.flatMap((p) =>
-    readdirSync(join(ROOT, p), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => ({ protocol: p, name: entry.name, dir: join(ROOT, p, entry.name) }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
-  );
+export interface Scenario extends ScenarioDir {
+  readonly protocol: FixtureProtocol;
 }
 
-export function hasFile(scenario: Scenario, file: string): boolean {
+/** The scenario folders under test/fixtures/<protocol>/, sorted by name. */
+export function scenariosIn<P extends string>(protocol: P): (ScenarioDir & { readonly protocol: P })[] {
+  return readdirSync(join(ROOT, protocol), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => ({ protocol, name: entry.name, dir: join(ROOT, protocol, entry.name) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export function scenarios(protocol?: FixtureProtocol): Scenario[] {
+  const protocols = protocol === undefined ? FIXTURE_PROTOCOLS : [protocol];
+  return protocols.flatMap((p) => scenariosIn(p));
+}
+
+export function hasFile(scenario: ScenarioDir, file: string): boolean {
   return existsSync(join(scenario.dir, file));
 }
 
-export function readJson<T = unknown>(scenario: Scenario, file: string): T {
+export function readJson<T = unknown>(scenario: ScenarioDir, file: string): T {
   return JSON.parse(readFileSync(join(scenario.dir, file), 'utf8')) as T;
 }
 
-export function readBytes(scenario: Scenario, file: string): Buffer {
+export function readBytes(scenario: ScenarioDir, file: string): Buffer {
   return readFileSync(join(scenario.dir, file));
 }
 
 /** `REGENERATE=1` writes what the code produces, for a human to review before it is checked in. */
 export const REGENERATE = process.env.REGENERATE === '1';
 
-export function writeJson(scenario: Scenario, file: string, value: unknown): void {
+export function writeJson(scenario: ScenarioDir, file: string, value: unknown): void {
   writeFileSync(join(scenario.dir, file), JSON.stringify(value, null, 2) + '\n');
 }

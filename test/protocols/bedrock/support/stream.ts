@@ -1,17 +1,12 @@
 // Decoding and encoding whole Bedrock streams, and checking encoder output against the grammar.
 import type { StreamEvent } from '../../../../server/ir/index.ts';
 import { bedrockCodec } from '../../../../server/protocols/bedrock/index.ts';
+import { decodeChunks } from '../../support/codecs.ts';
 import { schemaErrors } from '../../support/validators.ts';
 import { asStreamEvent, bytesToFrames } from './frames.ts';
 import { BEDROCK } from './validators.ts';
 
-export function decodeStream(chunks: Iterable<Uint8Array>): StreamEvent[] {
-  const decoder = bedrockCodec.createStreamDecoder();
-  const events: StreamEvent[] = [];
-  for (const chunk of chunks) events.push(...decoder.push(chunk));
-  events.push(...decoder.end());
-  return events;
-}
+export const decodeStream = (chunks: Iterable<Uint8Array>): StreamEvent[] => decodeChunks(bedrockCodec.createStreamDecoder(), chunks);
 
 export function encodeStream(events: readonly StreamEvent[]): Buffer {
   const encoder = bedrockCodec.createStreamEncoder({ streamUsage: true });
