@@ -1,6 +1,7 @@
 import { ZERO_USAGE, type ChatResponse } from '../../ir/index.ts';
 import type { EncodedResponse, TranslationWarning } from '../codec.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
@@ -14,7 +15,7 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_call') {
       content.push({ type: 'tool_use', id: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') });
-    } else if (block.type === 'reasoning' && block.origin !== undefined && block.origin !== 'anthropic') {
+    } else if (isForeignReasoning(block, 'anthropic')) {
       // No Anthropic upstream could verify it if the client replayed it as a thinking block.
       warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));
     } else if (block.type === 'reasoning' && block.redacted !== undefined) {

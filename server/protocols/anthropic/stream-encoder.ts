@@ -4,6 +4,7 @@ import { sseEvent } from '../../framing/sse-format.ts';
 import type { StreamEncoder, TranslationWarning } from '../codec.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
+import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeUsage } from './usage.ts';
 
@@ -35,7 +36,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return this.start();
       case 'block_start': {
         const block = e.block;
-        if (isForeignReasoning(block)) {
+        if (isForeignReasoning(block, 'anthropic')) {
           // Another protocol's reasoning: Anthropic clients would replay it as a thinking block
           // that no Anthropic upstream can verify, so it is reported instead of forwarded.
           this.skipped.add(e.index);
@@ -95,8 +96,4 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       },
     });
   }
-}
-
-function isForeignReasoning(block: StreamBlockStart): block is StreamBlockStart & { origin: string } {
-  return (block.type === 'reasoning' || block.type === 'redacted_reasoning') && block.origin !== undefined && block.origin !== 'anthropic';
 }

@@ -1,6 +1,7 @@
 import { ZERO_USAGE, type ChatResponse } from '../../ir/index.ts';
 import type { EncodedResponse, TranslationWarning } from '../codec.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
@@ -17,7 +18,7 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
     if (block.type === 'text') content.push({ text: block.text });
     else if (block.type === 'tool_call') {
       content.push({ toolUse: { toolUseId: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') } });
-    } else if (block.type === 'reasoning' && block.origin !== undefined && block.origin !== 'bedrock') {
+    } else if (isForeignReasoning(block, 'bedrock')) {
       // A client would replay it as Bedrock reasoning, which no Bedrock model could verify.
       warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));
     } else if (block.type === 'reasoning') {

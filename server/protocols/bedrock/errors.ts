@@ -1,5 +1,6 @@
 import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '../../ir/index.ts';
 import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
+import { errorEnvelope } from '../shared/error-envelope.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
 import type { BedrockErrorBody } from './wire.ts';
 
@@ -60,12 +61,10 @@ const ERROR_TYPE_SUFFIX = ':http://internal.amazon.com/coral/com.amazon.bedrock/
 const capitalised = (type: string) => type.charAt(0).toUpperCase() + type.slice(1);
 
 export function encodeError(error: GatewayError): ErrorEnvelope {
-  const headers: Record<string, string> = {
+  return errorEnvelope(error, { message: error.message }, {
     'content-type': 'application/json',
     'x-amzn-errortype': `${TYPE_FOR_KIND[error.kind]}${ERROR_TYPE_SUFFIX}`,
-  };
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
-  return { status: error.status, body: JSON.stringify({ message: error.message }), headers };
+  });
 }
 
 /** An upstream Bedrock error response to the IR error; `code` is the error type (the catalog's error_map keys). */

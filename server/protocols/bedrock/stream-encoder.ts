@@ -1,6 +1,7 @@
 import { ZERO_USAGE, type StreamBlockStart, type StreamEvent, type Usage } from '../../ir/index.ts';
 import { encodeFrame } from '../../framing/eventstream-frame.ts';
 import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { streamExceptionType } from './errors.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
@@ -34,7 +35,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
         return this.start();
       case 'block_start': {
         const block = e.block;
-        if ((block.type === 'reasoning' || block.type === 'redacted_reasoning') && block.origin !== undefined && block.origin !== 'bedrock') {
+        if (isForeignReasoning(block, 'bedrock')) {
           // Another protocol's reasoning: a client would replay it as Bedrock's own.
           this.skipped.add(e.index);
           this.warnings.push(dropped(`content[${e.index}]`, `reasoning from the ${block.origin} protocol`));
@@ -44,10 +45,10 @@ export class BedrockStreamEncoder implements StreamEncoder {
         this.indices.set(e.index, contentBlockIndex);
         this.kinds.set(e.index, block.type);
         if (block.type === 'tool_call') {
-          return join(this.start(), event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.id, name: block.name } } }));
+          return this.withStart(event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.id, name: block.name } } }));
         }
         if (block.type === 'redacted_reasoning') {
-          return join(this.start(), event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: block.data } } }));
+          return this.withStart(event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: block.data } } }));
         }
         return this.start();
       }
@@ -61,7 +62,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
           : d.type === 'tool_arguments' ? { toolUse: { input: d.partialJson } }
           : d.type === 'reasoning' ? { reasoningContent: { text: d.text } }
           : { reasoningContent: { signature: d.signature } };
-        return join(this.start(), event('contentBlockDelta', { contentBlockIndex: this.wireIndex(e.index), delta }));
+        return this.withStart(event('contentBlockDelta', { contentBlockIndex: this.wireIndex(e.index), delta }));
       }
       case 'block_stop':
         if (this.skipped.has(e.index)) return EMPTY;
@@ -69,7 +70,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
       case 'finish': {
         this.stopped = true;
         const fields = stopSequenceFields(e.finish, true);
-        return join(this.start(), event('messageStop', { stopReason: encodeFinishReason(e.finish), ...(fields !== undefined && { additionalModelResponseFields: fields }) }));
+        return this.withStart(event('messageStop', { stopReason: encodeFinishReason(e.finish), ...(fields !== undefined && { additionalModelResponseFields: fields }) }));
       }
       case 'usage':
         this.usage = e.usage;
@@ -90,6 +91,11 @@ export class BedrockStreamEncoder implements StreamEncoder {
 
   private wireIndex(index: number): number {
     return this.indices.get(index) ?? index;
+  }
+
+  /** `frame`, after messageStart when it is the stream's first: no batch array on the per-delta path. */
+  private withStart(frame: Uint8Array): Uint8Array {
+    return this.started ? frame : Buffer.concat([this.start(), frame]);
   }
 
   private start(): Uint8Array {

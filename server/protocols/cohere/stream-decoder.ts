@@ -1,5 +1,6 @@
 import type { StreamEvent } from '../../ir/index.ts';
 import type { SseEvent } from '../../framing/sse-parser.ts';
+import { BlockNumbering } from '../shared/block-numbering.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { decodeStreamError } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
@@ -17,10 +18,8 @@ export class CohereStreamDecoder extends SseStreamDecoder {
   private readonly toolIndices = new Map<number, number>();
   /** IR indices of thinking parts: their deltas are reasoning, not text. */
   private readonly thinking = new Set<number>();
-  /** Blocks started and not yet stopped, so message-end can close what the upstream left open. */
-  private readonly open = new Set<number>();
+  private readonly blocks = new BlockNumbering();
   private planIndex: number | undefined;
-  private nextIndex = 0;
 
   constructor() {
     super('Cohere');
@@ -41,7 +40,7 @@ export class CohereStreamDecoder extends SseStreamDecoder {
         this.closePlan(out);
         const content = message?.content;
         const isThinking = content?.type === 'thinking';
-        const index = this.start(out, isThinking ? { type: 'reasoning', origin: 'cohere' } : { type: 'text' });
+        const index = this.blocks.start(isThinking ? { type: 'reasoning', origin: 'cohere' } : { type: 'text' }, out);
         if (isThinking) this.thinking.add(index);
         this.contentIndices.set(payload.index ?? 0, index);
         this.pushContent(index, content, out);
@@ -53,19 +52,19 @@ export class CohereStreamDecoder extends SseStreamDecoder {
         return;
       }
       case 'content-end':
-        this.stop(this.contentIndices.get(payload.index ?? 0), out);
+        this.blocks.stop(this.contentIndices.get(payload.index ?? 0), out);
         return;
       case 'tool-plan-delta': {
         const text = message?.tool_plan;
         if (text === undefined || text === '') return;
-        this.planIndex ??= this.start(out, { type: 'text' });
+        this.planIndex ??= this.blocks.start({ type: 'text' }, out);
         out.push({ type: 'block_delta', index: this.planIndex, delta: { type: 'text', text } });
         return;
       }
       case 'tool-call-start': {
         this.closePlan(out);
         const call = message?.tool_calls;
-        const index = this.start(out, { type: 'tool_call', id: call?.id ?? '', name: call?.function?.name ?? '' });
+        const index = this.blocks.start({ type: 'tool_call', id: call?.id ?? '', name: call?.function?.name ?? '' }, out);
         this.toolIndices.set(payload.index ?? 0, index);
         this.pushArguments(index, call?.function?.arguments, out);
         return;
@@ -76,7 +75,7 @@ export class CohereStreamDecoder extends SseStreamDecoder {
         return;
       }
       case 'tool-call-end':
-        this.stop(this.toolIndices.get(payload.index ?? 0), out);
+        this.blocks.stop(this.toolIndices.get(payload.index ?? 0), out);
         return;
       case 'message-end':
         this.onMessageEnd(payload.delta ?? {}, out);
@@ -96,7 +95,7 @@ export class CohereStreamDecoder extends SseStreamDecoder {
     if (!failed) {
       // A clean end closes what the upstream left open; an error may cut a block anywhere, as in every protocol.
       this.closePlan(out);
-      for (const index of [...this.open]) this.stop(index, out);
+      this.blocks.stopAll(out);
       out.push({ type: 'finish', finish: decodeFinishReason(reason) });
     }
     if (delta.usage !== undefined) out.push({ type: 'usage', usage: decodeUsage(delta.usage) });
@@ -104,20 +103,8 @@ export class CohereStreamDecoder extends SseStreamDecoder {
     this.done = true;
   }
 
-  private start(out: StreamEvent[], block: Extract<StreamEvent, { type: 'block_start' }>['block']): number {
-    const index = this.nextIndex++;
-    this.open.add(index);
-    out.push({ type: 'block_start', index, block });
-    return index;
-  }
-
-  private stop(index: number | undefined, out: StreamEvent[]): void {
-    if (index === undefined || !this.open.delete(index)) return;
-    out.push({ type: 'block_stop', index });
-  }
-
   private closePlan(out: StreamEvent[]): void {
-    this.stop(this.planIndex, out);
+    this.blocks.stop(this.planIndex, out);
     this.planIndex = undefined;
   }
 

@@ -1,5 +1,6 @@
 import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '../../ir/index.ts';
 import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
+import { errorEnvelope } from '../shared/error-envelope.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
 import type { GeminiErrorBody, GeminiErrorObject } from './wire.ts';
 
@@ -54,9 +55,7 @@ export function errorBody(error: GatewayError): GeminiErrorBody {
 }
 
 export function encodeError(error: GatewayError): ErrorEnvelope {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
-  return { status: error.status, body: JSON.stringify(errorBody(error)), headers };
+  return errorEnvelope(error, errorBody(error), { 'content-type': 'application/json; charset=UTF-8' });
 }
 
 /**

@@ -2,7 +2,6 @@ import { gatewayError, type StreamEvent, type Usage } from '../../ir/index.ts';
 import type { SseEvent } from '../../framing/sse-parser.ts';
 import { BlockTracker } from '../shared/block-tracker.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
-import { streamEndedEarly } from '../shared/stream-ended-early.ts';
 import { argumentsFromObject } from '../shared/tool-arguments.ts';
 import { ResponseCallIds, responseIdOf } from './call-ids.ts';
 import { decodeErrorObject } from './errors.ts';
@@ -49,11 +48,7 @@ export class GeminiStreamDecoder extends SseStreamDecoder {
   override end(): StreamEvent[] {
     if (this.framing !== 'array') return super.end();
     const out = this.onArrayItems(this.array.end());
-    if (!this.done) {
-      this.beforeTruncation(out);
-      out.push(streamEndedEarly(PROTOCOL));
-      this.done = true;
-    }
+    this.endIfTruncated(out);
     return out;
   }
 

@@ -1,5 +1,6 @@
 import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '../../ir/index.ts';
 import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
+import { errorEnvelope } from '../shared/error-envelope.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
 import type { OpenAIErrorBody } from './wire.ts';
 
@@ -29,9 +30,7 @@ export function errorBody(error: GatewayError): OpenAIErrorBody {
 }
 
 export function encodeError(error: GatewayError): ErrorEnvelope {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
-  return { status: error.status, body: JSON.stringify(errorBody(error)), headers };
+  return errorEnvelope(error, errorBody(error));
 }
 
 /** An upstream OpenAI(-compatible) error response to the IR error, keeping its status. */

@@ -1,5 +1,6 @@
-import type { StreamBlockStart, StreamDelta, StreamEvent } from '../../ir/index.ts';
+import type { StreamDelta, StreamEvent } from '../../ir/index.ts';
 import type { SseEvent } from '../../framing/sse-parser.ts';
+import { BlockNumbering } from '../shared/block-numbering.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { decodeStreamError } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
@@ -34,8 +35,7 @@ interface ItemState {
  */
 export class ResponsesStreamDecoder extends SseStreamDecoder {
   private readonly items = new Map<number, ItemState>();
-  private readonly open = new Set<number>();
-  private nextIndex = 0;
+  private readonly blocks = new BlockNumbering();
   private started = false;
   private sawFunctionCall = false;
   private sawRefusal = false;
@@ -106,18 +106,6 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
     out.push({ type: 'message_start', id: response.id, model: response.model });
   }
 
-  private openBlock(block: StreamBlockStart, out: StreamEvent[]): number {
-    const index = this.nextIndex++;
-    this.open.add(index);
-    out.push({ type: 'block_start', index, block });
-    return index;
-  }
-
-  private closeBlock(index: number | undefined, out: StreamEvent[]): void {
-    if (index === undefined || !this.open.delete(index)) return;
-    out.push({ type: 'block_stop', index });
-  }
-
   private delta(index: number, delta: StreamDelta, out: StreamEvent[]): void {
     out.push({ type: 'block_delta', index, delta });
   }
@@ -137,13 +125,13 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
     if (wire.type === 'function_call') {
       const call = wire as ResponsesFunctionCallItem;
       this.sawFunctionCall = true;
-      item.block = this.openBlock({ type: 'tool_call', id: call.call_id, name: call.name }, out);
+      item.block = this.blocks.start({ type: 'tool_call', id: call.call_id, name: call.name }, out);
       if (call.arguments) {
         item.streamed = call.arguments;
         this.delta(item.block, { type: 'tool_arguments', partialJson: call.arguments }, out);
       }
     } else if (wire.type === 'reasoning') {
-      item.block = this.openBlock({ type: 'reasoning', origin: 'responses', id: (wire as ResponsesReasoningItem).id }, out);
+      item.block = this.blocks.start({ type: 'reasoning', origin: 'responses', id: (wire as ResponsesReasoningItem).id }, out);
     }
   }
 
@@ -153,7 +141,7 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
     const contentIndex = payload.content_index ?? 0;
     let index = item.parts.get(contentIndex);
     if (index === undefined) {
-      index = this.openBlock({ type: 'text' }, out);
+      index = this.blocks.start({ type: 'text' }, out);
       item.parts.set(contentIndex, index);
       if (payload.part?.type === 'refusal') this.sawRefusal = true;
       const text = payload.part?.text ?? payload.part?.refusal;
@@ -172,7 +160,7 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
       const text = part.text ?? part.refusal;
       if (text) this.delta(index, { type: 'text', text }, out);
     }
-    this.closeBlock(item.parts.get(payload.content_index ?? 0), out);
+    this.blocks.stop(item.parts.get(payload.content_index ?? 0), out);
   }
 
   private onItemDelta(payload: ResponsesStreamPayload, out: StreamEvent[]): void {
@@ -193,11 +181,11 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
       (wire as ResponsesOutputMessage).content.forEach((part, contentIndex) => {
         this.onPartDone({ type: 'response.content_part.done', output_index: outputIndex, content_index: contentIndex, part }, out);
       });
-      for (const index of item.parts.values()) this.closeBlock(index, out);
+      for (const index of item.parts.values()) this.blocks.stop(index, out);
     } else if (wire.type === 'function_call' && item.block !== undefined) {
       const args = (wire as ResponsesFunctionCallItem).arguments;
       if (item.streamed === '' && args) this.delta(item.block, { type: 'tool_arguments', partialJson: args }, out);
-      this.closeBlock(item.block, out);
+      this.blocks.stop(item.block, out);
     } else if (wire.type === 'reasoning' && item.block !== undefined) {
       const reasoning = wire as ResponsesReasoningItem;
       const text = reasoningBlock(reasoning).text;
@@ -205,14 +193,14 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
       if (typeof reasoning.encrypted_content === 'string' && reasoning.encrypted_content !== '') {
         this.delta(item.block, { type: 'signature', signature: reasoning.encrypted_content }, out);
       }
-      this.closeBlock(item.block, out);
+      this.blocks.stop(item.block, out);
     }
   }
 
   private onEnd(payload: ResponsesStreamPayload, out: StreamEvent[]): void {
     const response = payload.response;
     if (response !== undefined) this.start(response, out);
-    for (const index of [...this.open]) this.closeBlock(index, out);
+    this.blocks.stopAll(out);
     const output = response?.output ?? [];
     const finish = decodeFinishReason({
       status: response?.status ?? (payload.type === 'response.completed' ? 'completed' : 'incomplete'),

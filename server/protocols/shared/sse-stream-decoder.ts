@@ -26,12 +26,16 @@ export abstract class SseStreamDecoder implements StreamDecoder {
   end(): StreamEvent[] {
     const out: StreamEvent[] = [];
     for (const event of this.sse.end()) if (!this.done) this.onEvent(event, out);
-    if (!this.done) {
-      this.beforeTruncation(out);
-      out.push(streamEndedEarly(this.protocolName));
-      this.done = true;
-    }
+    this.endIfTruncated(out);
     return out;
+  }
+
+  /** At the upstream's close: a stream not yet at its terminator ends with the truncation error. */
+  protected endIfTruncated(out: StreamEvent[]): void {
+    if (this.done) return;
+    this.beforeTruncation(out);
+    out.push(streamEndedEarly(this.protocolName));
+    this.done = true;
   }
 
   protected abstract onEvent(event: SseEvent, out: StreamEvent[]): void;
