@@ -2,6 +2,7 @@ import { GatewayFailure, type Finish, type ProtocolId, type StreamEvent, type Us
 import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { dropped } from '../shared/warnings.ts';
+import { signatureOf } from './encode-parts.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
@@ -112,10 +113,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
       if (!(error instanceof GatewayFailure)) throw error;
       return this.element(errorBody(error.error)) + this.close();
     }
-    const signature = block.signature;
-    if (signature !== undefined && signature.origin !== 'gemini') this.warnings.push(dropped(`content[${index}].signature`, `a signature issued by the ${signature.origin} protocol`));
-    const replay = signature?.origin === 'gemini' ? { thoughtSignature: signature.value } : {};
-    return this.parts([{ functionCall: { name: block.name, args }, ...replay }]);
+    return this.parts([{ functionCall: { name: block.name, args }, ...signatureOf(block.signature, `content[${index}]`, this.warnings) }]);
   }
 
   private parts(parts: GeminiPart[]): string {

@@ -154,7 +154,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (state === undefined) return '';
     if (state.kind === 'text' && delta.type === 'text') {
       state.part.text += delta.text;
-      return this.emit('response.output_text.delta', { ...this.at(state.message), content_index: state.contentIndex, delta: delta.text, logprobs: [] });
+      const { message } = state;
+      return this.emit('response.output_text.delta', { item_id: message.item.id, output_index: message.outputIndex, content_index: state.contentIndex, delta: delta.text, logprobs: [] });
     }
     if (state.kind === 'tool' && delta.type === 'tool_arguments') {
       state.item.arguments += delta.partialJson;
@@ -162,15 +163,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     }
     if (state.kind === 'reasoning' && delta.type === 'reasoning') {
       let wire = '';
-      const at = { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0 };
       if (!state.summary) {
         state.summary = true;
         state.item.summary.push({ type: 'summary_text', text: '' });
-        wire += this.emit('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } });
+        wire += this.emit('response.reasoning_summary_part.added', { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' } });
       }
       const summary = state.item.summary[0];
       if (summary !== undefined) summary.text += delta.text;
-      return wire + this.emit('response.reasoning_summary_text.delta', { ...at, delta: delta.text });
+      return wire + this.emit('response.reasoning_summary_text.delta', { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0, delta: delta.text });
     }
     if (state.kind === 'reasoning' && delta.type === 'signature') {
       // The block start already checked the origin: this is OpenAI's encrypted reasoning.
