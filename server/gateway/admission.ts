@@ -5,6 +5,7 @@ import { GatewayFailure, type Usage } from '../ir/index.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AnswerSummary } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
+import { ledgerRequestId } from '../http/request-id.ts';
 
 /** A request admitted under governance: its reservation, settled at the answer's end or released. */
 export interface Admitted {
@@ -36,8 +37,10 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
   if ('refusal' in entry) throw new GatewayFailure(entry.refusal);
   const { reservation } = entry;
   let isSettled = false;
+  const ledgerId = ledgerRequestId(exchange.requestId, exchange.req.headers);
+  if (ledgerId !== exchange.requestId) exchange.meter.ledgerId = ledgerId;
   exchange.res.onFinish(async (summary) => {
-    const settled = settlement(exchange, summary, request.bytes);
+    const settled = settlement(ledgerId, summary, request.bytes);
     exchange.meter.costMicrocents = settled.costMicrocents;
     await governance.settle(reservation, settled);
     isSettled = true;
@@ -50,12 +53,12 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
   };
 }
 
-function settlement(exchange: Exchange, summary: AnswerSummary, requestBytes: number) {
+function settlement(ledgerId: string, summary: AnswerSummary, requestBytes: number) {
   const usage = summary.usage ?? estimate(requestBytes, summary.answerBytes);
   return {
     costMicrocents: summary.lane.price === undefined ? 0n : costMicrocents(usage, summary.lane.price),
     usage,
-    requestId: exchange.requestId,
+    requestId: ledgerId,
     model: summary.lane.upstreamModel,
     lane: summary.lane.name,
     estimated: summary.usage === null,

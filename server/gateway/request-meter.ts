@@ -30,6 +30,8 @@ export class RequestMeter {
   stream = false;
   traceparent: string | undefined;
   keyId: string | undefined;
+  /** The spend ledger's id for this request, when it differs from the (client-chosen) request id. */
+  ledgerId: string | undefined;
   /** The settled spend (governance); without governance the cost is computed from usage. */
   costMicrocents: bigint | undefined;
   finishReason: FinishReason | undefined;
@@ -92,6 +94,7 @@ export class RequestMeter {
       startedAt: performance.timeOrigin + this.start,
       ...(this.traceparent !== undefined && { traceparent: this.traceparent }),
       ...(this.keyId !== undefined && { keyId: this.keyId }),
+      ...(this.ledgerId !== undefined && { ledgerId: this.ledgerId }),
       ...(this.model !== undefined && { model: this.model }),
       ...(this.pool !== undefined && { pool: this.pool }),
       ...(lane !== undefined && { lane: lane.name, provider: lane.provider.name, upstreamModel: lane.upstreamModel, egress: lane.provider.protocol }),

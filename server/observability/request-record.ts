@@ -19,6 +19,11 @@ export interface RequestRecord {
   readonly startedAt: number;
   /** The W3C `traceparent` the client sent, so the request's trace can join the caller's. */
   readonly traceparent?: string;
+  /**
+   * The spend ledger's request id, when it is not `requestId` (the client chose that one: it is
+   * echoed and logged, never used to deduplicate spend).
+   */
+  readonly ledgerId?: string;
   /** Virtual key id (not its secret) when governance identified one. */
   readonly keyId?: string;
   /** The configured model or pool name the client asked for; absent when the name is not configured (never client-invented). */
