@@ -12,7 +12,8 @@ export interface RelayedError {
 /**
  * How one attempt on one lane ended. `committed`: the client has its answer (the stream may have
  * ended in an error event after content, a lane fault). `failed`: nothing reached the client, so
- * another lane may be tried. `client_gone`: the client disconnected; nothing is recorded.
+ * another lane may be tried. `client_gone`: the client disconnected; nothing is recorded against the lane (a request that
+ * reached the upstream is still settled, by the attempt or by failover).
  */
 export type AttemptResult =
   | { readonly status: 'committed'; readonly outcome: 'success' | 'lane_fault' }
@@ -26,4 +27,9 @@ export interface AttemptContext {
   readonly signal: AbortSignal;
   /** Call at commit: the first-byte timer no longer applies. */
   readonly onCommit: () => void;
+  /**
+   * Call just before the request goes to the upstream: from then on the upstream may bill it, so
+   * a client that leaves is settled (ClientResponse.abandon), never refunded.
+   */
+  readonly onSend: () => void;
 }

@@ -23,6 +23,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
   const { ingress, meter } = exchange;
   const { lane } = attempt;
   try {
+    attempt.onSend();
     const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
@@ -141,7 +142,10 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   } catch (error) {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!committed) throw error;
-    if (exchange.signal.aborted) return { status: 'client_gone' };
+    if (exchange.signal.aborted) {
+      await res.abandon(summary()); // what the client was sent (and any usage seen) is charged
+      return { status: 'client_gone' };
+    }
     const failure = describeNetworkError(error, attempt.lane.provider.name);
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
   }

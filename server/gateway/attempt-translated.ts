@@ -29,6 +29,7 @@ export async function attemptTranslated(exchange: Exchange, attempt: AttemptCont
     const warnings = checkUnmapped(request, laneCodec.id);
     const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
     warnings.push(...encoded.warnings);
+    attempt.onSend();
     const upstream = await exchange.meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
@@ -154,7 +155,10 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   } catch (error) {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!res.isCommitted) throw error; // judged by attemptTranslated: timer, network or codec
-    if (exchange.signal.aborted) return { status: 'client_gone' };
+    if (exchange.signal.aborted) {
+      await res.abandon({ lane: attempt.lane, usage, answerBytes: sent }); // what the client was sent (and any usage seen) is charged
+      return { status: 'client_gone' };
+    }
     await res.write(encoder.encode({ type: 'error', error: describeNetworkError(error, attempt.lane.provider.name) }));
     outcome = 'lane_fault';
   }

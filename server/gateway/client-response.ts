@@ -60,6 +60,17 @@ export class ClientResponse {
     this.end(last);
   }
 
+  /**
+   * The client left after the request reached an upstream: the answer is settled all the same
+   * (whoever hung up, the upstream may bill it), with what it got (usage, bytes sent) or an
+   * estimate. Nothing is written. No-op when the answer was already settled.
+   */
+  async abandon(summary: AnswerSummary): Promise<void> {
+    if (this.answer !== undefined) return;
+    this.answer = summary;
+    await this.finisher?.(summary);
+  }
+
   /** A whole non-stream answer: committed, settled, then sent. */
   async sendAnswer(status: number, headers: Record<string, string | string[]>, body: string | Buffer, summary: Omit<AnswerSummary, 'answerBytes'>): Promise<void> {
     this.answer = { ...summary, answerBytes: Buffer.byteLength(body) };

@@ -34,8 +34,9 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     attempts++;
     let result: AttemptResult;
     const attemptStart = meter.beginAttempt(member.lane);
+    const sent = { value: false };
     try {
-      result = await runAttempt(exchange, member.lane, attempt);
+      result = await runAttempt(exchange, member.lane, attempt, sent);
     } catch (error) {
       // Thrown before any upstream verdict (a request that cannot be translated for this lane):
       // the gateway's own refusal, which never moves lane state, but must not keep the probe.
@@ -48,6 +49,9 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     meter.endAttempt(member.lane, result.status === 'client_gone' ? 'client_gone' : result.outcome, attemptStart);
     if (result.status === 'client_gone') {
       member.cell.abandon();
+      // The request reached the upstream, which may bill it: settled on an estimate unless the
+      // attempt settled it with what it saw (a committed stream).
+      if (sent.value) await res.abandon({ lane: member.lane, usage: null, answerBytes: 0 });
       return;
     }
     if (result.status === 'committed') {
@@ -69,7 +73,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
 }
 
 /** One attempt with its own abort signal: the client leaving, or no content within the first-byte timeout. */
-async function runAttempt(exchange: Exchange, lane: ModelRoute, attempt: Attempt): Promise<AttemptResult> {
+async function runAttempt(exchange: Exchange, lane: ModelRoute, attempt: Attempt, sent: { value: boolean }): Promise<AttemptResult> {
   // One controller, aborted by either cause (cheaper than AbortSignal.any on every attempt).
   const controller = new AbortController();
   const abort = () => controller.abort();
@@ -77,7 +81,10 @@ async function runAttempt(exchange: Exchange, lane: ModelRoute, attempt: Attempt
   else exchange.signal.addEventListener('abort', abort, { once: true });
   const timeout = setTimeout(abort, lane.timeouts.firstByteMs);
   try {
-    return await attempt({ lane, signal: controller.signal, onCommit: () => clearTimeout(timeout) });
+    const onSend = () => {
+      if (!controller.signal.aborted) sent.value = true;
+    };
+    return await attempt({ lane, signal: controller.signal, onCommit: () => clearTimeout(timeout), onSend });
   } finally {
     clearTimeout(timeout);
     exchange.signal.removeEventListener('abort', abort);

@@ -78,7 +78,8 @@ describe('budgets', () => {
     const key = await createKey({ budget_cents: budgetCents });
     const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }));
     // Slow answers: every request is admitted or refused before the first one settles.
-    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], delayMs: 400 });
+    // (2 s: on a loaded machine, 300 requests can take more than a second to arrive.)
+    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], delayMs: 2000 });
     const statuses = await Promise.all(Array.from({ length: 300 }, () => call(key.secret).then(async (r) => {
       if (r.status === 402) expect(r.headers.get('x-should-retry')).toBe('false');
       await r.arrayBuffer();
