@@ -1,7 +1,8 @@
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { costMicrocents, worstCaseMicrocents } from '../governance/cost.ts';
 import type { Governance } from '../governance/governance.ts';
-import { GatewayFailure, type Usage } from '../ir/index.ts';
+import { clampUsage } from '../governance/usage-ceiling.ts';
+import { GatewayFailure, gatewayError, type Usage } from '../ir/index.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AnswerSummary } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -36,14 +37,25 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
   exchange.meter.keyId = key.id;
   if ('refusal' in entry) throw new GatewayFailure(entry.refusal);
   const { reservation } = entry;
+  /** Set once the answer's settlement began: from then on the reservation is never released. */
   let isSettled = false;
   const ledgerId = ledgerRequestId(exchange.requestId, exchange.req.headers);
   if (ledgerId !== exchange.requestId) exchange.meter.ledgerId = ledgerId;
   exchange.res.onFinish(async (summary) => {
-    const settled = settlement(ledgerId, summary, request.bytes);
-    exchange.meter.costMicrocents = settled.costMicrocents;
-    await governance.settle(reservation, settled);
     isSettled = true;
+    // After commit (or after the request reached an upstream and the client left), a settlement
+    // fault is this request's alone: it must never throw into the attempt, where it would read as a
+    // lane fault (breaker charged, the next lane tried and its answer written after this one).
+    try {
+      const settled = settlement(exchange, ledgerId, summary, request.bytes);
+      exchange.meter.costMicrocents = settled.costMicrocents;
+      await governance.settle(reservation, settled);
+    } catch (error) {
+      // The reservation stays held: the budget stays charged this request's worst case rather
+      // than lose its spend (BudgetLedger.settle).
+      exchange.meter.error = gatewayError('server', 'the spend of this request could not be recorded', { code: 'settlement_failed' });
+      exchange.log.error({ err: error, keyId: key.id, ledgerId, lane: summary.lane.name }, 'spend settlement failed; the reservation stays held against the key\'s budget');
+    }
   });
   return {
     keyId: key.id,
@@ -53,8 +65,12 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
   };
 }
 
-function settlement(ledgerId: string, summary: AnswerSummary, requestBytes: number) {
-  const usage = summary.usage ?? estimate(requestBytes, summary.answerBytes);
+function settlement(exchange: Exchange, ledgerId: string, summary: AnswerSummary, requestBytes: number) {
+  const reported = summary.usage === null ? null : clampUsage(summary.usage);
+  if (reported !== null && reported.clamped.length > 0) {
+    exchange.log.warn({ lane: summary.lane.name, ledgerId, clamped: reported.clamped }, 'the upstream reported usage that cannot be billed as is; clamped');
+  }
+  const usage = reported?.usage ?? estimate(requestBytes, summary.answerBytes);
   return {
     costMicrocents: summary.lane.price === undefined ? 0n : costMicrocents(usage, summary.lane.price),
     usage,

@@ -27,6 +27,9 @@ export interface Settlement {
   readonly estimated: boolean;
 }
 
+/** The ledger's columns are SQLite 64-bit integers. */
+const MAX_MICROCENTS = 2n ** 63n - 1n;
+
 interface Account {
   spent: bigint;
   reserved: bigint;
@@ -106,6 +109,7 @@ export class BudgetLedger {
   settleMany(items: readonly { readonly reservation: Reservation; readonly settlement: Settlement }[]): boolean[] {
     for (const { settlement } of items) {
       if (settlement.costMicrocents < 0n) throw new RangeError(`a cost cannot be negative (${settlement.costMicrocents})`);
+      if (settlement.costMicrocents > MAX_MICROCENTS) throw new RangeError(`a cost of ${settlement.costMicrocents} µ¢ does not fit the ledger (at most ${MAX_MICROCENTS})`);
     }
     const keyIds = items.map(({ reservation }) => this.#outstanding.get(reservation.id)?.keyId ?? reservation.keyId);
     const recorded = this.#store.transaction(() => items.map(({ settlement }, i) => {

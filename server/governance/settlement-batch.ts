@@ -39,9 +39,28 @@ export class SettlementBatch {
     try {
       recorded = this.ledger.settleMany(batch);
     } catch (error) {
-      for (const w of batch) w.reject(error);
+      if (batch.length === 1) batch[0]!.reject(error);
+      else this.settleEachAlone(batch); // the batch recorded nothing: find the one at fault
       return;
     }
     batch.forEach((w, i) => w.resolve(recorded[i]!));
+  }
+
+  /**
+   * One settlement's fault (a value the store refuses) must not fail the others committed with it:
+   * each is retried in a transaction of its own, so only the faulty one is refused. Costs one
+   * commit each, on this rare path only. When the store itself is failing, each fails alone too.
+   */
+  private settleEachAlone(batch: readonly Waiting[]): void {
+    for (const w of batch) {
+      let recorded: boolean;
+      try {
+        recorded = this.ledger.settle(w.reservation, w.settlement);
+      } catch (error) {
+        w.reject(error);
+        continue;
+      }
+      w.resolve(recorded);
+    }
   }
 }

@@ -72,6 +72,21 @@ describe('SettlementBatch', () => {
     expect(ledger.reserved(keyId)).toBe(200n); // charged the worst case rather than lose the spend
   });
 
+  it('a settlement the store refuses fails alone: the others of its group commit are recorded', async () => {
+    const { store, ledger, keyId } = setUp();
+    const batch = new SettlementBatch(ledger);
+    // More than SQLite's 64-bit integer holds: the whole batch's transaction is refused.
+    const results = await Promise.allSettled([
+      batch.settle(ledger.reserve(keyId, 100n), settlement('ok-1', 5n)),
+      batch.settle(ledger.reserve(keyId, 100n), settlement('too-large', 2n ** 70n)),
+      batch.settle(ledger.reserve(keyId, 100n), settlement('ok-2', 6n)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(spentInStore(store, keyId)).toBe(11n);
+    expect(ledger.spent(keyId)).toBe(11n);
+    expect(ledger.reserved(keyId)).toBe(100n); // only the failed one's reservation stays held
+  });
+
   it('flush() commits what is waiting at once (close does this)', async () => {
     const { store, ledger, keyId } = setUp();
     const batch = new SettlementBatch(ledger);
