@@ -12,6 +12,8 @@ import { ledgerRequestId } from '../http/request-id.ts';
 export interface Admitted {
   /** The virtual key's id. */
   readonly keyId: string;
+  /** The key has a budget: the upstream must be held to the output limit the reservation assumed. */
+  readonly budgeted: boolean;
   /** Refunds the reservation if the request never settled (no attempt committed). */
   release(): Promise<void>;
 }
@@ -59,6 +61,7 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
   });
   return {
     keyId: key.id,
+    budgeted: key.budgetMicrocents !== null,
     release: async () => {
       if (!isSettled) await governance.release(reservation);
     },

@@ -1,5 +1,7 @@
-import { isContentEvent, type StreamEvent, type Usage } from '../ir/index.ts';
+import type { ModelRoute } from '../config/runtime-config.ts';
+import { isContentEvent, type ProtocolId, type StreamEvent, type Usage } from '../ir/index.ts';
 import type { WireChunk } from '../protocols/codec.ts';
+import { withOutputLimit } from '../protocols/output-limit.ts';
 import { setTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
@@ -19,7 +21,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * can still be swapped for another: a whole non-stream body is read first; a stream is read
  * (and decoded on the side, to see its events) until its first content-bearing event.
  */
-export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean): Promise<AttemptResult> {
+export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean, capOutput = false): Promise<AttemptResult> {
   const { ingress, meter } = exchange;
   const { lane } = attempt;
   try {
@@ -27,7 +29,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
-      body: setTopLevelString(body, 'model', lane.upstreamModel),
+      body: upstreamBody(body, lane, ingress.codec.id, capOutput),
       forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
       stream,
       signal: attempt.signal,
@@ -51,6 +53,12 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
   const usage = readsUsage(exchange) ? usageOfAnswer(exchange, answer) : null;
   await exchange.res.sendAnswer(status, { ...headers, 'content-type': headers['content-type'] ?? 'application/json' }, answer, { lane: attempt.lane, usage });
   return { status: 'committed', outcome: 'success' };
+}
+
+/** The client's bytes with the lane's model, and (under a budget, when the client set none) the lane's output limit. */
+function upstreamBody(body: Buffer, lane: ModelRoute, protocol: ProtocolId, capOutput: boolean): Buffer {
+  const named = setTopLevelString(body, 'model', lane.upstreamModel);
+  return capOutput ? withOutputLimit(named, protocol, lane.defaultMaxTokens) : named;
 }
 
 /**

@@ -43,13 +43,16 @@ async function answer(exchange: Exchange): Promise<void> {
     const admitted = gateway.config.governance && gateway.governance !== undefined
       ? await admit(exchange, gateway.governance, router, { bytes: body.length, maxTokens: decoded().maxTokens })
       : undefined;
+    // A budget is a hard cap only if the upstream is held to the output the reservation assumed
+    // (the lane's default limit, when the client set none): each attempt adds it.
+    const capOutput = admitted?.budgeted === true && decoded().maxTokens === undefined;
     try {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
       await runWithFailover(exchange, router, (attempt) => {
         if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
         return attempt.lane.provider.protocol === ingress.codec.id
-          ? attemptSameProtocol(exchange, attempt, body, stream)
-          : attemptTranslated(exchange, attempt, decoded());
+          ? attemptSameProtocol(exchange, attempt, body, stream, capOutput)
+          : attemptTranslated(exchange, attempt, capOutput ? { ...decoded(), maxTokens: attempt.lane.defaultMaxTokens } : decoded());
       });
     } finally {
       await admitted?.release();

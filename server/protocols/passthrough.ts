@@ -11,14 +11,32 @@ const BACKSLASH = 0x5c;
  * parsed and validated before this runs).
  */
 export function setTopLevelString(body: Buffer, key: string, value: string): Buffer {
-  const encoded = Buffer.from(JSON.stringify(value));
-  const span = findTopLevelValue(body, key);
-  if (span !== undefined) return Buffer.concat([body.subarray(0, span.start), encoded, body.subarray(span.end)]);
-  const open = body.indexOf(0x7b); // '{'
-  const member = Buffer.from(`${JSON.stringify(key)}:${encoded.toString()}`);
-  const rest = body.subarray(open + 1);
-  const isEmpty = rest.toString('latin1').trim() === '}';
-  return Buffer.concat([body.subarray(0, open + 1), member, isEmpty ? rest : Buffer.concat([Buffer.from(','), rest])]);
+  return setMember(body, key, Buffer.from(JSON.stringify(value)));
+}
+
+/**
+ * Returns `body` with the number member `path.key` set to `value`: at the top level, or inside the
+ * top-level object `path.parent` (created, holding only it, when absent or null). The same
+ * replace-or-insert as setTopLevelString; everything else keeps its bytes.
+ */
+export function setMemberNumber(body: Buffer, path: { readonly parent?: string; readonly key: string }, value: number): Buffer {
+  const encoded = Buffer.from(String(value));
+  if (path.parent === undefined) return setMember(body, path.key, encoded);
+  const span = findTopLevelValue(body, path.parent);
+  if (span === undefined || body[span.start] !== 0x7b) return setMember(body, path.parent, Buffer.from(`{${JSON.stringify(path.key)}:${value}}`));
+  const inner = setMember(body.subarray(span.start, span.end), path.key, encoded);
+  return Buffer.concat([body.subarray(0, span.start), inner, body.subarray(span.end)]);
+}
+
+/** `object` (a JSON object's bytes) with member `key`'s value bytes replaced, or the member inserted first. */
+function setMember(object: Buffer, key: string, encoded: Buffer): Buffer {
+  const span = findTopLevelValue(object, key);
+  if (span !== undefined) return Buffer.concat([object.subarray(0, span.start), encoded, object.subarray(span.end)]);
+  const open = object.indexOf(0x7b); // '{'
+  const member = Buffer.concat([Buffer.from(`${JSON.stringify(key)}:`), encoded]);
+  const rest = object.subarray(open + 1);
+  const isEmpty = object[skipWhitespace(object, open + 1)] === 0x7d; // '}'
+  return Buffer.concat([object.subarray(0, open + 1), member, isEmpty ? rest : Buffer.concat([Buffer.from(','), rest])]);
 }
 
 /** Byte span of the value of top-level member `key`, or undefined. Later duplicates win, as in JSON.parse. */

@@ -1,6 +1,6 @@
 // The same-protocol fast path rewrites only the bytes of the top-level `model` value.
 import { describe, expect, it } from 'vitest';
-import { findTopLevelValue, setTopLevelString } from '../../server/protocols/passthrough.ts';
+import { findTopLevelValue, setMemberNumber, setTopLevelString } from '../../server/protocols/passthrough.ts';
 import { JsonTextGenerator } from './support/random-json.ts';
 
 const rewrite = (json: string, value = 'claude-sonnet-4-5') => setTopLevelString(Buffer.from(json), 'model', value).toString('utf8');
@@ -116,5 +116,26 @@ describe('setTopLevelString on generated JSON (property)', () => {
     expect(inserted).toBeGreaterThan(CASES / 10);
     expect(replaced).toBeGreaterThan(CASES / 3);
     expect(duplicates).toBeGreaterThan(CASES / 10);
+  });
+});
+
+describe('setMemberNumber (the output limit a budget adds)', () => {
+  const set = (json: string, path: { parent?: string; key: string }) => setMemberNumber(Buffer.from(json), path, 1000).toString('utf8');
+
+  it('inserts a top-level member first, or replaces a null one, keeping every other byte', () => {
+    expect(set('{ "model" : "m",\n "messages": [] }', { key: 'max_completion_tokens' })).toBe('{"max_completion_tokens":1000, "model" : "m",\n "messages": [] }');
+    expect(set('{"max_output_tokens":null,"input":"x"}', { key: 'max_output_tokens' })).toBe('{"max_output_tokens":1000,"input":"x"}');
+    expect(set('{ }', { key: 'max_tokens' })).toBe('{"max_tokens":1000 }');
+  });
+
+  it('inserts into a top-level object, or creates it when absent or null, never touching nested look-alikes', () => {
+    expect(set('{"contents":[{"generationConfig":{}}],"generationConfig":{"temperature":0.5}}', { parent: 'generationConfig', key: 'maxOutputTokens' }))
+      .toBe('{"contents":[{"generationConfig":{}}],"generationConfig":{"maxOutputTokens":1000,"temperature":0.5}}');
+    expect(set('{"generationConfig": {  }}', { parent: 'generationConfig', key: 'maxOutputTokens' })).toBe('{"generationConfig": {"maxOutputTokens":1000  }}');
+    expect(set('{"messages":[]}', { parent: 'inferenceConfig', key: 'maxTokens' })).toBe('{"inferenceConfig":{"maxTokens":1000},"messages":[]}');
+    expect(set('{"inferenceConfig":null,"messages":[]}', { parent: 'inferenceConfig', key: 'maxTokens' })).toBe('{"inferenceConfig":{"maxTokens":1000},"messages":[]}');
+    for (const json of ['{"messages":[]}', '{"generationConfig":{"topK":3},"x":1}']) {
+      expect(JSON.parse(set(json, { parent: 'generationConfig', key: 'maxOutputTokens' })).generationConfig.maxOutputTokens).toBe(1000);
+    }
   });
 });

@@ -56,12 +56,14 @@ export interface HarnessOptions {
   readonly oidcTimings?: IssuerTimings;
   /** The gateway's logger (default: silent). */
   readonly log?: Logger;
+  /** Lines appended to the catalog override (providers.yaml), e.g. providers pointing at another mock. */
+  readonly extraCatalogYaml?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const upstream = await startMockUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n`);
+  writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n${options.extraCatalogYaml ?? ''}`);
   writeFileSync(join(dir, 'anthropic.key'), `${UPSTREAM_ANTHROPIC_KEY}\n`);
   const limits = options.maxRequestBytes === undefined ? '' : `limits: { max_request_bytes: ${options.maxRequestBytes} }\n`;
   writeFileSync(join(dir, 'config.yaml'), `listen: 127.0.0.1:0
