@@ -375,6 +375,10 @@ export interface Limits {
    */
   max_request_bytes?: number;
   /**
+   * What all request bodies being read or served may hold together in one serving thread (each worker has its own); a body that does not fit is refused with 503 and Retry-After before it is read. At least max_request_bytes. Default 268435456 (256 MiB).
+   */
+  max_request_bytes_in_flight?: number;
+  /**
    * Default 10000.
    */
   upstream_connect_timeout_ms?: number;

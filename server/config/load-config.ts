@@ -62,6 +62,9 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
 
   const providers = resolveProviders(config, catalog, baseDir, env, problem);
   const limits = resolveLimits(config);
+  if (limits.maxRequestBytesInFlight < limits.maxRequestBytes) {
+    problem(['limits', 'max_request_bytes_in_flight'], `must be at least max_request_bytes (${limits.maxRequestBytes}), or no request of the largest size could ever be read`);
+  }
   const breaker = breakerSettings(DEFAULT_BREAKER, config.breaker);
   const models = resolveModels(config, catalog, providers, limits, problem);
   const pools = resolvePools(config, models, breaker, problem);
@@ -192,6 +195,7 @@ function resolveLimits(config: GatewayConfig): Limits {
   const limits = config.limits ?? {};
   return {
     maxRequestBytes: limits.max_request_bytes ?? 32 * 1024 * 1024,
+    maxRequestBytesInFlight: limits.max_request_bytes_in_flight ?? 256 * 1024 * 1024,
     connectTimeoutMs: limits.upstream_connect_timeout_ms ?? 10_000,
     firstByteTimeoutMs: limits.upstream_first_byte_timeout_ms ?? 120_000,
     idleTimeoutMs: limits.upstream_idle_timeout_ms ?? 300_000,

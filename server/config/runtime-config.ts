@@ -64,6 +64,8 @@ export interface ListenAddress {
 
 export interface Limits {
   readonly maxRequestBytes: number;
+  /** What all request bodies in flight may hold together in one serving thread. */
+  readonly maxRequestBytesInFlight: number;
   readonly connectTimeoutMs: number;
   readonly firstByteTimeoutMs: number;
   readonly idleTimeoutMs: number;

@@ -1,6 +1,6 @@
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { costMicrocents, worstCaseMicrocents } from '../governance/cost.ts';
-import type { Governance } from '../governance/governance.ts';
+import type { Governance, KeyRecord } from '../governance/governance.ts';
 import { clampUsage } from '../governance/usage-ceiling.ts';
 import { GatewayFailure, gatewayError, type Usage } from '../ir/index.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
@@ -19,12 +19,24 @@ export interface Admitted {
 }
 
 /**
- * Governance on: the client's virtual key is checked (401), its rate limit taken (429), and the
- * worst case of the request reserved against its budget (402) before anything goes upstream.
- * The worst case covers every lane the request might be served by: the request's bytes as input
- * tokens (a token is at least a byte) and its output-token limit, at the dearest lane's prices.
+ * Governance on, first step, from the headers alone, before the body is read: the client's
+ * virtual key is checked (401) and its rate limit taken (429). A client without a valid key never
+ * gets its body read (nor held in memory).
  */
-export async function admit(exchange: Exchange, governance: Governance, router: PoolRouter<ModelRoute>, request: { bytes: number; maxTokens: number | undefined }): Promise<Admitted> {
+export async function authorize(exchange: Exchange, governance: Governance): Promise<KeyRecord> {
+  const pass = await governance.authorize(exchange.req.headers, exchange.query);
+  exchange.meter.keyId = pass.key.id;
+  if ('refusal' in pass) throw new GatewayFailure(pass.refusal);
+  return pass.key;
+}
+
+/**
+ * Second step, once the body is read: the worst case of the request reserved against the key's
+ * budget (402; 400 for a model without a price) before anything goes upstream. The worst case
+ * covers every lane the request might be served by: the request's bytes as input tokens (a token
+ * is at least a byte) and its output-token limit, at the dearest lane's prices.
+ */
+export async function admit(exchange: Exchange, governance: Governance, key: KeyRecord, router: PoolRouter<ModelRoute>, request: { bytes: number; maxTokens: number | undefined }): Promise<Admitted> {
   const lanes = router.members.map((m) => m.lane);
   const priced = lanes.every((lane) => lane.price !== undefined);
   let worst = 0n;
@@ -33,12 +45,7 @@ export async function admit(exchange: Exchange, governance: Governance, router: 
     const cost = worstCaseMicrocents({ requestBytes: request.bytes, maxOutputTokens: request.maxTokens ?? lane.defaultMaxTokens, price: lane.price });
     if (cost > worst) worst = cost;
   }
-  // One call on the way in (one message when governance is in another thread).
-  const entry = await governance.enter(exchange.req.headers, exchange.query, { worstCaseMicrocents: worst, priced, model: router.name });
-  const { key } = entry;
-  exchange.meter.keyId = key.id;
-  if ('refusal' in entry) throw new GatewayFailure(entry.refusal);
-  const { reservation } = entry;
+  const reservation = await governance.reserve(key, { worstCaseMicrocents: worst, priced, model: router.name });
   /** Set once the answer's settlement began: from then on the reservation is never released. */
   let isSettled = false;
   const ledgerId = ledgerRequestId(exchange.requestId, exchange.req.headers);

@@ -1,5 +1,6 @@
 import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
-import { admit } from './admission.ts';
+import { admit, authorize } from './admission.ts';
+import { bodyMemoryOf } from './body-memory.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { attemptTranslated } from './attempt-translated.ts';
 import { runWithFailover } from './failover.ts';
@@ -21,10 +22,20 @@ export async function handleChat(exchange: Exchange): Promise<void> {
   }
 }
 
+/** A refusal sent before the body was read also ends the connection, so the body is never read. */
+const CLOSE: Readonly<Record<string, string>> = { connection: 'close' };
+
 async function answer(exchange: Exchange): Promise<void> {
   const { gateway, ingress, res, meter } = exchange;
+  const governance = gateway.config.governance ? gateway.governance : undefined;
+  const hold = bodyMemoryOf(gateway.config).hold();
+  let bodyRead = false;
   try {
-    const body = await readRequestBody(exchange.req, gateway.config.limits.maxRequestBytes);
+    // The key and its rate limit come from the headers: a client without a valid key never gets
+    // its body read, parsed or held.
+    const key = governance === undefined ? undefined : await authorize(exchange, governance);
+    const body = await readRequestBody(exchange.req, gateway.config.limits.maxRequestBytes, hold);
+    bodyRead = true;
     const json = parseRequestJson(body, ingress.validateRequest);
     const modelName = exchange.origin.pathModel ?? (json.model as string | undefined);
     const router = gateway.routing.router(requireModelName(modelName));
@@ -40,9 +51,9 @@ async function answer(exchange: Exchange): Promise<void> {
     const decoded = () => (request ??= ingress.codec.decodeRequest(json, exchange.origin));
     if (exchange.content !== undefined) capturePrompt(exchange, decoded);
 
-    const admitted = gateway.config.governance && gateway.governance !== undefined
-      ? await admit(exchange, gateway.governance, router, { bytes: body.length, maxTokens: decoded().maxTokens })
-      : undefined;
+    const admitted = governance === undefined || key === undefined
+      ? undefined
+      : await admit(exchange, governance, key, router, { bytes: body.length, maxTokens: decoded().maxTokens });
     // A budget is a hard cap only if the upstream is held to the output the reservation assumed
     // (the lane's default limit, when the client set none): each attempt adds it.
     const capOutput = admitted?.budgeted === true && decoded().maxTokens === undefined;
@@ -62,12 +73,14 @@ async function answer(exchange: Exchange): Promise<void> {
     if (error instanceof GatewayFailure) {
       meter.error = error.error;
       exchange.log.debug({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message); // the request line has status, kind and code
-      res.sendError(ingress.codec, error.error);
+      res.sendError(ingress.codec, error.error, bodyRead ? undefined : CLOSE);
       return;
     }
     exchange.log.error({ err: error }, 'unexpected failure');
     meter.error = gatewayError('server', 'internal gateway error', { code: 'internal_error' });
-    res.sendError(ingress.codec, meter.error);
+    res.sendError(ingress.codec, meter.error, bodyRead ? undefined : CLOSE);
+  } finally {
+    hold.release();
   }
 }
 

@@ -1,19 +1,30 @@
 import type { IncomingMessage } from 'node:http';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { GatewayFailure, gatewayError } from '../ir/index.ts';
+import type { BodyHold } from './body-memory.ts';
 
-/** Reads the whole request body, refusing (413) as soon as it passes the limit. */
-export async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the whole request body, refusing (413) as soon as it passes the limit, and (503) before
+ * reading when the thread's bodies in flight have no room for it (`hold`: its declared length at
+ * once, or what has arrived when it declares none).
+ */
+export async function readRequestBody(req: IncomingMessage, limit: number, hold: BodyHold): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (Number.isFinite(declared) && !hold.growTo(declared)) throw noRoom();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > limit) throw tooLarge(limit);
+    if (!hold.growTo(size)) throw noRoom();
     chunks.push(chunk as Buffer);
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+function noRoom(): GatewayFailure {
+  return new GatewayFailure(gatewayError('unavailable', 'the gateway is holding as many request bodies as it may right now; retry in 1 s', { status: 503, code: 'request_bodies_full', retryAfterSeconds: 1 }));
 }
 
 function tooLarge(limit: number): GatewayFailure {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
 import { GatewayFailure, type GatewayError } from '../ir/error.ts';
-import type { Admission, Entry, Governance, KeyRecord, KeyRef, LocalGovernance, Reservation, Settlement } from './governance.ts';
+import type { Admission, Governance, KeyRecord, KeyRef, LocalGovernance, Pass, Reservation, Settlement } from './governance.ts';
 import { presentedKey } from './key-carriers.ts';
 import type { Person } from '../auth/identify.ts';
 import type { IssuedKey, KeyIssuer } from '../auth/key-issuer.ts';
@@ -15,7 +15,8 @@ import type { IssuedKey, KeyIssuer } from '../auth/key-issuer.ts';
 type Call =
   | { readonly id: number; readonly op: 'authenticate'; readonly secret: string | undefined }
   | { readonly id: number; readonly op: 'admit'; readonly key: KeyRef; readonly admission: Admission }
-  | { readonly id: number; readonly op: 'enter'; readonly secret: string | undefined; readonly admission: Admission }
+  | { readonly id: number; readonly op: 'authorize'; readonly secret: string | undefined }
+  | { readonly id: number; readonly op: 'reserve'; readonly key: KeyRef; readonly admission: Admission }
   | { readonly id: number; readonly op: 'settle'; readonly reservation: Reservation; readonly settlement: Settlement }
   | { readonly id: number; readonly op: 'release'; readonly reservation: Reservation }
   | { readonly id: number; readonly op: 'issueKey'; readonly person: Person }
@@ -55,8 +56,10 @@ function answer(local: LocalGovernance, keyIssuer: KeyIssuer | undefined, call: 
       return local.authenticatePresented(call.secret);
     case 'admit':
       return local.admit(call.key, call.admission);
-    case 'enter':
-      return local.enterPresented(call.secret, call.admission);
+    case 'authorize':
+      return local.authorizePresented(call.secret);
+    case 'reserve':
+      return local.reserve(call.key, call.admission);
     case 'settle':
       return local.settle(call.reservation, call.settlement);
     case 'release':
@@ -94,9 +97,14 @@ export class GovernanceProxy implements Governance {
     return this.call({ op: 'authenticate', secret: presentedKey(headers, query) }) as Promise<KeyRecord>;
   }
 
-  /** The request's one round trip on the way in: key, rate limit, price and budget. */
-  enter(headers: IncomingHttpHeaders, query: URLSearchParams, admission: Admission): Promise<Entry> {
-    return this.call({ op: 'enter', secret: presentedKey(headers, query), admission }) as Promise<Entry>;
+  /** Before the body: key and rate limit (only the presented string crosses). */
+  authorize(headers: IncomingHttpHeaders, query: URLSearchParams): Promise<Pass> {
+    return this.call({ op: 'authorize', secret: presentedKey(headers, query) }) as Promise<Pass>;
+  }
+
+  /** After the body: price and budget. */
+  reserve(key: KeyRef, admission: Admission): Promise<Reservation> {
+    return this.call({ op: 'reserve', key: { id: key.id }, admission }) as Promise<Reservation>;
   }
 
   admit(key: KeyRef, admission: Admission): Promise<Reservation> {

@@ -44,15 +44,21 @@ export interface Governance {
   /** Records last_used_at (in memory; written every few seconds). */
   markUsed(key: KeyRef): void;
   /**
-   * authenticate, admit and markUsed in one call (for a worker thread, one message instead of
-   * three): 401 is thrown; a rate, price or budget refusal comes back with the key it refused.
+   * The first of a request's two steps, from its headers alone, before its body is read: the key
+   * (401 thrown: missing, unknown, revoked), its rate limit (a refusal that names the key), and
+   * markUsed. One message from a worker thread.
    */
-  enter(headers: IncomingHttpHeaders, query: URLSearchParams, admission: Admission): Awaitable<Entry>;
+  authorize(headers: IncomingHttpHeaders, query: URLSearchParams): Awaitable<Pass>;
+  /**
+   * The second step, once the body is read and the request's worst case is known: price (400) and
+   * budget (402) refusals are thrown, and give back the rate the first step took.
+   */
+  reserve(key: KeyRef, admission: Admission): Awaitable<Reservation>;
   close(): Awaitable<void>;
 }
 
-/** A request that presented a valid key: its reservation, or why it may not go on. */
-export type Entry = { readonly key: KeyRecord; readonly reservation: Reservation } | { readonly key: KeyRecord; readonly refusal: GatewayError };
+/** A request whose key is valid: may it go on (to read its body), or why not (its rate limit). */
+export type Pass = { readonly key: KeyRecord } | { readonly key: KeyRecord; readonly refusal: GatewayError };
 
 /** What the admin plane asks of governance. */
 export interface KeyAdmin {
@@ -72,8 +78,9 @@ export interface LocalGovernance extends Governance, KeyAdmin {
    * them in its own thread and sends only this string, not the request's headers.
    */
   authenticatePresented(secret: string | undefined): KeyRecord;
-  /** enter() after the carriers are read. */
-  enterPresented(secret: string | undefined, admission: Admission): Entry;
+  /** authorize() after the carriers are read. */
+  authorizePresented(secret: string | undefined): Pass;
+  reserve(key: KeyRef, admission: Admission): Reservation;
   admit(key: KeyRef, admission: Admission): Reservation;
   settle(reservation: Reservation, settlement: Settlement): Promise<boolean>;
   release(reservation: Reservation): void;
@@ -163,19 +170,28 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     return { ...record, spentMicrocents: ledger.spent(record.id), reservedMicrocents: ledger.reserved(record.id), lastUsedAt: lastUsed.get(record.id) };
   }
 
-  function admit(key: KeyRef, admission: Admission): Reservation {
-    const record = usable(key);
-    if (record.rpm !== null) {
-      const decision = limiter.take(record.id, record.rpm);
-      if (!decision.allowed) {
-        throw new GatewayFailure(
-          gatewayError('rate_limit', `rate limit exceeded: this key allows ${record.rpm} requests per minute; retry after ${decision.retryAfterSeconds} s`, {
-            code: 'rate_limited',
-            retryAfterSeconds: decision.retryAfterSeconds,
-          }),
-        );
-      }
+  /** Takes one request from the key's rate; throws a 429 when there is none left. */
+  function takeRate(record: KeyRecord): void {
+    if (record.rpm === null) return;
+    const decision = limiter.take(record.id, record.rpm);
+    if (!decision.allowed) {
+      throw new GatewayFailure(
+        gatewayError('rate_limit', `rate limit exceeded: this key allows ${record.rpm} requests per minute; retry after ${decision.retryAfterSeconds} s`, {
+          code: 'rate_limited',
+          retryAfterSeconds: decision.retryAfterSeconds,
+        }),
+      );
     }
+  }
+
+  function admit(key: KeyRef, admission: Admission): Reservation {
+    takeRate(usable(key));
+    return reserve(key, admission);
+  }
+
+  /** Price and budget, for a request whose rate was taken: a refusal gives the rate back. */
+  function reserve(key: KeyRef, admission: Admission): Reservation {
+    const record = usable(key); // revoked while its body was read: refused now
     try {
       if (record.budgetMicrocents !== null && !admission.priced) {
         const model = admission.model === undefined ? 'the model asked for' : `model "${admission.model}"`;
@@ -192,25 +208,26 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     }
   }
 
-  function enterPresented(secret: string | undefined, admission: Admission): Entry {
+  function authorizePresented(secret: string | undefined): Pass {
     const key = authenticatePresented(secret);
     try {
-      const reservation = admit(key, admission);
-      lastUsed.mark(key.id, wall());
-      return { key, reservation };
+      takeRate(key);
     } catch (error) {
       if (error instanceof GatewayFailure) return { key, refusal: error.error };
       throw error;
     }
+    lastUsed.mark(key.id, wall());
+    return { key };
   }
 
   return {
     authenticate: (headers, query) => authenticatePresented(presentedKey(headers, query)),
     authenticatePresented,
-    enter: (headers, query, admission) => enterPresented(presentedKey(headers, query), admission),
-    enterPresented,
+    authorize: (headers, query) => authorizePresented(presentedKey(headers, query)),
+    authorizePresented,
 
     admit,
+    reserve,
 
     settle: (reservation, settlement) => settlements.settle(reservation, settlement),
     release: (reservation) => ledger.release(reservation),

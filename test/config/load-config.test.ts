@@ -91,7 +91,7 @@ describe('a full valid configuration', () => {
     expect(config.governance).toBe(false);
     expect(config.adminToken).toBeUndefined();
     expect(config.logLevel).toBe('info');
-    expect(config.limits).toEqual({ maxRequestBytes: 32 * 1024 * 1024, connectTimeoutMs: 10_000, firstByteTimeoutMs: 120_000, idleTimeoutMs: 300_000 });
+    expect(config.limits).toEqual({ maxRequestBytes: 32 * 1024 * 1024, maxRequestBytesInFlight: 256 * 1024 * 1024, connectTimeoutMs: 10_000, firstByteTimeoutMs: 120_000, idleTimeoutMs: 300_000 });
   });
 
   it('has a config_version that is stable for the same text and changes with it', () => {
@@ -155,6 +155,13 @@ describe('invalid configurations are refused with file:line:column, the path and
     const error = configError(() => loadConfigFile(file, { env: {} }));
     expect(error.problems).toHaveLength(1);
     expect(error.message).toBe(`${file}:2:1: modles: unknown key (check the spelling; see spec/config.schema.json and spec/catalog.schema.json)`);
+  });
+
+  it('max_request_bytes_in_flight below max_request_bytes is refused, naming both', () => {
+    const file = tempDir().write('config.yaml', ['limits: { max_request_bytes: 2048, max_request_bytes_in_flight: 1024 }']);
+    const error = configError(() => loadConfigFile(file, { env: {} }));
+    expect(error.problems).toHaveLength(1);
+    expect(error.message).toContain('limits.max_request_bytes_in_flight: must be at least max_request_bytes (2048)');
   });
 
   it('an unknown key inside a model points at the key', () => {

@@ -77,11 +77,20 @@ describe('budgets', () => {
     expect(budgetCents * 1_000_000).toBeLessThan(11 * worst);
     const key = await createKey({ budget_cents: budgetCents });
     const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }));
-    // Slow answers: every request is admitted or refused before the first one settles.
-    // (2 s: on a loaded machine, 300 requests can take more than a second to arrive.)
-    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], delayMs: 2000 });
+    // The upstream answers only once every other request was refused (or after 20 s), so no
+    // settlement can free budget before all 300 were admitted or refused, however loaded the machine.
+    let refused = 0;
+    let answerNow: () => void = () => {};
+    const allDecided = new Promise<void>((resolve) => {
+      answerNow = resolve;
+      setTimeout(resolve, 20_000).unref();
+    });
+    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided });
     const statuses = await Promise.all(Array.from({ length: 300 }, () => call(key.secret).then(async (r) => {
-      if (r.status === 402) expect(r.headers.get('x-should-retry')).toBe('false');
+      if (r.status === 402) {
+        expect(r.headers.get('x-should-retry')).toBe('false');
+        if (++refused === 290) answerNow();
+      }
       await r.arrayBuffer();
       return r.status;
     })));

@@ -29,8 +29,9 @@ export type ScriptedReply =
    * A body written event by event (content-type text/event-stream unless given), `delayMs` apart.
    * `cutAfter`: destroy the socket after that many events, as when a stream dies mid-way.
    * `pauseAfter`: after that many events, wait `pauseMs` once (a stream that stalls mid-way).
+   * `waitFor`: nothing is written (not even headers) until it settles, so a test decides when.
    */
-  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number }
+  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number; waitFor?: Promise<unknown> }
   /** Destroy the socket before any response. */
   | { fault: 'reset' }
   /** Never answer (until close()). */
@@ -122,6 +123,7 @@ async function serve(reply: ScriptedReply, req: IncomingMessage, res: ServerResp
     res.end(reply.raw);
     return;
   }
+  if (reply.waitFor !== undefined) await reply.waitFor;
   startResponse(res, reply.status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, reply.headers);
   res.flushHeaders();
   const cutAfter = reply.cutAfter;

@@ -55,8 +55,19 @@ describe('two data-plane workers', () => {
     const worst = (Buffer.byteLength(JSON.stringify(chat('priced', { max_completion_tokens: 100_000 }))) + 100_000) * 100;
     const key = await createKey({ budget_cents: Math.floor((10.5 * worst) / 1_000_000) });
     const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }));
-    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], delayMs: 400 });
-    const results = await Promise.all(Array.from({ length: 300 }, () => post(chat('priced', { max_completion_tokens: 100_000 }), key.secret)));
+    // The upstream answers only once every other request was refused (or after 20 s): no early
+    // settlement can free budget, however loaded the machine.
+    let refused = 0;
+    let answerNow: () => void = () => {};
+    const allDecided = new Promise<void>((resolve) => {
+      answerNow = resolve;
+      setTimeout(resolve, 20_000).unref();
+    });
+    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided });
+    const results = await Promise.all(Array.from({ length: 300 }, () => post(chat('priced', { max_completion_tokens: 100_000 }), key.secret).then((r) => {
+      if (r.status === 402 && ++refused === 290) answerNow();
+      return r;
+    })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(10);
     expect(results.filter((r) => r.status === 402)).toHaveLength(290);
     expect(h.upstream.requests).toHaveLength(10);
