@@ -224,8 +224,9 @@ describe('request records under governance', () => {
   it('401, 429 and 402 refusals are recorded with their kind; the key id (never its secret) once known', async () => {
     const missing = await call(undefined);
     expect(missing.status).toBe(401);
-    expect(missing.record).toMatchObject({ status: 401, errorKind: 'authentication', model: 'priced', attempts: [] });
+    expect(missing.record).toMatchObject({ status: 401, errorKind: 'authentication', attempts: [] });
     expect(missing.record.keyId).toBeUndefined();
+    expect(missing.record.model).toBeUndefined(); // refused from its headers: the body (naming the model) was never read
 
     const limited = await createKey({ rpm: 1 });
     g.upstream.enqueue({ json: openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'ok', usage: { prompt_tokens: 100, completion_tokens: 50 } }) });
