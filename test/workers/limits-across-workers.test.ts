@@ -75,6 +75,19 @@ describe('two data-plane workers', () => {
     expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
   });
 
+  it('every worker refuses an invalid key (401, asked of the main thread before the body) and reserves after the body (second message)', async () => {
+    await servedSinceLastLook();
+    const refused = await Promise.all(Array.from({ length: 40 }, () => post(chat('priced'), 'gwk_not-a-key')));
+    expect(refused.map((r) => r.status)).toEqual(Array(40).fill(401));
+    const key = await createKey({ budget_cents: 1000 });
+    const served = await Promise.all(Array.from({ length: 40 }, () => post(chat('priced', { max_completion_tokens: 10 }), key.secret)));
+    expect(served.map((r) => r.status)).toEqual(Array(40).fill(200));
+    const state = h.gateway.governance!.getKey(key.id)!;
+    expect(state.spentMicrocents).toBeGreaterThan(0n);
+    expect(state.reservedMicrocents).toBe(0n);
+    expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
+  });
+
   it('rpm 20 admits exactly 20 of 300 concurrent requests', async () => {
     await servedSinceLastLook();
     const key = await createKey({ rpm: 20 });
