@@ -1,6 +1,7 @@
 import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
 import { admit, authorize } from './admission.ts';
 import { bodyMemoryOf } from './body-memory.ts';
+import { closeUnread } from './close-unread.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { attemptTranslated } from './attempt-translated.ts';
 import { runWithFailover } from './failover.ts';
@@ -21,9 +22,6 @@ export async function handleChat(exchange: Exchange): Promise<void> {
     report(exchange);
   }
 }
-
-/** A refusal sent before the body was read also ends the connection, so the body is never read. */
-const CLOSE: Readonly<Record<string, string>> = { connection: 'close' };
 
 async function answer(exchange: Exchange): Promise<void> {
   const { gateway, ingress, res, meter } = exchange;
@@ -73,12 +71,12 @@ async function answer(exchange: Exchange): Promise<void> {
     if (error instanceof GatewayFailure) {
       meter.error = error.error;
       exchange.log.debug({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message); // the request line has status, kind and code
-      res.sendError(ingress.codec, error.error, bodyRead ? undefined : CLOSE);
+      res.sendError(ingress.codec, error.error, bodyRead ? undefined : closeUnread(exchange.req));
       return;
     }
     exchange.log.error({ err: error }, 'unexpected failure');
     meter.error = gatewayError('server', 'internal gateway error', { code: 'internal_error' });
-    res.sendError(ingress.codec, meter.error, bodyRead ? undefined : CLOSE);
+    res.sendError(ingress.codec, meter.error, bodyRead ? undefined : closeUnread(exchange.req));
   } finally {
     hold.release();
   }
