@@ -80,6 +80,21 @@ describe('the key is checked before the body is read', () => {
     await answer.closedByServer;
   });
 
+  it('a key revoked while its request\'s body is still arriving is refused once the body is read', async () => {
+    const created = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({}) });
+    const doomed = (await created.json()) as { id: string; secret: string };
+    const whole = OPENAI_BODY();
+    const socket = connect(port, '127.0.0.1');
+    const pending = rawPost('/v1/chat/completions', { authorization: `Bearer ${doomed.secret}` }, whole.length, Buffer.from(whole.slice(0, -1)), socket);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // authorized from its headers by now
+    await fetch(`${h.adminUrl}/api/v1/admin/keys/${doomed.id}`, { method: 'DELETE' });
+    socket.write('}');
+    const answer = await pending;
+    expect(answer.head).toMatch(/^HTTP\/1\.1 401/);
+    expect((JSON.parse(answer.body) as { error: { code: string } }).error.code).toBe('key_revoked');
+    socket.destroy();
+  });
+
   it('40 connections with an invalid key, each withholding the last byte of a 30 MB body, barely move RSS and all get 401', async () => {
     const body = Buffer.alloc(30 * MIB - 1, 0x61); // one buffer, written by every connection
     globalThis.gc?.();
