@@ -2,11 +2,11 @@ import type { ModelRoute } from '../config/runtime-config.ts';
 import { costMicrocents, worstCaseMicrocents } from '../governance/cost.ts';
 import type { Governance, KeyRecord } from '../governance/governance.ts';
 import { clampUsage } from '../governance/usage-ceiling.ts';
+import { ledgerRequestId } from '../http/request-id.ts';
 import { GatewayFailure, gatewayError, type Usage } from '../ir/index.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AnswerSummary } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
-import { ledgerRequestId } from '../http/request-id.ts';
 
 /** A request admitted under governance: its reservation, settled at the answer's end or released. */
 export interface Admitted {
@@ -14,7 +14,7 @@ export interface Admitted {
   readonly keyId: string;
   /** The key has a budget: the upstream must be held to the output limit the reservation assumed. */
   readonly budgeted: boolean;
-  /** Refunds the reservation if the request never settled (no attempt committed). */
+  /** Refunds the reservation unless the request was settled (it reached an upstream and committed, or its client left after). */
   release(): Promise<void>;
 }
 
