@@ -5,7 +5,8 @@ import { serveGovernance } from '../governance/governance-channel.ts';
 import type { LocalGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { RequestObserver } from '../observability/request-record.ts';
+import type { RequestContent } from '../observability/request-content.ts';
+import type { RequestObserver, RequestRecord } from '../observability/request-record.ts';
 import { PendingReplies } from './pending-replies.ts';
 import { workerScript } from './worker-script.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart, WorkerTelemetry } from './worker-protocol.ts';
@@ -48,7 +49,7 @@ export class WorkerPool {
     try {
       await Promise.all(Array.from({ length: options.config.workers - 1 }, (_, i) => pool.spawn(i + 2)));
     } catch (error) {
-      await pool.close();
+      await pool.close(0);
       throw error;
     }
     return pool;
@@ -73,17 +74,35 @@ export class WorkerPool {
     worker.postMessage({ type: 'metrics', id, text, contentType: metrics?.contentType ?? 'text/plain' } satisfies WorkerCommand);
   }
 
-  /** Each worker stops taking connections and finishes what it has in flight, then exits. */
-  async close(): Promise<void> {
+  /**
+   * Each worker stops taking connections and gives what it has in flight up to `deadlineMs`, cuts
+   * the rest, settles, then exits. Resolves with the connections cut, all workers together.
+   */
+  async close(deadlineMs: number): Promise<{ cut: number }> {
     this.closing = true;
-    await Promise.all([...this.workers.values()].map((worker) => new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
+    const cuts = await Promise.all([...this.workers.values()].map((worker) => new Promise<number>((resolve) => {
+      let cut = 0;
+      worker.once('exit', () => resolve(cut));
       worker.on('message', (event: WorkerEvent) => {
-        if (event.type === 'closed') void worker.terminate();
+        if (event.type !== 'closed') return;
+        cut = event.cut;
+        void worker.terminate();
       });
-      worker.postMessage({ type: 'close' } satisfies WorkerCommand);
+      worker.postMessage({ type: 'close', deadlineMs } satisfies WorkerCommand);
     })));
     this.workers.clear();
+    return { cut: cuts.reduce((a, b) => a + b, 0) };
+  }
+
+  /** One observer that throws (a bug, a full disk) must not stop the others, nor the main thread. */
+  private tellObservers(record: RequestRecord, content: RequestContent | undefined): void {
+    for (const observer of this.options.observers) {
+      try {
+        observer.record(record, content);
+      } catch (error) {
+        this.options.log.error({ err: error, observer: observer.constructor.name, requestId: record.requestId }, 'a request observer failed on a worker\'s record');
+      }
+    }
   }
 
   private spawn(n: number): Promise<string> {
@@ -107,7 +126,7 @@ export class WorkerPool {
             resolve(event.url);
             return;
           case 'records':
-            for (const { record, content } of event.entries) for (const observer of this.options.observers) observer.record(record, content);
+            for (const { record, content } of event.entries) this.tellObservers(record, content);
             return;
           case 'telemetry':
             this.telemetryReplies.answer(event.id, event.telemetry);

@@ -12,7 +12,7 @@ import { ConfigError, type ConfigProblem, type ReportProblem } from './config-er
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
 import { isLoopback } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
-import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
+import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
 import { readSecret } from './secret-ref.ts';
@@ -62,6 +62,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
 
   const providers = resolveProviders(config, catalog, baseDir, env, problem);
   const limits = resolveLimits(config);
+  const server = resolveServer(config, problem);
   const breaker = breakerSettings(DEFAULT_BREAKER, config.breaker);
   const models = resolveModels(config, catalog, providers, limits, problem);
   const pools = resolvePools(config, models, breaker, problem);
@@ -115,10 +116,12 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
     governanceSecret,
     limits,
+    server,
+    modelsRequireKey: config.models_require_key ?? true,
     hooks,
     logLevel: config.log_level ?? 'info',
     workers: config.workers === undefined || config.workers === 'auto' ? availableParallelism() : config.workers,
-    metrics: { enabled: config.metrics?.enabled ?? true },
+    metrics: { enabled: config.metrics?.enabled ?? true, requireKey: config.metrics?.require_key ?? false },
     otlp,
     teams,
     auth,
@@ -195,6 +198,21 @@ function resolveLimits(config: GatewayConfig): Limits {
     connectTimeoutMs: limits.upstream_connect_timeout_ms ?? 10_000,
     firstByteTimeoutMs: limits.upstream_first_byte_timeout_ms ?? 120_000,
     idleTimeoutMs: limits.upstream_idle_timeout_ms ?? 300_000,
+  };
+}
+
+function resolveServer(config: GatewayConfig, problem: ReportProblem): ServerSettings {
+  const server = config.server ?? {};
+  const headerTimeoutMs = server.header_timeout_ms ?? 15_000;
+  const requestTimeoutMs = server.request_timeout_ms ?? Math.max(60_000, headerTimeoutMs);
+  // The headers are part of the request: Node refuses a header timeout longer than the request's.
+  if (headerTimeoutMs > requestTimeoutMs) problem(['server', 'header_timeout_ms'], `header_timeout_ms (${headerTimeoutMs}) is longer than request_timeout_ms (${requestTimeoutMs}), which includes the headers`);
+  return {
+    headerTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: server.keep_alive_timeout_ms ?? 5_000,
+    maxConnections: server.max_connections ?? 'auto',
+    shutdownTimeoutMs: server.shutdown_timeout_ms ?? 25_000,
   };
 }
 
