@@ -2,7 +2,7 @@ import { isContentEvent, type StreamEvent, type Usage } from '../ir/index.ts';
 import type { WireChunk } from '../protocols/codec.ts';
 import { setTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
-import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
+import { describeBodyError, describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { credentialBytes, maskCredentialBytes, redactedStreamError } from './upstream-error.ts';
@@ -142,7 +142,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!committed) throw error;
     if (exchange.signal.aborted) return { status: 'client_gone' };
-    const failure = describeNetworkError(error, attempt.lane.provider.name);
+    const failure = describeBodyError(error, attempt.lane.provider.name, 'stream');
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
   }
   // The probe saw everything up to commit; the tail, when used, everything after it.

@@ -3,7 +3,7 @@ import type { EgressCodec, TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { WireBatch } from '../framing/wire-chunks.ts';
 import { outcomeOf } from '../routing/outcome.ts';
-import { describeNetworkError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
+import { describeBodyError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
@@ -155,7 +155,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!res.isCommitted) throw error; // judged by attemptTranslated: timer, network or codec
     if (exchange.signal.aborted) return { status: 'client_gone' };
-    await res.write(encoder.encode({ type: 'error', error: describeNetworkError(error, attempt.lane.provider.name) }));
+    await res.write(encoder.encode({ type: 'error', error: describeBodyError(error, attempt.lane.provider.name, 'stream') }));
     outcome = 'lane_fault';
   }
   if (!res.isCommitted) {
