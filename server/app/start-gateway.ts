@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
+import { refuseForeignHosts } from '../admin/host-check.ts';
 import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
-import { isLoopback } from '../config/loopback.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -23,6 +23,7 @@ import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { FleetView } from './fleet-view.ts';
 import { ServingState } from './serving-state.ts';
+import { resolveAdminAddress } from './admin-address.ts';
 import { ConnectionGuard } from './connection-guard.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
@@ -77,18 +78,21 @@ export interface StartOptions {
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
 export async function startGateway(loaded: RuntimeConfig, options: StartOptions): Promise<RunningGateway> {
-  if (!isLoopback(loaded.adminListen.host) && (loaded.adminToken === undefined || loaded.adminTls === undefined)) {
+  const admin = await resolveAdminAddress(loaded.adminListen.host);
+  if (!admin.loopback && (loaded.adminToken === undefined || loaded.adminTls === undefined)) {
+    const resolved = admin.address === loaded.adminListen.host ? '' : ` (${admin.address})`;
     throw new ConfigError([{
       file: loaded.source,
       path: 'admin_listen',
-      message: `the admin plane would listen on ${loaded.adminListen.host}, beyond loopback, with no admin token or without TLS: set GATEWAY_ADMIN_TOKEN or admin_token, and admin_tls`,
+      message: `the admin plane would listen on ${loaded.adminListen.host}${resolved}, beyond loopback, with no admin token or without TLS: set GATEWAY_ADMIN_TOKEN or admin_token, and admin_tls`,
     }]);
   }
   let demo: DemoUpstream | undefined;
-  let config = loaded;
+  // The admin plane binds the address that was judged, not the name looked up a second time.
+  let config: RuntimeConfig = { ...loaded, adminListen: { host: admin.address, port: loaded.adminListen.port } };
   if (usesDemoUpstream(loaded)) {
     demo = await startDemoUpstream();
-    config = withDemoUpstream(loaded, demo.url);
+    config = withDemoUpstream(config, demo.url);
   }
   if (options.workers !== undefined) config = { ...config, workers: options.workers };
   if (config.workers > 1 && options.clock !== undefined) throw new Error('an injected clock reaches the data plane only with workers: 1');
@@ -156,7 +160,11 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   });
   // No cap on the admin plane (it is not reachable by data-plane clients), but the same drain.
   const adminGuard = new ConnectionGuard({ maxConnections: Number.POSITIVE_INFINITY });
-  const adminListener = adminGuard.listener(adminApp.callback());
+  // Without a token, only loopback protects the admin plane: a page on another site whose name
+  // resolves to 127.0.0.1 (DNS rebinding) is refused by its Host header.
+  const adminListener = adminGuard.listener(config.adminToken === undefined
+    ? refuseForeignHosts(adminApp.callback(), [loaded.adminListen.host, admin.address, 'localhost'])
+    : adminApp.callback());
   const adminServer = config.adminTls === undefined
     ? createServer(adminListener)
     : createHttpsServer({

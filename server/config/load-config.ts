@@ -10,7 +10,7 @@ import { credentialsFromEnv, regionFromBedrockUrl } from '../upstream/sigv4.ts';
 import { loadCatalog } from './catalog.ts';
 import { ConfigError, type ConfigProblem, type ReportProblem } from './config-error.ts';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
-import { isLoopback } from './loopback.ts';
+import { isLoopback, needsLookup } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
 import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -74,11 +74,13 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     else adminToken = secret.value;
   }
   const adminListen = parseListen(config.admin_listen ?? '127.0.0.1:8081');
-  if (!isLoopback(adminListen.host) && adminToken === undefined && config.admin_token === undefined) {
+  // A name is judged by what it resolves to, at start (app/admin-address.ts); literals here already.
+  const beyondLoopback = !needsLookup(adminListen.host) && !isLoopback(adminListen.host);
+  if (beyondLoopback && adminToken === undefined && config.admin_token === undefined) {
     // Checked here too (not only at start) so that `gateway --validate` says so.
     problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`);
   }
-  if (!isLoopback(adminListen.host) && config.admin_tls === undefined) {
+  if (beyondLoopback && config.admin_tls === undefined) {
     // Beyond loopback the admin token would cross the network in clear.
     problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`);
   }
