@@ -40,7 +40,7 @@ async function main(): Promise<number> {
     }
     stopping = true;
     const deadlineMs = config.server.shutdownTimeoutMs;
-    log.info({ signal, deadlineMs }, 'shutting down: draining requests in flight');
+    log.info({ signal, deadlineMs }, 'shutting down'); // draining: requests in flight get deadlineMs
     starting.then((gateway) => gateway.close(deadlineMs)).then(
       ({ cut }) => {
         if (cut === 0) log.info({ cut }, 'shutdown complete: every request in flight finished');
