@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
 }
 
 const RESPAWN_DELAY_MS = 1000;
+/** Beyond a drain's deadline: time for cut requests to settle (5 s in the worker) and a margin. */
+const WORKER_CLOSE_GRACE_MS = 10_000;
 
 /**
  * Data-plane workers 2..N (`config.workers`) as threads joining the port the main thread (worker 1)
@@ -82,7 +84,13 @@ export class WorkerPool {
     this.closing = true;
     const cuts = await Promise.all([...this.workers.values()].map((worker) => new Promise<number>((resolve) => {
       let cut = 0;
-      worker.once('exit', () => resolve(cut));
+      // A worker that cannot finish its drain (a stuck request) is not waited for past the
+      // deadline and the settling time after it.
+      const stuck = setTimeout(() => void worker.terminate(), deadlineMs + WORKER_CLOSE_GRACE_MS);
+      worker.once('exit', () => {
+        clearTimeout(stuck);
+        resolve(cut);
+      });
       worker.on('message', (event: WorkerEvent) => {
         if (event.type !== 'closed') return;
         cut = event.cut;
