@@ -80,6 +80,11 @@ export interface GatewayConfig {
   governance?: Switch;
   governance_secret?: SecretRef2;
   limits?: Limits;
+  server?: Server;
+  /**
+   * With governance on, GET /v1/models answers only requests carrying a valid virtual key (401 otherwise). Default true. Without governance the list is open either way.
+   */
+  models_require_key?: boolean;
   /**
    * Default info.
    */
@@ -127,6 +132,8 @@ export interface GatewayConfig {
     | Switch
     | SecretRef2
     | Limits
+    | Server
+    | boolean
     | 'trace'
     | 'debug'
     | 'info'
@@ -392,6 +399,34 @@ export interface Limits {
   upstream_idle_timeout_ms?: number;
 }
 /**
+ * How long the data plane waits for slow or idle clients, how many connections each worker holds, and how long a stop may take. The response time is never limited: a stream may last as long as its upstream keeps writing.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Server".
+ */
+export interface Server {
+  /**
+   * A new connection (or a kept-alive one that began a request) must send its whole request line and headers within this time, else it gets 408 and is closed. Default 15000.
+   */
+  header_timeout_ms?: number;
+  /**
+   * The whole request, body included, must arrive within this time from its first byte, else 408 and close. It ends when the body is read: the answer is not timed. Default 60000.
+   */
+  request_timeout_ms?: number;
+  /**
+   * A kept-alive connection with no request is closed after this long (Node adds a one-second grace beyond what the Keep-Alive header announces). Default 5000.
+   */
+  keep_alive_timeout_ms?: number;
+  /**
+   * Client connections each data-plane worker holds at most. At the cap, a new connection first displaces the connection idle the longest (kept-alive, or not yet past its headers); when every one has a request in flight, the new one is answered 503 with Retry-After in the client's protocol (GET /healthz still answers), and beyond a small reserve it is closed at once. "auto" (the default): 40% of the process's open-file limit, shared among the workers (each client connection may hold an upstream one too), which leaves descriptors for the admin plane.
+   */
+  max_connections?: number | 'auto';
+  /**
+   * On SIGTERM or SIGINT: how long requests in flight may take to finish before their connections are cut. Default 25000 (under the 30 s a Kubernetes pod gets by default). A second signal stops at once.
+   */
+  shutdown_timeout_ms?: number;
+}
+/**
  * Prometheus metrics, served as GET /metrics on the data plane.
  *
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -402,6 +437,10 @@ export interface Metrics {
    * Serve GET /metrics (Prometheus text exposition). Default true.
    */
   enabled?: boolean;
+  /**
+   * With governance on, GET /metrics answers only requests carrying a valid virtual key (401 otherwise). Default false: scrapers usually carry no key, and the metrics hold no secret or key id. Without governance /metrics is open either way.
+   */
+  require_key?: boolean;
 }
 /**
  * OpenTelemetry export over OTLP/HTTP (protobuf): one span per request with a child span per upstream attempt, and the gateway's metrics. Off unless this section is present.

@@ -11,6 +11,12 @@ const USAGE = `usage: gateway [--config <file>]      serve (default ./config.yam
        gateway --validate <file>      check a configuration and exit
        gateway --version`;
 
+/** Exit codes of a stop (README, "Limits and shutdown"); 2 is an invalid configuration. */
+const EXIT_DRAINED = 0;
+const EXIT_CUT = 3;
+/** A second signal: 128 + the signal's number, as a shell reports a process the signal killed. */
+const EXIT_AT_ONCE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: { config: { type: 'string' }, validate: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' } },
@@ -26,12 +32,29 @@ async function main(): Promise<number> {
   const log = createLogger(config.logLevel);
   const starting = startGateway(config, { log });
   // Handlers go in before "gateway started" is logged: a supervisor may signal as soon as it sees it.
-  const stop = (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    starting.then((gateway) => gateway.close()).then(() => process.exit(0), () => process.exit(1));
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: stopping at once');
+      process.exit(EXIT_AT_ONCE[signal] ?? 1);
+    }
+    stopping = true;
+    const deadlineMs = config.server.shutdownTimeoutMs;
+    log.info({ signal, deadlineMs }, 'shutting down'); // draining: requests in flight get deadlineMs
+    starting.then((gateway) => gateway.close(deadlineMs)).then(
+      ({ cut }) => {
+        if (cut === 0) log.info({ cut }, 'shutdown complete: every request in flight finished');
+        else log.warn({ cut, deadlineMs }, 'shutdown complete: the deadline cut connections still in flight');
+        process.exit(cut === 0 ? EXIT_DRAINED : EXIT_CUT);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   await starting;
   return -1; // keep serving
 }

@@ -1,10 +1,38 @@
 import { createServer, type Server } from 'node:http';
 import type { Gateway } from '../gateway/gateway-context.ts';
+import { answerClientErrors } from '../http/client-errors.ts';
 import { createDataPlaneApp, type DataPlaneExtras } from '../http/data-plane-app.ts';
 import { withFastChatRoutes } from '../http/fast-routes.ts';
+import { refuseConnection } from '../http/refuse-connection.ts';
+import { connectionCap } from './connection-cap.ts';
+import { ConnectionGuard } from './connection-guard.ts';
+
+export interface DataPlaneServer {
+  readonly server: Server;
+  /** Its connection cap and its drain at shutdown. */
+  readonly guard: ConnectionGuard;
+}
 
 /** The data plane's HTTP server, the same in the main thread and in each worker thread. */
-export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras = {}): Server {
-  // requestTimeout 0: a long stream is not a slow request; idle upstreams are timed per lane.
-  return createServer({ keepAlive: true, requestTimeout: 0 }, withFastChatRoutes(gateway, createDataPlaneApp(gateway, extras).callback()));
+export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras = {}): DataPlaneServer {
+  const settings = gateway.config.server;
+  const guard = new ConnectionGuard({
+    maxConnections: connectionCap(settings.maxConnections, gateway.config.workers),
+    refuse: refuseConnection,
+    alwaysServed: (req) => req.method === 'GET' && req.url === '/healthz',
+  });
+  // Slow and idle clients are timed (headers, the request's arrival, keep-alive); the answer is
+  // not: requestTimeout ends once the body is read, so a stream lasts as long as its upstream
+  // writes (idle upstreams are timed per lane).
+  const server = createServer({
+    keepAlive: true,
+    headersTimeout: settings.headerTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    // Node checks the header and request timers this often (30 s by default: too coarse for them).
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))),
+  }, guard.listener(withFastChatRoutes(gateway, createDataPlaneApp(gateway, extras).callback())));
+  guard.watch(server);
+  answerClientErrors(server);
+  return { server, guard };
 }

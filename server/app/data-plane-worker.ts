@@ -7,7 +7,8 @@ import { SYSTEM_CLOCK } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
-import { closeServer, listen } from './listen.ts';
+import { inFlightSettled } from './in-flight-settled.ts';
+import { listen } from './listen.ts';
 import { PendingReplies } from './pending-replies.ts';
 import { RecordForwarder } from './record-forwarder.ts';
 import { ServingState } from './serving-state.ts';
@@ -18,6 +19,9 @@ import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.
  * pools and gate hooks; routing state in the shared memory; governance answered by the main
  * thread; finished requests' records sent to the main thread, where the observers run.
  */
+/** After a cut, how long requests may take to settle their spend and send their records. */
+const SETTLE_AFTER_CUT_MS = 5000;
+
 export async function runDataPlaneWorker(): Promise<void> {
   const start = workerData as WorkerStart;
   const port = parentPort;
@@ -38,7 +42,7 @@ export async function runDataPlaneWorker(): Promise<void> {
   const selfServe = config.auth === undefined || governance === undefined
     ? undefined
     : (await import('../auth/self-serve.ts')).createSelfServe(config, { issue: (person) => governance.issueKey(person) }, { log });
-  const server = createDataPlaneServer({
+  const { server, guard } = createDataPlaneServer({
     config, routing, dispatchers, clock: SYSTEM_CLOCK, log, translations: serving.translations, observers: [forwarder], gates: hooks.gates, inFlight: serving.inFlight,
     ...(governance !== undefined && { governance }),
   }, {
@@ -63,17 +67,24 @@ export async function runDataPlaneWorker(): Promise<void> {
         contentType = command.contentType;
         metricsReplies.answer(command.id, command.text);
         return;
-      case 'close':
-        // Stop taking connections, finish the requests in flight (their spend settles through the
-        // governance port, which stays open until then), send the last records, then say so.
-        void closeServer(server)
+      case 'close': {
+        // Stop taking connections, give the requests in flight up to the deadline, cut the rest;
+        // every request then settles its spend (through the governance port, open until then)
+        // and sends its record; then say so.
+        let cut = 0;
+        void guard.drain(server, command.deadlineMs)
+          .then(async (drained) => {
+            cut = drained.cut;
+            if (cut > 0 && !(await inFlightSettled(serving.inFlight, SETTLE_AFTER_CUT_MS))) log.warn({ inFlight: serving.inFlight.current }, 'requests still settling after the shutdown cut');
+          })
           .then(() => Promise.all([dispatchers.close(), hooks.close(0)]))
           .finally(() => {
             forwarder.flush();
             governance?.close();
-            send({ type: 'closed' });
+            send({ type: 'closed', cut });
             port.close();
           });
+      }
     }
   });
   const url = await listen(server, { host: config.listen.host, port: start.port }, { reusePort: true });

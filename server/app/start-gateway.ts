@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
+import { refuseForeignHosts } from '../admin/host-check.ts';
 import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
-import { isLoopback } from '../config/loopback.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -23,7 +23,10 @@ import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { FleetView } from './fleet-view.ts';
 import { ServingState } from './serving-state.ts';
-import { closeServer, listen } from './listen.ts';
+import { resolveAdminAddress } from './admin-address.ts';
+import { ConnectionGuard } from './connection-guard.ts';
+import { inFlightSettled } from './in-flight-settled.ts';
+import { listen } from './listen.ts';
 import { WorkerPool } from './worker-pool.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
 
@@ -42,8 +45,21 @@ export interface RunningGateway {
   readonly adminUrl: string;
   /** What each data-plane worker (the main thread is worker 1) has served. */
   workerTelemetry(): Promise<WorkerTelemetry[]>;
-  close(): Promise<void>;
+  /**
+   * Stops: no new connections, requests in flight finish (kept-alive connections close as their
+   * answers end) for up to `deadlineMs` (default `server.shutdown_timeout_ms`), then the rest are
+   * cut; spend, records and webhooks are flushed either way.
+   */
+  close(deadlineMs?: number): Promise<CloseSummary>;
 }
+
+export interface CloseSummary {
+  /** Connections, across every worker and both planes, still open at the deadline and cut. */
+  readonly cut: number;
+}
+
+/** After a cut, how long requests may take to settle their spend and send their records. */
+const SETTLE_AFTER_CUT_MS = 5000;
 
 export interface StartOptions {
   readonly log: Logger;
@@ -62,18 +78,21 @@ export interface StartOptions {
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
 export async function startGateway(loaded: RuntimeConfig, options: StartOptions): Promise<RunningGateway> {
-  if (!isLoopback(loaded.adminListen.host) && (loaded.adminToken === undefined || loaded.adminTls === undefined)) {
+  const admin = await resolveAdminAddress(loaded.adminListen.host);
+  if (!admin.loopback && (loaded.adminToken === undefined || loaded.adminTls === undefined)) {
+    const resolved = admin.address === loaded.adminListen.host ? '' : ` (${admin.address})`;
     throw new ConfigError([{
       file: loaded.source,
       path: 'admin_listen',
-      message: `the admin plane would listen on ${loaded.adminListen.host}, beyond loopback, with no admin token or without TLS: set GATEWAY_ADMIN_TOKEN or admin_token, and admin_tls`,
+      message: `the admin plane would listen on ${loaded.adminListen.host}${resolved}, beyond loopback, with no admin token or without TLS: set GATEWAY_ADMIN_TOKEN or admin_token, and admin_tls`,
     }]);
   }
   let demo: DemoUpstream | undefined;
-  let config = loaded;
+  // The admin plane binds the address that was judged, not the name looked up a second time.
+  let config: RuntimeConfig = { ...loaded, adminListen: { host: admin.address, port: loaded.adminListen.port } };
   if (usesDemoUpstream(loaded)) {
     demo = await startDemoUpstream();
-    config = withDemoUpstream(loaded, demo.url);
+    config = withDemoUpstream(config, demo.url);
   }
   if (options.workers !== undefined) config = { ...config, workers: options.workers };
   if (config.workers > 1 && options.clock !== undefined) throw new Error('an injected clock reaches the data plane only with workers: 1');
@@ -126,7 +145,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const selfServe = config.auth === undefined
     ? undefined
     : (await import('../auth/self-serve.ts')).createSelfServe(config, keyIssuer, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
-  const dataServer = createDataPlaneServer({
+  const { server: dataServer, guard: dataGuard } = createDataPlaneServer({
     config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
   }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }) });
   serving.countRequestsOf(dataServer);
@@ -139,23 +158,34 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     }, ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
   });
+  // No cap on the admin plane (it is not reachable by data-plane clients), but the same drain.
+  const adminGuard = new ConnectionGuard({ maxConnections: Number.POSITIVE_INFINITY });
+  // Without a token, only loopback protects the admin plane: a page on another site whose name
+  // resolves to 127.0.0.1 (DNS rebinding) is refused by its Host header.
+  const adminListener = adminGuard.listener(config.adminToken === undefined
+    ? refuseForeignHosts(adminApp.callback(), [loaded.adminListen.host, admin.address, 'localhost'])
+    : adminApp.callback());
   const adminServer = config.adminTls === undefined
-    ? createServer(adminApp.callback())
+    ? createServer(adminListener)
     : createHttpsServer({
       cert: config.adminTls.cert,
       key: config.adminTls.key,
       // mTLS: with a client CA, a connection without a certificate it signed is refused in the handshake.
       ...(config.adminTls.clientCa !== undefined && { ca: config.adminTls.clientCa, requestCert: true, rejectUnauthorized: true }),
-    }, adminApp.callback());
+    }, adminListener);
+  adminGuard.watch(adminServer);
   // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
-  const close = async () => {
-    await Promise.all([closeServer(dataServer), workers?.close(), closeServer(adminServer)]);
+  const close = async (deadlineMs = config.server.shutdownTimeoutMs): Promise<CloseSummary> => {
+    const drained = await Promise.all([dataGuard.drain(dataServer, deadlineMs), workers?.close(deadlineMs), adminGuard.drain(adminServer, deadlineMs)]);
+    const cut = drained.reduce((sum, d) => sum + (d?.cut ?? 0), 0);
+    if (cut > 0 && !(await inFlightSettled(inFlight, SETTLE_AFTER_CUT_MS))) options.log.warn({ inFlight: inFlight.current }, 'requests still settling after the shutdown cut');
     await dispatchers.close();
     // Every request has finished, so every webhook event is queued: send them before stopping.
     await hooks.close(options.hookFlushMs);
     await otlp?.shutdown();
     await governance?.close();
     await demo?.close();
+    return { cut };
   };
   let dataUrl: string;
   let adminUrl: string;

@@ -5,7 +5,8 @@ import { serveGovernance } from '../governance/governance-channel.ts';
 import type { LocalGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { RequestObserver } from '../observability/request-record.ts';
+import type { RequestContent } from '../observability/request-content.ts';
+import type { RequestObserver, RequestRecord } from '../observability/request-record.ts';
 import { PendingReplies } from './pending-replies.ts';
 import { workerScript } from './worker-script.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart, WorkerTelemetry } from './worker-protocol.ts';
@@ -27,6 +28,8 @@ export interface WorkerPoolOptions {
 }
 
 const RESPAWN_DELAY_MS = 1000;
+/** Beyond a drain's deadline: time for cut requests to settle (5 s in the worker) and a margin. */
+const WORKER_CLOSE_GRACE_MS = 10_000;
 
 /**
  * Data-plane workers 2..N (`config.workers`) as threads joining the port the main thread (worker 1)
@@ -48,7 +51,7 @@ export class WorkerPool {
     try {
       await Promise.all(Array.from({ length: options.config.workers - 1 }, (_, i) => pool.spawn(i + 2)));
     } catch (error) {
-      await pool.close();
+      await pool.close(0);
       throw error;
     }
     return pool;
@@ -73,17 +76,41 @@ export class WorkerPool {
     worker.postMessage({ type: 'metrics', id, text, contentType: metrics?.contentType ?? 'text/plain' } satisfies WorkerCommand);
   }
 
-  /** Each worker stops taking connections and finishes what it has in flight, then exits. */
-  async close(): Promise<void> {
+  /**
+   * Each worker stops taking connections and gives what it has in flight up to `deadlineMs`, cuts
+   * the rest, settles, then exits. Resolves with the connections cut, all workers together.
+   */
+  async close(deadlineMs: number): Promise<{ cut: number }> {
     this.closing = true;
-    await Promise.all([...this.workers.values()].map((worker) => new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
-      worker.on('message', (event: WorkerEvent) => {
-        if (event.type === 'closed') void worker.terminate();
+    const cuts = await Promise.all([...this.workers.values()].map((worker) => new Promise<number>((resolve) => {
+      let cut = 0;
+      // A worker that cannot finish its drain (a stuck request) is not waited for past the
+      // deadline and the settling time after it.
+      const stuck = setTimeout(() => void worker.terminate(), deadlineMs + WORKER_CLOSE_GRACE_MS);
+      worker.once('exit', () => {
+        clearTimeout(stuck);
+        resolve(cut);
       });
-      worker.postMessage({ type: 'close' } satisfies WorkerCommand);
+      worker.on('message', (event: WorkerEvent) => {
+        if (event.type !== 'closed') return;
+        cut = event.cut;
+        void worker.terminate();
+      });
+      worker.postMessage({ type: 'close', deadlineMs } satisfies WorkerCommand);
     })));
     this.workers.clear();
+    return { cut: cuts.reduce((a, b) => a + b, 0) };
+  }
+
+  /** One observer that throws (a bug, a full disk) must not stop the others, nor the main thread. */
+  private tellObservers(record: RequestRecord, content: RequestContent | undefined): void {
+    for (const observer of this.options.observers) {
+      try {
+        observer.record(record, content);
+      } catch (error) {
+        this.options.log.error({ err: error, observer: observer.constructor.name, requestId: record.requestId }, 'a request observer failed on a worker\'s record');
+      }
+    }
   }
 
   private spawn(n: number): Promise<string> {
@@ -107,7 +134,7 @@ export class WorkerPool {
             resolve(event.url);
             return;
           case 'records':
-            for (const { record, content } of event.entries) for (const observer of this.options.observers) observer.record(record, content);
+            for (const { record, content } of event.entries) this.tellObservers(record, content);
             return;
           case 'telemetry':
             this.telemetryReplies.answer(event.id, event.telemetry);

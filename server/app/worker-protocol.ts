@@ -42,10 +42,12 @@ export type WorkerEvent =
   | { readonly type: 'records'; readonly entries: readonly { readonly record: RequestRecord; readonly content?: RequestContent }[] }
   /** A scrape of GET /metrics reached this worker: the main thread renders the one registry. */
   | { readonly type: 'metrics'; readonly id: number }
-  | { readonly type: 'closed' };
+  /** Its drain ended; `cut`: connections still open at the deadline, cut. */
+  | { readonly type: 'closed'; readonly cut: number };
 
 /** Main → worker. */
 export type WorkerCommand =
-  | { readonly type: 'close' }
+  /** Drain: requests in flight get up to `deadlineMs`, then their connections are cut. */
+  | { readonly type: 'close'; readonly deadlineMs: number }
   | { readonly type: 'telemetry'; readonly id: number }
   | { readonly type: 'metrics'; readonly id: number; readonly text: string; readonly contentType: string };

@@ -10,9 +10,9 @@ import { credentialsFromEnv, regionFromBedrockUrl } from '../upstream/sigv4.ts';
 import { loadCatalog } from './catalog.ts';
 import { ConfigError, type ConfigProblem, type ReportProblem } from './config-error.ts';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
-import { isLoopback } from './loopback.ts';
+import { isLoopback, needsLookup } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
-import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig } from './runtime-config.ts';
+import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
 import { readSecret } from './secret-ref.ts';
@@ -65,6 +65,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
   if (limits.maxRequestBytesInFlight < limits.maxRequestBytes) {
     problem(['limits', 'max_request_bytes_in_flight'], `must be at least max_request_bytes (${limits.maxRequestBytes}), or no request of the largest size could ever be read`);
   }
+  const server = resolveServer(config, problem);
   const breaker = breakerSettings(DEFAULT_BREAKER, config.breaker);
   const models = resolveModels(config, catalog, providers, limits, problem);
   const pools = resolvePools(config, models, breaker, problem);
@@ -76,11 +77,13 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     else adminToken = secret.value;
   }
   const adminListen = parseListen(config.admin_listen ?? '127.0.0.1:8081');
-  if (!isLoopback(adminListen.host) && adminToken === undefined && config.admin_token === undefined) {
+  // A name is judged by what it resolves to, at start (app/admin-address.ts); literals here already.
+  const beyondLoopback = !needsLookup(adminListen.host) && !isLoopback(adminListen.host);
+  if (beyondLoopback && adminToken === undefined && config.admin_token === undefined) {
     // Checked here too (not only at start) so that `gateway --validate` says so.
     problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`);
   }
-  if (!isLoopback(adminListen.host) && config.admin_tls === undefined) {
+  if (beyondLoopback && config.admin_tls === undefined) {
     // Beyond loopback the admin token would cross the network in clear.
     problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`);
   }
@@ -118,10 +121,12 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
     governanceSecret,
     limits,
+    server,
+    modelsRequireKey: config.models_require_key ?? true,
     hooks,
     logLevel: config.log_level ?? 'info',
     workers: config.workers === undefined || config.workers === 'auto' ? availableParallelism() : config.workers,
-    metrics: { enabled: config.metrics?.enabled ?? true },
+    metrics: { enabled: config.metrics?.enabled ?? true, requireKey: config.metrics?.require_key ?? false },
     otlp,
     teams,
     auth,
@@ -199,6 +204,21 @@ function resolveLimits(config: GatewayConfig): Limits {
     connectTimeoutMs: limits.upstream_connect_timeout_ms ?? 10_000,
     firstByteTimeoutMs: limits.upstream_first_byte_timeout_ms ?? 120_000,
     idleTimeoutMs: limits.upstream_idle_timeout_ms ?? 300_000,
+  };
+}
+
+function resolveServer(config: GatewayConfig, problem: ReportProblem): ServerSettings {
+  const server = config.server ?? {};
+  const headerTimeoutMs = server.header_timeout_ms ?? 15_000;
+  const requestTimeoutMs = server.request_timeout_ms ?? Math.max(60_000, headerTimeoutMs);
+  // The headers are part of the request: Node refuses a header timeout longer than the request's.
+  if (headerTimeoutMs > requestTimeoutMs) problem(['server', 'header_timeout_ms'], `header_timeout_ms (${headerTimeoutMs}) is longer than request_timeout_ms (${requestTimeoutMs}), which includes the headers`);
+  return {
+    headerTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: server.keep_alive_timeout_ms ?? 5_000,
+    maxConnections: server.max_connections ?? 'auto',
+    shutdownTimeoutMs: server.shutdown_timeout_ms ?? 25_000,
   };
 }
 

@@ -71,6 +71,20 @@ export interface Limits {
   readonly idleTimeoutMs: number;
 }
 
+/** `server:`: how the data plane bounds slow and idle clients, and how long a stop may take. */
+export interface ServerSettings {
+  /** Request line and headers must arrive within this (408 and close otherwise). */
+  readonly headerTimeoutMs: number;
+  /** The whole request, body included, from its first byte (the answer is not timed). */
+  readonly requestTimeoutMs: number;
+  /** A kept-alive connection without a request is closed after this long. */
+  readonly keepAliveTimeoutMs: number;
+  /** Client connections per data-plane worker; 'auto' is resolved when the server starts. */
+  readonly maxConnections: number | 'auto';
+  /** How long requests in flight may take to finish after SIGTERM before they are cut. */
+  readonly shutdownTimeoutMs: number;
+}
+
 /** OTLP/HTTP export (config `otlp:`), with header secrets read. */
 export interface OtlpSettings {
   /** Base URL; `/v1/traces` and `/v1/metrics` are appended. */
@@ -107,13 +121,16 @@ export interface RuntimeConfig {
   /** governance_secret, read; undefined: the store keeps its own. */
   readonly governanceSecret: string | undefined;
   readonly limits: Limits;
+  readonly server: ServerSettings;
+  /** With governance on: GET /v1/models needs a valid virtual key. */
+  readonly modelsRequireKey: boolean;
   /** `hooks:` in config order, secrets read. */
   readonly hooks: readonly HookSettings[];
   readonly logLevel: string;
   /** Data-plane worker threads ("auto" resolved to the core count); 1: the main thread serves. */
   readonly workers: number;
   /** GET /metrics on the data plane. */
-  readonly metrics: { readonly enabled: boolean };
+  readonly metrics: { readonly enabled: boolean; /** With governance on: a valid virtual key is needed to scrape. */ readonly requireKey: boolean };
   /** Undefined: no OTLP export. */
   readonly otlp: OtlpSettings | undefined;
   /** `teams:`, by name: what each self-serve key of a team gets when first issued. */

@@ -1,3 +1,5 @@
+import { MAX_STREAM_EVENT_CHARS, streamEventTooLarge } from './stream-event-limit.ts';
+
 /** One server-sent event. `event` is undefined when the stream named none (OpenAI Chat). */
 export interface SseEvent {
   readonly event: string | undefined;
@@ -7,6 +9,7 @@ export interface SseEvent {
 /**
  * Incremental text/event-stream parser (WHATWG HTML "event stream interpretation"). Accepts bytes
  * split anywhere, including inside a multi-byte character or between the \r and \n of a line end.
+ * A line or an event longer than `maxChars` throws a GatewayFailure (see stream-event-limit.ts).
  */
 export class SseParser {
   private readonly decoder = new TextDecoder('utf-8');
@@ -15,6 +18,13 @@ export class SseParser {
   private pendingCr = false;
   private eventName: string | undefined = undefined;
   private dataLines: string[] = [];
+  /** Characters in `dataLines`. */
+  private dataChars = 0;
+  private readonly maxChars: number;
+
+  constructor(maxChars = MAX_STREAM_EVENT_CHARS) {
+    this.maxChars = maxChars;
+  }
 
   push(chunk: Uint8Array): SseEvent[] {
     return this.feed(this.decoder.decode(chunk, { stream: true }));
@@ -51,6 +61,7 @@ export class SseParser {
       this.processLine(line, events);
     }
     this.buffer = buffer + text.slice(start);
+    if (this.buffer.length > this.maxChars) throw streamEventTooLarge('line');
     return events;
   }
 
@@ -64,7 +75,11 @@ export class SseParser {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') this.dataLines.push(value);
+    if (field === 'data') {
+      this.dataChars += value.length;
+      if (this.dataChars > this.maxChars || line.length > this.maxChars) throw streamEventTooLarge('event');
+      this.dataLines.push(value);
+    }
     else if (field === 'event') this.eventName = value;
     // `id` and `retry` carry nothing the gateway needs.
   }
@@ -74,6 +89,7 @@ export class SseParser {
       events.push({ event: this.eventName, data: this.dataLines.join('\n') });
     }
     this.dataLines = [];
+    this.dataChars = 0;
     this.eventName = undefined;
   }
 }

@@ -2,7 +2,7 @@ import type { ModelRoute } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts';
 import type { EgressCodec } from '../protocols/codec.ts';
 import { outcomeOf } from '../routing/outcome.ts';
-import { describeNetworkError, type UpstreamResponse } from '../upstream/send-upstream.ts';
+import { describeBodyError, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
@@ -38,7 +38,7 @@ export function thrownFailure(error: unknown, exchange: Exchange, attempt: Attem
   if (attempt.signal.aborted) {
     return { status: 'failed', error: firstByteTimeout(attempt), outcome: 'lane_fault' };
   }
-  return { status: 'failed', error: describeNetworkError(error, attempt.lane.provider.name), outcome: 'lane_fault' };
+  return { status: 'failed', error: describeBodyError(error, attempt.lane.provider.name, 'answer'), outcome: 'lane_fault' };
 }
 
 export function firstByteTimeout(attempt: AttemptContext): GatewayError {

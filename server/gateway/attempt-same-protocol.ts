@@ -4,7 +4,7 @@ import type { WireChunk } from '../protocols/codec.ts';
 import { withOutputLimit } from '../protocols/output-limit.ts';
 import { setTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
-import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
+import { describeBodyError, describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { credentialBytes, maskCredentialBytes, redactedStreamError } from './upstream-error.ts';
@@ -154,7 +154,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
       await res.abandon(summary()); // what the client was sent (and any usage seen) is charged
       return { status: 'client_gone' };
     }
-    const failure = describeNetworkError(error, attempt.lane.provider.name);
+    const failure = describeBodyError(error, attempt.lane.provider.name, 'stream');
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
   }
   // The probe saw everything up to commit; the tail, when used, everything after it.

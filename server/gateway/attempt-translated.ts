@@ -3,7 +3,7 @@ import type { EgressCodec, TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { WireBatch } from '../framing/wire-chunks.ts';
 import { outcomeOf } from '../routing/outcome.ts';
-import { describeNetworkError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
+import { describeBodyError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
@@ -159,7 +159,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
       await res.abandon({ lane: attempt.lane, usage, answerBytes: sent }); // what the client was sent (and any usage seen) is charged
       return { status: 'client_gone' };
     }
-    await res.write(encoder.encode({ type: 'error', error: describeNetworkError(error, attempt.lane.provider.name) }));
+    await res.write(encoder.encode({ type: 'error', error: describeBodyError(error, attempt.lane.provider.name, 'stream') }));
     outcome = 'lane_fault';
   }
   if (!res.isCommitted) {

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { addAuthTokenRoutes, AUTH_TOKEN_PATH } from '../auth/auth-routes.ts';
 import type { SelfServe } from '../auth/self-serve.ts';
-import { gatewayError, type ProtocolId } from '../ir/index.ts';
+import { GatewayFailure, gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
@@ -49,8 +49,25 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   router.post('/model/:modelId/converse', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: false }));
   router.post('/model/:modelId/converse-stream', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: true }));
   router.post('/v2/chat', (ctx) => chat(ctx, 'cohere', {}));
-  router.get('/v1/models', (ctx) => {
-    ctx.body = listModels(gateway.config, ctx.headers);
+  // With governance on, the operational routes that tell about the deployment can ask for a key
+  // too (`models_require_key`, `metrics.require_key`); a refusal is a 401 in the client's shape.
+  const keyed = async (ctx: Koa.Context, required: boolean): Promise<boolean> => {
+    const { governance } = gateway;
+    if (!required || !gateway.config.governance || governance === undefined) return true;
+    try {
+      await governance.authenticate(ctx.headers, new URLSearchParams(ctx.querystring));
+      return true;
+    } catch (error) {
+      if (!(error instanceof GatewayFailure)) throw error;
+      const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(error.error);
+      ctx.status = envelope.status;
+      ctx.set(envelope.headers);
+      ctx.body = envelope.body;
+      return false;
+    }
+  };
+  router.get('/v1/models', async (ctx) => {
+    if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listModels(gateway.config, ctx.headers);
   });
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -58,6 +75,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   const { metrics } = extras;
   if (metrics !== undefined) {
     router.get('/metrics', async (ctx) => {
+      if (!(await keyed(ctx, gateway.config.metrics.requireKey))) return;
       ctx.body = await metrics.render();
       ctx.type = metrics.contentType;
     });

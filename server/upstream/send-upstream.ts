@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
 import type { ProviderRuntime } from '../config/runtime-config.ts';
-import { GatewayFailure, gatewayError } from '../ir/index.ts';
+import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts';
 import { authHeaders } from './auth-headers.ts';
 import { signBedrockRequest } from './sigv4.ts';
 
@@ -62,7 +62,7 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
   }
 }
 
-export function describeNetworkError(error: unknown, providerName: string) {
+export function describeNetworkError(error: unknown, providerName: string): GatewayError {
   if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
     return gatewayError('timeout', `upstream ${providerName} did not answer in time`, { status: 504, code: 'upstream_timeout' });
   }
@@ -71,6 +71,20 @@ export function describeNetworkError(error: unknown, providerName: string) {
   }
   const code = (error as { code?: string }).code;
   return gatewayError('server', `upstream ${providerName} is unreachable${code ? ` (${code})` : ''}`, { status: 502, code: 'upstream_unreachable' });
+}
+
+/**
+ * A failure while reading a response body the upstream had begun: its framing refused by a framer
+ * (a GatewayFailure, e.g. an endless line), a timeout, or the connection closed before the end,
+ * which is said as such (not as "unreachable": the upstream was reached and answered).
+ */
+export function describeBodyError(error: unknown, providerName: string, what: 'stream' | 'answer'): GatewayError {
+  if (error instanceof GatewayFailure) return error.error;
+  const code = (error as { code?: string }).code;
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') {
+    return gatewayError('server', `upstream ${providerName} closed the connection before the end of its ${what}`, { status: 502, code: 'upstream_closed' });
+  }
+  return describeNetworkError(error, providerName);
 }
 
 // Per provider, computed once: where a path goes (URL parsing showed in hot-path profiles) and

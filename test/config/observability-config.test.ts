@@ -6,7 +6,7 @@ import { configError, tempDir } from './config-fixtures.ts';
 describe('metrics and otlp configuration', () => {
   it('defaults: metrics on, no OTLP export', () => {
     const config = loadConfigFile(tempDir().write('config.yaml', ['log_level: info']), { env: {} });
-    expect(config.metrics).toEqual({ enabled: true });
+    expect(config.metrics).toEqual({ enabled: true, requireKey: false });
     expect(config.otlp).toBeUndefined();
   });
 

@@ -1,3 +1,5 @@
+import { MAX_STREAM_EVENT_CHARS, streamEventTooLarge } from '../../framing/stream-event-limit.ts';
+
 /** What the parser found in the text fed so far. */
 export interface JsonArrayItems {
   /** Complete top-level elements, as JSON text, in order. */
@@ -10,7 +12,8 @@ export interface JsonArrayItems {
  * Splits a JSON array that arrives piece by piece (`[{...}\n,\r\n{...}\n]`, Gemini's
  * streamGenerateContent without alt=sse) into its top-level object elements as each one completes.
  * It only tracks nesting and strings; the elements themselves are parsed by the caller. Bytes may be
- * split anywhere, including inside a multi-byte character.
+ * split anywhere, including inside a multi-byte character. An element longer than `maxChars`
+ * throws a GatewayFailure (see stream-event-limit.ts).
  */
 export class JsonArrayParser {
   private readonly decoder = new TextDecoder('utf-8');
@@ -20,6 +23,11 @@ export class JsonArrayParser {
   private inString = false;
   private escaped = false;
   private state: 'before' | 'between' | 'inside' | 'closed' | 'malformed' = 'before';
+  private readonly maxChars: number;
+
+  constructor(maxChars = MAX_STREAM_EVENT_CHARS) {
+    this.maxChars = maxChars;
+  }
 
   /** Has the closing `]` been read? */
   get closed(): boolean {
@@ -67,6 +75,7 @@ export class JsonArrayParser {
       } else this.state = 'malformed';
     }
     if (this.state === 'inside') this.element += text.slice(Math.max(start, 0));
+    if (this.element.length > this.maxChars) throw streamEventTooLarge('element');
     return { elements, malformed: this.state === 'malformed' };
   }
 }

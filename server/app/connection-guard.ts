@@ -1,0 +1,146 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as TlsServer } from 'node:https';
+import type { Socket } from 'node:net';
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface ConnectionGuardOptions {
+  /** Client connections held at most (Infinity: no cap). */
+  readonly maxConnections: number;
+  /** Answers a request that came on a connection accepted beyond the cap (503 with Retry-After). */
+  readonly refuse?: RequestListener;
+  /** Requests served normally even on a connection beyond the cap (GET /healthz). */
+  readonly alwaysServed?: (req: IncomingMessage) => boolean;
+}
+
+export interface DrainResult {
+  /** Connections still open at the deadline, closed then (their requests cut). */
+  readonly cut: number;
+}
+
+/**
+ * Watches one HTTP server's client connections: which have a request in flight and which wait
+ * (kept alive after a response, or not yet past their headers).
+ *
+ * The cap: at `maxConnections`, a new connection displaces the one that has waited longest, as
+ * a waiting connection costs its holder nothing. When every connection has a request in flight,
+ * a new one is still read (within the header timeout) and answered by `refuse`, except the
+ * requests `alwaysServed` lets through; past a small reserve of those, it is closed at once.
+ *
+ * The drain: stop accepting, close waiting kept-alive connections, answer every request from
+ * then on with `connection: close`, close each busy connection as its response ends, and cut
+ * whatever is still open at the deadline.
+ */
+export class ConnectionGuard {
+  /** Waiting connections, the longest waiting first (a Set keeps insertion order). */
+  private readonly waiting = new Set<Socket>();
+  /** Connections with a request in flight, and that request's response. */
+  private readonly busy = new Map<Socket, ServerResponse>();
+  /** Connections accepted beyond the cap: one request each, then closed. */
+  private readonly overflow = new Set<Socket>();
+  /** Connections that have answered at least one request (kept alive, not fresh). */
+  private readonly served = new WeakSet<Socket>();
+  private readonly options: ConnectionGuardOptions;
+  private readonly reserve: number;
+  private draining = false;
+  private onEmpty: (() => void) | undefined;
+  /** Waiting connections closed to make room; connections refused, by 503 or closed at once. */
+  readonly counters = { displaced: 0, refused: 0, closedAtOnce: 0 };
+
+  constructor(options: ConnectionGuardOptions) {
+    this.options = options;
+    this.reserve = Number.isFinite(options.maxConnections) ? Math.max(16, Math.ceil(options.maxConnections / 16)) : 0;
+  }
+
+  /** Client connections open now (the overflow included). */
+  get open(): number {
+    return this.waiting.size + this.busy.size + this.overflow.size;
+  }
+
+  /** The server's request listener, wrapped to follow each connection's state. */
+  listener(listener: RequestListener): RequestListener {
+    return (req, res) => this.onRequest(req, res, listener);
+  }
+
+  /** Follows the server's new connections (for HTTPS, once their handshake is done). */
+  watch(server: Server): void {
+    server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', (socket: Socket) => this.onConnection(socket));
+  }
+
+  /** Stops accepting and waits, up to `deadlineMs`, for the requests in flight; then cuts the rest. */
+  drain(server: Server, deadlineMs: number): Promise<DrainResult> {
+    this.draining = true;
+    server.close();
+    for (const socket of this.waiting) if (this.served.has(socket)) socket.destroy();
+    for (const res of this.busy.values()) if (!res.headersSent) res.shouldKeepAlive = false;
+    if (this.open === 0) return Promise.resolve({ cut: 0 });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        const cut = this.open;
+        this.onEmpty = undefined;
+        for (const socket of [...this.waiting, ...this.busy.keys(), ...this.overflow]) socket.destroy();
+        server.closeAllConnections();
+        resolve({ cut });
+      }, deadlineMs);
+      this.onEmpty = () => {
+        clearTimeout(timer);
+        resolve({ cut: 0 });
+      };
+    });
+  }
+
+  private onConnection(socket: Socket): void {
+    if (this.open >= this.options.maxConnections) {
+      const longestWaiting = this.waiting.values().next();
+      if (!longestWaiting.done) {
+        this.counters.displaced++;
+        longestWaiting.value.destroy(); // its 'close' takes it out of the set
+        this.waiting.delete(longestWaiting.value);
+      } else if (this.overflow.size < this.reserve) {
+        this.overflow.add(socket);
+        socket.once('close', () => this.forget(socket));
+        return;
+      } else {
+        this.counters.closedAtOnce++;
+        socket.destroy();
+        return;
+      }
+    }
+    this.waiting.add(socket);
+    socket.once('close', () => this.forget(socket));
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse, listener: RequestListener): void {
+    const socket = req.socket;
+    if (this.overflow.has(socket)) {
+      res.shouldKeepAlive = false;
+      if (this.options.alwaysServed?.(req) === true || this.options.refuse === undefined) return listener(req, res);
+      this.counters.refused++;
+      return this.options.refuse(req, res);
+    }
+    this.waiting.delete(socket);
+    this.busy.set(socket, res);
+    if (this.draining) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      if (this.busy.get(socket) !== res) return; // a pipelined request took over
+      this.busy.delete(socket);
+      if (socket.destroyed) return this.settle();
+      this.served.add(socket);
+      this.waiting.add(socket);
+      // Draining: a response that went out as keep-alive (before the drain began) ends its connection.
+      if (this.draining) socket.end(() => socket.destroy());
+    });
+    listener(req, res);
+  }
+
+  private forget(socket: Socket): void {
+    this.waiting.delete(socket);
+    this.busy.delete(socket);
+    this.overflow.delete(socket);
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.draining && this.open === 0) this.onEmpty?.();
+  }
+}
