@@ -96,7 +96,7 @@ function credentialIn(request: RecordedRequest, egress: ProtocolId): string {
   return value.replace(/^Bearer /, '');
 }
 
-function echoReply(egress: ProtocolId, place: Place, stream: boolean, key: string): ScriptedReply {
+export function echoReply(egress: ProtocolId, place: Place, stream: boolean, key: string): ScriptedReply {
   const codec = codecFor(egress)!;
   const half = key.length >> 1;
   if (place === 'error') {
