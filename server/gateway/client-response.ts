@@ -141,7 +141,7 @@ export class ClientResponse {
   }
 
   sendBody(status: number, headers: Record<string, string | string[]>, body: string | Buffer): void {
-    const sent = this.credentials.isEmpty ? body : maskSplitDeltas(this.credentials, this.credentials.maskBytes(typeof body === 'string' ? Buffer.from(body) : body));
+    const sent = this.credentials.isEmpty ? body : maskedBody(this.credentials, body);
     this.commit(status, { ...headers, 'content-length': String(Buffer.byteLength(sent)) });
     this.streamMask = undefined; // the body is whole and already masked
     this.end(sent);
@@ -158,6 +158,13 @@ export class ClientResponse {
     const noRetry: Record<string, string> = error.kind === 'billing' ? { 'x-should-retry': 'false' } : {};
     this.sendBody(envelope.status, { ...envelope.headers, ...noRetry, ...extraHeaders }, envelope.body);
   }
+}
+
+/** A whole body with the credentials masked; the body itself when one native scan finds nothing to do. */
+function maskedBody(mask: CredentialMask, body: string | Buffer): string | Buffer {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (!mask.mayHold(bytes.toString('latin1'))) return body;
+  return maskSplitDeltas(mask, mask.maskBytes(bytes));
 }
 
 function contentTypeOf(headers: Record<string, string | string[]>): string | undefined {

@@ -27,12 +27,45 @@ export class CredentialMask {
    */
   readonly jsonPlain: readonly boolean[];
 
+  /** Latin-1 views of the secrets (one character a byte), to search a chunk's latin-1 string. */
+  private readonly latin1: readonly string[];
+  /** One native scan for a cut key's edges (see `mayHold`). */
+  private readonly careful: RegExp | undefined;
+  /** Substrings without which neither a secret nor `careful` can match. */
+  private readonly hints: RegExp | undefined;
+
   constructor(values: Iterable<string>) {
     const unique = [...new Set([...values].filter((v) => v.length >= MIN_SECRET_LENGTH))];
     unique.sort((a, b) => b.length - a.length); // the longest first: a token that contains another is masked whole
     this.texts = unique;
     this.secrets = unique.map((v) => Buffer.from(v, 'utf8'));
     this.jsonPlain = this.secrets.map((b) => b.every((c) => c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c));
+    this.latin1 = this.secrets.map((b) => b.toString('latin1'));
+    this.careful = carefulPattern(this.latin1, this.jsonPlain);
+    const follows = this.latin1.filter((_, i) => this.jsonPlain[i]).flatMap((secret) => Array.from({ length: HOLD_FROM - 1 }, (_, i) => `"${secret[i + 1]!}`));
+    const hints = [...new Set([...this.latin1.map((secret) => secret.slice(0, HOLD_FROM)), ...follows])];
+    this.hints = hints.length === 0 ? undefined : new RegExp(hints.map(escapeRegExp).join('|'));
+  }
+
+  /**
+   * Whether a stream chunk or a body (as a latin-1 string: one character a byte) needs the careful
+   * path: it holds a whole secret, a delta string in it ends with the first HOLD_FROM or more
+   * characters of one, or a delta string in it starts with what follows a secret's first one or two
+   * characters. One native regular-expression scan; false for nearly every chunk, which then goes
+   * out untouched.
+   */
+  mayHold(chunk: string): boolean {
+    // Every match needs one of a few short substrings (a secret's first characters, a string
+    // starting `"k`): one scan for those spares nearly every chunk the long searches (which build
+    // skip tables on every call) and the full expression.
+    if (this.hints === undefined || !this.hints.test(chunk)) return false;
+    for (const secret of this.latin1) if (chunk.includes(secret)) return true;
+    return this.careful !== undefined && this.careful.test(chunk);
+  }
+
+  /** False when `chunk` (latin-1) cannot hold a secret: one scan for the secrets' first characters. */
+  mayContain(chunk: string): boolean {
+    return this.hints !== undefined && this.hints.test(chunk);
   }
 
   get isEmpty(): boolean {
@@ -114,6 +147,43 @@ export class CredentialMask {
     }
     return best;
   }
+}
+
+/**
+ * JSON fields whose string values a client concatenates across stream events (text, reasoning and
+ * tool-argument deltas of the six protocols). A key cut in two over such values is a key again in
+ * the client's hands; any other field repeats or stands alone.
+ */
+export const DELTA_FIELD_NAMES = ['text', 'content', 'delta', 'thinking', 'partial_json', 'arguments', 'refusal', 'input', 'reasoning_content', 'reasoning'];
+
+/**
+ * A delta that ends with this many characters of a key's beginning or more is held back (see
+ * DeltaSplitGuard); a shorter ending ("s", "sk") goes out: those characters are the keys' public
+ * format (`sk-`, `AIza`), and holding them would rewrite a fifth of all English deltas. What
+ * follows them is masked all the same, so a client sees at most `sk[redacted]`.
+ */
+export const HOLD_FROM = 3;
+
+function carefulPattern(secrets: readonly string[], jsonPlain: readonly boolean[]): RegExp | undefined {
+  const plain = secrets.filter((_, i) => jsonPlain[i]);
+  if (plain.length === 0) return undefined;
+  // A delta string ending with a held beginning: `sk-`, `sk-p`, ... (the whole key is found by `includes`).
+  const endings = plain.map((s) => prefixPattern(s.slice(0, -1), HOLD_FROM));
+  // A delta string starting with what follows a short beginning: all of it, or a piece of it ending the string.
+  const follows = plain.flatMap((s) => Array.from({ length: HOLD_FROM - 1 }, (_, i) => s.slice(i + 1)).flatMap((rest) => [escapeRegExp(rest), `${prefixPattern(rest.slice(0, -1), 1)}"`]));
+  return new RegExp(`"(?:${DELTA_FIELD_NAMES.join('|')})"\\s*:\\s*"(?:${follows.join('|')}|(?:[^"\\\\]|\\\\.)*?(?:${endings.join('|')})")`);
+}
+
+/** `abcd`, 2 → `ab(?:c(?:d)?)?`: any prefix of `text` at least `min` characters long. */
+function prefixPattern(text: string, min: number): string {
+  const chars = [...text].map(escapeRegExp);
+  let pattern = '';
+  for (let i = chars.length - 1; i >= min; i--) pattern = `(?:${chars[i]}${pattern})?`;
+  return chars.slice(0, min).join('') + pattern;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
 const unions = new WeakMap<CredentialMask, WeakMap<CredentialMask, CredentialMask>>();

@@ -1,11 +1,8 @@
-import { CREDENTIAL_MARKER, type CredentialMask } from './credential-mask.ts';
+import { CREDENTIAL_MARKER, DELTA_FIELD_NAMES, HOLD_FROM, type CredentialMask } from './credential-mask.ts';
 
-/**
- * JSON fields whose string values a client concatenates across stream events (text, reasoning and
- * tool-argument deltas of the six protocols). A key cut in two over such values is a key again in
- * the client's hands; any other field repeats or stands alone.
- */
-const DELTA_FIELDS = ['text', 'content', 'delta', 'thinking', 'partial_json', 'arguments', 'refusal', 'input', 'reasoning_content', 'reasoning'].map((f) => Buffer.from(f));
+const DELTA_FIELDS = DELTA_FIELD_NAMES.map((f) => Buffer.from(f));
+/** Bytes before a delta string that must match for held bytes to move into it (they name the block: index, field). */
+const CONTEXT_BYTES = 48;
 const MARKER = Buffer.from(CREDENTIAL_MARKER);
 const EMPTY = Buffer.alloc(0);
 
@@ -17,79 +14,116 @@ export interface GuardedUnit<C> {
 
 interface Pending<C> {
   readonly secret: number;
-  /** Bytes of the secret cut out so far (from the end of one delta and the whole of any that followed). */
+  /** Bytes of the secret seen so far, in order (at the end of one delta, then whole deltas). */
   length: number;
-  /** The event the cut started in, as sent, and where its delta string's content is: to give the cut bytes back. */
-  readonly template: Buffer;
-  readonly contentStart: number;
-  readonly contentEnd: number;
-  readonly context: C;
+  /** Of those, the first bytes the client already has (a short beginning, not held: see HOLD_FROM). */
+  readonly sent: number;
+  /** Where held bytes go back if the key does not follow: the event they were cut from (as sent) and its delta string. */
+  template: { readonly bytes: Buffer; readonly contentStart: number; readonly contentEnd: number; readonly context: C } | undefined;
 }
 
 /**
  * Catches an operator key cut across the text deltas of consecutive stream events, on bytes, without
- * decoding events. When an event's last delta string ends with the beginning of a key, only those
- * bytes are cut out and held (the event itself goes on at once); the next event decides: its first
- * delta string completes the key (both parts become the marker), continues it (held too), or does
- * not (the held bytes go out first, as a copy of the event they came from, so the client's text is
- * unchanged). The common event, with no key beginning at a delta's end, costs one scan of its quotes.
+ * decoding events. When an event's last delta string ends with the beginning of a key, those bytes
+ * are cut out and held (the event itself goes on at once); the next event decides: its first delta
+ * string completes the key (the marker stands for it), continues it (cut and held too), or does
+ * not: the held bytes are put back at the start of that string when it continues the same block
+ * (the bytes before it match), else sent first as a copy of the event they came from. Either way
+ * the client's text is unchanged. Callers skip events that `CredentialMask.mayHold` clears.
  */
 export class DeltaSplitGuard<C> {
   private pending: Pending<C> | undefined;
+  /** What went out last: a short key beginning at its end is looked for only when an event starts with what follows one. */
+  private previous: Buffer | undefined;
   private readonly mask: CredentialMask;
 
   constructor(mask: CredentialMask) {
     this.mask = mask;
   }
 
+  /** Nothing held: an event that `mayHold` clears can skip `process` (and be reported to `passed`). */
+  get idle(): boolean {
+    return this.pending === undefined;
+  }
+
+  /** Events that skipped `process` went out as they were. */
+  passed(bytes: Buffer): void {
+    if (bytes.length > 0) this.previous = bytes;
+  }
+
   /** The events to send in place of this one, oldest first (usually just it, unchanged). */
   process(unit: GuardedUnit<C>): GuardedUnit<C>[] {
     let bytes = this.mask.maskBytes(unit.bytes);
+    let spans = deltaSpans(bytes);
     const out: GuardedUnit<C>[] = [];
-    const pending = this.pending;
+    const pending = this.pending ?? this.shortBeginning(spans.first);
     if (pending !== undefined) {
-      const first = deltaStrings(bytes, true)[0];
-      if (first === undefined || first.end === first.start) {
-        if (first === undefined) out.push(this.release()!); // nothing here continues it: give the held bytes back
-      } else {
+      const first = spans.first;
+      if (first === undefined) {
+        this.giveBack(out); // nothing here continues it
+      } else if (first.end > first.start) {
         const secret = this.mask.secrets[pending.secret]!;
         const matched = commonPrefix(bytes, first.start, first.end, secret, pending.length);
         if (pending.length + matched === secret.length) {
           bytes = splice(bytes, first.start, first.start + matched, MARKER); // the key is complete: the marker stands for it
           this.pending = undefined;
+          spans = deltaSpans(bytes);
         } else if (matched === first.end - first.start) {
           pending.length += matched; // still only a piece of the key: cut it out and keep waiting
-          return [{ bytes: splice(bytes, first.start, first.end, EMPTY), context: unit.context }];
+          bytes = splice(bytes, first.start, first.end, EMPTY);
+          pending.template ??= { bytes, contentStart: first.start, contentEnd: first.start, context: unit.context };
+          this.pending = pending;
+          this.previous = bytes;
+          return [{ bytes, context: unit.context }];
+        } else if (pending.template !== undefined && sameBlock(pending.template, bytes, first.start)) {
+          bytes = splice(bytes, first.start, first.start, secret.subarray(pending.sent, pending.length)); // not a key: the held bytes go back where they were
+          this.pending = undefined;
+          spans = deltaSpans(bytes);
         } else {
-          out.push(this.release()!);
+          this.giveBack(out);
         }
       }
     }
-    if (this.pending === undefined) {
-      const last = deltaStrings(bytes, false)[0];
-      if (last !== undefined) {
-        const held = this.mask.heldPrefix(bytes, last.start, last.end, true);
-        if (held.length > 0) {
-          bytes = splice(bytes, last.end - held.length, last.end, EMPTY);
-          this.pending = { secret: held.secret, length: held.length, template: bytes, contentStart: last.start, contentEnd: last.end - held.length, context: unit.context };
-        }
+    const last = spans.last;
+    if (this.pending === undefined && last !== undefined) {
+      const held = this.mask.heldPrefix(bytes, last.start, last.end, true);
+      if (held.length >= HOLD_FROM) {
+        bytes = splice(bytes, last.end - held.length, last.end, EMPTY);
+        this.pending = { secret: held.secret, length: held.length, sent: 0, template: { bytes, contentStart: last.start, contentEnd: last.end - held.length, context: unit.context } };
       }
     }
+    this.previous = bytes;
     out.push(bytes === unit.bytes ? unit : { bytes, context: unit.context });
     return out;
   }
 
-  /** At the stream's end: held bytes, if any, as a copy of their event. */
-  flush(): GuardedUnit<C> | undefined {
-    return this.release();
+  /**
+   * The previous event's last delta ended with a key's first one or two characters (sent: too short
+   * to hold) and this event's first delta is not empty: what it continues is looked at as held.
+   */
+  private shortBeginning(first: StringSpan | undefined): Pending<C> | undefined {
+    if (first === undefined || first.end === first.start || this.previous === undefined) return undefined;
+    const last = deltaSpans(this.previous).last;
+    if (last === undefined) return undefined;
+    const held = this.mask.heldPrefix(this.previous, last.start, last.end, true);
+    if (held.length === 0 || held.length >= HOLD_FROM) return undefined;
+    return { secret: held.secret, length: held.length, sent: held.length, template: undefined };
   }
 
-  private release(): GuardedUnit<C> | undefined {
+  /** At the stream's end: held bytes, if any, as a copy of their event. */
+  flush(): GuardedUnit<C> | undefined {
+    const out: GuardedUnit<C>[] = [];
+    this.giveBack(out);
+    return out[0];
+  }
+
+  /** The key did not follow: held bytes (if any; a noted beginning was sent already) go out as a copy of their event. */
+  private giveBack(out: GuardedUnit<C>[]): void {
     const p = this.pending;
-    if (p === undefined) return undefined;
     this.pending = undefined;
-    const held = this.mask.secrets[p.secret]!.subarray(0, p.length);
-    return { bytes: splice(p.template, p.contentStart, p.contentEnd, held), context: p.context };
+    if (p?.template === undefined) return;
+    const held = this.mask.secrets[p.secret]!.subarray(p.sent, p.length);
+    out.push({ bytes: splice(p.template.bytes, p.template.contentStart, p.template.contentEnd, held), context: p.template.context });
   }
 }
 
@@ -134,54 +168,66 @@ export function maskSplitDeltas(mask: CredentialMask, bytes: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
+/** The bytes before the template's delta string and before this one are the same: the same field of the same block. */
+function sameBlock(template: { readonly bytes: Buffer; readonly contentStart: number }, bytes: Buffer, start: number): boolean {
+  const length = Math.min(CONTEXT_BYTES, template.contentStart, start);
+  if (length < CONTEXT_BYTES && template.contentStart !== start) return false;
+  return template.bytes.compare(bytes, start - length, start, template.contentStart - length, template.contentStart) === 0;
+}
+
 interface StringSpan {
   readonly start: number;
   readonly end: number;
 }
 
-const NONE: StringSpan[] = [];
+const NO_SPANS: { first: StringSpan | undefined; last: StringSpan | undefined } = { first: undefined, last: undefined };
 
-/**
- * The content span of the first (or last) string value of a delta field in `bytes`, as a list of
- * zero or one (no allocation for the usual miss). Quotes are walked with native searches; a quote
- * after an odd run of backslashes is inside a string.
- */
-function deltaStrings(bytes: Buffer, first: boolean, all?: StringSpan[]): StringSpan[] {
-  let found: StringSpan[] = NONE;
-  let fieldIsDelta = false;
-  let at = nextQuote(bytes, 0);
-  while (at !== -1) {
-    const close = nextQuote(bytes, at + 1);
-    if (close === -1) break;
-    const after = nextNonSpace(bytes, close + 1);
-    if (bytes[after] === 0x3a) {
-      fieldIsDelta = isDeltaField(bytes, at + 1, close); // a field name; its value may follow
-    } else {
-      if (fieldIsDelta && isValueOfPreviousField(bytes, at)) {
-        found = [{ start: at + 1, end: close }];
-        if (first) return found;
-        all?.push(found[0]!);
-      }
-      fieldIsDelta = false;
-    }
-    at = nextQuote(bytes, close + 1);
-  }
-  return found;
+/** The first and last string values of delta fields in `bytes`, in one walk over its quotes. */
+function deltaSpans(bytes: Buffer): { first: StringSpan | undefined; last: StringSpan | undefined } {
+  let first: StringSpan | undefined;
+  let last: StringSpan | undefined;
+  walkDeltaStrings(bytes, (span) => {
+    first ??= span;
+    last = span;
+  });
+  return first === undefined ? NO_SPANS : { first, last };
 }
 
 function allDeltaStrings(bytes: Buffer): StringSpan[] {
   const all: StringSpan[] = [];
-  deltaStrings(bytes, false, all);
+  walkDeltaStrings(bytes, (span) => all.push(span));
   return all;
 }
 
-function nextQuote(bytes: Buffer, from: number): number {
-  let q = bytes.indexOf(0x22, from);
+/**
+ * Each string value of a delta field in `bytes`, in order. Quotes are found with string searches on
+ * a latin-1 view (no native call per quote); a quote after an odd run of backslashes is inside a string.
+ */
+function walkDeltaStrings(bytes: Buffer, visit: (span: StringSpan) => void): void {
+  const text = bytes.toString('latin1');
+  let fieldIsDelta = false;
+  let at = nextQuote(text, 0);
+  while (at !== -1) {
+    const close = nextQuote(text, at + 1);
+    if (close === -1) return;
+    const after = nextNonSpace(bytes, close + 1);
+    if (bytes[after] === 0x3a) {
+      fieldIsDelta = isDeltaField(bytes, at + 1, close); // a field name; its value may follow
+    } else {
+      if (fieldIsDelta && isValueOfPreviousField(bytes, at)) visit({ start: at + 1, end: close });
+      fieldIsDelta = false;
+    }
+    at = nextQuote(text, close + 1);
+  }
+}
+
+function nextQuote(text: string, from: number): number {
+  let q = text.indexOf('"', from);
   while (q !== -1) {
     let slashes = 0;
-    while (q - slashes - 1 >= from && bytes[q - slashes - 1] === 0x5c) slashes++;
+    while (q - slashes - 1 >= from && text.charCodeAt(q - slashes - 1) === 0x5c) slashes++;
     if (slashes % 2 === 0) return q;
-    q = bytes.indexOf(0x22, q + 1);
+    q = text.indexOf('"', q + 1);
   }
   return -1;
 }

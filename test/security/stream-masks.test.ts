@@ -22,14 +22,17 @@ function relaySse(pieces: string[]): { text: string; bytes: string } {
 }
 
 describe('SSE: a key cut across text deltas', () => {
+  // A beginning shorter than three characters ("s", "sk") is not held: it is the keys' public format.
   it.each([
-    ['two events', ['The key is sk-proj-7f', 'Q2mZx9Lw4Kp1Rt.']],
-    ['three events', ['The key is s', 'k-proj-7fQ2m', 'Zx9Lw4Kp1Rt.']],
-    ['one character an event', ['The key is ', ...KEY.split(''), '.']],
-    ['whole in one event', [`The key is ${KEY}.`]],
-  ])('%s', (_name, texts) => {
+    ['two events', ['The key is sk-proj-7f', 'Q2mZx9Lw4Kp1Rt.'], ''],
+    ['three events', ['The key is sk-p', 'roj-7fQ2m', 'Zx9Lw4Kp1Rt.'], ''],
+    ['three events, after its first character', ['The key is s', 'k-proj-7fQ2m', 'Zx9Lw4Kp1Rt.'], 's'],
+    ['after its first two characters', ['The key is sk', '-proj-7fQ2mZx9Lw4Kp1Rt.'], 'sk'],
+    ['one character an event', ['The key is ', ...KEY.split(''), '.'], 's'],
+    ['whole in one event', [`The key is ${KEY}.`], ''],
+  ])('%s', (_name, texts, shown) => {
     const { text, bytes } = relaySse([...texts.map(sse), DONE]);
-    expect(text).toBe(`The key is ${CREDENTIAL_MARKER}.`);
+    expect(text).toBe(`The key is ${shown}${CREDENTIAL_MARKER}.`);
     for (let i = 0; i + 8 <= KEY.length; i++) expect(bytes).not.toContain(KEY.slice(i, i + 8));
   });
 
@@ -39,7 +42,7 @@ describe('SSE: a key cut across text deltas', () => {
   });
 
   it('a delta that only ends like the key begins keeps its text, in order', () => {
-    const texts = ['it was', ' sk', 'y blue', ' sk-proj', ' is not it', 's'];
+    const texts = ['it was', ' sk', 'y blue', ' sk-proj', ' is not it', ' sk-pr', '.', 'ok sk-p'];
     expect(relaySse([...texts.map(sse), DONE]).text).toBe(texts.join(''));
     expect(relaySse(texts.map(sse)).text).toBe(texts.join('')); // held bytes come back at the end too
   });
@@ -48,6 +51,12 @@ describe('SSE: a key cut across text deltas', () => {
     const m = clientStreamMask(mask, 'text/event-stream');
     const chunk = Buffer.from(sse('hello') + sse('world'));
     expect(m.push(chunk)).toBe(chunk);
+  });
+
+  it('held bytes go back into the next delta of the same block, without an extra event', () => {
+    const { bytes } = relaySse([sse('one sk-pro'), sse('ud moment'), DONE]);
+    expect(bytes.split('\n\n').filter((e) => e.startsWith('data: {'))).toHaveLength(2);
+    expect(bytes).toContain('"content":"ud moment"'.replace('ud', 'sk-proud'));
   });
 });
 
