@@ -76,6 +76,20 @@ describe('no echoed upstream credential reaches a client (raw HTTP, every place 
   });
 });
 
+describe("Gemini's JSON-array stream (no alt=sse), every egress protocol", () => {
+  it.each(PLACES)('%s', async (place: Place) => {
+    const leaks: string[] = [];
+    for (const egress of PROTOCOL_IDS) {
+      world.echoNext(egress, place, true);
+      const answer = await send(world.url, `/v1beta/models/m-${egress}:streamGenerateContent`, rawRequest('gemini', `m-${egress}`, true).body);
+      const leak = leakIn(answer.bytes, world.keys[egress]);
+      if (leak !== undefined) leaks.push(`gemini[array]->${egress} (${answer.status}): ${leak}`);
+      expect(answer.status, `gemini[array]->${egress}`).toBe(place === 'error' ? 400 : 200);
+    }
+    expect(leaks, leaks.join('\n')).toEqual([]);
+  });
+});
+
 describe('official SDKs read masked answers whole', () => {
   const cases: { ingress: ProtocolId; egress: ProtocolId; place: Place; stream: boolean }[] = [
     { ingress: 'openai', egress: 'openai', place: 'split-event', stream: true },
