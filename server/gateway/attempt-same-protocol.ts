@@ -7,7 +7,7 @@ import { outcomeOf } from '../routing/outcome.ts';
 import { describeBodyError, describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
-import { credentialBytes, maskCredentialBytes, redactedStreamError } from './upstream-error.ts';
+import { redactedStreamError } from './upstream-error.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -68,7 +68,6 @@ function upstreamBody(body: Buffer, lane: ModelRoute, protocol: ProtocolId, capO
 async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
   const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
-  const operatorKey = credentialBytes(attempt.lane.provider);
   // Without governance (or content capture) nothing needs every event, so after commit only the
   // stream's end is read.
   const tail = exchange.gateway.config.governance || exchange.content !== undefined || !isSse(headers['content-type']) ? undefined : new StreamTail();
@@ -97,7 +96,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     for await (const chunk of body) {
       meter.gotUpstream();
       try {
-        const bytes = maskCredentialBytes(operatorKey, chunk as Buffer);
+        const bytes = chunk as Buffer; // credentials are masked where bytes leave (ClientResponse)
         if (committed && tail !== undefined) {
           tail.push(bytes);
           tailUsed = true;

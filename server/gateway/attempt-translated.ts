@@ -12,6 +12,8 @@ import { warningsHeader } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
 import { relayedHeaders } from './relayed-headers.ts';
 import { redactedStreamError } from './upstream-error.ts';
+import { credentialMaskFor } from './credential-mask.ts';
+import { StreamTextMasker } from './stream-text-masker.ts';
 
 /** Upstream answers are read whole only on the non-stream path; they are bounded all the same. */
 const MAX_UPSTREAM_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -94,6 +96,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const decoder = hop.laneCodec.createStreamDecoder();
   const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true });
   const held: StreamEvent[] = [];
+  const textMasker = new StreamTextMasker(credentialMaskFor(attempt.lane.provider)); // a key cut across text deltas
   const batch = new WireBatch();
   let outcome: 'success' | 'lane_fault' = 'success';
   let usage: Usage | null = null;
@@ -113,8 +116,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   /** Encodes what one upstream read produced and writes it in one piece. Returns a failure before commit. */
   const deliver = async (events: readonly StreamEvent[]): Promise<AttemptResult | 'open' | 'closed'> => {
     let state: 'open' | 'closed' = 'open';
-    for (const upstreamEvent of events) {
-      const event = note(upstreamEvent);
+    eachEvent: for (const upstreamEvent of events) for (const event of textMasker.pass(note(upstreamEvent))) {
       if (!res.isCommitted) {
         if (event.type === 'error') return { status: 'failed', error: event.error, outcome: outcomeOf(event.error) };
         held.push(event);
@@ -128,7 +130,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
       if (event.type === 'error') {
         outcome = 'lane_fault';
         state = 'closed';
-        break;
+        break eachEvent;
       }
     }
     const out = batch.take();
@@ -148,7 +150,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
     }
     if (state === 'open') {
       meter.gotUpstream(); // the wait for the end of the body
-      state = await deliver(decoder.end());
+      state = await deliver([...decoder.end(), ...textMasker.flush()]);
     }
     else hop.upstream.body.destroy();
     if (typeof state === 'object') return state;

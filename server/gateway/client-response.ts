@@ -2,6 +2,9 @@ import type { ServerResponse } from 'node:http';
 import type { ModelRoute } from '../config/runtime-config.ts';
 import type { GatewayError, Usage } from '../ir/index.ts';
 import type { IngressCodec, TranslationWarning } from '../protocols/codec.ts';
+import { clientStreamMask, type ClientStreamMask } from './client-stream-mask.ts';
+import { NO_CREDENTIALS, type CredentialMask } from './credential-mask.ts';
+import { maskSplitDeltas } from './delta-split-guard.ts';
 
 /** Header that lists what a translation could not carry, e.g. `dropped=top_k, reshaped=messages[3]`. */
 export const WARNINGS_HEADER = 'x-gateway-warnings';
@@ -43,10 +46,23 @@ export class ClientResponse {
   private finisher: ((summary: AnswerSummary) => Promise<void>) | undefined;
   private readonly res: ServerResponse;
   private readonly baseHeaders: Record<string, string>;
+  /**
+   * The credentials of every lane this request has tried. Every byte to the client passes here
+   * (headers at commit, whole bodies, each stream write), so this is the one place that keeps
+   * the operator's upstream credentials from clients.
+   */
+  private credentials: CredentialMask = NO_CREDENTIALS;
+  /** A committed stream's bytes in flight through the credential mask (set at commit). */
+  private streamMask: ClientStreamMask | undefined;
 
   constructor(res: ServerResponse, baseHeaders: Record<string, string>) {
     this.res = res;
     this.baseHeaders = baseHeaders;
+  }
+
+  /** An attempt on a lane is about to run: its provider's credentials are masked from here on. */
+  guardCredentials(mask: CredentialMask): void {
+    this.credentials = this.credentials.union(mask);
   }
 
   onFinish(finisher: (summary: AnswerSummary) => Promise<void>): void {
@@ -92,13 +108,20 @@ export class ClientResponse {
     this.committed = true;
     this.status = status;
     this.committedAt = performance.now();
+    const all = { ...this.baseHeaders, ...headers };
+    if (!this.credentials.isEmpty) {
+      for (const [name, value] of Object.entries(all)) all[name] = typeof value === 'string' ? this.credentials.maskText(value) : value.map((v) => this.credentials.maskText(v));
+      this.streamMask = clientStreamMask(this.credentials, contentTypeOf(all));
+    }
     // Headers go out with the first body write: one packet, not two.
-    this.res.writeHead(status, { ...this.baseHeaders, ...headers });
+    this.res.writeHead(status, all);
   }
 
   /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */
-  async write(chunk: string | Uint8Array): Promise<void> {
-    if (chunk.length === 0 || this.isClosed) return;
+  async write(data: string | Uint8Array): Promise<void> {
+    if (data.length === 0 || this.isClosed) return;
+    const chunk = this.streamMask === undefined ? data : this.streamMask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    if (chunk.length === 0) return;
     if (!this.res.write(chunk)) {
       const waitStart = performance.now();
       await new Promise<void>((resolve) => {
@@ -116,13 +139,23 @@ export class ClientResponse {
 
   end(chunk?: string | Buffer): void {
     if (this.isClosed) return;
-    if (chunk === undefined) this.res.end();
-    else this.res.end(chunk);
+    const mask = this.streamMask;
+    if (mask === undefined) {
+      if (chunk === undefined) this.res.end();
+      else this.res.end(chunk);
+      return;
+    }
+    this.streamMask = undefined;
+    const last = chunk === undefined ? undefined : mask.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const held = mask.end();
+    this.res.end(last === undefined || last.length === 0 ? held : held.length === 0 ? last : Buffer.concat([last, held]));
   }
 
   sendBody(status: number, headers: Record<string, string | string[]>, body: string | Buffer): void {
-    this.commit(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
-    this.end(body);
+    const sent = this.credentials.isEmpty ? body : maskedBody(this.credentials, body);
+    this.commit(status, { ...headers, 'content-length': String(Buffer.byteLength(sent)) });
+    this.streamMask = undefined; // the body is whole and already masked
+    this.end(sent);
   }
 
   /** An error in the client's protocol shape. After commit, the caller ends the stream instead. */
@@ -136,4 +169,16 @@ export class ClientResponse {
     const noRetry: Record<string, string> = error.kind === 'billing' ? { 'x-should-retry': 'false' } : {};
     this.sendBody(envelope.status, { ...envelope.headers, ...noRetry, ...extraHeaders }, envelope.body);
   }
+}
+
+/** A whole body with the credentials masked; the body itself when one native scan finds nothing to do. */
+function maskedBody(mask: CredentialMask, body: string | Buffer): string | Buffer {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (!mask.mayHold(bytes.toString('latin1'))) return body;
+  return maskSplitDeltas(mask, mask.maskBytes(bytes));
+}
+
+function contentTypeOf(headers: Record<string, string | string[]>): string | undefined {
+  const value = headers['content-type'] ?? headers['Content-Type'];
+  return typeof value === 'string' ? value : undefined;
 }

@@ -4,6 +4,7 @@ import { bodyMemoryOf } from './body-memory.ts';
 import { closeUnread } from './close-unread.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { attemptTranslated } from './attempt-translated.ts';
+import { credentialMaskFor } from './credential-mask.ts';
 import { runWithFailover } from './failover.ts';
 import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -58,6 +59,7 @@ async function answer(exchange: Exchange): Promise<void> {
     try {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
       await runWithFailover(exchange, router, (attempt) => {
+        res.guardCredentials(credentialMaskFor(attempt.lane.provider)); // before anything of this lane can reach the client
         if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
         return attempt.lane.provider.protocol === ingress.codec.id
           ? attemptSameProtocol(exchange, attempt, body, stream, capOutput)

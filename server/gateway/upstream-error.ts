@@ -1,6 +1,7 @@
 import type { ProviderRuntime } from '../config/runtime-config.ts';
 import { gatewayError, type ErrorKind, type GatewayError } from '../ir/index.ts';
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
+import { credentialMaskFor } from './credential-mask.ts';
 
 const KIND_FOR_DISPOSITION: Record<ErrorDisposition, ErrorKind> = {
   billing: 'billing',
@@ -43,46 +44,17 @@ export function upstreamCredentialFailure(provider: ProviderRuntime, status: num
   });
 }
 
-/** The operator's key, wherever an upstream echoes it in an error, becomes `[redacted]`. */
+/**
+ * The operator's credentials, wherever an upstream echoes them in an error, become the marker: for
+ * the error's own message (logs, records). What reaches the client is masked again on its way out
+ * (`ClientResponse`).
+ */
 export function redactCredential(provider: ProviderRuntime, text: string): string {
-  const key = provider.apiKey;
-  return key !== undefined && key.length >= 8 && text.includes(key) ? text.split(key).join('[redacted]') : text;
+  return credentialMaskFor(provider).maskText(text);
 }
 
-/** An error an upstream reported inside a stream (an error event), with the operator's key masked. */
+/** An error an upstream reported inside a stream (an error event), with the operator's credentials masked. */
 export function redactedStreamError(provider: ProviderRuntime, error: GatewayError): GatewayError {
   const message = redactCredential(provider, error.message);
   return message === error.message ? error : { ...error, message };
 }
-
-/** The operator's key as bytes, to look for in relayed stream bytes; undefined when there is none worth looking for. */
-export function credentialBytes(provider: ProviderRuntime): Buffer | undefined {
-  if (keyBytes.has(provider)) return keyBytes.get(provider);
-  const key = provider.apiKey;
-  const bytes = key !== undefined && key.length >= 8 ? Buffer.from(key) : undefined;
-  keyBytes.set(provider, bytes); // once per provider, not per stream
-  return bytes;
-}
-
-const keyBytes = new WeakMap<ProviderRuntime, Buffer | undefined>();
-
-/**
- * Relayed stream bytes with an echoed operator key masked (an upstream error event may quote it).
- * The usual case, no key in the chunk, costs one search and returns the chunk itself.
- */
-export function maskCredentialBytes(key: Buffer | undefined, bytes: Buffer): Buffer {
-  if (key === undefined) return bytes;
-  let at = bytes.indexOf(key);
-  if (at === -1) return bytes;
-  const parts: Buffer[] = [];
-  let from = 0;
-  while (at !== -1) {
-    parts.push(bytes.subarray(from, at), REDACTED);
-    from = at + key.length;
-    at = bytes.indexOf(key, from);
-  }
-  parts.push(bytes.subarray(from));
-  return Buffer.concat(parts);
-}
-
-const REDACTED = Buffer.from('[redacted]');

@@ -37,13 +37,16 @@ export type ScriptedReply =
   /** Never answer (until close()). */
   | { fault: 'hang' };
 
+/** A reply made from the request it answers (e.g. one that echoes the credential it received). */
+export type ReplyFor = (request: RecordedRequest) => ScriptedReply;
+
 export interface MockUpstream {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:54321`. */
   url: string;
   /** Every request received, oldest first. */
   requests: RecordedRequest[];
   /** Queues replies, served first-in first-out, one per request; when empty, echo replies are served. */
-  enqueue(...replies: ScriptedReply[]): void;
+  enqueue(...replies: (ScriptedReply | ReplyFor)[]): void;
   /** Forgets queued replies and recorded requests. */
   reset(): void;
   /** Ends hanging and streaming requests, closes every socket, stops listening. */
@@ -51,7 +54,7 @@ export interface MockUpstream {
 }
 
 export async function startMockUpstream(): Promise<MockUpstream> {
-  const queue: ScriptedReply[] = [];
+  const queue: (ScriptedReply | ReplyFor)[] = [];
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
 
@@ -63,7 +66,8 @@ export async function startMockUpstream(): Promise<MockUpstream> {
         res.on('close', () => {
           if (!res.writableFinished) request.abandoned = true;
         });
-        return serve(queue.shift() ?? defaultReply(request), req, res, closing.signal);
+        const next = queue.shift();
+        return serve(typeof next === 'function' ? next(request) : next ?? defaultReply(request), req, res, closing.signal);
       })
       .catch(() => req.socket.destroy());
   });
