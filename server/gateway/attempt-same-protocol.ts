@@ -1,6 +1,6 @@
 import { isContentEvent, type StreamEvent, type Usage } from '../ir/index.ts';
 import type { WireChunk } from '../protocols/codec.ts';
-import { setTopLevelString } from '../protocols/passthrough.ts';
+import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
@@ -26,7 +26,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
-      body: setTopLevelString(body, 'model', lane.upstreamModel),
+      body: ingress.codec.bodyCarriesModel ? replaceTopLevelString(body, 'model', lane.upstreamModel) : body,
       forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
       stream,
       signal: attempt.signal,

@@ -6,19 +6,15 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * Returns `body` with the top-level string member `key` set to `value`: its value bytes replaced
- * if present, or the member inserted first if absent. `body` must be a JSON object (it has been
- * parsed and validated before this runs).
+ * Returns `body` with the value bytes of the top-level member `key` replaced by the JSON string
+ * `value`; a body without that member comes back as it is (never inserted: the protocols whose
+ * body names no model, Gemini and Bedrock, must reach the provider without one). `body` must be a
+ * JSON object (it has been parsed and validated before this runs).
  */
-export function setTopLevelString(body: Buffer, key: string, value: string): Buffer {
-  const encoded = Buffer.from(JSON.stringify(value));
+export function replaceTopLevelString(body: Buffer, key: string, value: string): Buffer {
   const span = findTopLevelValue(body, key);
-  if (span !== undefined) return Buffer.concat([body.subarray(0, span.start), encoded, body.subarray(span.end)]);
-  const open = body.indexOf(0x7b); // '{'
-  const member = Buffer.from(`${JSON.stringify(key)}:${encoded.toString()}`);
-  const rest = body.subarray(open + 1);
-  const isEmpty = rest.toString('latin1').trim() === '}';
-  return Buffer.concat([body.subarray(0, open + 1), member, isEmpty ? rest : Buffer.concat([Buffer.from(','), rest])]);
+  if (span === undefined) return body;
+  return Buffer.concat([body.subarray(0, span.start), Buffer.from(JSON.stringify(value)), body.subarray(span.end)]);
 }
 
 /** Byte span of the value of top-level member `key`, or undefined. Later duplicates win, as in JSON.parse. */
