@@ -51,7 +51,10 @@ export function responseDigest(response: ChatResponse): ContentDigest {
   return { ...out, tools: [] };
 }
 
-/** Texts compared joined (a protocol may split one text in several blocks or join several in one). */
+/**
+ * Texts compared joined and without whitespace: a protocol may split one text in several blocks
+ * or join several in one, with or without a separator.
+ */
 export function comparable(d: ContentDigest): Record<string, unknown> {
-  return { text: d.texts.join('\n').replace(/\s+/g, ' '), toolCalls: d.toolCalls, toolResults: d.toolResults.map((r) => r.replace(/\s+/g, ' ')), images: d.images, tools: d.tools };
+  return { text: d.texts.join('').replace(/\s+/g, ''), toolCalls: d.toolCalls, toolResults: d.toolResults.map((r) => r.replace(/\s+/g, '')), images: d.images, tools: d.tools };
 }
