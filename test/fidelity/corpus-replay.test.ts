@@ -111,8 +111,8 @@ describe.each(ANSWERS.map((a) => ({ ...a, name: `${a.protocol}/${a.file}` })))('
 });
 
 function upstreamReply(answer: CorpusAnswer) {
-  if (!answer.stream) return { status: answer.status, headers: { 'content-type': 'application/json' }, raw: answer.bytes };
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, events: [answer.bytes] };
+  if (!answer.stream) return { status: answer.status, headers: { ...answer.headers }, raw: answer.bytes };
+  return { status: 200, headers: { ...answer.headers }, events: [answer.bytes] };
 }
 
 function upstreamContent(answer: CorpusAnswer) {

@@ -1,9 +1,12 @@
 // The corpus of real payloads under test/fixtures/real/<protocol>/ (SOURCES.md says where each
 // came from): request bodies, non-stream answers (errors named `error-<status>-...`), and streams
-// (`.sse` as received; Gemini `.json` the JSON-array stream form). Gemini and Bedrock name the model
-// and the streaming in the path: `request-paths.json` beside `requests/` keeps them per file.
+// (`.sse` as received; Bedrock `.jsonl`, one event per line as the AWS SDKs decode them, framed
+// here into AWS event-stream frames). Gemini and Bedrock name the model and the streaming in the
+// path: `request-paths.json` beside `requests/` keeps them per file. An error answer whose meaning
+// is in its headers (Bedrock's `x-amzn-errortype`) has them in `error-headers.json`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EVENTSTREAM_HEADERS, encodeFrame } from '../../server/framing/eventstream-frame.ts';
 import { PROTOCOL_IDS, type ProtocolId } from '../../server/ir/index.ts';
 
 export const CORPUS_DIR = new URL('../fixtures/real/', import.meta.url).pathname;
@@ -25,6 +28,7 @@ export interface CorpusAnswer {
   readonly stream: boolean;
   /** The HTTP status (200 unless the file is an error answer). */
   readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 const files = (protocol: ProtocolId, kind: string) => {
@@ -50,13 +54,32 @@ export function corpusRequests(): CorpusRequest[] {
 }
 
 export function corpusAnswers(): CorpusAnswer[] {
-  return PROTOCOL_IDS.flatMap((protocol) => [
-    ...files(protocol, 'responses').map((file) => ({
-      protocol, file: `responses/${file}`, bytes: readFileSync(join(CORPUS_DIR, protocol, 'responses', file)), stream: false,
-      status: Number(/^error-(\d{3})-/.exec(file)?.[1] ?? 200),
-    })),
-    ...files(protocol, 'streams').map((file) => ({
-      protocol, file: `streams/${file}`, bytes: readFileSync(join(CORPUS_DIR, protocol, 'streams', file)), stream: true, status: 200,
-    })),
-  ]);
+  return PROTOCOL_IDS.flatMap((protocol) => {
+    const headersFile = join(CORPUS_DIR, protocol, 'error-headers.json');
+    const errorHeaders = existsSync(headersFile) ? JSON.parse(readFileSync(headersFile, 'utf8')) as Record<string, Record<string, string>> : {};
+    return [
+      ...files(protocol, 'responses').map((file) => ({
+        protocol, file: `responses/${file}`, bytes: readFileSync(join(CORPUS_DIR, protocol, 'responses', file)), stream: false,
+        status: Number(/^error-(\d{3})-/.exec(file)?.[1] ?? 200),
+        headers: errorHeaders[file] ?? { 'content-type': 'application/json' },
+      })),
+      ...files(protocol, 'streams').map((file) => {
+        const raw = readFileSync(join(CORPUS_DIR, protocol, 'streams', file));
+        const framed = file.endsWith('.jsonl');
+        return {
+          protocol, file: `streams/${file}`, bytes: framed ? eventStreamFrames(raw.toString('utf8')) : raw, stream: true, status: 200,
+          headers: framed ? { ...EVENTSTREAM_HEADERS } : { 'content-type': 'text/event-stream' },
+        };
+      }),
+    ];
+  });
+}
+
+/** One `{"<eventType>": {...}}` per line, as AWS event-stream frames on the wire. */
+function eventStreamFrames(jsonl: string): Buffer {
+  const frames = jsonl.split('\n').filter((line) => line.trim() !== '').map((line) => {
+    const [eventType, payload] = Object.entries(JSON.parse(line) as Record<string, unknown>)[0]!;
+    return encodeFrame({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify(payload));
+  });
+  return Buffer.concat(frames);
 }
