@@ -31,7 +31,7 @@ const END = '<!-- corpus-refusals:end -->';
 const refusals: string[] = [];
 
 const REQUESTS = corpusRequests();
-const ANSWERS = corpusAnswers().filter((a) => !a.file.endsWith('.json') || !a.stream);
+const ANSWERS = corpusAnswers();
 
 function sendBytes(request: CorpusRequest, egress: ProtocolId): Buffer {
   return codecFor(request.protocol)!.bodyCarriesModel ? replaceTopLevelString(request.bytes, 'model', laneModel(egress)) : request.bytes;
