@@ -6,6 +6,8 @@
 import type { ChatRequest, ChatResponse, ContentBlock } from '../../server/ir/index.ts';
 
 export interface ContentDigest {
+  /** Settings every protocol has a slot for, where the source set them. */
+  readonly settings?: Record<string, unknown>;
   readonly texts: string[];
   readonly toolCalls: string[];
   readonly toolResults: string[];
@@ -42,13 +44,21 @@ function addBlocks(out: { texts: string[]; toolCalls: string[]; toolResults: str
 export function requestDigest(request: ChatRequest): ContentDigest {
   const out = { texts: [] as string[], toolCalls: [] as string[], toolResults: [] as string[], images: 0 };
   for (const m of request.messages) addBlocks(out, m.content);
-  return { ...out, tools: (request.tools ?? []).map((t) => t.name).sort() };
+  const settings: Record<string, unknown> = {};
+  if (request.maxTokens !== undefined) settings.maxTokens = request.maxTokens;
+  if (request.temperature !== undefined) settings.temperature = request.temperature;
+  if (request.topP !== undefined) settings.topP = request.topP;
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) settings.stop = request.stopSequences;
+  // `auto` is every protocol's default: a lane may leave it unsaid.
+  if (request.toolChoice !== undefined && request.toolChoice.type !== 'auto') settings.toolChoice = request.toolChoice;
+  if (request.responseFormat !== undefined) settings.responseFormat = request.responseFormat.type;
+  return { ...out, settings, tools: (request.tools ?? []).map((t) => t.name).sort() };
 }
 
 export function responseDigest(response: ChatResponse): ContentDigest {
   const out = { texts: [] as string[], toolCalls: [] as string[], toolResults: [] as string[], images: 0 };
   addBlocks(out, response.content);
-  return { ...out, tools: [] };
+  return { ...out, settings: { finish: response.finish.reason }, tools: [] };
 }
 
 /**
@@ -56,5 +66,5 @@ export function responseDigest(response: ChatResponse): ContentDigest {
  * or join several in one, with or without a separator.
  */
 export function comparable(d: ContentDigest): Record<string, unknown> {
-  return { text: d.texts.join('').replace(/\s+/g, ''), toolCalls: d.toolCalls, toolResults: d.toolResults.map((r) => r.replace(/\s+/g, '')), images: d.images, tools: d.tools };
+  return { settings: d.settings, text: d.texts.join('').replace(/\s+/g, ''), toolCalls: d.toolCalls, toolResults: d.toolResults.map((r) => r.replace(/\s+/g, '')), images: d.images, tools: d.tools };
 }

@@ -1,6 +1,6 @@
 // A stream's IR events folded into the content they carry, so a streamed answer can be compared
 // with a non-stream one.
-import type { ContentBlock, StreamEvent } from '../../server/ir/index.ts';
+import type { ContentBlock, Finish, StreamEvent } from '../../server/ir/index.ts';
 
 export function streamContent(events: readonly StreamEvent[]): ContentBlock[] {
   const blocks = new Map<number, { kind: string; name: string; id: string; text: string }>();
@@ -18,6 +18,12 @@ export function streamContent(events: readonly StreamEvent[]): ContentBlock[] {
     if (b.kind === 'tool_call') return [{ type: 'tool_call', id: b.id, name: b.name, arguments: b.text }];
     return [];
   });
+}
+
+/** How the stream said it finished ('stop' when it did not say). */
+export function streamFinish(events: readonly StreamEvent[]): Finish {
+  for (const e of events) if (e.type === 'finish') return e.finish;
+  return { reason: 'stop', raw: null };
 }
 
 /** The events' error, if the stream carried one. */
