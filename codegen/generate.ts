@@ -8,6 +8,7 @@ import { emitSchemaTypes } from './emit-schema-types.ts';
 import { emitValidator } from './emit-validator.ts';
 import { writeGenerated } from './generated-file.ts';
 import { lintOpenApi } from './lint-openapi.ts';
+import { nullableOptionals } from './nullable-optionals.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const spec = (path: string) => join(root, 'spec', path);
@@ -42,7 +43,9 @@ async function main(): Promise<void> {
   }
 
   for (const [name, file] of Object.entries(VALIDATORS)) {
-    const { js, dts } = emitValidator(readJson(spec(file)), rel(spec(file)));
+    // A request schema's optional members also accept null, as the providers do (nullable-optionals.ts).
+    const schema = name.endsWith('-request') ? nullableOptionals(readJson(spec(file))) : readJson(spec(file));
+    const { js, dts } = emitValidator(schema, rel(spec(file)));
     files.set(`validators/${name}.js`, js);
     files.set(`validators/${name}.d.ts`, dts);
   }

@@ -1,8 +1,8 @@
 import type { ModelRoute } from '../config/runtime-config.ts';
-import { isContentEvent, type ProtocolId, type StreamEvent, type Usage } from '../ir/index.ts';
-import type { WireChunk } from '../protocols/codec.ts';
+import { isContentEvent, type StreamEvent, type Usage } from '../ir/index.ts';
+import type { ProtocolCodec, WireChunk } from '../protocols/codec.ts';
 import { withOutputLimit } from '../protocols/output-limit.ts';
-import { setTopLevelString } from '../protocols/passthrough.ts';
+import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeBodyError, describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
@@ -29,7 +29,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
-      body: upstreamBody(body, lane, ingress.codec.id, capOutput),
+      body: upstreamBody(body, lane, ingress.codec, capOutput),
       forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
       stream,
       signal: attempt.signal,
@@ -56,9 +56,10 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
 }
 
 /** The client's bytes with the lane's model, and (under a budget, when the client set none) the lane's output limit. */
-function upstreamBody(body: Buffer, lane: ModelRoute, protocol: ProtocolId, capOutput: boolean): Buffer {
-  const named = setTopLevelString(body, 'model', lane.upstreamModel);
-  return capOutput ? withOutputLimit(named, protocol, lane.defaultMaxTokens) : named;
+function upstreamBody(body: Buffer, lane: ModelRoute, codec: ProtocolCodec, capOutput: boolean): Buffer {
+  // Gemini and Bedrock name the model in the path: their body is never given one.
+  const named = codec.bodyCarriesModel ? replaceTopLevelString(body, 'model', lane.upstreamModel) : body;
+  return capOutput ? withOutputLimit(named, codec.id, lane.defaultMaxTokens) : named;
 }
 
 /**

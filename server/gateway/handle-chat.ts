@@ -1,4 +1,5 @@
 import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
+import { withoutAbsentNulls } from '../protocols/shared/absent-nulls.ts';
 import { admit, authorize } from './admission.ts';
 import { bodyMemoryOf } from './body-memory.ts';
 import { closeUnread } from './close-unread.ts';
@@ -47,7 +48,7 @@ async function answer(exchange: Exchange): Promise<void> {
     // Decoded at most once, and only if some lane speaks another protocol than the client (or
     // governance needs the output-token limit).
     let request: ChatRequest | undefined;
-    const decoded = () => (request ??= ingress.codec.decodeRequest(json, exchange.origin));
+    const decoded = () => (request ??= ingress.codec.decodeRequest(withoutAbsentNulls(json, ingress.codec.id), exchange.origin));
     if (exchange.content !== undefined) capturePrompt(exchange, decoded);
 
     const admitted = governance === undefined || key === undefined

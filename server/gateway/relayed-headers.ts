@@ -3,8 +3,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 /**
  * Upstream response headers a client may see. Connection-level headers are never relayed, and
  * neither are headers that describe the operator's upstream account (rate-limit budgets, org ids).
+ * Bedrock names its error type only in `x-amzn-errortype` (the AWS SDKs throw an exception of that
+ * name, `Unknown` without it) and its request id in `x-amzn-requestid` (the SDKs' `$metadata`).
  */
-const RELAYED = ['content-type', 'retry-after', 'retry-after-ms', 'openai-processing-ms'];
+const RELAYED = ['content-type', 'retry-after', 'retry-after-ms', 'openai-processing-ms', 'x-amzn-errortype', 'x-amzn-requestid'];
 
 export function relayedHeaders(upstream: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};

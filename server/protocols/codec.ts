@@ -100,6 +100,11 @@ export interface EgressCodec {
    * path, so the upstream is asked for exactly the framing the client asked for.
    */
   upstreamPath(model: string, stream: boolean, origin?: RequestOrigin): string;
+  /**
+   * Does the request body name the model? (Gemini and Bedrock name it in the path, and Bedrock
+   * refuses unknown members, so the same-protocol path must not add one.)
+   */
+  readonly bodyCarriesModel: boolean;
   /** Pure: the same IR and lane always give the same body. */
   encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest;
   decodeResponse(body: Record<string, unknown>): ChatResponse;

@@ -6,18 +6,20 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * Returns `body` with the top-level string member `key` set to `value`: its value bytes replaced
- * if present, or the member inserted first if absent. `body` must be a JSON object (it has been
- * parsed and validated before this runs).
+ * Returns `body` with the value bytes of the top-level member `key` replaced by the JSON string
+ * `value`; a body without that member comes back as it is (never inserted: the protocols whose
+ * body names no model, Gemini and Bedrock, must reach the provider without one). `body` must be a
+ * JSON object (it has been parsed and validated before this runs).
  */
-export function setTopLevelString(body: Buffer, key: string, value: string): Buffer {
-  return setMember(body, key, Buffer.from(JSON.stringify(value)));
-}
+export function replaceTopLevelString(body: Buffer, key: string, value: string): Buffer {
+  const span = findTopLevelValue(body, key);
+  if (span === undefined) return body;
+  return Buffer.concat([body.subarray(0, span.start), Buffer.from(JSON.stringify(value)), body.subarray(span.end)]);
 
 /**
  * Returns `body` with the number member `path.key` set to `value`: at the top level, or inside the
  * top-level object `path.parent` (created, holding only it, when absent or null). The same
- * replace-or-insert as setTopLevelString; everything else keeps its bytes.
+ * replace-or-insert as setMember; everything else keeps its bytes.
  */
 export function setMemberNumber(body: Buffer, path: { readonly parent?: string; readonly key: string }, value: number): Buffer {
   const encoded = Buffer.from(String(value));

@@ -14,6 +14,7 @@ export const anthropicCodec: ProtocolCodec = {
   encodeResponse: (response) => encodeResponse(response),
   createStreamEncoder: () => new AnthropicStreamEncoder(),
   encodeError,
+  bodyCarriesModel: true,
   upstreamPath: () => '/v1/messages',
   encodeRequest,
   decodeResponse,

@@ -17,6 +17,7 @@ export const bedrockCodec: ProtocolCodec = {
   encodeResponse: (response) => encodeResponse(response),
   createStreamEncoder: () => new BedrockStreamEncoder(),
   encodeError,
+  bodyCarriesModel: false,
   upstreamPath: (model, stream) => `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
   encodeRequest,
   decodeResponse,

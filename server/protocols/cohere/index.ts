@@ -14,6 +14,7 @@ export const cohereCodec: ProtocolCodec = {
   encodeResponse: (response) => encodeResponse(response),
   createStreamEncoder: () => new CohereStreamEncoder(),
   encodeError,
+  bodyCarriesModel: true,
   upstreamPath: () => '/v2/chat',
   encodeRequest,
   decodeResponse,

@@ -8,6 +8,8 @@
  */
 export function camelCaseRequest(body: Record<string, unknown>): Record<string, unknown> {
   const top = camelKeys(body);
+  // Google's JSON mapping takes a lone object for a repeated field (its REST examples do).
+  if (isObject(top.contents)) top.contents = [top.contents];
   if (Array.isArray(top.contents)) top.contents = top.contents.map(content);
   if (isObject(top.systemInstruction)) top.systemInstruction = content(top.systemInstruction);
   if (Array.isArray(top.tools)) top.tools = top.tools.map(tool);
@@ -19,6 +21,7 @@ export function camelCaseRequest(body: Record<string, unknown>): Record<string, 
 function content(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out = camelKeys(value);
+  if (isObject(out.parts)) out.parts = [out.parts];
   if (Array.isArray(out.parts)) out.parts = out.parts.map(part);
   return out;
 }

@@ -67,7 +67,7 @@ function modelOfBody(model: unknown): string {
 }
 
 function decodeSystem(content: GeminiContent, unmapped: UnmappedField[]): Message {
-  const blocks = content.parts.map((part, j): TextBlock => {
+  const blocks = (content.parts ?? []).map((part, j): TextBlock => {
     const path = `systemInstruction.parts[${j}]`;
     if (typeof part.text !== 'string' || part.thought === true) throw invalidField(path, 'a system instruction can only hold text parts to be translated', 'unsupported_parameter');
     warnTuning(part, path, unmapped);
@@ -78,6 +78,8 @@ function decodeSystem(content: GeminiContent, unmapped: UnmappedField[]): Messag
 
 /** A user turn's functionResponse parts become a `tool` message ahead of the rest of the turn. */
 function decodeContent(content: GeminiContent, path: string, ids: RequestCallIds, unmapped: UnmappedField[]): Message[] {
+  // A turn without parts (a model turn that ended with no output, replayed as it came) says nothing.
+  if (content.parts === undefined || content.parts.length === 0) return [];
   const role = content.role ?? 'user';
   if (role === 'model') {
     return [{ role: 'assistant', content: content.parts.map((part, j) => decodePart(part, `${path}.parts[${j}]`, ids, unmapped)) }];

@@ -16,7 +16,7 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiFunctionResponsePa
 export function encodeRequest(request: ChatRequest, _lane: LaneContext): EncodedRequest {
   const warnings: TranslationWarning[] = [];
   const system: GeminiPart[] = [];
-  const contents: GeminiContent[] = [];
+  const contents: (GeminiContent & { parts: GeminiPart[] })[] = [];
   /** Tool-call id -> function name, for the results that follow (Gemini names results by function). */
   const callNames = new Map<string, string>();
   const systemSlot = new SystemSlot('systemInstruction');

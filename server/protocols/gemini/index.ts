@@ -17,6 +17,7 @@ export const geminiCodec: ProtocolCodec = {
   encodeResponse: (response) => encodeResponse(response),
   createStreamEncoder: (client) => new GeminiStreamEncoder(client),
   encodeError,
+  bodyCarriesModel: false,
   upstreamPath: (model, stream) =>
     `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
   encodeRequest,

@@ -60,11 +60,17 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'error':
         return this.element(errorBody(event.error)) + this.close();
       case 'message_stop': {
+        // A call the upstream left open (cut by the token limit) is sent or refused like a stopped one, never lost.
+        let open = '';
+        for (const index of [...this.blocks.keys()]) {
+          open += this.stop(index);
+          if (this.closed) return open;
+        }
         const last: GeminiResponse = {
           candidates: [{ finishReason: encodeFinishReason(this.finish ?? { reason: 'stop', raw: null }), index: 0 }],
           ...this.envelope(),
         };
-        return this.element(last) + this.close();
+        return open + this.element(last) + this.close();
       }
     }
   }

@@ -35,7 +35,7 @@ export interface GeminiPart {
   [key: string]: unknown;
 }
 
-export interface GeminiContent { role?: string; parts: GeminiPart[] }
+export interface GeminiContent { role?: string; parts?: GeminiPart[] }
 
 export interface GeminiFunctionDeclaration {
   name: string;

@@ -14,6 +14,7 @@ export const openaiCodec: ProtocolCodec = {
   encodeResponse: (response) => encodeResponse(response),
   createStreamEncoder: (client) => new OpenAIStreamEncoder(client),
   encodeError,
+  bodyCarriesModel: true,
   upstreamPath: () => '/chat/completions',
   encodeRequest,
   decodeResponse,

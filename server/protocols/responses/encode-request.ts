@@ -136,13 +136,14 @@ function encodeReasoning(block: ReasoningBlock, path: string, warnings: Translat
     warnings.push(dropped(path, foreignReasoning(block.origin)));
     return undefined;
   }
-  if (block.id === undefined) {
-    warnings.push(dropped(path, 'a reasoning item without its OpenAI id'));
+  // Stateless clients (store: false) send encrypted_content back without an id; OpenAI takes that.
+  if (block.id === undefined && block.redacted === undefined) {
+    warnings.push(dropped(path, 'a reasoning item with neither its OpenAI id nor its encrypted content'));
     return undefined;
   }
   return {
     type: 'reasoning',
-    id: block.id,
+    ...(block.id !== undefined && { id: block.id }),
     summary: block.text === '' ? [] : [{ type: 'summary_text', text: block.text }],
     ...(block.redacted !== undefined && { encrypted_content: block.redacted }),
   };

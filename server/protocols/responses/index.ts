@@ -14,6 +14,7 @@ export const responsesCodec: ProtocolCodec = {
   encodeResponse: (response) => encodeResponse(response),
   createStreamEncoder: () => new ResponsesStreamEncoder(),
   encodeError,
+  bodyCarriesModel: true,
   upstreamPath: () => '/responses',
   encodeRequest,
   decodeResponse,

@@ -42,7 +42,7 @@ export interface ResponsesReasoningText { type: 'reasoning_text'; text: string }
 
 export interface ResponsesReasoningItem {
   type: 'reasoning';
-  id: string;
+  id?: string;
   summary: ResponsesSummaryText[];
   content?: ResponsesReasoningText[];
   encrypted_content?: string | null;
