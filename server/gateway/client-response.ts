@@ -52,8 +52,10 @@ export class ClientResponse {
    * the operator's upstream credentials from clients.
    */
   private credentials: CredentialMask = NO_CREDENTIALS;
-  /** A committed stream's bytes in flight through the credential mask (set at commit). */
+  /** A committed stream's bytes in flight through the credential mask (made at the first write). */
   private streamMask: ClientStreamMask | undefined;
+  /** The committed answer's content type, which picks the stream mask's framing; undefined: no mask needed. */
+  private maskedContentType: string | undefined;
 
   constructor(res: ServerResponse, baseHeaders: Record<string, string>) {
     this.res = res;
@@ -111,7 +113,7 @@ export class ClientResponse {
     const all = { ...this.baseHeaders, ...headers };
     if (!this.credentials.isEmpty) {
       for (const [name, value] of Object.entries(all)) all[name] = typeof value === 'string' ? this.credentials.maskText(value) : value.map((v) => this.credentials.maskText(v));
-      this.streamMask = clientStreamMask(this.credentials, contentTypeOf(all));
+      this.maskedContentType = contentTypeOf(all) ?? '';
     }
     // Headers go out with the first body write: one packet, not two.
     this.res.writeHead(status, all);
@@ -120,7 +122,8 @@ export class ClientResponse {
   /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */
   async write(data: string | Uint8Array): Promise<void> {
     if (data.length === 0 || this.isClosed) return;
-    const chunk = this.streamMask === undefined ? data : this.streamMask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    const mask = this.maskedStream();
+    const chunk = mask === undefined ? data : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     if (chunk.length === 0) return;
     if (!this.res.write(chunk)) {
       const waitStart = performance.now();
@@ -139,13 +142,14 @@ export class ClientResponse {
 
   end(chunk?: string | Buffer): void {
     if (this.isClosed) return;
-    const mask = this.streamMask;
+    const mask = this.maskedStream();
     if (mask === undefined) {
       if (chunk === undefined) this.res.end();
       else this.res.end(chunk);
       return;
     }
     this.streamMask = undefined;
+    this.maskedContentType = undefined;
     const last = chunk === undefined ? undefined : mask.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     const held = mask.end();
     this.res.end(last === undefined || last.length === 0 ? held : held.length === 0 ? last : Buffer.concat([last, held]));
@@ -154,8 +158,13 @@ export class ClientResponse {
   sendBody(status: number, headers: Record<string, string | string[]>, body: string | Buffer): void {
     const sent = this.credentials.isEmpty ? body : maskedBody(this.credentials, body);
     this.commit(status, { ...headers, 'content-length': String(Buffer.byteLength(sent)) });
-    this.streamMask = undefined; // the body is whole and already masked
+    this.maskedContentType = undefined; // the body is whole and already masked
     this.end(sent);
+  }
+
+  private maskedStream(): ClientStreamMask | undefined {
+    if (this.streamMask === undefined && this.maskedContentType !== undefined) this.streamMask = clientStreamMask(this.credentials, this.maskedContentType);
+    return this.streamMask;
   }
 
   /** An error in the client's protocol shape. After commit, the caller ends the stream instead. */
@@ -173,9 +182,10 @@ export class ClientResponse {
 
 /** A whole body with the credentials masked; the body itself when one native scan finds nothing to do. */
 function maskedBody(mask: CredentialMask, body: string | Buffer): string | Buffer {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  if (!mask.mayHold(bytes.toString('latin1'))) return body;
-  return maskSplitDeltas(mask, mask.maskBytes(bytes));
+  // A string body is scanned as it is: what the scan looks for is ASCII, the same in text and in latin-1.
+  const view = typeof body === 'string' ? (mask.isAscii ? body : Buffer.from(body).toString('latin1')) : body.toString('latin1');
+  if (!mask.mayHold(view)) return body;
+  return maskSplitDeltas(mask, mask.maskBytes(typeof body === 'string' ? Buffer.from(body) : body));
 }
 
 function contentTypeOf(headers: Record<string, string | string[]>): string | undefined {

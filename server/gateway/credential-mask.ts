@@ -26,6 +26,8 @@ export class CredentialMask {
    * appears as itself and a piece of it can be cut out of a JSON string without breaking it.
    */
   readonly jsonPlain: readonly boolean[];
+  /** Every secret is ASCII: a JS string can be scanned without a latin-1 view of its bytes. */
+  readonly isAscii: boolean;
 
   /** Latin-1 views of the secrets (one character a byte), to search a chunk's latin-1 string. */
   private readonly latin1: readonly string[];
@@ -41,6 +43,7 @@ export class CredentialMask {
     this.secrets = unique.map((v) => Buffer.from(v, 'utf8'));
     this.jsonPlain = this.secrets.map((b) => b.every((c) => c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c));
     this.latin1 = this.secrets.map((b) => b.toString('latin1'));
+    this.isAscii = this.secrets.every((b) => b.every((c) => c < 0x80));
     this.careful = carefulPattern(this.latin1, this.jsonPlain);
     const follows = this.latin1.filter((_, i) => this.jsonPlain[i]).flatMap((secret) => Array.from({ length: HOLD_FROM - 1 }, (_, i) => `"${secret[i + 1]!}`));
     const hints = [...new Set([...this.latin1.map((secret) => secret.slice(0, HOLD_FROM)), ...follows])];
