@@ -6,7 +6,9 @@ import { outcomeOf } from '../routing/outcome.ts';
 import { describeNetworkError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
+import type { ModelRoute } from '../config/runtime-config.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
+import type { LaneRun } from './failover.ts';
 import { checkUnmapped } from './check-unmapped.ts';
 import { warningsHeader } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -19,20 +21,30 @@ const MAX_UPSTREAM_RESPONSE_BYTES = 64 * 1024 * 1024;
 /**
  * Across protocols: the IR (decoded once per request) is encoded for this lane, and the answer is
  * decoded and encoded back for the client. Encoders are pure, so every attempt starts from the
- * same IR. Nothing reaches the client before the first content-bearing event.
+ * same IR. Nothing reaches the client before the first content-bearing event. The encoding
+ * happens here, before the lane is asked for anything: a field the lane's protocol cannot
+ * express throws its 400, and failover tries a lane that can.
  */
-export async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest): Promise<AttemptResult> {
-  const { lane } = attempt;
+export function translatedAttempt(exchange: Exchange, lane: ModelRoute, request: ChatRequest): LaneRun {
   const laneCodec = codecFor(lane.provider.protocol);
   if (laneCodec === undefined) throw new Error(`no codec for ${lane.provider.protocol}`); // config load prevents this
+  const warnings = checkUnmapped(request, laneCodec.id);
+  const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+  warnings.push(...encoded.warnings);
+  const body = JSON.stringify(encoded.body);
+  return (attempt) => attemptTranslated(exchange, attempt, request, { laneCodec, body, warnings });
+}
+
+async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest, encoded: { laneCodec: EgressCodec; body: string; warnings: TranslationWarning[] }): Promise<AttemptResult> {
+  const { lane } = attempt;
+  const { laneCodec } = encoded;
+  // Per attempt: an answer's own warnings join the request's, and a retry starts from these again.
+  const warnings = [...encoded.warnings];
   try {
-    const warnings = checkUnmapped(request, laneCodec.id);
-    const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
-    warnings.push(...encoded.warnings);
     const upstream = await exchange.meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
-      body: JSON.stringify(encoded.body),
+      body: encoded.body,
       stream: request.stream,
       signal: attempt.signal,
       headersTimeoutMs: lane.timeouts.firstByteMs,

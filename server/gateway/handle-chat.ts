@@ -1,7 +1,7 @@
 import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
 import { admit } from './admission.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
-import { attemptTranslated } from './attempt-translated.ts';
+import { translatedAttempt } from './attempt-translated.ts';
 import { runWithFailover } from './failover.ts';
 import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -45,11 +45,11 @@ async function answer(exchange: Exchange): Promise<void> {
       : undefined;
     try {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
-      await runWithFailover(exchange, router, (attempt) => {
-        if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
-        return attempt.lane.provider.protocol === ingress.codec.id
-          ? attemptSameProtocol(exchange, attempt, body, stream)
-          : attemptTranslated(exchange, attempt, decoded());
+      await runWithFailover(exchange, router, (lane) => {
+        if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: lane.name, provider: lane.provider.name, stream }, 'attempt');
+        return lane.provider.protocol === ingress.codec.id
+          ? (attempt) => attemptSameProtocol(exchange, attempt, body, stream)
+          : translatedAttempt(exchange, lane, decoded()); // throws when this lane cannot express the request
       });
     } finally {
       await admitted?.release();

@@ -78,6 +78,11 @@ export class RequestMeter {
     });
   }
 
+  /** A lane passed over without an upstream call (it cannot express the request): no time, no lane state. */
+  skipAttempt(lane: ModelRoute, detail: string): void {
+    this.attempts.push({ lane: lane.name, provider: lane.provider.name, outcome: 'skipped', detail, startMs: performance.now() - this.start, ms: 0 });
+  }
+
   /** The record, once the response has ended (or the client is gone). */
   finish(exchange: { readonly requestId: string; readonly ingress: ProtocolId; readonly res: ClientResponse; readonly clientGone: boolean }): RequestRecord {
     const end = performance.now();
