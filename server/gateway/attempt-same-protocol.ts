@@ -71,8 +71,11 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   const summary = () => ({ lane: attempt.lane, usage, answerBytes: sent });
   /** The terminator (or an error) was decoded before commit: the stream's end is already known. */
   let sawEnd = false;
+  /** The protocol's end marker was among the events decoded (the probe's, or the tail's at the end). */
+  let sawStop = false;
   const noteUsage = (events: readonly StreamEvent[]) => {
     for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
+    for (const e of events) if (e.type === 'message_stop') sawStop = true;
     for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
     if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
@@ -82,6 +85,18 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     await res.write(typeof event === 'string' ? `\n\n${event}` : event);
     await res.finish(summary());
     return { status: 'committed', outcome: 'lane_fault' };
+  };
+  /** The stream's last events, its end included; notes their usage. */
+  const readEnding = (): StreamEvent[] => {
+    // The probe saw everything up to commit; the tail, when used, everything after it.
+    const fromTail = tail !== undefined && tailUsed && !sawEnd;
+    const ending = tail !== undefined && tailUsed ? (sawEnd ? [] : tail.readEnd(ingress.codec.createStreamDecoder())) : probe.end();
+    const probed: Usage | null = usage;
+    noteUsage(ending);
+    // The tail's fresh decoder never saw the stream's start (Anthropic reports input tokens only
+    // there); counts are cumulative, so the larger of each is the stream's.
+    if (fromTail && probed !== null) usage = largerCounts(probed, usage);
+    return ending;
   };
   meter.waitUpstream();
   try {
@@ -141,18 +156,17 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   } catch (error) {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!committed) throw error;
-    if (exchange.signal.aborted) return { status: 'client_gone' };
+    if (exchange.signal.aborted) {
+      // A client that closes once the end marker is relayed (openai-python after [DONE]) has its answer.
+      const ending = readEnding();
+      if (!sawStop || ending.some((e) => e.type === 'error') || res.dropped) return { status: 'client_gone' };
+      await res.finish(summary());
+      return { status: 'committed', outcome: 'success' };
+    }
     const failure = describeNetworkError(error, attempt.lane.provider.name);
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
   }
-  // The probe saw everything up to commit; the tail, when used, everything after it.
-  const fromTail = tail !== undefined && tailUsed && !sawEnd;
-  const ending = tail !== undefined && tailUsed ? (sawEnd ? [] : tail.readEnd(ingress.codec.createStreamDecoder())) : probe.end();
-  const probed: Usage | null = usage;
-  noteUsage(ending);
-  // The tail's fresh decoder never saw the stream's start (Anthropic reports input tokens only
-  // there); counts are cumulative, so the larger of each is the stream's.
-  if (fromTail && probed !== null) usage = largerCounts(probed, usage);
+  const ending = readEnding();
   // The end read may repeat content events (the tail's last few): any error among them decides.
   const decodedEndError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
   const endError = decodedEndError === undefined ? undefined : { type: 'error' as const, error: redactedStreamError(attempt.lane.provider, decodedEndError.error) };

@@ -107,6 +107,8 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const held: StreamEvent[] = [];
   const batch = new WireBatch();
   let outcome: 'success' | 'lane_fault' = 'success';
+  /** The client protocol's end marker has been written. */
+  let stopped = false;
   let usage: Usage | null = null;
   let sent = 0;
 
@@ -132,10 +134,14 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
         if (!isContentEvent(event) && event.type !== 'message_stop') continue;
         attempt.onCommit();
         res.commit(200, { ...exchange.ingress.streamHeaders(exchange.origin), ...answerHeaders(hop) });
-        for (const e of held.splice(0)) batch.add(encoder.encode(e));
+        for (const e of held.splice(0)) {
+          batch.add(encoder.encode(e));
+          if (e.type === 'message_stop') stopped = true;
+        }
         continue;
       }
       batch.add(encoder.encode(event));
+      if (event.type === 'message_stop') stopped = true;
       if (event.type === 'error') {
         outcome = 'lane_fault';
         state = 'closed';
@@ -166,7 +172,13 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   } catch (error) {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!res.isCommitted) throw error; // judged by attemptTranslated: timer, network or codec
-    if (exchange.signal.aborted) return { status: 'client_gone' };
+    if (exchange.signal.aborted) {
+      // A client that closes once the end marker is written (openai-python after [DONE]) has its answer.
+      if (!stopped || outcome !== 'success' || res.dropped) return { status: 'client_gone' };
+      logWarnings(exchange, [...hop.warnings, ...encoder.warnings]);
+      await res.finish({ lane: attempt.lane, usage, answerBytes: sent });
+      return { status: 'committed', outcome: 'success' };
+    }
     await res.write(encoder.encode({ type: 'error', error: describeNetworkError(error, attempt.lane.provider.name) }));
     outcome = 'lane_fault';
   }

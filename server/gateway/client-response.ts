@@ -37,6 +37,8 @@ export class ClientResponse {
   committedAt: number | undefined;
   /** Time spent waiting for the client's socket to drain (backpressure): neither upstream nor gateway time. */
   clientWaitMs = 0;
+  /** Something was to be written after the client had gone: it did not receive the whole answer. */
+  dropped = false;
   /** What the answer used, once it is finished or sent. */
   answer: AnswerSummary | undefined;
   /** Runs before a committed answer ends (spend settlement), so it is recorded before the client sees the end. */
@@ -87,7 +89,11 @@ export class ClientResponse {
 
   /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */
   async write(chunk: string | Uint8Array): Promise<void> {
-    if (chunk.length === 0 || this.isClosed) return;
+    if (chunk.length === 0) return;
+    if (this.isClosed) {
+      this.dropped = true;
+      return;
+    }
     if (!this.res.write(chunk)) {
       const waitStart = performance.now();
       await new Promise<void>((resolve) => {

@@ -76,6 +76,8 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
       return;
     }
     if (result.status === 'committed') {
+      // Whatever the client does next (openai-python closes at once), its answer was whole.
+      meter.delivered = result.outcome === 'success' && !res.dropped;
       member.cell.record(result.outcome);
       return;
     }

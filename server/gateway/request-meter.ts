@@ -34,6 +34,11 @@ export class RequestMeter {
   costMicrocents: bigint | undefined;
   finishReason: FinishReason | undefined;
   warnings: readonly TranslationWarning[] = [];
+  /**
+   * The whole answer, its protocol's end marker included, was written before the client closed:
+   * a client that closes then (openai-python after `[DONE]`) has not left early.
+   */
+  delivered = false;
   /** The failure the client was answered with. */
   error: GatewayError | undefined;
   private lastLane: ModelRoute | undefined;

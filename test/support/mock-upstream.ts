@@ -29,8 +29,10 @@ export type ScriptedReply =
    * A body written event by event (content-type text/event-stream unless given), `delayMs` apart.
    * `cutAfter`: destroy the socket after that many events, as when a stream dies mid-way.
    * `pauseAfter`: after that many events, wait `pauseMs` once (a stream that stalls mid-way).
+   * `lingerMs`: after the last event, wait that long before ending the body (a server whose end
+   * of response trails its last event).
    */
-  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number }
+  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number; lingerMs?: number }
   /** Destroy the socket before any response. */
   | { fault: 'reset' }
   /** Never answer (until close()). */
@@ -132,6 +134,7 @@ async function serve(reply: ScriptedReply, req: IncomingMessage, res: ServerResp
     if (res.destroyed) return;
     await flushed(res, event);
   }
+  if (reply.lingerMs !== undefined && cutAfter === undefined) await sleep(reply.lingerMs, undefined, { signal: closing }).catch(() => {});
   if (cutAfter === undefined) res.end();
   else req.socket.destroy();
 }

@@ -1,0 +1,72 @@
+// A client of any of the six protocols that closes the connection as soon as its protocol's end
+// marker has arrived (what openai-python does after `[DONE]`) has its whole answer: the request is
+// recorded as a success, not `client_gone`. Each client reads the gateway's real stream and closes
+// at the marker: `[DONE]`, `response.completed`, `message_stop`, Gemini's chunk with
+// `finishReason`, Bedrock's `metadata` frame, Cohere's `message-end`.
+import { request } from 'node:http';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { openaiChatStreamEvents } from '../../server/demo/openai-replies.ts';
+import { decodeFrame } from '../../server/framing/eventstream-frame.ts';
+import { EventStreamSplitter } from '../../server/framing/eventstream-splitter.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
+import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { RecordCollector } from '../support/record-collector.ts';
+
+let h: Harness;
+const records = new RecordCollector();
+beforeAll(async () => {
+  h = await startHarness({ observers: [records] });
+});
+afterAll(() => h.close());
+beforeEach(() => {
+  h.upstream.reset();
+  records.clear();
+});
+
+const user = [{ role: 'user', content: 'hi' }];
+/** Path and body of a streaming request for model `gpt` (an OpenAI lane) in each protocol. */
+const REQUESTS: Record<ProtocolId, { path: string; body: unknown }> = {
+  openai: { path: '/v1/chat/completions', body: { model: 'gpt', messages: user, stream: true } },
+  responses: { path: '/v1/responses', body: { model: 'gpt', input: 'hi', stream: true } },
+  anthropic: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 50, messages: user, stream: true } },
+  gemini: { path: '/v1beta/models/gpt:streamGenerateContent?alt=sse', body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } },
+  bedrock: { path: '/model/gpt/converse-stream', body: { messages: [{ role: 'user', content: [{ text: 'hi' }] }] } },
+  cohere: { path: '/v2/chat', body: { model: 'gpt', messages: user, stream: true } },
+};
+
+/** Has the protocol's end marker (a whole event or frame) arrived in `received`? */
+function endMarkerIn(protocol: ProtocolId, received: Buffer): boolean {
+  if (protocol === 'bedrock') {
+    const splitter = new EventStreamSplitter();
+    return splitter.push(received).some((frame) => decodeFrame(frame).headers[':event-type'] === 'metadata');
+  }
+  const text = received.toString('utf8');
+  const marker = { openai: 'data: [DONE]', responses: '"response.completed"', anthropic: '"message_stop"', gemini: '"finishReason"', cohere: '"message-end"' }[protocol];
+  const at = text.indexOf(marker);
+  return at !== -1 && /\r?\n\r?\n/.test(text.slice(at));
+}
+
+it.each(Object.keys(REQUESTS) as ProtocolId[])('%s client closing at its end marker: a success, not client_gone', async (protocol) => {
+  h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'chatcmpl-e', model: 'gpt-4.1-mini', text: 'whole answer' }, { includeUsage: true, textPieces: 2 }), lingerMs: 400 });
+  const { path, body } = REQUESTS[protocol];
+  const { status, requestId } = await new Promise<{ status: number | undefined; requestId: string }>((resolve, reject) => {
+    const req = request(`${h.url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+      let received = Buffer.alloc(0);
+      res.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        if (!endMarkerIn(protocol, received)) return;
+        req.destroy(); // closes the connection, before the upstream has ended its body
+        resolve({ status: res.statusCode, requestId: String(res.headers['x-request-id']) });
+      });
+      res.on('end', () => reject(new Error(`the stream ended without its end marker: ${received.toString('utf8')}`)));
+    });
+    req.on('error', () => {});
+    req.end(JSON.stringify(body));
+  });
+  expect(status).toBe(200);
+  const record = await records.forRequest(requestId, 5000);
+  await vi.waitFor(() => expect(h.upstream.requests[0]?.abandoned).toBe(true), { timeout: 2000 });
+  expect(record).toMatchObject({ status: 200, clientGone: false });
+  expect(record.attempts.map((a) => a.outcome)).toEqual(['success']);
+  expect(record.usage).toMatchObject({ outputTokens: expect.any(Number) });
+});
