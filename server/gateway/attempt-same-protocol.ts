@@ -73,6 +73,11 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   let sawEnd = false;
   /** The protocol's end marker was among the events decoded (the probe's, or the tail's at the end). */
   let sawStop = false;
+  /** After commit the upstream sent its own in-band error, relayed as is: the stream already says so. */
+  let relayedError = false;
+  const noteRelayedError = (events: readonly StreamEvent[]) => {
+    for (const e of events) if (e.type === 'error') relayedError = true;
+  };
   const noteUsage = (events: readonly StreamEvent[]) => {
     for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
     for (const e of events) if (e.type === 'message_stop') sawStop = true;
@@ -86,11 +91,13 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     await res.finish(summary());
     return { status: 'committed', outcome: 'lane_fault' };
   };
-  /** The stream's last events, its end included; notes their usage. */
+  /** The stream's last events, its end included; notes their usage, and an error the client was sent. */
   const readEnding = (): StreamEvent[] => {
     // The probe saw everything up to commit; the tail, when used, everything after it.
     const fromTail = tail !== undefined && tailUsed && !sawEnd;
-    const ending = tail !== undefined && tailUsed ? (sawEnd ? [] : tail.readEnd(ingress.codec.createStreamDecoder())) : probe.end();
+    const read = tail !== undefined && tailUsed ? (sawEnd ? undefined : tail.readEnd(ingress.codec.createStreamDecoder())) : undefined;
+    if (read !== undefined) noteRelayedError(read.relayed);
+    const ending = read === undefined ? (tail !== undefined && tailUsed ? [] : probe.end()) : [...read.relayed, ...read.end];
     const probed: Usage | null = usage;
     noteUsage(ending);
     // The tail's fresh decoder never saw the stream's start (Anthropic reports input tokens only
@@ -112,7 +119,9 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
           continue;
         }
         if (committed) {
-          noteUsage(probe.push(bytes));
+          const events = probe.push(bytes);
+          noteUsage(events);
+          noteRelayedError(events);
           sent += bytes.length;
           await res.write(bytes);
           continue;
@@ -132,6 +141,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
             return { status: 'failed', error, outcome: outcomeOf(error) };
           }
           if (verdict.kind !== 'content') continue;
+          noteRelayedError(events); // one read of a framed stream may hold content and an error after it
           committed = true;
           attempt.onCommit();
           res.commit(status, headers);
@@ -178,6 +188,10 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     const all = Buffer.concat(held);
     sent += all.length;
     await res.write(all);
+  } else if (relayedError) {
+    // The upstream's own error event reached the client: a lane fault, with nothing to add.
+    await res.finish(summary());
+    return { status: 'committed', outcome: 'lane_fault' };
   } else if (endError !== undefined) {
     // The upstream closed cleanly but without its terminator: say so in the client's protocol.
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(endError));

@@ -130,7 +130,7 @@ async function serve(reply: ScriptedReply, req: IncomingMessage, res: ServerResp
   const toWrite = cutAfter === undefined ? reply.events : reply.events.slice(0, Math.max(0, cutAfter));
   for (const [index, event] of toWrite.entries()) {
     if (index > 0 && reply.delayMs) await sleep(reply.delayMs, undefined, { signal: closing });
-    if (index > 0 && index === reply.pauseAfter && reply.pauseMs) await sleep(reply.pauseMs, undefined, { signal: closing });
+    if (index === reply.pauseAfter && reply.pauseMs) await sleep(reply.pauseMs, undefined, { signal: closing }); // 0: before the first
     if (res.destroyed) return;
     await flushed(res, event);
   }
