@@ -138,3 +138,23 @@ describe.each(PROTOCOL_IDS)('a %s lane', (p) => {
     });
   });
 });
+
+describe('in-band failures in another shape', () => {
+  it('Responses `response.failed` before content fails over, for a Responses and an OpenAI client', async () => {
+    const failed = [
+      'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_f","object":"response","created_at":1,"status":"in_progress","model":"responses-a-up","output":[]}}\n\n',
+      'event: response.failed\ndata: {"type":"response.failed","sequence_number":1,"response":{"id":"resp_f","object":"response","created_at":1,"status":"failed","model":"responses-a-up","output":[],"error":{"code":"server_error","message":"The model failed to generate a response."}}}\n\n',
+    ];
+    for (const [index, client] of [[9, 'same'], [9, 'translated']] as const) {
+      h.upstream.reset();
+      const backup = wireStream('responses', BACKUP_TEXT, 'responses-b-up');
+      h.upstream.enqueue({ headers: streamHeaders('responses'), events: failed }, { headers: streamHeaders('responses'), events: [...backup.beforeContent, ...backup.fromContent] });
+      const pool = poolName('responses', index, client);
+      const before = laneA(pool, 'responses').counters.laneFaults;
+      expect(await sdks[clientProtocol('responses', client)](pool, true)).toBe(BACKUP_TEXT);
+      expect(triedLanes()).toEqual(['a', 'b']);
+      expect(laneA(pool, 'responses').counters.laneFaults - before).toBe(1);
+    }
+  });
+
+});
