@@ -6,6 +6,7 @@ import { describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { credentialBytes, maskCredentialBytes, redactedStreamError } from './upstream-error.ts';
+import { OpenAIUsageStrip } from '../framing/openai-usage-strip.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -13,13 +14,18 @@ import { forwardedClientHeaders, relayedHeaders } from './relayed-headers.ts';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
+export interface SameProtocolOptions {
+  /** The gateway asked the upstream for stream usage the client did not ask for: take it out again. */
+  readonly stripUsage?: boolean;
+}
+
 /**
  * Same protocol in and out: the client's bytes go upstream with only `model` rewritten, and the
  * upstream's bytes come back untouched. Before commit the answer is judged, so a failing lane
  * can still be swapped for another: a whole non-stream body is read first; a stream is read
  * (and decoded on the side, to see its events) until its first content-bearing event.
  */
-export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean): Promise<AttemptResult> {
+export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean, options: SameProtocolOptions = {}): Promise<AttemptResult> {
   const { ingress, meter } = exchange;
   const { lane } = attempt;
   try {
@@ -37,7 +43,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
     const headers: Record<string, string> = { ...relayedHeaders(upstream.headers), 'x-gateway-lane': lane.name };
     if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readBounded(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
-    return await relayStream(exchange, attempt, upstream.body, upstream.status, headers);
+    return await relayStream(exchange, attempt, upstream.body, upstream.status, headers, options.stripUsage === true ? new OpenAIUsageStrip() : undefined);
   } catch (error) {
     return thrownFailure(error, exchange, attempt);
   }
@@ -56,7 +62,7 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
  * The decoder keeps reading after commit: it is what notices a stream that ends without its
  * terminator (which the relayed bytes alone would pass off as a clean end), and what reads usage.
  */
-async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
+async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>, strip: OpenAIUsageStrip | undefined): Promise<AttemptResult> {
   const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
   const operatorKey = credentialBytes(attempt.lane.provider);
@@ -85,7 +91,18 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
     if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
+  /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
+  const send = async (bytes: Buffer) => {
+    const out = strip === undefined ? bytes : strip.push(bytes);
+    sent += out.length;
+    await res.write(out);
+  };
+  /** The end of what is relayed: a stripped stream's unfinished last event goes out as it came. */
+  const flush = async () => {
+    if (strip !== undefined) await send(strip.end());
+  };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
+    await flush();
     // For SSE, a blank line first terminates any event the upstream left half-written.
     await res.write(typeof event === 'string' ? `\n\n${event}` : event);
     await res.finish(summary());
@@ -114,16 +131,14 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
         if (committed && tail !== undefined) {
           tail.push(bytes);
           tailUsed = true;
-          sent += bytes.length;
-          await res.write(bytes);
+          await send(bytes);
           continue;
         }
         if (committed) {
           const events = probe.push(bytes);
           noteUsage(events);
           noteRelayedError(events);
-          sent += bytes.length;
-          await res.write(bytes);
+          await send(bytes);
           continue;
         }
         // Before commit, an SSE read is decoded one event at a time, and only up to the first
@@ -153,9 +168,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
             tail?.push(rest);
             tailUsed = true;
           }
-          const out = rest === undefined ? first : Buffer.concat([first, rest]);
-          sent += out.length;
-          await res.write(out);
+          await send(rest === undefined ? first : Buffer.concat([first, rest]));
           break;
         }
       } finally {
@@ -170,6 +183,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
       // A client that closes once the end marker is relayed (openai-python after [DONE]) has its answer.
       const ending = readEnding();
       if (!sawStop || ending.some((e) => e.type === 'error') || res.dropped) return { status: 'client_gone' };
+      await flush();
       await res.finish(summary());
       return { status: 'committed', outcome: 'success' };
     }
@@ -185,17 +199,17 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     if (endError !== undefined) return { status: 'failed', error: endError.error, outcome: 'lane_fault' };
     attempt.onCommit();
     res.commit(status, headers);
-    const all = Buffer.concat(held);
-    sent += all.length;
-    await res.write(all);
+    await send(Buffer.concat(held));
   } else if (relayedError) {
     // The upstream's own error event reached the client: a lane fault, with nothing to add.
+    await flush();
     await res.finish(summary());
     return { status: 'committed', outcome: 'lane_fault' };
   } else if (endError !== undefined) {
     // The upstream closed cleanly but without its terminator: say so in the client's protocol.
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(endError));
   }
+  await flush();
   await res.finish(summary());
   return { status: 'committed', outcome: 'success' };
 }

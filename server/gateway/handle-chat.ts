@@ -6,6 +6,7 @@ import { runWithFailover } from './failover.ts';
 import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
+import { sameProtocolRequest, type SameProtocolRequest } from './stream-usage.ts';
 
 /**
  * One chat request, top to bottom (DESIGN.md, "The request pipeline"). Every failure reaches the
@@ -38,6 +39,8 @@ async function answer(exchange: Exchange): Promise<void> {
     // governance needs the output-token limit).
     let request: ChatRequest | undefined;
     const decoded = () => (request ??= ingress.codec.decodeRequest(json, exchange.origin));
+    let same: SameProtocolRequest | undefined;
+    const sameProtocol = () => (same ??= sameProtocolRequest(exchange, body, stream));
     if (exchange.content !== undefined) capturePrompt(exchange, decoded);
 
     const admitted = gateway.config.governance && gateway.governance !== undefined
@@ -48,7 +51,7 @@ async function answer(exchange: Exchange): Promise<void> {
       await runWithFailover(exchange, router, (lane) => {
         if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: lane.name, provider: lane.provider.name, stream }, 'attempt');
         return lane.provider.protocol === ingress.codec.id
-          ? (attempt) => attemptSameProtocol(exchange, attempt, body, stream)
+          ? (attempt) => attemptSameProtocol(exchange, attempt, sameProtocol().body, stream, { stripUsage: sameProtocol().stripUsage })
           : translatedAttempt(exchange, lane, decoded()); // throws when this lane cannot express the request
       });
     } finally {
