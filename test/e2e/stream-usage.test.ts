@@ -80,3 +80,25 @@ describe('the client asked for usage', () => {
     expect(chunks.at(-1)?.usage).toMatchObject({ prompt_tokens: 1100, completion_tokens: 500 });
   });
 });
+
+describe('under governance', () => {
+  let g: Harness;
+  beforeAll(async () => {
+    g = await startHarness({ extraModelsYaml: `  priced: { provider: openai, model: priced-upstream, price: { input: ${PRICE.input}, output: ${PRICE.output} } }\n`, extraYaml: 'db_path: ./gateway.db\ngovernance: on\n' });
+  });
+  afterAll(() => g.close());
+
+  it('a stream whose client did not ask for usage is settled on the real usage, not an estimate', async () => {
+    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'usage', budget_cents: 1000 }) });
+    const key = (await created.json()) as { id: string; secret: string };
+    g.upstream.enqueue({ events: upstreamStream(true) });
+    const sdk = new OpenAI({ apiKey: key.secret, baseURL: `${g.url}/v1`, maxRetries: 0 });
+    let text = '';
+    for await (const chunk of await sdk.chat.completions.create({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }] })) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('counted for real');
+    expect((g.lastRequest().json as { stream_options?: unknown }).stream_options).toEqual({ include_usage: true });
+    const lane = g.gateway.routing.router('priced')!.members[0]!.lane;
+    const real = costMicrocents({ inputTokens: 1100, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, lane.price!);
+    expect(g.gateway.governance!.listKeys().find((k) => k.id === key.id)!.spentMicrocents).toBe(real);
+  });
+});
