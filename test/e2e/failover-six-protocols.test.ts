@@ -66,7 +66,7 @@ let h: Harness;
 let sdks: Record<ProtocolId, SdkCall>;
 const clock = new FakeClock();
 const records = new RecordCollector();
-/** x-gateway-lane of the gateway's last answer, seen by the SDKs that use fetch (all but Bedrock's). */
+/** x-gateway-lane of the gateway's last answer: the fetch-based SDKs through a wrapped fetch, Bedrock's through its middleware. */
 let lastLaneHeader: string | null | undefined;
 const realFetch = globalThis.fetch;
 
@@ -82,12 +82,13 @@ beforeAll(async () => {
     breakerYaml: `breaker: { consecutive_failures: 3, open_ms: 10000, jitter: 0, rate_limit_cooldown_ms: ${RATE_LIMIT_COOLDOWN_MS} }\n`,
     extraYaml: `pools:\n${pools}`,
   });
-  sdks = sdkClients(h.url);
+  // Wrapped before the SDKs are made: some keep the fetch they find at construction.
   globalThis.fetch = async (input, init) => {
     const res = await realFetch(input, init);
     if (String(input instanceof Request ? input.url : input).startsWith(h.url)) lastLaneHeader = res.headers.get('x-gateway-lane');
     return res;
   };
+  sdks = sdkClients(h.url, { onBedrockHeaders: (headers) => (lastLaneHeader = headers['x-gateway-lane'] ?? null) });
 }, 60_000);
 afterAll(async () => {
   globalThis.fetch = realFetch;
@@ -118,14 +119,14 @@ describe.each(PROTOCOL_IDS)('a %s lane', (p) => {
         expect(outcome).toEqual({ text: BACKUP_TEXT }); // one clean answer, from the next lane
         expect(triedLanes()).toEqual(['a', 'b']);
         expect(record?.lane).toBe(`${p}-b`);
-        if (lastLaneHeader !== undefined) expect(lastLaneHeader).toBe(`${p}-b`);
+        expect(lastLaneHeader).toBe(`${p}-b`);
       } else {
         // The protocol's error after commit: the SDK raises, or the answer is visibly cut short.
         if ('text' in outcome) expect(outcome.text).not.toBe(PRIMARY_TEXT);
         if ('text' in outcome) expect(PRIMARY_TEXT.startsWith(outcome.text) && outcome.text !== '').toBe(true);
         expect(triedLanes()).toEqual(['a']);
         expect(record?.lane).toBe(`${p}-a`);
-        if (lastLaneHeader !== undefined) expect(lastLaneHeader).toBe(`${p}-a`);
+        expect(lastLaneHeader).toBe(`${p}-a`);
       }
 
       const effect: Effect = p === 'cohere' && scenario.name === 'in-band throttling before content' ? laneFault : scenario.effect;
@@ -156,5 +157,4 @@ describe('in-band failures in another shape', () => {
       expect(laneA(pool, 'responses').counters.laneFaults - before).toBe(1);
     }
   });
-
 });
