@@ -2,7 +2,8 @@
 // marker has arrived (what openai-python does after `[DONE]`) has its whole answer: the request is
 // recorded as a success, not `client_gone`. Each client reads the gateway's real stream and closes
 // at the marker: `[DONE]`, `response.completed`, `message_stop`, Gemini's chunk with
-// `finishReason`, Bedrock's `metadata` frame, Cohere's `message-end`.
+// `finishReason`, Bedrock's `metadata` frame, Cohere's `message-end`; through a lane of its own
+// protocol (the relayed bytes) and through an OpenAI lane (translated).
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { openaiChatStreamEvents } from '../../server/demo/openai-replies.ts';
@@ -10,12 +11,16 @@ import { decodeFrame } from '../../server/framing/eventstream-frame.ts';
 import { EventStreamSplitter } from '../../server/framing/eventstream-splitter.ts';
 import type { ProtocolId } from '../../server/ir/index.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { wireStream } from '../support/protocol-wire.ts';
 import { RecordCollector } from '../support/record-collector.ts';
 
 let h: Harness;
 const records = new RecordCollector();
+const PROVIDER: Record<ProtocolId, string> = { openai: 'openai', responses: 'openai-responses', anthropic: 'anthropic', gemini: 'gemini', bedrock: 'bedrock', cohere: 'cohere' };
 beforeAll(async () => {
-  h = await startHarness({ observers: [records] });
+  // `same-<protocol>`: a lane speaking the client's own protocol (the same-protocol relay).
+  const same = (Object.keys(PROVIDER) as ProtocolId[]).map((p) => `  same-${p}: { provider: ${PROVIDER[p]}, model: same-${p}-up }\n`).join('');
+  h = await startHarness({ observers: [records], sixProtocols: true, extraModelsYaml: same });
 });
 afterAll(() => h.close());
 beforeEach(() => {
@@ -46,9 +51,19 @@ function endMarkerIn(protocol: ProtocolId, received: Buffer): boolean {
   return at !== -1 && /\r?\n\r?\n/.test(text.slice(at));
 }
 
-it.each(Object.keys(REQUESTS) as ProtocolId[])('%s client closing at its end marker: a success, not client_gone', async (protocol) => {
-  h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'chatcmpl-e', model: 'gpt-4.1-mini', text: 'whole answer' }, { includeUsage: true, textPieces: 2 }), lingerMs: 400 });
-  const { path, body } = REQUESTS[protocol];
+const CASES = (Object.keys(REQUESTS) as ProtocolId[]).flatMap((p) => [[p, 'translated (OpenAI lane)'], [p, 'same protocol']] as const);
+
+it.each(CASES)('%s client, %s, closing at its end marker: a success, not client_gone', async (protocol, path_) => {
+  const sameProtocol = path_ === 'same protocol';
+  if (sameProtocol) {
+    const s = wireStream(protocol, 'whole answer', `same-${protocol}-up`);
+    h.upstream.enqueue({ headers: s.headers, events: [...s.beforeContent, ...s.fromContent], lingerMs: 400 });
+  } else {
+    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'chatcmpl-e', model: 'gpt-4.1-mini', text: 'whole answer' }, { includeUsage: true, textPieces: 2 }), lingerMs: 400 });
+  }
+  const model = sameProtocol ? `same-${protocol}` : 'gpt';
+  const path = REQUESTS[protocol].path.replace('gpt', model);
+  const body = JSON.parse(JSON.stringify(REQUESTS[protocol].body).replace('"gpt"', JSON.stringify(model))) as unknown;
   const { status, requestId } = await new Promise<{ status: number | undefined; requestId: string }>((resolve, reject) => {
     const req = request(`${h.url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
       let received = Buffer.alloc(0);
@@ -66,7 +81,7 @@ it.each(Object.keys(REQUESTS) as ProtocolId[])('%s client closing at its end mar
   expect(status).toBe(200);
   const record = await records.forRequest(requestId, 5000);
   await vi.waitFor(() => expect(h.upstream.requests[0]?.abandoned).toBe(true), { timeout: 2000 });
-  expect(record).toMatchObject({ status: 200, clientGone: false });
+  expect(record).toMatchObject({ status: 200, clientGone: false, lane: model });
   expect(record.attempts.map((a) => a.outcome)).toEqual(['success']);
   expect(record.usage).toMatchObject({ outputTokens: expect.any(Number) });
 });
