@@ -3,6 +3,7 @@ const NULL_USAGE_AFTER = Buffer.from(',"usage":null');
 const NULL_USAGE_BEFORE = Buffer.from('"usage":null,');
 const EMPTY_CHOICES = Buffer.from('"choices":[]');
 const USAGE_OBJECT = Buffer.from('"usage":{');
+const USAGE_KEY = Buffer.from('"usage"');
 
 /**
  * Gives an OpenAI chat stream back the shape it has without `stream_options.include_usage`, when
@@ -35,9 +36,9 @@ export class OpenAIUsageStrip {
   }
 }
 
-/** Whole events: most reads have no `"usage"` at all and are returned as they are. */
+/** Whole events: most reads have no `"usage"` at all and are returned as they are. One copy per read. */
 function strip(events: Buffer): Buffer {
-  if (events.indexOf('"usage"') === -1) return events;
+  if (events.indexOf(USAGE_KEY) === -1) return events;
   const out: Buffer[] = [];
   let start = 0;
   while (start < events.length) {
@@ -46,15 +47,22 @@ function strip(events: Buffer): Buffer {
     const event = events.subarray(start, end);
     start = end;
     if (event.indexOf(EMPTY_CHOICES) !== -1 && event.indexOf(USAGE_OBJECT) !== -1) continue; // the usage-only chunk
-    out.push(withoutNullUsage(event));
+    pushWithoutNullUsage(event, out);
   }
   return Buffer.concat(out);
 }
 
-function withoutNullUsage(event: Buffer): Buffer {
+/** The event's pieces around its `"usage":null` member, if it has one. */
+function pushWithoutNullUsage(event: Buffer, out: Buffer[]): void {
   let at = event.indexOf(NULL_USAGE_AFTER);
-  if (at !== -1) return Buffer.concat([event.subarray(0, at), event.subarray(at + NULL_USAGE_AFTER.length)]);
-  at = event.indexOf(NULL_USAGE_BEFORE);
-  if (at !== -1) return Buffer.concat([event.subarray(0, at), event.subarray(at + NULL_USAGE_BEFORE.length)]);
-  return event;
+  let length = NULL_USAGE_AFTER.length;
+  if (at === -1) {
+    at = event.indexOf(NULL_USAGE_BEFORE);
+    length = NULL_USAGE_BEFORE.length;
+  }
+  if (at === -1) {
+    out.push(event);
+    return;
+  }
+  out.push(event.subarray(0, at), event.subarray(at + length));
 }
