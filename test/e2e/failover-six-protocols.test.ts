@@ -15,7 +15,7 @@ import { streamHeaders, wireErrorStream, wireHttpError, wireMalformed, wireStrea
 import { RecordCollector } from '../support/record-collector.ts';
 import { FakeClock } from '../routing/fake-clock.ts';
 
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 500; // first_byte_ms and idle_ms of every lane: short, with room for a loaded machine
 const RATE_LIMIT_COOLDOWN_MS = 15_000;
 const BACKUP_TEXT = 'from the backup lane';
 const PRIMARY_TEXT = 'primary lane answer';
