@@ -5,9 +5,10 @@
 // `finishReason`, Bedrock's `metadata` frame, Cohere's `message-end`; through a lane of its own
 // protocol (the relayed bytes) and through an OpenAI lane (translated).
 import { request } from 'node:http';
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openaiChatStreamEvents } from '../../server/demo/openai-replies.ts';
 import { decodeFrame } from '../../server/framing/eventstream-frame.ts';
+import { costMicrocents } from '../../server/governance/cost.ts';
 import { EventStreamSplitter } from '../../server/framing/eventstream-splitter.ts';
 import type { ProtocolId } from '../../server/ir/index.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
@@ -84,4 +85,36 @@ it.each(CASES)('%s client, %s, closing at its end marker: a success, not client_
   expect(record).toMatchObject({ status: 200, clientGone: false, lane: model });
   expect(record.attempts.map((a) => a.outcome)).toEqual(['success']);
   expect(record.usage).toMatchObject({ outputTokens: expect.any(Number) });
+});
+
+describe('under governance', () => {
+  let g: Harness;
+  beforeAll(async () => {
+    g = await startHarness({ extraModelsYaml: '  priced: { provider: openai, model: priced-upstream, price: { input: 2, output: 8 } }\n', extraYaml: 'db_path: ./gateway.db\ngovernance: on\n' });
+  });
+  afterAll(() => g.close());
+
+  it('a stream the client closed right after [DONE] is settled on its usage, not refunded', async () => {
+    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'closer', budget_cents: 1000 }) });
+    const key = (await created.json()) as { id: string; secret: string };
+    g.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'chatcmpl-g', model: 'priced-upstream', text: 'paid for', usage: { prompt_tokens: 1000, completion_tokens: 100 } }, { includeUsage: true }), lingerMs: 400 });
+    await new Promise<void>((resolve, reject) => {
+      const req = request(`${g.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${key.secret}` } }, (res) => {
+        let received = Buffer.alloc(0);
+        res.on('data', (chunk: Buffer) => {
+          received = Buffer.concat([received, chunk]);
+          if (!endMarkerIn('openai', received)) return;
+          req.destroy();
+          resolve();
+        });
+        res.on('end', () => reject(new Error(`no [DONE]: ${received.toString('utf8')}`)));
+      });
+      req.on('error', () => {});
+      req.end(JSON.stringify({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+    });
+    await vi.waitFor(() => expect(g.upstream.requests[0]?.abandoned).toBe(true), { timeout: 2000 });
+    const lane = g.gateway.routing.router('priced')!.members[0]!.lane;
+    const real = costMicrocents({ inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, lane.price!);
+    await vi.waitFor(() => expect(g.gateway.governance!.listKeys().find((k) => k.id === key.id)!.spentMicrocents).toBe(real), { timeout: 2000 });
+  });
 });
