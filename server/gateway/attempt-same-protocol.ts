@@ -8,6 +8,7 @@ import { describeBodyError, describeNetworkError, sendUpstream } from '../upstre
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { redactedStreamError } from './upstream-error.ts';
+import { OpenAIUsageStrip } from '../framing/openai-usage-strip.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -15,13 +16,20 @@ import { forwardedClientHeaders, relayedHeaders } from './relayed-headers.ts';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
+export interface SameProtocolOptions {
+  /** The gateway asked the upstream for stream usage the client did not ask for: take it out again. */
+  readonly stripUsage?: boolean;
+  /** Under a budget, when the client set no output limit: send the lane's, which the reservation assumed. */
+  readonly capOutput?: boolean;
+}
+
 /**
  * Same protocol in and out: the client's bytes go upstream with only `model` rewritten, and the
  * upstream's bytes come back untouched. Before commit the answer is judged, so a failing lane
  * can still be swapped for another: a whole non-stream body is read first; a stream is read
  * (and decoded on the side, to see its events) until its first content-bearing event.
  */
-export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean, capOutput = false): Promise<AttemptResult> {
+export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean, options: SameProtocolOptions = {}): Promise<AttemptResult> {
   const { ingress, meter } = exchange;
   const { lane } = attempt;
   try {
@@ -29,7 +37,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
-      body: upstreamBody(body, lane, ingress.codec, capOutput),
+      body: upstreamBody(body, lane, ingress.codec, options.capOutput === true),
       forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
       stream,
       signal: attempt.signal,
@@ -40,7 +48,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
     const headers: Record<string, string> = { ...relayedHeaders(upstream.headers), 'x-gateway-lane': lane.name };
     if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readBounded(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
-    return await relayStream(exchange, attempt, upstream.body, upstream.status, headers);
+    return await relayStream(exchange, attempt, upstream.body, upstream.status, headers, options.stripUsage === true ? new OpenAIUsageStrip() : undefined);
   } catch (error) {
     return thrownFailure(error, exchange, attempt);
   }
@@ -66,7 +74,7 @@ function upstreamBody(body: Buffer, lane: ModelRoute, codec: ProtocolCodec, capO
  * The decoder keeps reading after commit: it is what notices a stream that ends without its
  * terminator (which the relayed bytes alone would pass off as a clean end), and what reads usage.
  */
-async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>): Promise<AttemptResult> {
+async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>, strip: OpenAIUsageStrip | undefined): Promise<AttemptResult> {
   const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
   // Without governance (or content capture) nothing needs every event, so after commit only the
@@ -80,17 +88,50 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   const summary = () => ({ lane: attempt.lane, usage, answerBytes: sent });
   /** The terminator (or an error) was decoded before commit: the stream's end is already known. */
   let sawEnd = false;
+  /** The protocol's end marker was among the events decoded (the probe's, or the tail's at the end). */
+  let sawStop = false;
+  /** After commit the upstream sent its own in-band error, relayed as is: the stream already says so. */
+  let relayedError = false;
+  const noteRelayedError = (events: readonly StreamEvent[]) => {
+    for (const e of events) if (e.type === 'error') relayedError = true;
+  };
   const noteUsage = (events: readonly StreamEvent[]) => {
     for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
+    for (const e of events) if (e.type === 'message_stop') sawStop = true;
     for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
     if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
+  /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
+  const send = async (bytes: Buffer) => {
+    const out = strip === undefined ? bytes : strip.push(bytes);
+    sent += out.length;
+    await res.write(out);
+  };
+  /** The end of what is relayed: a stripped stream's unfinished last event goes out as it came. */
+  const flush = async () => {
+    if (strip !== undefined) await send(strip.end());
+  };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
+    await flush();
     // For SSE, a blank line first terminates any event the upstream left half-written.
     await res.write(typeof event === 'string' ? `\n\n${event}` : event);
     await res.finish(summary());
     return { status: 'committed', outcome: 'lane_fault' };
+  };
+  /** The stream's last events, its end included; notes their usage, and an error the client was sent. */
+  const readEnding = (): StreamEvent[] => {
+    // The probe saw everything up to commit; the tail, when used, everything after it.
+    const fromTail = tail !== undefined && tailUsed && !sawEnd;
+    const read = tail !== undefined && tailUsed ? (sawEnd ? undefined : tail.readEnd(ingress.codec.createStreamDecoder())) : undefined;
+    if (read !== undefined) noteRelayedError(read.relayed);
+    const ending = read === undefined ? (tail !== undefined && tailUsed ? [] : probe.end()) : [...read.relayed, ...read.end];
+    const probed: Usage | null = usage;
+    noteUsage(ending);
+    // The tail's fresh decoder never saw the stream's start (Anthropic reports input tokens only
+    // there); counts are cumulative, so the larger of each is the stream's.
+    if (fromTail && probed !== null) usage = largerCounts(probed, usage);
+    return ending;
   };
   meter.waitUpstream();
   try {
@@ -101,14 +142,14 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
         if (committed && tail !== undefined) {
           tail.push(bytes);
           tailUsed = true;
-          sent += bytes.length;
-          await res.write(bytes);
+          await send(bytes);
           continue;
         }
         if (committed) {
-          noteUsage(probe.push(bytes));
-          sent += bytes.length;
-          await res.write(bytes);
+          const events = probe.push(bytes);
+          noteUsage(events);
+          noteRelayedError(events);
+          await send(bytes);
           continue;
         }
         // Before commit, an SSE read is decoded one event at a time, and only up to the first
@@ -126,6 +167,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
             return { status: 'failed', error, outcome: outcomeOf(error) };
           }
           if (verdict.kind !== 'content') continue;
+          noteRelayedError(events); // one read of a framed stream may hold content and an error after it
           committed = true;
           attempt.onCommit();
           res.commit(status, headers);
@@ -137,9 +179,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
             tail?.push(rest);
             tailUsed = true;
           }
-          const out = rest === undefined ? first : Buffer.concat([first, rest]);
-          sent += out.length;
-          await res.write(out);
+          await send(rest === undefined ? first : Buffer.concat([first, rest]));
           break;
         }
       } finally {
@@ -151,20 +191,20 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!committed) throw error;
     if (exchange.signal.aborted) {
-      await res.abandon(summary()); // what the client was sent (and any usage seen) is charged
-      return { status: 'client_gone' };
+      // A client that closes once the end marker is relayed (openai-python after [DONE]) has its answer.
+      const ending = readEnding();
+      if (!sawStop || ending.some((e) => e.type === 'error') || res.dropped) {
+        await res.abandon(summary()); // what the client was sent (and any usage seen) is charged
+        return { status: 'client_gone' };
+      }
+      await flush();
+      await res.finish(summary());
+      return { status: 'committed', outcome: 'success' };
     }
     const failure = describeBodyError(error, attempt.lane.provider.name, 'stream');
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode({ type: 'error', error: failure }));
   }
-  // The probe saw everything up to commit; the tail, when used, everything after it.
-  const fromTail = tail !== undefined && tailUsed && !sawEnd;
-  const ending = tail !== undefined && tailUsed ? (sawEnd ? [] : tail.readEnd(ingress.codec.createStreamDecoder())) : probe.end();
-  const probed: Usage | null = usage;
-  noteUsage(ending);
-  // The tail's fresh decoder never saw the stream's start (Anthropic reports input tokens only
-  // there); counts are cumulative, so the larger of each is the stream's.
-  if (fromTail && probed !== null) usage = largerCounts(probed, usage);
+  const ending = readEnding();
   // The end read may repeat content events (the tail's last few): any error among them decides.
   const decodedEndError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
   const endError = decodedEndError === undefined ? undefined : { type: 'error' as const, error: redactedStreamError(attempt.lane.provider, decodedEndError.error) };
@@ -173,13 +213,17 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     if (endError !== undefined) return { status: 'failed', error: endError.error, outcome: 'lane_fault' };
     attempt.onCommit();
     res.commit(status, headers);
-    const all = Buffer.concat(held);
-    sent += all.length;
-    await res.write(all);
+    await send(Buffer.concat(held));
+  } else if (relayedError) {
+    // The upstream's own error event reached the client: a lane fault, with nothing to add.
+    await flush();
+    await res.finish(summary());
+    return { status: 'committed', outcome: 'lane_fault' };
   } else if (endError !== undefined) {
     // The upstream closed cleanly but without its terminator: say so in the client's protocol.
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(endError));
   }
+  await flush();
   await res.finish(summary());
   return { status: 'committed', outcome: 'success' };
 }

@@ -6,7 +6,9 @@ import { outcomeOf } from '../routing/outcome.ts';
 import { describeBodyError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
+import type { ModelRoute } from '../config/runtime-config.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
+import type { LaneRun } from './failover.ts';
 import { checkUnmapped } from './check-unmapped.ts';
 import { warningsHeader } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -21,21 +23,31 @@ const MAX_UPSTREAM_RESPONSE_BYTES = 64 * 1024 * 1024;
 /**
  * Across protocols: the IR (decoded once per request) is encoded for this lane, and the answer is
  * decoded and encoded back for the client. Encoders are pure, so every attempt starts from the
- * same IR. Nothing reaches the client before the first content-bearing event.
+ * same IR. Nothing reaches the client before the first content-bearing event. The encoding
+ * happens here, before the lane is asked for anything: a field the lane's protocol cannot
+ * express throws its 400, and failover tries a lane that can.
  */
-export async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest): Promise<AttemptResult> {
-  const { lane } = attempt;
+export function translatedAttempt(exchange: Exchange, lane: ModelRoute, request: ChatRequest): LaneRun {
   const laneCodec = codecFor(lane.provider.protocol);
   if (laneCodec === undefined) throw new Error(`no codec for ${lane.provider.protocol}`); // config load prevents this
+  const warnings = checkUnmapped(request, laneCodec.id);
+  const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+  warnings.push(...encoded.warnings);
+  const body = JSON.stringify(encoded.body);
+  return (attempt) => attemptTranslated(exchange, attempt, request, { laneCodec, body, warnings });
+}
+
+async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest, encoded: { laneCodec: EgressCodec; body: string; warnings: TranslationWarning[] }): Promise<AttemptResult> {
+  const { lane } = attempt;
+  const { laneCodec } = encoded;
+  // Per attempt: an answer's own warnings join the request's, and a retry starts from these again.
+  const warnings = [...encoded.warnings];
   try {
-    const warnings = checkUnmapped(request, laneCodec.id);
-    const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
-    warnings.push(...encoded.warnings);
     attempt.onSend();
     const upstream = await exchange.meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
       path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
-      body: JSON.stringify(encoded.body),
+      body: encoded.body,
       stream: request.stream,
       signal: attempt.signal,
       headersTimeoutMs: lane.timeouts.firstByteMs,
@@ -99,6 +111,8 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const textMasker = new StreamTextMasker(credentialMaskFor(attempt.lane.provider)); // a key cut across text deltas
   const batch = new WireBatch();
   let outcome: 'success' | 'lane_fault' = 'success';
+  /** The client protocol's end marker has been written. */
+  let stopped = false;
   let usage: Usage | null = null;
   let sent = 0;
 
@@ -123,10 +137,14 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
         if (!isContentEvent(event) && event.type !== 'message_stop') continue;
         attempt.onCommit();
         res.commit(200, { ...exchange.ingress.streamHeaders(exchange.origin), ...answerHeaders(hop) });
-        for (const e of held.splice(0)) batch.add(encoder.encode(e));
+        for (const e of held.splice(0)) {
+          batch.add(encoder.encode(e));
+          if (e.type === 'message_stop') stopped = true;
+        }
         continue;
       }
       batch.add(encoder.encode(event));
+      if (event.type === 'message_stop') stopped = true;
       if (event.type === 'error') {
         outcome = 'lane_fault';
         state = 'closed';
@@ -158,8 +176,14 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
     if (!res.isCommitted) throw error; // judged by attemptTranslated: timer, network or codec
     if (exchange.signal.aborted) {
-      await res.abandon({ lane: attempt.lane, usage, answerBytes: sent }); // what the client was sent (and any usage seen) is charged
-      return { status: 'client_gone' };
+      // A client that closes once the end marker is written (openai-python after [DONE]) has its answer.
+      if (!stopped || outcome !== 'success' || res.dropped) {
+        await res.abandon({ lane: attempt.lane, usage, answerBytes: sent }); // what the client was sent (and any usage seen) is charged
+        return { status: 'client_gone' };
+      }
+      logWarnings(exchange, [...hop.warnings, ...encoder.warnings]);
+      await res.finish({ lane: attempt.lane, usage, answerBytes: sent });
+      return { status: 'committed', outcome: 'success' };
     }
     await res.write(encoder.encode({ type: 'error', error: describeBodyError(error, attempt.lane.provider.name, 'stream') }));
     outcome = 'lane_fault';

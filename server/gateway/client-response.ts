@@ -40,6 +40,8 @@ export class ClientResponse {
   committedAt: number | undefined;
   /** Time spent waiting for the client's socket to drain (backpressure): neither upstream nor gateway time. */
   clientWaitMs = 0;
+  /** Something was to be written after the client had gone: it did not receive the whole answer. */
+  dropped = false;
   /** What the answer used, once it is finished or sent. */
   answer: AnswerSummary | undefined;
   /** Runs before a committed answer ends (spend settlement), so it is recorded before the client sees the end. */
@@ -121,7 +123,11 @@ export class ClientResponse {
 
   /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */
   async write(data: string | Uint8Array): Promise<void> {
-    if (data.length === 0 || this.isClosed) return;
+    if (data.length === 0) return;
+    if (this.isClosed) {
+      this.dropped = true;
+      return;
+    }
     const mask = this.maskedStream();
     const chunk = mask === undefined ? data : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     if (chunk.length === 0) return;

@@ -4,30 +4,55 @@ import { allowsFailover } from '../routing/outcome.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AttemptContext, AttemptResult, RelayedError } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
+import { laneRefusalOf, type LaneRefusal } from './lane-refusal.ts';
 
-export type Attempt = (attempt: AttemptContext) => Promise<AttemptResult>;
+/** One attempt on one lane, once the request is in that lane's protocol. */
+export type LaneRun = (attempt: AttemptContext) => Promise<AttemptResult>;
+
+/**
+ * Readies the request for a lane (translation, when its protocol differs) and returns the run.
+ * Throws a 400 `GatewayFailure` when the lane cannot express the request: nothing went upstream
+ * and nothing was taken from the lane, so another lane is tried instead.
+ */
+export type Attempt = (lane: ModelRoute) => LaneRun;
 
 /**
  * Tries a pool's lanes in the router's order until one commits (reliability.md §2): one attempt
  * per lane, within the pool's attempt and time budget, skipping lanes whose breaker or cooldown
  * says no and lanes at their concurrency limit. Every attempt's outcome goes to its breaker cell,
  * except a client that left. When nothing commits, the client gets the last failure (or a 503
- * with Retry-After when no lane was available at all).
+ * with Retry-After when no lane was available at all). A lane whose protocol cannot express the
+ * request is skipped before anything is taken from it (its breaker, probe and slot untouched) and
+ * does not count against the attempt budget; its 400 is the answer only when no lane could serve.
  */
 export async function runWithFailover(exchange: Exchange, router: PoolRouter<ModelRoute>, attempt: Attempt): Promise<void> {
   const { gateway, res, meter } = exchange;
   const started = gateway.clock.now();
   const plan = router.plan();
   let last: { error: GatewayError; relay?: RelayedError } | undefined;
+  let refused: LaneRefusal | undefined;
+  /** A lane that could express the request was at capacity or closed when its turn came. */
+  let busy = false;
   let attempts = 0;
 
-  for (const member of plan.order) {
+  // Lanes past the attempt budget stand in only for lanes skipped as unable to express the request.
+  for (const member of plan.spares.length === 0 ? plan.order : [...plan.order, ...plan.spares]) {
+    if (attempts >= router.limits.maxAttempts) break;
     if (attempts > 0 && gateway.clock.now() - started >= router.limits.deadlineMs) break;
+    const run = prepare(exchange, attempt, member.lane);
+    if (typeof run !== 'function') {
+      refused ??= run;
+      continue;
+    }
     const limiter = gateway.routing.limiter(member.lane);
-    if (!limiter.tryAcquire()) continue;
+    if (!limiter.tryAcquire()) {
+      busy = true;
+      continue;
+    }
     const admission = member.cell.admit();
     if (admission.kind === 'unavailable') {
       limiter.release();
+      busy = true;
       continue;
     }
     if (attempts > 0) router.countFailover();
@@ -36,10 +61,10 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     const attemptStart = meter.beginAttempt(member.lane);
     const sent = { value: false };
     try {
-      result = await runAttempt(exchange, member.lane, attempt, sent);
+      result = await runAttempt(exchange, member.lane, run, sent);
     } catch (error) {
-      // Thrown before any upstream verdict (a request that cannot be translated for this lane):
-      // the gateway's own refusal, which never moves lane state, but must not keep the probe.
+      // Thrown before any upstream verdict: the gateway's own failure, which never moves lane
+      // state, but must not keep the probe.
       member.cell.abandon();
       meter.endAttempt(member.lane, 'gateway_local', attemptStart);
       throw error;
@@ -55,6 +80,8 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
       return;
     }
     if (result.status === 'committed') {
+      // Whatever the client does next (openai-python closes at once), its answer was whole.
+      meter.delivered = result.outcome === 'success' && !res.dropped;
       member.cell.record(result.outcome);
       return;
     }
@@ -64,6 +91,11 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     if (!allowsFailover(result.outcome)) break;
   }
 
+  // Nothing was tried and some lane refused: the 400 is the answer when no member of the pool,
+  // available now or not, can express the request; otherwise the lanes that can are busy (503).
+  if (last === undefined && refused !== undefined && !busy && !router.members.some((m) => typeof prepare(exchange, attempt, m.lane, false) === 'function')) {
+    throw new GatewayFailure(refused.error);
+  }
   if (last?.relay !== undefined) {
     meter.error = last.error;
     res.sendBody(last.relay.status, last.relay.headers, last.relay.body);
@@ -72,8 +104,23 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
   throw new GatewayFailure(last?.error ?? noLaneAvailable(router.name, plan.retryAt, gateway.clock.now()));
 }
 
+/**
+ * The lane's run, or its refusal to express the request (noted in the record as a skipped
+ * attempt when `note`). Anything else thrown is not the lane's doing and propagates.
+ */
+function prepare(exchange: Exchange, attempt: Attempt, lane: ModelRoute, note = true): LaneRun | LaneRefusal {
+  try {
+    return attempt(lane);
+  } catch (error) {
+    const refusal = laneRefusalOf(error);
+    if (refusal === undefined) throw error;
+    if (note) exchange.meter.skipAttempt(lane, `cannot express ${refusal.field}`);
+    return refusal;
+  }
+}
+
 /** One attempt with its own abort signal: the client leaving, or no content within the first-byte timeout. */
-async function runAttempt(exchange: Exchange, lane: ModelRoute, attempt: Attempt, sent: { value: boolean }): Promise<AttemptResult> {
+async function runAttempt(exchange: Exchange, lane: ModelRoute, attempt: LaneRun, sent: { value: boolean }): Promise<AttemptResult> {
   // One controller, aborted by either cause (cheaper than AbortSignal.any on every attempt).
   const controller = new AbortController();
   const abort = () => controller.abort();

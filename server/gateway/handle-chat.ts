@@ -4,12 +4,13 @@ import { admit, authorize } from './admission.ts';
 import { bodyMemoryOf } from './body-memory.ts';
 import { closeUnread } from './close-unread.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
-import { attemptTranslated } from './attempt-translated.ts';
+import { translatedAttempt } from './attempt-translated.ts';
 import { credentialMaskFor } from './credential-mask.ts';
-import { runWithFailover } from './failover.ts';
+import { runWithFailover, type LaneRun } from './failover.ts';
 import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
+import { sameProtocolRequest, type SameProtocolRequest } from './stream-usage.ts';
 
 /**
  * One chat request, top to bottom (DESIGN.md, "The request pipeline"). Every failure reaches the
@@ -49,6 +50,8 @@ async function answer(exchange: Exchange): Promise<void> {
     // governance needs the output-token limit).
     let request: ChatRequest | undefined;
     const decoded = () => (request ??= ingress.codec.decodeRequest(withoutAbsentNulls(json, ingress.codec.id), exchange.origin));
+    let same: SameProtocolRequest | undefined;
+    const sameProtocol = () => (same ??= sameProtocolRequest(exchange, body, stream));
     if (exchange.content !== undefined) capturePrompt(exchange, decoded);
 
     const admitted = governance === undefined || key === undefined
@@ -59,12 +62,15 @@ async function answer(exchange: Exchange): Promise<void> {
     const capOutput = admitted?.budgeted === true && decoded().maxTokens === undefined;
     try {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
-      await runWithFailover(exchange, router, (attempt) => {
-        res.guardCredentials(credentialMaskFor(attempt.lane.provider)); // before anything of this lane can reach the client
-        if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: attempt.lane.name, provider: attempt.lane.provider.name, stream }, 'attempt');
-        return attempt.lane.provider.protocol === ingress.codec.id
-          ? attemptSameProtocol(exchange, attempt, body, stream, capOutput)
-          : attemptTranslated(exchange, attempt, capOutput ? { ...decoded(), maxTokens: attempt.lane.defaultMaxTokens } : decoded());
+      await runWithFailover(exchange, router, (lane) => {
+        if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: lane.name, provider: lane.provider.name, stream }, 'attempt');
+        const run: LaneRun = lane.provider.protocol === ingress.codec.id
+          ? (attempt) => attemptSameProtocol(exchange, attempt, sameProtocol().body, stream, { stripUsage: sameProtocol().stripUsage, capOutput })
+          : translatedAttempt(exchange, lane, capOutput ? { ...decoded(), maxTokens: lane.defaultMaxTokens } : decoded()); // throws when this lane cannot express the request
+        return (attempt) => {
+          res.guardCredentials(credentialMaskFor(lane.provider)); // before anything of this lane can reach the client
+          return run(attempt);
+        };
       });
     } finally {
       await admitted?.release();
@@ -89,7 +95,7 @@ async function answer(exchange: Exchange): Promise<void> {
 function report(exchange: Exchange): void {
   const { observers } = exchange.gateway;
   if (observers.length === 0) return;
-  const record = exchange.meter.finish({ requestId: exchange.requestId, ingress: exchange.ingress.codec.id, res: exchange.res, clientGone: exchange.signal.aborted });
+  const record = exchange.meter.finish({ requestId: exchange.requestId, ingress: exchange.ingress.codec.id, res: exchange.res, clientGone: exchange.signal.aborted && !exchange.meter.delivered });
   const content = exchange.content?.content();
   for (const observer of observers) {
     try {

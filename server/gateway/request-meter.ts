@@ -36,6 +36,11 @@ export class RequestMeter {
   costMicrocents: bigint | undefined;
   finishReason: FinishReason | undefined;
   warnings: readonly TranslationWarning[] = [];
+  /**
+   * The whole answer, its protocol's end marker included, was written before the client closed:
+   * a client that closes then (openai-python after `[DONE]`) has not left early.
+   */
+  delivered = false;
   /** The failure the client was answered with. */
   error: GatewayError | undefined;
   private lastLane: ModelRoute | undefined;
@@ -78,6 +83,11 @@ export class RequestMeter {
       startMs: started - this.start,
       ms: performance.now() - started,
     });
+  }
+
+  /** A lane passed over without an upstream call (it cannot express the request): no time, no lane state. */
+  skipAttempt(lane: ModelRoute, detail: string): void {
+    this.attempts.push({ lane: lane.name, provider: lane.provider.name, outcome: 'skipped', detail, startMs: performance.now() - this.start, ms: 0 });
   }
 
   /** The record, once the response has ended (or the client is gone). */

@@ -34,11 +34,14 @@ export class StreamTail {
     this.keep(this.sse.push(bytes));
   }
 
-  /** The events a fresh decoder reads from the kept ones, its end included. */
-  readEnd(decoder: StreamDecoder): StreamEvent[] {
+  /**
+   * The events a fresh decoder reads from the kept ones (`relayed`: what the client was sent),
+   * then from its end (`end`: where a stream cut short shows as an error).
+   */
+  readEnd(decoder: StreamDecoder): { readonly relayed: StreamEvent[]; readonly end: StreamEvent[] } {
     this.keep(this.sse.end());
     const text = this.last.map((e) => sseEvent(e.data, e.event)).join('');
-    return [...decoder.push(Buffer.from(text)), ...decoder.end()];
+    return { relayed: decoder.push(Buffer.from(text)), end: decoder.end() };
   }
 
   /** In place: this runs for every read of a relayed stream. */

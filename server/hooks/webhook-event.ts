@@ -47,7 +47,7 @@ export interface WebhookEvent {
     readonly upstream_ms: number;
     /** Lanes tried after the first. */
     readonly failovers: number;
-    readonly attempts: readonly { readonly lane: string; readonly provider: string; readonly outcome: string; readonly status: number | null; readonly ms: number }[];
+    readonly attempts: readonly { readonly lane: string; readonly provider: string; readonly outcome: string; readonly status: number | null; readonly ms: number; readonly detail?: string }[];
     readonly warnings: readonly { readonly kind: string; readonly path: string }[];
   };
 }
@@ -92,7 +92,7 @@ export function webhookEvent(record: RequestRecord, stamp: { readonly id: string
       ttfb_ms: record.ttfbMs === undefined ? null : ms(record.ttfbMs),
       upstream_ms: ms(record.upstreamMs),
       failovers: failoverCount(record),
-      attempts: record.attempts.map((a) => ({ lane: a.lane, provider: a.provider, outcome: a.outcome, status: a.status ?? null, ms: ms(a.ms) })),
+      attempts: record.attempts.map((a) => ({ lane: a.lane, provider: a.provider, outcome: a.outcome, status: a.status ?? null, ms: ms(a.ms), ...(a.detail !== undefined && { detail: a.detail }) })),
       warnings: record.warnings.map((w) => ({ kind: w.kind, path: w.path })),
     },
   };

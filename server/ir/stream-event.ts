@@ -32,7 +32,13 @@ export type StreamEvent =
   | { readonly type: 'error'; readonly error: GatewayError }
   | { readonly type: 'message_stop' };
 
-/** Events that carry what the client asked for; before the first of these, nothing is committed. */
+/**
+ * Events that carry what the client asked for; before the first of these, nothing is committed.
+ * An empty text or reasoning block opening (Responses' `output_item.added`, Anthropic's
+ * `content_block_start`) is not yet content: an upstream that fails right after one can still be
+ * swapped for another lane.
+ */
 export function isContentEvent(event: StreamEvent): boolean {
-  return event.type === 'block_start' || event.type === 'block_delta' || event.type === 'finish';
+  if (event.type === 'block_start') return event.block.type !== 'text' && event.block.type !== 'reasoning';
+  return event.type === 'block_delta' || event.type === 'finish';
 }

@@ -1,7 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { microcentsToUsdNumber } from '../governance/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
-import { overheadMs, type AttemptRecord, type RequestRecord } from './request-record.ts';
+import { failoverCount, overheadMs, skippedCount, type AttemptRecord, type RequestRecord } from './request-record.ts';
 
 /**
  * `gen_ai.provider.name` (formerly `gen_ai.system`) values of the OpenTelemetry GenAI semantic
@@ -43,8 +43,8 @@ export function requestAttributes(record: RequestRecord): Attributes {
     'gateway.request_id': record.requestId,
     'gateway.ingress': record.ingress,
     'gateway.stream': record.stream,
-    'gateway.attempts': record.attempts.length,
-    'gateway.failover': record.attempts.length > 1,
+    'gateway.attempts': record.attempts.length - skippedCount(record),
+    'gateway.failover': failoverCount(record) > 0,
     'gateway.latency_ms': record.latencyMs,
     'gateway.upstream_ms': record.upstreamMs,
     'gateway.overhead_ms': overheadMs(record),

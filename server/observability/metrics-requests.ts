@@ -65,7 +65,7 @@ export class RequestMetrics implements RequestObserver {
     });
     this.attempts = new Counter({
       name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by lane and outcome (success, lane_fault, lane_capacity, lane_config_fault, client_fault, client_gone, gateway_local)',
+      help: 'Upstream attempts by lane and outcome (success, lane_fault, lane_capacity, lane_config_fault, client_fault, client_gone, gateway_local, skipped: a lane that cannot express the request)',
       labelNames: ['lane', 'provider', 'outcome'],
       registers,
     });

@@ -31,6 +31,7 @@ export class RequestSpans implements RequestObserver {
     if (record.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: record.errorKind ?? `status ${record.status}` });
     const withRequest = trace.setSpan(parent, span);
     record.attempts.forEach((attempt, index) => {
+      if (attempt.outcome === 'skipped') return; // no upstream call, so no client span
       const lane = this.lanes(attempt.lane);
       const child = this.tracer.startSpan(`chat ${lane?.upstreamModel ?? attempt.lane}`, { kind: SpanKind.CLIENT, startTime: start + attempt.startMs, attributes: attemptAttributes(attempt, lane, index) }, withRequest);
       if (attempt.outcome !== 'success') child.setStatus({ code: SpanStatusCode.ERROR, message: attempt.outcome });

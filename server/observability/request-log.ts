@@ -37,7 +37,7 @@ export class RequestLog implements RequestObserver {
       ...(record.ttfbMs !== undefined && { ttfbMs: ms(record.ttfbMs) }),
       upstreamMs: ms(record.upstreamMs),
       overheadMs: ms(overheadMs(record)),
-      attempts: record.attempts.map((a) => `${a.lane}:${a.outcome}${a.status === undefined ? '' : `:${a.status}`}`),
+      attempts: record.attempts.map((a) => `${a.lane}:${a.outcome}${a.status === undefined ? '' : `:${a.status}`}${a.detail === undefined ? '' : ` (${a.detail})`}`),
       ...(usage !== null && {
         tokens: { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens, cacheWrite: usage.cacheWriteTokens, reasoning: usage.reasoningTokens },
       }),

@@ -67,7 +67,7 @@ export interface RequestRecord {
 }
 
 /** What an attempt's result says about its lane (DESIGN.md outcome attribution), or that the client left. */
-export type AttemptOutcome = Outcome | 'client_gone' | 'gateway_local';
+export type AttemptOutcome = Outcome | 'client_gone' | 'gateway_local' | 'skipped';
 
 export interface AttemptRecord {
   readonly lane: string;
@@ -75,6 +75,8 @@ export interface AttemptRecord {
   readonly outcome: AttemptOutcome;
   /** Upstream HTTP status, when one was received. */
   readonly status?: number;
+  /** Why a lane was skipped without an upstream call, e.g. `cannot express n`. */
+  readonly detail?: string;
   /** Start, from the request's start (ms). */
   readonly startMs: number;
   readonly ms: number;
@@ -96,7 +98,16 @@ export function requestFailed(record: RequestRecord): boolean {
   return record.status >= 400 || record.errorKind !== undefined || record.clientGone;
 }
 
-/** Lanes tried after the first. */
+/** Lanes tried after the first (a lane skipped without an upstream call is not a try). */
 export function failoverCount(record: RequestRecord): number {
-  return Math.max(0, record.attempts.length - 1);
+  let tried = 0;
+  for (const attempt of record.attempts) if (attempt.outcome !== 'skipped') tried++;
+  return Math.max(0, tried - 1);
+}
+
+/** Lanes skipped because they could not express the request (a pool of mixed protocols). */
+export function skippedCount(record: RequestRecord): number {
+  let skipped = 0;
+  for (const attempt of record.attempts) if (attempt.outcome === 'skipped') skipped++;
+  return skipped;
 }

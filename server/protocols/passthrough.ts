@@ -15,6 +15,7 @@ export function replaceTopLevelString(body: Buffer, key: string, value: string):
   const span = findTopLevelValue(body, key);
   if (span === undefined) return body;
   return Buffer.concat([body.subarray(0, span.start), Buffer.from(JSON.stringify(value)), body.subarray(span.end)]);
+}
 
 /**
  * Returns `body` with the number member `path.key` set to `value`: at the top level, or inside the

@@ -21,6 +21,11 @@ export interface PoolLimits {
 export interface AttemptPlan<L> {
   /** Members to try in order: the weighted pick first, then the other available ones. */
   readonly order: readonly { readonly lane: L; readonly name: string; readonly cell: BreakerCell }[];
+  /**
+   * The other available members past the attempt budget, in the same order: tried only in place
+   * of members skipped without an attempt (a lane that cannot express the request).
+   */
+  readonly spares: readonly { readonly lane: L; readonly name: string; readonly cell: BreakerCell }[];
   /** When nothing is available: the soonest moment a member may be again (monotonic ms). */
   readonly retryAt: number | undefined;
 }
@@ -76,16 +81,16 @@ export class PoolRouter<L> {
     const admissions = this.members.map((m) => m.cell.wouldAdmit());
     const available = (i: number) => admissions[i]!.kind !== 'unavailable';
     const first = this.rotation.pick(available);
-    if (first === undefined) return { order: [], retryAt: soonest(admissions) };
+    if (first === undefined) return { order: [], spares: [], retryAt: soonest(admissions) };
     const rest = this.members
       .map((_, i) => i)
       .filter((i) => i !== first && available(i))
       .sort((a, b) => this.members[b]!.weight - this.members[a]!.weight);
-    const order = [first, ...rest].slice(0, this.limits.maxAttempts).map((i) => {
+    const all = [first, ...rest].map((i) => {
       const m = this.members[i]!;
       return { lane: m.lane, name: m.name, cell: m.cell };
     });
-    return { order, retryAt: undefined };
+    return { order: all.slice(0, this.limits.maxAttempts), spares: all.slice(this.limits.maxAttempts), retryAt: undefined };
   }
 }
 

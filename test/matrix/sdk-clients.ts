@@ -11,7 +11,8 @@ import type { ProtocolId } from '../../server/ir/index.ts';
 export type SdkCall = (model: string, stream: boolean) => Promise<string>;
 const PROMPT = 'Say pong.';
 
-export function sdkClients(gatewayUrl: string): Record<ProtocolId, SdkCall> {
+/** `onBedrockHeaders`: sees each Bedrock answer's headers (the other SDKs use the global fetch, which a test can wrap). */
+export function sdkClients(gatewayUrl: string, options: { onBedrockHeaders?: (headers: Record<string, string>) => void } = {}): Record<ProtocolId, SdkCall> {
   const openai = new OpenAI({ apiKey: 'k', baseURL: `${gatewayUrl}/v1`, maxRetries: 0 });
   const anthropic = new Anthropic({ apiKey: 'k', baseURL: gatewayUrl, maxRetries: 0 });
   const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gatewayUrl } });
@@ -19,6 +20,14 @@ export function sdkClients(gatewayUrl: string): Record<ProtocolId, SdkCall> {
     region: 'us-east-1', endpoint: gatewayUrl, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
     requestHandler: new NodeHttpHandler(), maxAttempts: 1,
   });
+  const onHeaders = options.onBedrockHeaders;
+  if (onHeaders !== undefined) {
+    bedrock.middlewareStack.add((next) => async (args) => {
+      const out = await next(args);
+      onHeaders((out.response as { headers?: Record<string, string> }).headers ?? {});
+      return out;
+    }, { step: 'deserialize', name: 'gatewayTestHeaders' });
+  }
   const cohere = new CohereClientV2({ token: 'k', environment: gatewayUrl });
 
   return {

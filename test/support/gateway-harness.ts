@@ -58,12 +58,22 @@ export interface HarnessOptions {
   readonly log?: Logger;
   /** Lines appended to the catalog override (providers.yaml), e.g. providers pointing at another mock. */
   readonly extraCatalogYaml?: string;
+  /**
+   * Also the other four protocols' providers (openai-responses, gemini, bedrock, cohere) on the
+   * mock upstream, for models in `extraModelsYaml`; keyed with UPSTREAM_OTHER_KEY (Bedrock signs).
+   */
+  readonly sixProtocols?: boolean;
 }
+
+export const UPSTREAM_OTHER_KEY = 'upstream-other-protocols-secret';
+const OTHER_PROVIDERS = ['openai-responses', 'gemini', 'bedrock', 'cohere'] as const;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const upstream = await startMockUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n${options.extraCatalogYaml ?? ''}`);
+  const otherCatalog = options.sixProtocols ? OTHER_PROVIDERS.map((p) => `${p}: { base_url: ${upstream.url}${p === 'openai-responses' ? '/v1' : ''} }\n`).join('') : '';
+  const otherKeys = options.sixProtocols ? OTHER_PROVIDERS.filter((p) => p !== 'bedrock').map((p) => `  ${p}: { api_key: { env: TEST_UPSTREAM_OTHER_KEY } }\n`).join('') : '';
+  writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n${otherCatalog}${options.extraCatalogYaml ?? ''}`);
   writeFileSync(join(dir, 'anthropic.key'), `${UPSTREAM_ANTHROPIC_KEY}\n`);
   const limits = options.maxRequestBytes === undefined ? '' : `limits: { max_request_bytes: ${options.maxRequestBytes} }\n`;
   writeFileSync(join(dir, 'config.yaml'), `listen: 127.0.0.1:0
@@ -73,8 +83,8 @@ log_level: silent
 providers:
   openai: { api_key: { env: TEST_UPSTREAM_OPENAI_KEY } }
   anthropic: { api_key: { file: ./anthropic.key } }
-${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
-  const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...options.env } });
+${otherKeys}${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
+  const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...(options.sixProtocols && { TEST_UPSTREAM_OTHER_KEY: UPSTREAM_OTHER_KEY, AWS_ACCESS_KEY_ID: 'AKIDTESTHARNESS', AWS_SECRET_ACCESS_KEY: 'harness-aws-secret', AWS_REGION: 'us-east-1' }), ...options.env } });
   const gateway = await startGateway(config, { log: options.log ?? createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }), ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }) });
   return {
     gateway,

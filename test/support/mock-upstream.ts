@@ -30,8 +30,10 @@ export type ScriptedReply =
    * `cutAfter`: destroy the socket after that many events, as when a stream dies mid-way.
    * `pauseAfter`: after that many events, wait `pauseMs` once (a stream that stalls mid-way).
    * `waitFor`: nothing is written (not even headers) until it settles, so a test decides when.
+   * `lingerMs`: after the last event, wait that long before ending the body (a server whose end
+   * of response trails its last event).
    */
-  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number; waitFor?: Promise<unknown> }
+  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number; lingerMs?: number; waitFor?: Promise<unknown> }
   /** Destroy the socket before any response. */
   | { fault: 'reset' }
   /** Never answer (until close()). */
@@ -134,10 +136,11 @@ async function serve(reply: ScriptedReply, req: IncomingMessage, res: ServerResp
   const toWrite = cutAfter === undefined ? reply.events : reply.events.slice(0, Math.max(0, cutAfter));
   for (const [index, event] of toWrite.entries()) {
     if (index > 0 && reply.delayMs) await sleep(reply.delayMs, undefined, { signal: closing });
-    if (index > 0 && index === reply.pauseAfter && reply.pauseMs) await sleep(reply.pauseMs, undefined, { signal: closing });
+    if (index === reply.pauseAfter && reply.pauseMs) await sleep(reply.pauseMs, undefined, { signal: closing }); // 0: before the first
     if (res.destroyed) return;
     await flushed(res, event);
   }
+  if (reply.lingerMs !== undefined && cutAfter === undefined) await sleep(reply.lingerMs, undefined, { signal: closing }).catch(() => {});
   if (cutAfter === undefined) res.end();
   else req.socket.destroy();
 }
