@@ -91,7 +91,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const { exchange, attempt } = hop;
   const { res, meter } = exchange;
   const decoder = hop.laneCodec.createStreamDecoder();
-  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true });
+  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true, warnings: hop.warnings });
   const held: StreamEvent[] = [];
   const batch = new WireBatch();
   let outcome: 'success' | 'lane_fault' = 'success';

@@ -12,7 +12,7 @@ export const responsesCodec: ProtocolCodec = {
   id: 'responses',
   decodeRequest: (body) => decodeRequest(body),
   encodeResponse: (response) => encodeResponse(response),
-  createStreamEncoder: () => new ResponsesStreamEncoder(),
+  createStreamEncoder: (client) => new ResponsesStreamEncoder(client),
   encodeError,
   upstreamPath: () => '/responses',
   encodeRequest,

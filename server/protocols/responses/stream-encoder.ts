@@ -1,6 +1,7 @@
 import type { Finish, GatewayError, StreamBlockStart, StreamDelta, StreamEvent, Usage } from '../../ir/index.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
-import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { sseWarningsComment } from '../shared/stream-warnings.ts';
 import { dropped } from '../shared/warnings.ts';
 import { streamErrorCode } from './errors.ts';
 import { encodeFinishReason, type EncodedEnding } from './finish-reason.ts';
@@ -41,6 +42,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private sequence = 0;
   private started = false;
   private ended = false;
+
+  private readonly client: ClientContext;
+
+  constructor(client: ClientContext = { streamUsage: false }) {
+    this.client = client;
+  }
   private readonly output: ResponsesOutputItem[] = [];
   private message: OpenMessage | undefined;
   private readonly blocks = new Map<number, BlockState>();
@@ -232,7 +239,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     // A refusal already streamed as output_text can only still be told as a content filter.
     const ending = encodeFinishReason(this.finish, true);
     const type = ending.status === 'completed' ? 'response.completed' : ending.status === 'incomplete' ? 'response.incomplete' : 'response.failed';
-    return wire + this.emit(type, { response: this.response(ending) });
+    return wire + sseWarningsComment(this.client, this.warnings) + this.emit(type, { response: this.response(ending) });
   }
 
   private fail(error: GatewayError): string {
