@@ -59,6 +59,8 @@ export interface ChatRequest {
   readonly temperature?: number;
   readonly topP?: number;
   readonly topK?: number;
+  /** Sampling seed for (best-effort) deterministic answers: OpenAI `seed`, Gemini `generationConfig.seed`, Cohere `seed`. */
+  readonly seed?: number;
   readonly responseFormat?: ResponseFormat;
   /** End-user id for abuse tracking (OpenAI `user`/`safety_identifier`, Anthropic `metadata.user_id`). */
   readonly user?: string;

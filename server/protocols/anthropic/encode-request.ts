@@ -53,6 +53,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) body.top_k = request.topK;
+  if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   if (request.responseFormat !== undefined) {
     const format = request.responseFormat;
     if (format.type === 'json_object') {

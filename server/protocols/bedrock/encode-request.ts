@@ -50,6 +50,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   const outputConfig = encodeResponseFormat(request, warnings);
   if (outputConfig !== undefined) body.outputConfig = outputConfig;
   if (request.user !== undefined) warnings.push(dropped('user', 'the end-user id'));
+  if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   return { body, warnings };
 }
 

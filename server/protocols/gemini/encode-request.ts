@@ -123,6 +123,7 @@ function encodeGenerationConfig(request: ChatRequest, warnings: TranslationWarni
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
+  if (request.seed !== undefined) config.seed = request.seed;
   if (request.stopSequences !== undefined) config.stopSequences = [...request.stopSequences];
   if (request.responseFormat !== undefined) Object.assign(config, encodeResponseFormat(request.responseFormat, warnings));
   return config;
