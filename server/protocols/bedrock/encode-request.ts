@@ -3,6 +3,7 @@ import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
 import { cachePointFromControl } from './cache-point.ts';
 import { formatFromMediaType } from './image-format.ts';
@@ -25,12 +26,13 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     const path = `messages[${i}]`;
     if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
     if (systemSlot.takes(message, path, warnings)) {
-      message.content.forEach((block, j) => system.push(...encodeSystemBlock(block, `${path}.content[${j}]`, warnings)));
+      message.content.forEach((block, j) => isEmptyText(block) || system.push(...encodeSystemBlock(block, `${path}.content[${j}]`, warnings)));
       return;
     }
     // A tool turn is a user turn of toolResult blocks; Bedrock wants user and assistant to alternate.
     const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, warnings));
+    const blocks = message.content.flatMap((block, j) => (isEmptyText(block) ? [] : encodeBlock(block, `${path}.content[${j}]`, warnings)));
+    if (blocks.length === 0) return; // nothing left to send (see isEmptyText); the turns around it still alternate
     const last = messages.at(-1);
     if (last !== undefined && last.role === role) last.content.push(...blocks);
     else messages.push({ role, content: blocks });
