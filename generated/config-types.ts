@@ -80,6 +80,7 @@ export interface GatewayConfig {
   governance?: Switch;
   governance_secret?: SecretRef2;
   limits?: Limits;
+  media_fetch?: MediaFetch;
   /**
    * Default info.
    */
@@ -127,6 +128,7 @@ export interface GatewayConfig {
     | Switch
     | SecretRef2
     | Limits
+    | MediaFetch
     | 'trace'
     | 'debug'
     | 'info'
@@ -386,6 +388,38 @@ export interface Limits {
    * Longest silence inside a response body. Default 300000.
    */
   upstream_idle_timeout_ms?: number;
+}
+/**
+ * Fetching image URLs for lanes whose protocol takes image bytes only (Bedrock). Every hop is checked: http(s) only, no loopback, private, link-local or metadata address (judged on the address the name resolves to, when connecting), an image/* content type, a size and a time limit, bounded redirects. A refused fetch is a 400 naming the field.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "MediaFetch".
+ */
+export interface MediaFetch {
+  /**
+   * Off: an image URL to such a lane is refused with 400. Default true.
+   */
+  enabled?: boolean;
+  /**
+   * Largest image fetched. Default 10485760 (10 MiB).
+   */
+  max_bytes?: number;
+  /**
+   * For the whole fetch, connection and redirects included. Default 10000.
+   */
+  timeout_ms?: number;
+  /**
+   * Redirects followed. Default 3.
+   */
+  max_redirects?: number;
+  /**
+   * Fetch plain http:// URLs too (https:// always). Default true.
+   */
+  allow_http?: boolean;
+  /**
+   * Allow loopback, private, link-local and cloud metadata addresses. Only for tests or a network where every reachable address is trusted. Default false.
+   */
+  allow_private?: boolean;
 }
 /**
  * Prometheus metrics, served as GET /metrics on the data plane.

@@ -1,3 +1,4 @@
+import { mediaFetchSettings } from '../media/media-fetch-settings.ts';
 import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -115,6 +116,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
     governanceSecret,
     limits,
+    mediaFetch: mediaFetchSettings(config.media_fetch),
     hooks,
     logLevel: config.log_level ?? 'info',
     workers: config.workers === undefined || config.workers === 'auto' ? availableParallelism() : config.workers,

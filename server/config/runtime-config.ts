@@ -1,3 +1,4 @@
+import type { MediaFetchSettings } from '../media/media-fetch-settings.ts';
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
 import type { HookSettings } from '../hooks/hook-settings.ts';
 import type { ProtocolId } from '../ir/index.ts';
@@ -105,6 +106,8 @@ export interface RuntimeConfig {
   /** governance_secret, read; undefined: the store keeps its own. */
   readonly governanceSecret: string | undefined;
   readonly limits: Limits;
+  /** `media_fetch:`: fetching image URLs for lanes that take bytes only. */
+  readonly mediaFetch: MediaFetchSettings;
   /** `hooks:` in config order, secrets read. */
   readonly hooks: readonly HookSettings[];
   readonly logLevel: string;

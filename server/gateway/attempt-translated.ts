@@ -8,6 +8,7 @@ import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import { checkUnmapped } from './check-unmapped.ts';
+import { inlineImageUrls } from '../media/inline-image-urls.ts';
 import { warningsHeader } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
 import { relayedHeaders } from './relayed-headers.ts';
@@ -27,7 +28,8 @@ export async function attemptTranslated(exchange: Exchange, attempt: AttemptCont
   if (laneCodec === undefined) throw new Error(`no codec for ${lane.provider.protocol}`); // config load prevents this
   try {
     const warnings = checkUnmapped(request, laneCodec.id);
-    const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+    const ready = await inlineImageUrls(request, laneCodec.id, exchange.gateway.media, exchange.signal);
+    const encoded = laneCodec.encodeRequest(ready, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
     warnings.push(...encoded.warnings);
     const upstream = await exchange.meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,

@@ -92,10 +92,10 @@ function encodeBlock(block: ContentBlock, path: string, warnings: TranslationWar
   }
 }
 
-/** Bedrock takes image bytes (or S3 objects) only; fetching a URL here would let clients make the gateway call anywhere. */
+/** Bedrock takes image bytes (or S3 objects) only; URLs are fetched before encoding (server/media/), unless media_fetch is off. */
 function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarning[]): BedrockImage {
   if (block.source.kind === 'url') {
-    throw unsupportedField(`${path}.source.url`, 'Bedrock', 'Bedrock takes image bytes, not URLs, and the gateway does not fetch URLs; send the image as base64 data');
+    throw unsupportedField(`${path}.source.url`, 'Bedrock', 'Bedrock takes image bytes, not URLs, and media_fetch is off; send the image as base64 data');
   }
   const format = formatFromMediaType(block.source.mediaType);
   if (format === undefined) throw unsupportedField(`${path}.source.media_type`, 'Bedrock', `Bedrock takes png, jpeg, gif and webp images, not ${block.source.mediaType}`);
