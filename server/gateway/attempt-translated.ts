@@ -74,7 +74,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
     return { status: 'failed', error, outcome: 'lane_fault' };
   }
   const response = withIdentity(hop.laneCodec.decodeResponse(body), hop);
-  const encoded = hop.exchange.ingress.codec.encodeResponse(response, { streamUsage: false });
+  const encoded = hop.exchange.ingress.codec.encodeResponse(response, { streamUsage: false, ...freeformTools(hop.request) });
   hop.warnings.push(...encoded.warnings);
   logWarnings(hop.exchange, hop.warnings);
   hop.exchange.meter.finishReason = response.finish.reason;
@@ -93,7 +93,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const { exchange, attempt } = hop;
   const { res, meter } = exchange;
   const decoder = hop.laneCodec.createStreamDecoder();
-  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true, warnings: hop.warnings });
+  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true, warnings: hop.warnings, ...freeformTools(hop.request) });
   const held: StreamEvent[] = [];
   const batch = new WireBatch();
   let outcome: 'success' | 'lane_fault' = 'success';
@@ -176,6 +176,12 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
 function withIdentity<T extends { readonly id: string; readonly model: string }>(value: T, hop: Hop): T {
   if (value.id !== '' && value.model !== '') return value;
   return { ...value, id: value.id || hop.exchange.requestId, model: value.model || hop.attempt.lane.upstreamModel };
+}
+
+/** The request's freeform (custom) tools, for a Responses client's answer; nothing when it has none. */
+function freeformTools(request: ChatRequest): { freeformTools?: ReadonlySet<string> } {
+  const names = request.tools?.filter((t) => t.freeform === true).map((t) => t.name) ?? [];
+  return names.length === 0 ? {} : { freeformTools: new Set(names) };
 }
 
 function logWarnings(exchange: Exchange, warnings: readonly TranslationWarning[]): void {

@@ -21,6 +21,11 @@ export interface ToolDefinition {
   readonly parameters: unknown;
   readonly strict?: boolean;
   readonly cacheControl?: unknown;
+  /**
+   * A Responses freeform (`custom`) tool: `parameters` is one string argument, `input`
+   * (shared/freeform-tool.ts), and a Responses client gets its calls back as custom_tool_call items.
+   */
+  readonly freeform?: boolean;
 }
 
 export type ToolChoice =

@@ -25,6 +25,8 @@ export interface ClientContext {
    * its own just before the stream's terminator, where a streaming client can read them.
    */
   readonly warnings?: readonly TranslationWarning[];
+  /** Names of the request's freeform tools: a Responses client gets their calls as custom_tool_call items. */
+  readonly freeformTools?: ReadonlySet<string>;
 }
 
 /** Where the request named things the body does not (Gemini and Bedrock put them in the path). */

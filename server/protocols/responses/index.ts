@@ -11,7 +11,7 @@ import { ResponsesStreamEncoder } from './stream-encoder.ts';
 export const responsesCodec: ProtocolCodec = {
   id: 'responses',
   decodeRequest: (body) => decodeRequest(body),
-  encodeResponse: (response) => encodeResponse(response),
+  encodeResponse: (response, client) => encodeResponse(response, client),
   createStreamEncoder: (client) => new ResponsesStreamEncoder(client),
   encodeError,
   upstreamPath: () => '/responses',
