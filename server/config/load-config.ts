@@ -20,7 +20,10 @@ import { readSecret } from './secret-ref.ts';
 import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
-/** Used when neither the config nor the catalog says how many output tokens to ask for. */
+/**
+ * Used when neither the config nor the catalog knows the model (an upstream model the catalog does
+ * not ship): every current Anthropic model can give at least this much, so it is never refused.
+ */
 const FALLBACK_MAX_TOKENS = 4096;
 
 export interface LoadOptions {
