@@ -1,40 +1,51 @@
 import type { ChatRequest, ContentBlock, ImageBlock, Message, ProtocolId } from '../ir/index.ts';
+import { mimeTypeOfUrl } from '../protocols/gemini/encode-parts.ts';
 import { invalidField } from '../protocols/shared/invalid-field.ts';
 import { MediaRefusal, type MediaFetcher } from './media-fetcher.ts';
 
 /**
- * Protocols whose requests take image bytes only: Bedrock Converse (bytes or S3). The others take
- * a URL and their provider fetches it (Gemini as `fileData.fileUri`, the rest as the URL itself).
+ * Which image URLs a target needs as bytes. Bedrock Converse takes bytes (or S3) only. Gemini takes
+ * an http(s) URL as `fileData` but only with its MIME type, which the gateway reads from the URL's
+ * extension: a URL without a known one is fetched (the answer's Content-Type names it). The other
+ * protocols take any URL and their provider fetches it.
  */
-const BYTES_ONLY: ReadonlySet<ProtocolId> = new Set(['bedrock']);
+const NEEDS_BYTES: Partial<Record<ProtocolId, (url: string) => boolean>> = {
+  bedrock: () => true,
+  gemini: (url) => /^https?:/i.test(url) && mimeTypeOfUrl(url) === undefined,
+};
 
-/** A request whose URLs are already fetched is kept, so a second Bedrock lane in a pool does not fetch again. */
-const inlined = new WeakMap<ChatRequest, Promise<ChatRequest>>();
+/** A request whose URLs are already fetched is kept per target, so a second lane of it in a pool does not fetch again. */
+const inlined = new WeakMap<ChatRequest, Map<ProtocolId, Promise<ChatRequest>>>();
 
 /**
- * The request as a lane of `target` can take it: for a bytes-only protocol, every image URL
- * (in messages and in tool results) is fetched and carried as base64. A refused or failed fetch is
+ * The request as a lane of `target` can take it: every image URL the target needs as bytes (in
+ * messages and in tool results) is fetched and carried as base64. A refused or failed fetch is
  * a 400 naming the field. Other targets, and requests without image URLs, are returned as they are.
  */
 export function inlineImageUrls(request: ChatRequest, target: ProtocolId, fetcher: MediaFetcher, signal: AbortSignal): Promise<ChatRequest> | ChatRequest {
-  if (!BYTES_ONLY.has(target) || !fetcher.settings.enabled || !hasImageUrl(request)) return request;
-  let pending = inlined.get(request);
+  const needs = NEEDS_BYTES[target];
+  if (needs === undefined || !fetcher.settings.enabled || !hasImageUrl(request, needs)) return request;
+  let byTarget = inlined.get(request);
+  if (byTarget === undefined) inlined.set(request, (byTarget = new Map()));
+  let pending = byTarget.get(target);
   if (pending === undefined) {
-    pending = fetchAll(request, fetcher, signal);
-    inlined.set(request, pending);
+    pending = fetchAll(request, needs, fetcher, signal);
+    byTarget.set(target, pending);
   }
   return pending;
 }
 
-function hasImageUrl(request: ChatRequest): boolean {
-  return request.messages.some((m) => m.content.some((b) => isUrlImage(b) || (b.type === 'tool_result' && b.content.some(isUrlImage))));
+function hasImageUrl(request: ChatRequest, needs: (url: string) => boolean): boolean {
+  const wanted = (b: ContentBlock) => isUrlImage(b) && needs(b.source.url);
+  return request.messages.some((m) => m.content.some((b) => wanted(b) || (b.type === 'tool_result' && b.content.some(wanted))));
 }
 
-function isUrlImage(block: ContentBlock): block is ImageBlock & { source: { kind: 'url' } } {
+function isUrlImage(block: ContentBlock): block is ImageBlock & { source: { kind: 'url'; url: string } } {
   return block.type === 'image' && block.source.kind === 'url';
 }
 
-async function fetchAll(request: ChatRequest, fetcher: MediaFetcher, signal: AbortSignal): Promise<ChatRequest> {
+async function fetchAll(request: ChatRequest, needs: (url: string) => boolean, fetcher: MediaFetcher, signal: AbortSignal): Promise<ChatRequest> {
+  const isWanted = (b: ContentBlock): b is ImageBlock & { source: { kind: 'url'; url: string } } => isUrlImage(b) && needs(b.source.url);
   // One fetch per distinct URL, all at once; the first refusal wins.
   const fetches = new Map<string, Promise<ImageBlock['source']>>();
   const fetchOnce = (image: ImageBlock, path: string): Promise<ImageBlock> => {
@@ -53,12 +64,12 @@ async function fetchAll(request: ChatRequest, fetcher: MediaFetcher, signal: Abo
     return source.then((fetched) => ({ ...image, source: fetched }));
   };
   const messages = await Promise.all(request.messages.map(async (message, i): Promise<Message> => {
-    if (!message.content.some((b) => isUrlImage(b) || b.type === 'tool_result')) return message;
+    if (!message.content.some((b) => isWanted(b) || b.type === 'tool_result')) return message;
     const content = await Promise.all(message.content.map(async (block, j): Promise<ContentBlock> => {
       const path = `messages[${i}].content[${j}]`;
-      if (isUrlImage(block)) return fetchOnce(block, path);
-      if (block.type !== 'tool_result' || !block.content.some(isUrlImage)) return block;
-      const parts = await Promise.all(block.content.map((part, k) => (isUrlImage(part) ? fetchOnce(part, `${path}.content[${k}]`) : part)));
+      if (isWanted(block)) return fetchOnce(block, path);
+      if (block.type !== 'tool_result' || !block.content.some(isWanted)) return block;
+      const parts = await Promise.all(block.content.map((part, k) => (isWanted(part) ? fetchOnce(part, `${path}.content[${k}]`) : part)));
       return { ...block, content: parts };
     }));
     return { ...message, content };

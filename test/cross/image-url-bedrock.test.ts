@@ -22,7 +22,7 @@ let defaults: SixLaneHarness;
 
 beforeAll(async () => {
   images = createServer((req, res) => {
-    if (req.url === '/cat.png') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    if (req.url === '/cat.png' || req.url === '/avatar') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
     else res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
@@ -97,5 +97,24 @@ describe('image URLs to a Bedrock lane', () => {
     defaults.upstream.enqueue(upstreamJson('anthropic', ANSWER));
     await openai.chat.completions.create({ model: 'm-anthropic', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] });
     expect(JSON.stringify(defaults.lastRequest().json)).toContain('"url":"https://example.com/cat.png"');
+  });
+});
+
+describe('image URLs to a Gemini lane', () => {
+  it('a URL whose extension names the type goes as fileData; one without is fetched and sent inline', async () => {
+    const openai = new OpenAI({ apiKey: 'k', baseURL: `${allowing.url}/v1`, maxRetries: 0 });
+    allowing.upstream.enqueue(upstreamJson('gemini', ANSWER));
+    await openai.chat.completions.create({
+      model: 'm-gemini',
+      messages: [{ role: 'user', content: [
+        { type: 'image_url', image_url: { url: 'https://example.com/photo.png' } },
+        { type: 'image_url', image_url: { url: `${imageUrl}/cat.png?size=large#x` } },
+        { type: 'image_url', image_url: { url: `${imageUrl}/avatar` } },
+      ] }],
+    });
+    const parts = (allowing.lastRequest().json as { contents: { parts: object[] }[] }).contents[0]!.parts;
+    expect(parts[0]).toEqual({ fileData: { fileUri: 'https://example.com/photo.png', mimeType: 'image/png' } });
+    expect(parts[1]).toEqual({ fileData: { fileUri: `${imageUrl}/cat.png?size=large#x`, mimeType: 'image/png' } });
+    expect(parts[2]).toEqual({ inlineData: { mimeType: 'image/png', data: PNG.toString('base64') } });
   });
 });
