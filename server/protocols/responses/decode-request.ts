@@ -107,7 +107,7 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
         return;
       case 'custom_tool_call': {
         // A freeform call: its raw text travels as the one string argument of a function call.
-        const call = item as { call_id: string; name: string; input: string };
+        const call = item as unknown as { call_id: string; name: string; input: string };
         assistantTurn().push({ type: 'tool_call', id: call.call_id, name: call.name, arguments: freeformArguments(call.input) });
         return;
       }

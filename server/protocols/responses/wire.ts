@@ -81,6 +81,7 @@ export interface ResponsesOutputCustomToolCall {
   call_id: string;
   name: string;
   input: string;
+  [key: string]: unknown;
 }
 
 export type ResponsesTool = ResponsesFunctionTool | { type: string; [key: string]: unknown };
