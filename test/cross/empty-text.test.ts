@@ -18,7 +18,7 @@ function conversation(assistantContent: ChatCompletionMessageParam['content']): 
     { role: 'system', content: [{ type: 'text', text: '' }, { type: 'text', text: 'Be brief.' }] },
     { role: 'user', content: 'Weather in Oslo?' },
     { role: 'assistant', content: assistantContent as string, tool_calls: [CALL] },
-    { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"clear"}' },
+    { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: '{"sky":"clear"}' }, { type: 'text', text: '' }] },
     { role: 'assistant', content: [{ type: 'text', text: '' }] },
     { role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'And tomorrow?' }] },
   ];

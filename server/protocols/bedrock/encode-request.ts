@@ -109,14 +109,15 @@ function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarni
  */
 function encodeToolResult(block: ToolResultBlock, path: string, warnings: TranslationWarning[]): BedrockContentBlock[] {
   let cachePoint: BedrockContentBlock | undefined;
-  const content = block.content.map((part, k) => {
+  // Bedrock refuses empty text blocks in a tool result as anywhere else (an empty result has no content blocks).
+  const content = block.content.flatMap((part, k) => {
     const at = `${path}.content[${k}]`;
-    if (part.type === 'image') return { image: encodeImage(part, at, warnings) };
+    if (part.type === 'image') return [{ image: encodeImage(part, at, warnings) }];
     if (part.cacheControl !== undefined) {
       if (k === block.content.length - 1) cachePoint = cachePointFromControl(part.cacheControl, `${at}.cache_control`, warnings);
       else warnings.push(dropped(`${at}.cache_control`, 'a prompt cache hint inside a tool result'));
     }
-    return { text: part.text };
+    return isEmptyText(part) ? [] : [{ text: part.text }];
   });
   // Only an error is flagged: several Bedrock models refuse `status` altogether.
   const result: BedrockContentBlock = { toolResult: { toolUseId: block.callId, content, ...(block.isError && { status: 'error' }) } };
