@@ -34,7 +34,7 @@ interface CountCall {
  * key checked when governance is on, nothing spent). A lane of the client's own protocol gets
  * the request forwarded to its count endpoint, as is but for the model. Another lane's provider
  * counts the translated request when it has a count endpoint (Anthropic, Gemini, OpenAI's
- * Responses); otherwise, or when that endpoint fails, the answer is an estimate and says so
+ * Responses, Bedrock); otherwise, or when that endpoint fails, the answer is an estimate and says so
  * (`x-gateway-token-count: estimate` and `"estimated": true`).
  */
 export async function countTokens(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: CountCall): Promise<void> {
@@ -72,7 +72,7 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
 /** A lane of the client's protocol first (its count is exact and untranslated), then one whose provider can count, then the first. */
 function pickLane(lanes: readonly ModelRoute[], protocol: CountingProtocol): ModelRoute {
   const same = lanes.find((l) => l.provider.protocol === protocol);
-  const counting = lanes.find((l) => l.provider.protocol !== 'bedrock' && l.provider.protocol !== 'cohere');
+  const counting = lanes.find((l) => l.provider.protocol !== 'cohere');
   return same ?? counting ?? (lanes[0] as ModelRoute);
 }
 

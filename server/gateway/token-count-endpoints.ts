@@ -5,7 +5,7 @@ import { codecFor } from '../protocols/registry.ts';
 /**
  * The providers' own input-token count endpoints, for a request already in IR: where to post, what
  * to post (the lane codec's request body, narrowed to what the endpoint takes) and where the count
- * is in the answer. Bedrock and Cohere have none the gateway uses (their lanes get an estimate).
+ * is in the answer. Cohere has none the gateway uses (its lanes get an estimate).
  */
 export interface CountEndpoint {
   readonly path: string;
@@ -16,6 +16,8 @@ export interface CountEndpoint {
 
 /** Members of a Messages body that `POST /v1/messages/count_tokens` takes. */
 const ANTHROPIC_COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers'];
+/** Members of a Converse body that Bedrock's CountTokens takes (as `input.converse`). */
+const BEDROCK_COUNT_FIELDS = ['messages', 'system', 'toolConfig', 'additionalModelRequestFields'];
 /** Members of a Responses body that `POST /v1/responses/input_tokens` takes. */
 const RESPONSES_COUNT_FIELDS = ['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text', 'truncation'];
 
@@ -35,6 +37,8 @@ export function countEndpointFor(target: ProtocolId, request: ChatRequest, lane:
       // OpenAI counts through the Responses API; an OpenAI-compatible provider without it answers 404 (then: an estimate).
       return { path: '/responses/input_tokens', body: pick(encoded('responses', request, lane), RESPONSES_COUNT_FIELDS), count: (a) => numberAt(a, 'input_tokens') };
     case 'bedrock':
+      // CountTokens (POST /model/{id}/count-tokens): models without it answer an error (then: an estimate).
+      return { path: `/model/${encodeURIComponent(lane.model)}/count-tokens`, body: { input: { converse: pick(encoded('bedrock', request, lane), BEDROCK_COUNT_FIELDS) } }, count: (a) => numberAt(a, 'inputTokens') };
     case 'cohere':
       return undefined;
   }

@@ -60,13 +60,15 @@ describe('anthropic messages.countTokens', () => {
     expect(sent().json).not.toHaveProperty('stream');
   });
 
-  it('a Bedrock lane: an estimate that says it is one, nothing sent upstream', async () => {
+  it('a Bedrock lane: counted by Bedrock\'s CountTokens, signed like any Bedrock call', async () => {
+    harness.upstream.enqueue({ json: { inputTokens: 57 } });
     const out = await claudeCount('m-bedrock');
-    expect(out.how).toBe('estimate');
-    expect(out.raw.estimated).toBe(true);
-    expect(out.upstreamCalls).toBe(0);
-    expect(out.count).toBeGreaterThan(10);
-    expect(out.count).toBeLessThan(200);
+    expect(out).toMatchObject({ count: 57, how: 'upstream', upstreamCalls: 1 });
+    expect(sent().path).toBe('/model/upstream-bedrock/count-tokens');
+    const converse = (sent().json as { input: { converse: Record<string, unknown> } }).input.converse;
+    expect(converse.system).toEqual([{ text: 'Be brief.' }]);
+    expect(JSON.stringify(converse.toolConfig)).toContain('read_file');
+    expect(String(sent().headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 /);
   });
 
   it('a count endpoint that fails (an OpenAI-compatible provider without one): an estimate', async () => {
@@ -76,6 +78,14 @@ describe('anthropic messages.countTokens', () => {
     expect(out.raw.estimated).toBe(true);
   });
 
+  it('a Cohere lane (no count endpoint): an estimate that says it is one, nothing sent upstream', async () => {
+    const out = await claudeCount('m-cohere');
+    expect(out.how).toBe('estimate');
+    expect(out.raw.estimated).toBe(true);
+    expect(out.upstreamCalls).toBe(0);
+    expect(out.count).toBeGreaterThan(10);
+    expect(out.count).toBeLessThan(200);
+  });
   it('an unknown model: 404 in Anthropic\'s shape', async () => {
     await expect(anthropic.messages.countTokens({ model: 'nope', messages: MESSAGES })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
