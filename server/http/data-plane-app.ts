@@ -45,6 +45,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
     return countTokens(gateway, ctx.req, ctx.res, { protocol, ...(pathModel !== undefined && { pathModel }), query: ctx.querystring, requestId: ctx.state.requestId as string });
   };
   router.post('/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic'));
+  router.post('/:model/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic', param(ctx, 'model')));
   router.post('/:model/v1/messages', (ctx) => chat(ctx, 'anthropic', { pathModel: param(ctx, 'model') }));
   for (const version of ['v1beta', 'v1']) {
     router.post(`/${version}/models/:action`, async (ctx, next) => {

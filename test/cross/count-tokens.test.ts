@@ -86,6 +86,13 @@ describe('anthropic messages.countTokens', () => {
     expect(out.count).toBeGreaterThan(10);
     expect(out.count).toBeLessThan(200);
   });
+  it('the model in the path (/{model}/v1/messages/count_tokens), as for /{model}/v1/messages', async () => {
+    harness.upstream.enqueue({ json: { input_tokens: 5 } });
+    const viaPath = new Anthropic({ apiKey: 'k', baseURL: `${harness.url}/m-anthropic`, maxRetries: 0 });
+    expect((await viaPath.messages.countTokens({ model: 'ignored-by-the-path', messages: MESSAGES })).input_tokens).toBe(5);
+    expect(sent().json).toMatchObject({ model: 'upstream-anthropic' });
+  });
+
   it('an unknown model: 404 in Anthropic\'s shape', async () => {
     await expect(anthropic.messages.countTokens({ model: 'nope', messages: MESSAGES })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
