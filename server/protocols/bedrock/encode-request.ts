@@ -10,7 +10,7 @@ import { formatFromMediaType } from './image-format.ts';
 import { encodeTopK } from './model-fields.ts';
 import { encodeResponseFormat } from './output-format.ts';
 import { encodeToolConfig } from './tool-config.ts';
-import type { BedrockContentBlock, BedrockImage, BedrockInferenceConfig, BedrockMessage, BedrockSystemBlock } from './wire.ts';
+import type { BedrockContentBlock, BedrockImage, BedrockInferenceConfig, BedrockMessage, BedrockSystemBlock, BedrockToolResultContent } from './wire.ts';
 
 /**
  * IR to a Converse request body for one lane. Pure. The model and streaming are not in the body:
@@ -110,7 +110,7 @@ function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarni
 function encodeToolResult(block: ToolResultBlock, path: string, warnings: TranslationWarning[]): BedrockContentBlock[] {
   let cachePoint: BedrockContentBlock | undefined;
   // Bedrock refuses empty text blocks in a tool result as anywhere else (an empty result has no content blocks).
-  const content = block.content.flatMap((part, k) => {
+  const content = block.content.flatMap((part, k): BedrockToolResultContent[] => {
     const at = `${path}.content[${k}]`;
     if (part.type === 'image') return [{ image: encodeImage(part, at, warnings) }];
     if (part.cacheControl !== undefined) {
