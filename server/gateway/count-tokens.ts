@@ -56,7 +56,15 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
       return answer(res, call, forwarded, 'upstream', lane);
     }
     validate(ingress.validateRequest, chatBody);
-    const request = ingress.codec.decodeRequest(chatBody, call.pathModel === undefined ? {} : { pathModel: call.pathModel });
+    let request: ChatRequest;
+    try {
+      request = ingress.codec.decodeRequest(chatBody, call.pathModel === undefined ? {} : { pathModel: call.pathModel });
+    } catch (error) {
+      // Content no other protocol can carry (a server tool, a document) would be refused on a chat
+      // hop; a count is only advice, so it becomes an estimate from the request's size instead.
+      if (!(error instanceof GatewayFailure) || error.error.status !== 400) throw error;
+      return answer(res, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane);
+    }
     const counted = await countOnLane(gateway, lane, request, signal);
     return answer(res, call, counted ?? estimateInputTokens(request), counted === undefined ? 'estimate' : 'upstream', lane);
   } catch (error) {

@@ -93,6 +93,20 @@ describe('anthropic messages.countTokens', () => {
     expect(sent().json).toMatchObject({ model: 'upstream-anthropic' });
   });
 
+  it('content no other protocol can carry (a server tool) gives an estimate, not a 400', async () => {
+    const before = harness.upstream.requests.length;
+    const { data, response } = await anthropic.messages.countTokens({
+      model: 'm-gemini', messages: MESSAGES, tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    }).withResponse();
+    expect(response.headers.get('x-gateway-token-count')).toBe('estimate');
+    expect(data.input_tokens).toBeGreaterThan(0);
+    expect(harness.upstream.requests.length).toBe(before);
+  });
+
+  it('a malformed request is still a 400', async () => {
+    await expect(anthropic.messages.countTokens({ model: 'm-gemini', messages: [{ role: 'robot' as 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+  });
+
   it('an unknown model: 404 in Anthropic\'s shape', async () => {
     await expect(anthropic.messages.countTokens({ model: 'nope', messages: MESSAGES })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
