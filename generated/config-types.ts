@@ -85,6 +85,7 @@ export interface GatewayConfig {
    * With governance on, GET /v1/models answers only requests carrying a valid virtual key (401 otherwise). Default true. Without governance the list is open either way.
    */
   models_require_key?: boolean;
+  media_fetch?: MediaFetch;
   /**
    * Default info.
    */
@@ -134,6 +135,7 @@ export interface GatewayConfig {
     | Limits
     | Server
     | boolean
+    | MediaFetch
     | 'trace'
     | 'debug'
     | 'info'
@@ -425,6 +427,38 @@ export interface Server {
    * On SIGTERM or SIGINT: how long requests in flight may take to finish before their connections are cut. Default 25000 (under the 30 s a Kubernetes pod gets by default). A second signal stops at once.
    */
   shutdown_timeout_ms?: number;
+}
+/**
+ * Fetching image URLs for lanes whose protocol takes image bytes only (Bedrock). Every hop is checked: http(s) only, no loopback, private, link-local or metadata address (judged on the address the name resolves to, when connecting), an image/* content type, a size and a time limit, bounded redirects. A refused fetch is a 400 naming the field.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "MediaFetch".
+ */
+export interface MediaFetch {
+  /**
+   * Off: an image URL to such a lane is refused with 400. Default true.
+   */
+  enabled?: boolean;
+  /**
+   * Largest image fetched. Default 10485760 (10 MiB).
+   */
+  max_bytes?: number;
+  /**
+   * For the whole fetch, connection and redirects included. Default 10000.
+   */
+  timeout_ms?: number;
+  /**
+   * Redirects followed. Default 3.
+   */
+  max_redirects?: number;
+  /**
+   * Fetch plain http:// URLs too (https:// always). Default true.
+   */
+  allow_http?: boolean;
+  /**
+   * Allow loopback, private, link-local and cloud metadata addresses. Only for tests or a network where every reachable address is trusted. Default false.
+   */
+  allow_private?: boolean;
 }
 /**
  * Prometheus metrics, served as GET /metrics on the data plane.

@@ -6,6 +6,7 @@ import { createLogger } from '../observability/logger.ts';
 import { SYSTEM_CLOCK } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
+import { MediaFetcher } from '../media/media-fetcher.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
@@ -29,6 +30,7 @@ export async function runDataPlaneWorker(): Promise<void> {
   const { config } = start;
   const log = createLogger(config.logLevel).child({ worker: start.worker });
   const dispatchers = new Dispatchers();
+  const media = new MediaFetcher(config.mediaFetch);
   const governance = start.governance === undefined ? undefined : new GovernanceProxy(start.governance);
   const routing = new RoutingTable(config, SYSTEM_CLOCK, { memory: new RoutingMemory(start.routing.layout, start.routing.buffer), worker: start.worker });
   // Gates only: webhooks are observers, and observers run in the main thread.
@@ -43,7 +45,7 @@ export async function runDataPlaneWorker(): Promise<void> {
     ? undefined
     : (await import('../auth/self-serve.ts')).createSelfServe(config, { issue: (person) => governance.issueKey(person) }, { log });
   const { server, guard } = createDataPlaneServer({
-    config, routing, dispatchers, clock: SYSTEM_CLOCK, log, translations: serving.translations, observers: [forwarder], gates: hooks.gates, inFlight: serving.inFlight,
+    config, routing, dispatchers, media, clock: SYSTEM_CLOCK, log, translations: serving.translations, observers: [forwarder], gates: hooks.gates, inFlight: serving.inFlight,
     ...(governance !== undefined && { governance }),
   }, {
     ...(config.metrics.enabled && {
@@ -77,7 +79,7 @@ export async function runDataPlaneWorker(): Promise<void> {
             cut = drained.cut;
             if (cut > 0 && !(await inFlightSettled(serving.inFlight, SETTLE_AFTER_CUT_MS))) log.warn({ inFlight: serving.inFlight.current }, 'requests still settling after the shutdown cut');
           })
-          .then(() => Promise.all([dispatchers.close(), hooks.close(0)]))
+          .then(() => Promise.all([dispatchers.close(), media.close(), hooks.close(0)]))
           .finally(() => {
             forwarder.flush();
             governance?.close();

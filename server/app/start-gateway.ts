@@ -19,6 +19,7 @@ import type { TranslationStats } from '../observability/translation-stats.ts';
 import { SYSTEM_CLOCK, type Clock } from '../routing/clock.ts';
 import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
+import { MediaFetcher } from '../media/media-fetcher.ts';
 import { usesDemoUpstream, withDemoUpstream } from './demo-wiring.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
 import { FleetView } from './fleet-view.ts';
@@ -99,6 +100,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const startedAt = Date.now();
   const clock = options.clock ?? SYSTEM_CLOCK;
   const dispatchers = new Dispatchers();
+  const media = new MediaFetcher(config.mediaFetch);
   // Sized for every worker; the main thread is worker 1 (it serves too: one isolate fewer).
   const routing = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, config.workers)), worker: 1 });
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
@@ -146,7 +148,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     ? undefined
     : (await import('../auth/self-serve.ts')).createSelfServe(config, keyIssuer, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
   const { server: dataServer, guard: dataGuard } = createDataPlaneServer({
-    config, routing, dispatchers, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
+    config, routing, dispatchers, media, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
   }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }) });
   serving.countRequestsOf(dataServer);
   const adminApp = await createAdminApp({
@@ -180,6 +182,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     const cut = drained.reduce((sum, d) => sum + (d?.cut ?? 0), 0);
     if (cut > 0 && !(await inFlightSettled(inFlight, SETTLE_AFTER_CUT_MS))) options.log.warn({ inFlight: inFlight.current }, 'requests still settling after the shutdown cut');
     await dispatchers.close();
+    await media.close();
     // Every request has finished, so every webhook event is queued: send them before stopping.
     await hooks.close(options.hookFlushMs);
     await otlp?.shutdown();

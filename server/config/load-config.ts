@@ -1,3 +1,4 @@
+import { mediaFetchSettings } from '../media/media-fetch-settings.ts';
 import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,7 +20,10 @@ import { readSecret } from './secret-ref.ts';
 import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
-/** Used when neither the config nor the catalog says how many output tokens to ask for. */
+/**
+ * Used when neither the config nor the catalog knows the model (an upstream model the catalog does
+ * not ship): every current Anthropic model can give at least this much, so it is never refused.
+ */
 const FALLBACK_MAX_TOKENS = 4096;
 
 export interface LoadOptions {
@@ -123,6 +127,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     limits,
     server,
     modelsRequireKey: config.models_require_key ?? true,
+    mediaFetch: mediaFetchSettings(config.media_fetch),
     hooks,
     logLevel: config.log_level ?? 'info',
     workers: config.workers === undefined || config.workers === 'auto' ? availableParallelism() : config.workers,

@@ -1,3 +1,4 @@
+import type { MediaFetchSettings } from '../media/media-fetch-settings.ts';
 import type { ErrorDisposition } from '../../generated/catalog-types.ts';
 import type { HookSettings } from '../hooks/hook-settings.ts';
 import type { ProtocolId } from '../ir/index.ts';
@@ -124,6 +125,8 @@ export interface RuntimeConfig {
   readonly server: ServerSettings;
   /** With governance on: GET /v1/models needs a valid virtual key. */
   readonly modelsRequireKey: boolean;
+  /** `media_fetch:`: fetching image URLs for lanes that take bytes only. */
+  readonly mediaFetch: MediaFetchSettings;
   /** `hooks:` in config order, secrets read. */
   readonly hooks: readonly HookSettings[];
   readonly logLevel: string;

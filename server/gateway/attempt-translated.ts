@@ -10,6 +10,7 @@ import type { ModelRoute } from '../config/runtime-config.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { LaneRun } from './failover.ts';
 import { checkUnmapped } from './check-unmapped.ts';
+import { inlineImageUrls, needsImageFetch } from '../media/inline-image-urls.ts';
 import { warningsHeader } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
 import { relayedHeaders } from './relayed-headers.ts';
@@ -30,19 +31,35 @@ const MAX_UPSTREAM_RESPONSE_BYTES = 64 * 1024 * 1024;
 export function translatedAttempt(exchange: Exchange, lane: ModelRoute, request: ChatRequest): LaneRun {
   const laneCodec = codecFor(lane.provider.protocol);
   if (laneCodec === undefined) throw new Error(`no codec for ${lane.provider.protocol}`); // config load prevents this
-  const warnings = checkUnmapped(request, laneCodec.id);
-  const encoded = laneCodec.encodeRequest(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
-  warnings.push(...encoded.warnings);
-  const body = JSON.stringify(encoded.body);
-  return (attempt) => attemptTranslated(exchange, attempt, request, { laneCodec, body, warnings });
+  const unmapped = checkUnmapped(request, laneCodec.id);
+  const encode = (ready: ChatRequest): Encoded => {
+    const encoded = laneCodec.encodeRequest(ready, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+    return { laneCodec, body: JSON.stringify(encoded.body), warnings: [...unmapped, ...encoded.warnings] };
+  };
+  const { media } = exchange.gateway;
+  if (!needsImageFetch(request, laneCodec.id, media)) {
+    const ready = encode(request);
+    return (attempt) => attemptTranslated(exchange, attempt, request, ready);
+  }
+  // Image URLs this lane takes only as bytes are fetched when the lane's turn comes; the encoding
+  // (and a refused fetch's 400) waits for them.
+  return (attempt) => attemptTranslated(exchange, attempt, request, async () => encode(await inlineImageUrls(request, laneCodec.id, media, exchange.signal)));
 }
 
-async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest, encoded: { laneCodec: EgressCodec; body: string; warnings: TranslationWarning[] }): Promise<AttemptResult> {
+/** The request in the lane's protocol, and what the translation could not carry. */
+interface Encoded {
+  readonly laneCodec: EgressCodec;
+  readonly body: string;
+  readonly warnings: readonly TranslationWarning[];
+}
+
+async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest, encoding: Encoded | (() => Promise<Encoded>)): Promise<AttemptResult> {
   const { lane } = attempt;
-  const { laneCodec } = encoded;
-  // Per attempt: an answer's own warnings join the request's, and a retry starts from these again.
-  const warnings = [...encoded.warnings];
   try {
+    const encoded = typeof encoding === 'function' ? await encoding() : encoding;
+    const { laneCodec } = encoded;
+    // Per attempt: an answer's own warnings join the request's, and a retry starts from these again.
+    const warnings = [...encoded.warnings];
     attempt.onSend();
     const upstream = await exchange.meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
       provider: lane.provider,
@@ -87,7 +104,7 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
     return { status: 'failed', error, outcome: 'lane_fault' };
   }
   const response = withIdentity(hop.laneCodec.decodeResponse(body), hop);
-  const encoded = hop.exchange.ingress.codec.encodeResponse(response, { streamUsage: false });
+  const encoded = hop.exchange.ingress.codec.encodeResponse(response, { streamUsage: false, ...freeformTools(hop.request) });
   hop.warnings.push(...encoded.warnings);
   logWarnings(hop.exchange, hop.warnings);
   hop.exchange.meter.finishReason = response.finish.reason;
@@ -106,7 +123,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const { exchange, attempt } = hop;
   const { res, meter } = exchange;
   const decoder = hop.laneCodec.createStreamDecoder();
-  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true });
+  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true, warnings: hop.warnings, ...freeformTools(hop.request) });
   const held: StreamEvent[] = [];
   const textMasker = new StreamTextMasker(credentialMaskFor(attempt.lane.provider)); // a key cut across text deltas
   const batch = new WireBatch();
@@ -204,6 +221,12 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
 function withIdentity<T extends { readonly id: string; readonly model: string }>(value: T, hop: Hop): T {
   if (value.id !== '' && value.model !== '') return value;
   return { ...value, id: value.id || hop.exchange.requestId, model: value.model || hop.attempt.lane.upstreamModel };
+}
+
+/** The request's freeform (custom) tools, for a Responses client's answer; nothing when it has none. */
+function freeformTools(request: ChatRequest): { freeformTools?: ReadonlySet<string> } {
+  const names = request.tools?.filter((t) => t.freeform === true).map((t) => t.name) ?? [];
+  return names.length === 0 ? {} : { freeformTools: new Set(names) };
 }
 
 function logWarnings(exchange: Exchange, warnings: readonly TranslationWarning[]): void {

@@ -5,17 +5,13 @@ import type { IngressCodec, TranslationWarning } from '../protocols/codec.ts';
 import { clientStreamMask, type ClientStreamMask } from './client-stream-mask.ts';
 import { NO_CREDENTIALS, type CredentialMask } from './credential-mask.ts';
 import { maskSplitDeltas } from './delta-split-guard.ts';
+import { warningsText } from '../protocols/shared/stream-warnings.ts';
 
 /** Header that lists what a translation could not carry, e.g. `dropped=top_k, reshaped=messages[3]`. */
 export const WARNINGS_HEADER = 'x-gateway-warnings';
-const MAX_WARNINGS_HEADER = 4096;
 
 export function warningsHeader(warnings: readonly TranslationWarning[]): Record<string, string> {
-  if (warnings.length === 0) return {};
-  let value = warnings.map((w) => `${w.kind}=${w.path}`).join(', ');
-  if (value.length > MAX_WARNINGS_HEADER) value = `${value.slice(0, MAX_WARNINGS_HEADER)}...`;
-  // Header values must be latin-1 without control characters; field paths come from client JSON keys.
-  return { [WARNINGS_HEADER]: value.replace(/[^\x20-\x7e]/g, '?') };
+  return warnings.length === 0 ? {} : { [WARNINGS_HEADER]: warningsText(warnings) };
 }
 
 /** What an answered request used: the settlement of its spend is computed from it. */

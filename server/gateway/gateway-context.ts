@@ -4,6 +4,7 @@ import type { Governance } from '../governance/governance.ts';
 import type { GateHook } from '../hooks/gate-hook.ts';
 import type { Clock } from '../routing/clock.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
+import type { MediaFetcher } from '../media/media-fetcher.ts';
 import type { RoutingTable } from './routing-table.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestsInFlight } from '../observability/requests-in-flight.ts';
@@ -20,6 +21,8 @@ export interface Gateway {
   readonly config: RuntimeConfig;
   readonly routing: RoutingTable;
   readonly dispatchers: Dispatchers;
+  /** Fetches image URLs for lanes that take bytes only (config `media_fetch:`). */
+  readonly media: MediaFetcher;
   readonly clock: Clock;
   readonly log: Logger;
   readonly translations: TranslationStats;

@@ -6,7 +6,8 @@ import { GatewayFailure, gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
-import { geminiRoute } from './gemini-route.ts';
+import { countTokens } from '../gateway/count-tokens.ts';
+import { geminiCountTokensModel, geminiRoute } from './gemini-route.ts';
 import { guessProtocol } from './guess-protocol.ts';
 import { listModels } from './list-models.ts';
 import { requestIdFor } from './request-id.ts';
@@ -38,9 +39,18 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   router.post('/v1/chat/completions', (ctx) => chat(ctx, 'openai', {}));
   router.post('/v1/responses', (ctx) => chat(ctx, 'responses', {}));
   router.post('/v1/messages', (ctx) => chat(ctx, 'anthropic', {}));
+  // Input-token counts (Claude Code asks before each turn): routed like chat, nothing spent.
+  const count = (ctx: Koa.Context, protocol: 'anthropic' | 'gemini', pathModel?: string) => {
+    ctx.respond = false;
+    return countTokens(gateway, ctx.req, ctx.res, { protocol, ...(pathModel !== undefined && { pathModel }), query: ctx.querystring, requestId: ctx.state.requestId as string });
+  };
+  router.post('/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic'));
+  router.post('/:model/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic', param(ctx, 'model')));
   router.post('/:model/v1/messages', (ctx) => chat(ctx, 'anthropic', { pathModel: param(ctx, 'model') }));
   for (const version of ['v1beta', 'v1']) {
     router.post(`/${version}/models/:action`, async (ctx, next) => {
+      const countModel = geminiCountTokensModel(param(ctx, 'action'));
+      if (countModel !== undefined) return count(ctx, 'gemini', countModel);
       const route = geminiRoute(param(ctx, 'action'), ctx.query.alt);
       if (route === undefined) return next();
       await chat(ctx, 'gemini', route);
@@ -106,7 +116,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
     const getRoutes = ['/v1/models', '/healthz', ...(metrics === undefined ? [] : ['/metrics'])];
-    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v2/chat', AUTH_TOKEN_PATH, ...getRoutes].includes(ctx.path);
+    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v2/chat', AUTH_TOKEN_PATH, ...getRoutes].includes(ctx.path);
     if (known) ctx.set('allow', ctx.path === AUTH_TOKEN_PATH ? 'GET, POST' : getRoutes.includes(ctx.path) ? 'GET' : 'POST');
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })

@@ -21,6 +21,11 @@ export interface ToolDefinition {
   readonly parameters: unknown;
   readonly strict?: boolean;
   readonly cacheControl?: unknown;
+  /**
+   * A Responses freeform (`custom`) tool: `parameters` is one string argument, `input`
+   * (shared/freeform-tool.ts), and a Responses client gets its calls back as custom_tool_call items.
+   */
+  readonly freeform?: boolean;
 }
 
 export type ToolChoice =
@@ -59,6 +64,8 @@ export interface ChatRequest {
   readonly temperature?: number;
   readonly topP?: number;
   readonly topK?: number;
+  /** Sampling seed for (best-effort) deterministic answers: OpenAI `seed`, Gemini `generationConfig.seed`, Cohere `seed`. */
+  readonly seed?: number;
   readonly responseFormat?: ResponseFormat;
   /** End-user id for abuse tracking (OpenAI `user`/`safety_identifier`, Anthropic `metadata.user_id`). */
   readonly user?: string;

@@ -20,6 +20,13 @@ export interface ClientContext {
   readonly streamUsage: boolean;
   /** Gemini streams without `alt=sse` as one JSON array written piece by piece, not SSE. */
   readonly jsonArrayStream?: boolean;
+  /**
+   * The request side's warnings (already in `x-gateway-warnings`): a stream encoder lists them with
+   * its own just before the stream's terminator, where a streaming client can read them.
+   */
+  readonly warnings?: readonly TranslationWarning[];
+  /** Names of the request's freeform tools: a Responses client gets their calls as custom_tool_call items. */
+  readonly freeformTools?: ReadonlySet<string>;
 }
 
 /** Where the request named things the body does not (Gemini and Bedrock put them in the path). */

@@ -37,7 +37,7 @@ describe('examples/config.yaml', () => {
     expect(config.providers.get('openai')).toMatchObject({ baseUrl: 'https://api.openai.com/v1', apiKey: OPENAI_KEY });
     expect(config.providers.get('anthropic')).toMatchObject({ baseUrl: 'https://api.anthropic.com', apiKey: ANTHROPIC_KEY });
     expect(config.models.get('gpt')).toMatchObject({ upstreamModel: 'gpt-4.1-mini', provider: { name: 'openai' } });
-    expect(config.models.get('claude')).toMatchObject({ upstreamModel: 'claude-sonnet-4-5', defaultMaxTokens: 4096, provider: { name: 'anthropic' } });
+    expect(config.models.get('claude')).toMatchObject({ upstreamModel: 'claude-sonnet-4-5', defaultMaxTokens: 64000, provider: { name: 'anthropic' } });
     expect(config.pools.get('chat')?.members.map((m) => [m.model.name, m.weight])).toEqual([['gpt', 3], ['claude', 1]]);
     expect(config.governance).toBe(false);
     expect(config.dbPath).toBeUndefined(); // commented out in the example

@@ -72,7 +72,7 @@ describe('a full valid configuration', () => {
     expect(gpt).toMatchObject({ name: 'gpt', upstreamModel: 'gpt-4.1-mini', provider: { name: 'openai' } });
     expect(gpt?.price).toEqual({ input: 0.4, output: 1.6, cache_read: 0.1 }); // from the catalog
     expect(config.models.get('claude')?.defaultMaxTokens).toBe(2048); // the config's max_tokens
-    expect(config.models.get('haiku')?.defaultMaxTokens).toBe(4096); // the catalog's default_max_tokens
+    expect(config.models.get('haiku')?.defaultMaxTokens).toBe(64000); // the catalog's max_output_tokens for claude-haiku-4-5
     expect(config.models.get('cheap')?.price).toEqual({ input: 0.01, output: 0.02 }); // the config's override
     const pool = config.pools.get('chat');
     expect(pool?.members.map((m) => [m.model.name, m.weight, m.model.provider.name])).toEqual([

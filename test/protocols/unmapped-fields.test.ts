@@ -12,11 +12,10 @@ function unmappedOf(protocol: 'openai' | 'anthropic', body: Record<string, unkno
 }
 
 describe('OpenAI unmapped fields', () => {
-  it('rejects n > 1 and logprobs, warns on seed and on unknown fields, in body order', () => {
+  it('rejects n > 1 and logprobs, maps seed, warns on unknown fields, in body order', () => {
     expect(unmappedOf('openai', { model: 'gpt', messages, n: 2, logprobs: true, seed: 42, foo: 'bar' })).toEqual([
       { path: 'n', value: 2, disposition: 'reject', reason: 'several choices per request' },
       { path: 'logprobs', value: true, disposition: 'reject', reason: 'token log probabilities' },
-      { path: 'seed', value: 42, disposition: 'warn', reason: 'deterministic sampling seed' },
       { path: 'foo', value: 'bar', disposition: 'warn', reason: 'unknown field' },
     ]);
   });

@@ -3,6 +3,7 @@ import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
 import type { AnthropicBlock, AnthropicMessage, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './wire.ts';
 
@@ -18,11 +19,12 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     // Anthropic messages have no author name (OpenAI's per-message `name`).
     if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
     if (systemSlot.takes(message, path, warnings)) {
-      message.content.forEach((block, j) => system.push(encodeSystemText(block, `${path}.content[${j}]`)));
+      message.content.forEach((block, j) => isEmptyText(block) || system.push(encodeSystemText(block, `${path}.content[${j}]`)));
       return;
     }
     const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, warnings));
+    const blocks = message.content.flatMap((block, j) => (isEmptyText(block) ? [] : encodeBlock(block, `${path}.content[${j}]`, warnings)));
+    if (blocks.length === 0) return; // nothing left to send (see isEmptyText); the turns around it still alternate
     const last = messages[messages.length - 1];
     // Anthropic wants alternating turns: a tool turn and the user turn after it become one user turn.
     if (last !== undefined && last.role === role && Array.isArray(last.content)) last.content.push(...blocks);
@@ -53,6 +55,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) body.top_k = request.topK;
+  if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   if (request.responseFormat !== undefined) {
     const format = request.responseFormat;
     if (format.type === 'json_object') {
@@ -97,7 +100,7 @@ function encodeBlock(block: ContentBlock, path: string, warnings: TranslationWar
       return [{
         type: 'tool_result',
         tool_use_id: block.callId,
-        content: block.content.map((part, k) => (part.type === 'text' ? encodeText(part) : encodeImage(part, `${path}.content[${k}]`, warnings))),
+        content: block.content.flatMap((part, k) => (isEmptyText(part) ? [] : [part.type === 'text' ? encodeText(part) : encodeImage(part, `${path}.content[${k}]`, warnings)])),
         ...(block.isError && { is_error: true }),
       }];
     case 'reasoning':

@@ -12,7 +12,7 @@ export const anthropicCodec: ProtocolCodec = {
   id: 'anthropic',
   decodeRequest: (body, options) => decodeRequest(body, options.pathModel),
   encodeResponse: (response) => encodeResponse(response),
-  createStreamEncoder: () => new AnthropicStreamEncoder(),
+  createStreamEncoder: (client) => new AnthropicStreamEncoder(client),
   encodeError,
   bodyCarriesModel: true,
   upstreamPath: () => '/v1/messages',

@@ -1,7 +1,8 @@
 import type { Finish, StreamBlockStart, StreamEvent, Usage } from '../../ir/index.ts';
 import { ZERO_USAGE } from '../../ir/index.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
-import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { sseWarningsComment } from '../shared/stream-warnings.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
@@ -21,6 +22,12 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   private model = '';
   private finish: Finish = { reason: 'stop', raw: null };
   private usage: Usage = ZERO_USAGE;
+
+  private readonly client: ClientContext;
+
+  constructor(client: ClientContext = { streamUsage: false }) {
+    this.client = client;
+  }
   /** IR block index -> Anthropic content block index */
   private readonly indices = new Map<number, number>();
   private readonly kinds = new Map<number, StreamBlockStart['type']>();
@@ -81,6 +88,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       case 'message_stop':
         return this.start()
           + event('message_delta', { delta: encodeFinishReason(this.finish), usage: encodeUsage(this.usage) })
+          + sseWarningsComment(this.client, this.warnings)
           + event('message_stop', {});
     }
   }

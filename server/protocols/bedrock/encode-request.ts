@@ -3,13 +3,14 @@ import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
 import { cachePointFromControl } from './cache-point.ts';
 import { formatFromMediaType } from './image-format.ts';
 import { encodeTopK } from './model-fields.ts';
 import { encodeResponseFormat } from './output-format.ts';
 import { encodeToolConfig } from './tool-config.ts';
-import type { BedrockContentBlock, BedrockImage, BedrockInferenceConfig, BedrockMessage, BedrockSystemBlock } from './wire.ts';
+import type { BedrockContentBlock, BedrockImage, BedrockInferenceConfig, BedrockMessage, BedrockSystemBlock, BedrockToolResultContent } from './wire.ts';
 
 /**
  * IR to a Converse request body for one lane. Pure. The model and streaming are not in the body:
@@ -25,12 +26,13 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     const path = `messages[${i}]`;
     if (message.name !== undefined) warnings.push(dropped(`${path}.name`, 'the message author name'));
     if (systemSlot.takes(message, path, warnings)) {
-      message.content.forEach((block, j) => system.push(...encodeSystemBlock(block, `${path}.content[${j}]`, warnings)));
+      message.content.forEach((block, j) => isEmptyText(block) || system.push(...encodeSystemBlock(block, `${path}.content[${j}]`, warnings)));
       return;
     }
     // A tool turn is a user turn of toolResult blocks; Bedrock wants user and assistant to alternate.
     const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, warnings));
+    const blocks = message.content.flatMap((block, j) => (isEmptyText(block) ? [] : encodeBlock(block, `${path}.content[${j}]`, warnings)));
+    if (blocks.length === 0) return; // nothing left to send (see isEmptyText); the turns around it still alternate
     const last = messages.at(-1);
     if (last !== undefined && last.role === role) last.content.push(...blocks);
     else messages.push({ role, content: blocks });
@@ -50,6 +52,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   const outputConfig = encodeResponseFormat(request, warnings);
   if (outputConfig !== undefined) body.outputConfig = outputConfig;
   if (request.user !== undefined) warnings.push(dropped('user', 'the end-user id'));
+  if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   return { body, warnings };
 }
 
@@ -89,10 +92,10 @@ function encodeBlock(block: ContentBlock, path: string, warnings: TranslationWar
   }
 }
 
-/** Bedrock takes image bytes (or S3 objects) only; fetching a URL here would let clients make the gateway call anywhere. */
+/** Bedrock takes image bytes (or S3 objects) only; URLs are fetched before encoding (server/media/), unless media_fetch is off. */
 function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarning[]): BedrockImage {
   if (block.source.kind === 'url') {
-    throw unsupportedField(`${path}.source.url`, 'Bedrock', 'Bedrock takes image bytes, not URLs, and the gateway does not fetch URLs; send the image as base64 data');
+    throw unsupportedField(`${path}.source.url`, 'Bedrock', 'Bedrock takes image bytes, not URLs, and media_fetch is off; send the image as base64 data');
   }
   const format = formatFromMediaType(block.source.mediaType);
   if (format === undefined) throw unsupportedField(`${path}.source.media_type`, 'Bedrock', `Bedrock takes png, jpeg, gif and webp images, not ${block.source.mediaType}`);
@@ -106,14 +109,15 @@ function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarni
  */
 function encodeToolResult(block: ToolResultBlock, path: string, warnings: TranslationWarning[]): BedrockContentBlock[] {
   let cachePoint: BedrockContentBlock | undefined;
-  const content = block.content.map((part, k) => {
+  // Bedrock refuses empty text blocks in a tool result as anywhere else (an empty result has no content blocks).
+  const content = block.content.flatMap((part, k): BedrockToolResultContent[] => {
     const at = `${path}.content[${k}]`;
-    if (part.type === 'image') return { image: encodeImage(part, at, warnings) };
+    if (part.type === 'image') return [{ image: encodeImage(part, at, warnings) }];
     if (part.cacheControl !== undefined) {
       if (k === block.content.length - 1) cachePoint = cachePointFromControl(part.cacheControl, `${at}.cache_control`, warnings);
       else warnings.push(dropped(`${at}.cache_control`, 'a prompt cache hint inside a tool result'));
     }
-    return { text: part.text };
+    return isEmptyText(part) ? [] : [{ text: part.text }];
   });
   // Only an error is flagged: several Bedrock models refuse `status` altogether.
   const result: BedrockContentBlock = { toolResult: { toolUseId: block.callId, content, ...(block.isError && { status: 'error' }) } };

@@ -15,7 +15,7 @@ export const bedrockCodec: ProtocolCodec = {
   id: 'bedrock',
   decodeRequest,
   encodeResponse: (response) => encodeResponse(response),
-  createStreamEncoder: () => new BedrockStreamEncoder(),
+  createStreamEncoder: (client) => new BedrockStreamEncoder(client),
   encodeError,
   bodyCarriesModel: false,
   upstreamPath: (model, stream) => `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,

@@ -1,6 +1,7 @@
 import { ZERO_USAGE, type StreamBlockStart, type StreamEvent, type Usage } from '../../ir/index.ts';
 import { encodeFrame } from '../../framing/eventstream-frame.ts';
-import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { streamWarnings, warningsText } from '../shared/stream-warnings.ts';
 import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { streamExceptionType } from './errors.ts';
@@ -9,8 +10,14 @@ import { encodeUsage } from './usage.ts';
 
 const EMPTY = new Uint8Array(0);
 
-const event = (type: string, payload: Record<string, unknown>) =>
-  encodeFrame({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify(payload));
+const event = (type: string, payload: Record<string, unknown>, extraHeaders?: Record<string, string>) =>
+  encodeFrame({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event', ...extraHeaders }, JSON.stringify(payload));
+
+/**
+ * Event-stream frames have no comments, so a stream's warnings ride as a header of the closing
+ * metadata frame: the SDKs read only the `:`-prefixed headers of an event and ignore the others.
+ */
+const WARNINGS_FRAME_HEADER = 'x-gateway-warnings';
 
 /**
  * IR stream events to ConverseStream event-stream frames. Text and reasoning blocks have no start
@@ -22,6 +29,11 @@ export class BedrockStreamEncoder implements StreamEncoder {
   private started = false;
   private stopped = false;
   private usage: Usage = ZERO_USAGE;
+  private readonly client: ClientContext;
+
+  constructor(client: ClientContext = { streamUsage: false }) {
+    this.client = client;
+  }
   /** IR block index -> Bedrock contentBlockIndex */
   private readonly indices = new Map<number, number>();
   private readonly kinds = new Map<number, StreamBlockStart['type']>();
@@ -80,12 +92,12 @@ export class BedrockStreamEncoder implements StreamEncoder {
           { ':exception-type': streamExceptionType(e.error), ':content-type': 'application/json', ':message-type': 'exception' },
           JSON.stringify({ message: e.error.message }),
         );
-      case 'message_stop':
-        return join(
-          this.start(),
-          this.stopped ? EMPTY : event('messageStop', { stopReason: 'end_turn' }),
-          event('metadata', { usage: encodeUsage(this.usage), metrics: { latencyMs: 0 } }),
-        );
+      case 'message_stop': {
+        const head = join(this.start(), this.stopped ? EMPTY : event('messageStop', { stopReason: 'end_turn' }));
+        const warnings = streamWarnings(this.client, this.warnings);
+        const note = warnings.length === 0 ? undefined : { [WARNINGS_FRAME_HEADER]: warningsText(warnings) };
+        return join(head, event('metadata', { usage: encodeUsage(this.usage), metrics: { latencyMs: 0 } }, note));
+      }
     }
   }
 

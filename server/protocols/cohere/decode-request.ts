@@ -35,6 +35,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     ...(Array.isArray(body.stop_sequences) && { stopSequences: body.stop_sequences as string[] }),
     ...(typeof body.temperature === 'number' && { temperature: body.temperature }),
     ...(typeof body.p === 'number' && { topP: body.p }),
+    ...(typeof body.seed === 'number' && { seed: body.seed }),
     // k = 0 switches top-k sampling off, which is what leaving it out means everywhere else.
     ...(typeof body.k === 'number' && body.k > 0 && { topK: body.k }),
     ...(responseFormat !== undefined && { responseFormat }),

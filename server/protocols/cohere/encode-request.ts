@@ -33,6 +33,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.p = clamp('top_p', request.topP, P_RANGE.min, P_RANGE.max, warnings);
   if (request.topK !== undefined) body.k = clamp('top_k', request.topK, 0, K_MAX, warnings);
+  if (request.seed !== undefined) body.seed = request.seed;
   if (request.responseFormat !== undefined) body.response_format = encodeResponseFormat(request.responseFormat, warnings);
   if (request.user !== undefined) warnings.push(dropped('user', 'the end-user id'));
   if (request.stream) body.stream = true;

@@ -12,7 +12,7 @@ export const cohereCodec: ProtocolCodec = {
   id: 'cohere',
   decodeRequest: (body) => decodeRequest(body),
   encodeResponse: (response) => encodeResponse(response),
-  createStreamEncoder: () => new CohereStreamEncoder(),
+  createStreamEncoder: (client) => new CohereStreamEncoder(client),
   encodeError,
   bodyCarriesModel: true,
   upstreamPath: () => '/v2/chat',

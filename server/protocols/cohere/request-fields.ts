@@ -3,7 +3,7 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 /** v2 Chat fields the IR maps (`strict_tools` becomes `strict` on every tool). */
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
   'model', 'messages', 'stream', 'tools', 'strict_tools', 'tool_choice', 'response_format', 'max_tokens',
-  'stop_sequences', 'temperature', 'k', 'p',
+  'stop_sequences', 'temperature', 'k', 'p', 'seed',
 ]);
 
 const isZero = (v: unknown) => v === 0;
@@ -18,7 +18,6 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   logprobs: { disposition: 'reject', reason: 'token log probabilities', isNeutral: (v) => v === false },
   citation_options: { disposition: 'warn', reason: 'citation settings' },
   safety_mode: { disposition: 'warn', reason: 'Cohere safety mode' },
-  seed: { disposition: 'warn', reason: 'deterministic sampling seed' },
   frequency_penalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
   presence_penalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
   thinking: { disposition: 'warn', reason: 'reasoning settings' },

@@ -1,6 +1,7 @@
 import { ZERO_USAGE, type Finish, type StreamEvent, type Usage } from '../../ir/index.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
-import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { sseWarningsComment } from '../shared/stream-warnings.ts';
 import { dropped } from '../shared/warnings.ts';
 import { streamErrorReason } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
@@ -28,6 +29,12 @@ export class CohereStreamEncoder implements StreamEncoder {
   private id = '';
   private finish: Finish = { reason: 'stop', raw: null };
   private usage: Usage | undefined;
+
+  private readonly client: ClientContext;
+
+  constructor(client: ClientContext = { streamUsage: false }) {
+    this.client = client;
+  }
   private readonly placements = new Map<number, Placement>();
   private nextContent = 0;
   private nextTool = 0;
@@ -59,7 +66,7 @@ export class CohereStreamEncoder implements StreamEncoder {
       case 'message_stop': {
         const usage = this.usage ?? ZERO_USAGE;
         this.warnings.push(...usageWarnings(usage));
-        return this.start() + event('message-end', { delta: { finish_reason: encodeFinishReason(this.finish), usage: encodeUsage(usage) } });
+        return this.start() + sseWarningsComment(this.client, this.warnings) + event('message-end', { delta: { finish_reason: encodeFinishReason(this.finish), usage: encodeUsage(usage) } });
       }
     }
   }

@@ -32,7 +32,7 @@ import type {
   GeminiToolConfig,
 } from './wire.ts';
 
-type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'stopSequences' | 'responseFormat'>;
+type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'seed' | 'stopSequences' | 'responseFormat'>;
 
 /** generateContent request (schema-validated) to IR. The model and streaming come from the route. */
 export function decodeRequest(raw: Record<string, unknown>, origin: RequestOrigin): ChatRequest {
@@ -265,6 +265,7 @@ function decodeGenerationConfig(config: GeminiGenerationConfig, unmapped: Unmapp
     ...(typeof config.temperature === 'number' && { temperature: config.temperature }),
     ...(typeof config.topP === 'number' && { topP: config.topP }),
     ...(typeof config.topK === 'number' && { topK: config.topK }),
+    ...(typeof config.seed === 'number' && { seed: config.seed }),
     ...(Array.isArray(config.stopSequences) && { stopSequences: config.stopSequences }),
     ...(responseFormat !== undefined && { responseFormat }),
   };

@@ -27,7 +27,8 @@ const IMAGE_TYPES: Record<string, string> = {
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', heic: 'image/heic', heif: 'image/heif',
 };
 
-function mimeTypeOfUrl(url: string): string | undefined {
+/** The image MIME type a URL's extension names; undefined when it names none Gemini takes. */
+export function mimeTypeOfUrl(url: string): string | undefined {
   const extension = /\.([A-Za-z0-9]+)(?:[?#].*)?$/.exec(url)?.[1]?.toLowerCase();
   return extension === undefined ? undefined : IMAGE_TYPES[extension];
 }

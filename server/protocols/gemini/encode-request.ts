@@ -3,6 +3,7 @@ import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { invalidField, unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
+import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
 import { imagePart, signatureOf } from './encode-parts.ts';
 import { wrapToolOutput } from './tool-result.ts';
@@ -29,12 +30,12 @@ export function encodeRequest(request: ChatRequest, _lane: LaneContext): Encoded
         const at = `${path}.content[${j}]`;
         if (block.type !== 'text') throw unsupportedField(at, 'Gemini', 'a system instruction can only hold text');
         if (block.cacheControl !== undefined) warnings.push(dropped(`${at}.cache_control`, 'prompt cache hints'));
-        system.push({ text: block.text });
+        if (!isEmptyText(block)) system.push({ text: block.text });
       });
       return;
     }
     const role = message.role === 'assistant' ? 'model' : 'user';
-    const parts = message.content.flatMap((block, j) => encodeBlock(block, `${path}.content[${j}]`, callNames, warnings));
+    const parts = message.content.flatMap((block, j) => (isEmptyText(block) ? [] : encodeBlock(block, `${path}.content[${j}]`, callNames, warnings)));
     if (parts.length === 0) return;
     const last = contents[contents.length - 1];
     // Gemini wants user and model turns to alternate: a tool turn and the user turn after it are one turn.
@@ -123,6 +124,7 @@ function encodeGenerationConfig(request: ChatRequest, warnings: TranslationWarni
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
+  if (request.seed !== undefined) config.seed = request.seed;
   if (request.stopSequences !== undefined) config.stopSequences = [...request.stopSequences];
   if (request.responseFormat !== undefined) Object.assign(config, encodeResponseFormat(request.responseFormat, warnings));
   return config;

@@ -1,5 +1,6 @@
 import { GatewayFailure, type Finish, type ProtocolId, type StreamEvent, type Usage, type OpaqueSignature } from '../../ir/index.ts';
 import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { sseWarningsComment } from '../shared/stream-warnings.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { dropped } from '../shared/warnings.ts';
 import { signatureOf } from './encode-parts.ts';
@@ -32,7 +33,10 @@ export class GeminiStreamEncoder implements StreamEncoder {
   private elements = 0;
   private closed = false;
 
+  private readonly client: ClientContext;
+
   constructor(client: ClientContext) {
+    this.client = client;
     this.jsonArray = client.jsonArrayStream === true;
   }
 
@@ -70,7 +74,9 @@ export class GeminiStreamEncoder implements StreamEncoder {
           candidates: [{ finishReason: encodeFinishReason(this.finish ?? { reason: 'stop', raw: null }), index: 0 }],
           ...this.envelope(),
         };
-        return open + this.element(last) + this.close();
+        // JSON has no comments and any extra element or member reaches the client's parser: log only.
+        const note = this.jsonArray ? '' : sseWarningsComment(this.client, this.warnings);
+        return open + note + this.element(last) + this.close();
       }
     }
   }

@@ -57,6 +57,7 @@ export interface GeminiGenerationConfig {
   temperature?: number;
   topP?: number;
   topK?: number;
+  seed?: number;
   stopSequences?: string[];
   candidateCount?: number;
   responseMimeType?: string;

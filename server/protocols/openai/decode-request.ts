@@ -33,6 +33,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     ...(stop !== undefined && stop !== null && { stopSequences: typeof stop === 'string' ? [stop] : stop }),
     ...(typeof body.temperature === 'number' && { temperature: body.temperature }),
     ...(typeof body.top_p === 'number' && { topP: body.top_p }),
+    ...(typeof body.seed === 'number' && { seed: body.seed }),
     ...(body.response_format !== undefined && { responseFormat: decodeResponseFormat(body.response_format) }),
     ...(user !== undefined && user !== null && { user }),
     source: 'openai',

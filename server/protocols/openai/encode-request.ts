@@ -31,6 +31,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) warnings.push(dropped('top_k', 'top-k sampling'));
+  if (request.seed !== undefined) body.seed = request.seed;
   if (request.responseFormat !== undefined) body.response_format = encodeResponseFormat(request.responseFormat);
   if (request.user !== undefined) body.user = request.user;
   if (request.stream) {

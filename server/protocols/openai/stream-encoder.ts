@@ -1,6 +1,7 @@
 import type { StreamEvent, Usage } from '../../ir/index.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
 import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { sseWarningsComment } from '../shared/stream-warnings.ts';
 import { dropped } from '../shared/warnings.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
@@ -50,7 +51,7 @@ export class OpenAIStreamEncoder implements StreamEncoder {
         const usage = this.client.streamUsage && this.usage !== undefined
           ? sseEvent(JSON.stringify({ ...this.base(), choices: [], usage: encodeUsage(this.usage) }))
           : '';
-        return this.start() + usage + 'data: [DONE]\n\n';
+        return this.start() + usage + sseWarningsComment(this.client, this.warnings) + 'data: [DONE]\n\n';
       }
     }
   }

@@ -11,6 +11,7 @@ import type {
   UnmappedField,
 } from '../../ir/index.ts';
 import { imageSourceFromUrl } from '../shared/data-url.ts';
+import { freeformArguments, freeformParameters } from '../shared/freeform-tool.ts';
 import { invalidField } from '../shared/invalid-field.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { reasoningBlock } from './reasoning-item.ts';
@@ -24,6 +25,7 @@ import type {
   ResponsesMessageItem,
   ResponsesReasoningItem,
   ResponsesTextFormat,
+  ResponsesCustomTool,
   ResponsesTool,
   ResponsesToolChoice,
 } from './wire.ts';
@@ -103,7 +105,14 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
       case 'reasoning':
         assistantTurn().push(decodeReasoning(item as ResponsesReasoningItem, path, unmapped));
         return;
+      case 'custom_tool_call': {
+        // A freeform call: its raw text travels as the one string argument of a function call.
+        const call = item as unknown as { call_id: string; name: string; input: string };
+        assistantTurn().push({ type: 'tool_call', id: call.call_id, name: call.name, arguments: freeformArguments(call.input) });
+        return;
+      }
       case 'function_call_output':
+      case 'custom_tool_call_output':
         turn = undefined;
         messages.push({ role: 'tool', content: [decodeFunctionOutput(item as ResponsesFunctionCallOutputItem, path, unmapped)] });
         return;
@@ -171,6 +180,7 @@ function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem, path: strin
 const TOOL_FIELDS = new Set(['type', 'name', 'description', 'parameters', 'strict']);
 
 function decodeTool(tool: ResponsesTool, index: number, unmapped: UnmappedField[]): ToolDefinition {
+  if (tool.type === 'custom') return decodeCustomTool(tool as ResponsesCustomTool, index, unmapped);
   if (tool.type !== 'function') {
     throw invalidField(`tools[${index}].type`, `tool type "${tool.type}" runs at OpenAI and cannot be translated to another protocol`, 'unsupported_parameter');
   }
@@ -187,9 +197,34 @@ function decodeTool(tool: ResponsesTool, index: number, unmapped: UnmappedField[
   };
 }
 
+/**
+ * A freeform (Codex `custom`) tool becomes a function with one string argument, `input`. A grammar
+ * cannot be enforced by another provider: it is put in the argument's description for the model
+ * to follow, with a warning.
+ */
+function decodeCustomTool(tool: ResponsesCustomTool, index: number, unmapped: UnmappedField[]): ToolDefinition {
+  const format = tool.format;
+  let note = 'The raw input for this tool, as free text (not JSON).';
+  if (format !== undefined && format !== null && format.type === 'grammar') {
+    note += ` It must follow this ${String(format.syntax ?? '')} grammar:\n${String(format.definition ?? '')}`;
+    unmapped.push({ path: `tools[${index}].format`, value: format, disposition: 'warn', reason: 'custom tool grammar (described to the model, not enforced)' });
+  }
+  for (const [key, value] of Object.entries(tool)) {
+    if (!CUSTOM_TOOL_FIELDS.has(key) && value !== undefined && value !== null) unmapped.push({ path: `tools[${index}].${key}`, value, disposition: 'warn', reason: 'custom tool option' });
+  }
+  return {
+    name: tool.name,
+    ...(typeof tool.description === 'string' && { description: tool.description }),
+    parameters: freeformParameters(note),
+    freeform: true,
+  };
+}
+
+const CUSTOM_TOOL_FIELDS = new Set(['type', 'name', 'description', 'format']);
+
 function decodeToolChoice(choice: ResponsesToolChoice): ToolChoice {
   if (typeof choice === 'string') return { type: choice };
-  if (choice.type === 'function') return { type: 'tool', name: (choice as { name: string }).name };
+  if (choice.type === 'function' || choice.type === 'custom') return { type: 'tool', name: (choice as { name: string }).name };
   throw invalidField('tool_choice.type', `tool_choice type "${choice.type}" cannot be translated to another protocol`, 'unsupported_parameter');
 }
 

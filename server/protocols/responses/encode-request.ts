@@ -47,6 +47,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) warnings.push(dropped('top_k', 'top-k sampling'));
+  if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   if (request.responseFormat !== undefined) body.text = { format: encodeTextFormat(request.responseFormat) };
   if (request.user !== undefined) body.safety_identifier = request.user;
   if (request.stream) body.stream = true;

@@ -1,5 +1,6 @@
 import type { ChatResponse } from '../../ir/index.ts';
-import type { EncodedResponse, TranslationWarning } from '../codec.ts';
+import type { ClientContext, EncodedResponse, TranslationWarning } from '../codec.ts';
+import { freeformInput } from '../shared/freeform-tool.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { foreignReasoning } from './reasoning-item.ts';
@@ -12,7 +13,7 @@ import type { ResponsesOutputItem, ResponsesOutputMessage } from './wire.ts';
  * the IR id. Reasoning is shown only when OpenAI issued it: a client replays reasoning items to
  * OpenAI, which cannot continue from another provider's thinking.
  */
-export function encodeResponse(response: ChatResponse): EncodedResponse {
+export function encodeResponse(response: ChatResponse, client?: ClientContext): EncodedResponse {
   const warnings: TranslationWarning[] = [];
   const output: ResponsesOutputItem[] = [];
   const refused = response.finish.reason === 'refusal';
@@ -29,7 +30,10 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
       return;
     }
     message = undefined;
-    if (block.type === 'tool_call') {
+    if (block.type === 'tool_call' && client?.freeformTools?.has(block.name) === true) {
+      // A call of a freeform (custom) tool: its `input` argument is the raw text the client expects.
+      output.push({ type: 'custom_tool_call', id: itemId('ctc', response.id, output.length), call_id: block.id, name: block.name, input: freeformInput(block.arguments) });
+    } else if (block.type === 'tool_call') {
       output.push({
         type: 'function_call',
         id: itemId('fc', response.id, output.length),

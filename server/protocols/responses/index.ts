@@ -11,8 +11,8 @@ import { ResponsesStreamEncoder } from './stream-encoder.ts';
 export const responsesCodec: ProtocolCodec = {
   id: 'responses',
   decodeRequest: (body) => decodeRequest(body),
-  encodeResponse: (response) => encodeResponse(response),
-  createStreamEncoder: () => new ResponsesStreamEncoder(),
+  encodeResponse: (response, client) => encodeResponse(response, client),
+  createStreamEncoder: (client) => new ResponsesStreamEncoder(client),
   encodeError,
   bodyCarriesModel: true,
   upstreamPath: () => '/responses',

@@ -36,6 +36,6 @@ export function responseObject(parts: ResponseParts): ResponsesResponse {
  * Ids for output items the gateway writes: OpenAI gives every item one, and the SDK refuses items
  * without. Derived from the response id and the item's position, so encoding stays pure.
  */
-export function itemId(prefix: 'msg' | 'fc' | 'rs', responseId: string, outputIndex: number): string {
+export function itemId(prefix: 'msg' | 'fc' | 'ctc' | 'rs', responseId: string, outputIndex: number): string {
   return `${prefix}_${responseId.replace(/[^A-Za-z0-9]/g, '')}_${outputIndex}`;
 }

@@ -1,12 +1,15 @@
 import type { Finish, GatewayError, StreamBlockStart, StreamDelta, StreamEvent, Usage } from '../../ir/index.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
-import type { StreamEncoder, TranslationWarning } from '../codec.ts';
+import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
+import { sseWarningsComment } from '../shared/stream-warnings.ts';
+import { freeformInput } from '../shared/freeform-tool.ts';
 import { dropped } from '../shared/warnings.ts';
 import { streamErrorCode } from './errors.ts';
 import { encodeFinishReason, type EncodedEnding } from './finish-reason.ts';
 import { foreignReasoning } from './reasoning-item.ts';
 import { itemId, responseObject } from './response-object.ts';
 import type {
+  ResponsesOutputCustomToolCall,
   ResponsesOutputFunctionCall,
   ResponsesOutputItem,
   ResponsesOutputMessage,
@@ -18,6 +21,8 @@ import type {
 type BlockState =
   | { readonly kind: 'text'; readonly message: OpenMessage; readonly contentIndex: number; readonly part: ResponsesOutputTextPart; done: boolean }
   | { readonly kind: 'tool'; readonly outputIndex: number; readonly item: ResponsesOutputFunctionCall; done: boolean }
+  /** A freeform tool's call: its JSON arguments are held, and the raw `input` is sent when the call ends. */
+  | { readonly kind: 'custom'; readonly outputIndex: number; readonly item: ResponsesOutputCustomToolCall; args: string; done: boolean }
   | { readonly kind: 'reasoning'; readonly outputIndex: number; readonly item: ResponsesReasoningItem; summary: boolean; done: boolean }
   | { readonly kind: 'skipped'; done: boolean };
 
@@ -41,6 +46,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private sequence = 0;
   private started = false;
   private ended = false;
+
+  private readonly client: ClientContext;
+
+  constructor(client: ClientContext = { streamUsage: false }) {
+    this.client = client;
+  }
   private readonly output: ResponsesOutputItem[] = [];
   private message: OpenMessage | undefined;
   private readonly blocks = new Map<number, BlockState>();
@@ -102,6 +113,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private blockStart(index: number, block: StreamBlockStart): string {
     if (block.type === 'text') return this.textStart(index);
     const wire = this.closeMessage();
+    if (block.type === 'tool_call' && this.client.freeformTools?.has(block.name) === true) {
+      const item: ResponsesOutputCustomToolCall = { type: 'custom_tool_call', id: itemId('ctc', this.id, this.output.length), call_id: block.id, name: block.name, input: '' };
+      const added = this.addItem({ ...item });
+      this.blocks.set(index, { kind: 'custom', outputIndex: added.outputIndex, item, args: '', done: false });
+      return wire + added.wire;
+    }
     if (block.type === 'tool_call') {
       if (block.signature !== undefined) this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
       const item: ResponsesOutputFunctionCall = {
@@ -161,6 +178,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       state.item.arguments += delta.partialJson;
       return this.emit('response.function_call_arguments.delta', { item_id: state.item.id, output_index: state.outputIndex, delta: delta.partialJson });
     }
+    if (state.kind === 'custom' && delta.type === 'tool_arguments') {
+      state.args += delta.partialJson;
+      return '';
+    }
     if (state.kind === 'reasoning' && delta.type === 'reasoning') {
       let wire = '';
       if (!state.summary) {
@@ -193,6 +214,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         state.item.status = 'completed';
         return this.emit('response.function_call_arguments.done', { item_id: state.item.id, output_index: state.outputIndex, arguments: state.item.arguments })
           + this.itemDone(state.outputIndex, state.item);
+      case 'custom': {
+        const at = { item_id: state.item.id, output_index: state.outputIndex };
+        state.item.input = freeformInput(state.args);
+        return this.emit('response.custom_tool_call_input.delta', { ...at, delta: state.item.input })
+          + this.emit('response.custom_tool_call_input.done', { ...at, input: state.item.input })
+          + this.itemDone(state.outputIndex, state.item);
+      }
       case 'reasoning': {
         const summary = state.item.summary[0];
         const at = { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0 };
@@ -232,7 +260,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     // A refusal already streamed as output_text can only still be told as a content filter.
     const ending = encodeFinishReason(this.finish, true);
     const type = ending.status === 'completed' ? 'response.completed' : ending.status === 'incomplete' ? 'response.incomplete' : 'response.failed';
-    return wire + this.emit(type, { response: this.response(ending) });
+    return wire + sseWarningsComment(this.client, this.warnings) + this.emit(type, { response: this.response(ending) });
   }
 
   private fail(error: GatewayError): string {

@@ -65,6 +65,25 @@ export interface ResponsesFunctionTool {
   [key: string]: unknown;
 }
 
+/** A freeform tool (Codex): the model writes raw text, optionally constrained by a grammar. */
+export interface ResponsesCustomTool {
+  type: 'custom';
+  name: string;
+  description?: string | null;
+  format?: { type: 'text' } | { type: 'grammar'; syntax?: string; definition?: string } | null;
+  [key: string]: unknown;
+}
+
+/** An answer's freeform call. */
+export interface ResponsesOutputCustomToolCall {
+  type: 'custom_tool_call';
+  id: string;
+  call_id: string;
+  name: string;
+  input: string;
+  [key: string]: unknown;
+}
+
 export type ResponsesTool = ResponsesFunctionTool | { type: string; [key: string]: unknown };
 
 export type ResponsesToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name: string } | { type: string; [key: string]: unknown };

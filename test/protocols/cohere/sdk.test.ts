@@ -117,9 +117,9 @@ describe('chat (non-streaming)', () => {
       temperature: 0.4,
       topK: 20,
       topP: 0.8,
+      seed: 5,
       source: 'cohere',
       unmapped: [
-        { path: 'seed', value: 5, disposition: 'warn', reason: 'deterministic sampling seed' },
         { path: 'messages[3].content[0].document', value: { data: { temperature_c: 18 } }, disposition: 'warn', reason: 'citable document form of a tool result (its data is sent as JSON text)' },
       ],
     });

@@ -22,7 +22,6 @@ describe('Cohere unmapped fields', () => {
       { path: 'logprobs', value: true, disposition: 'reject', reason: 'token log probabilities' },
       { path: 'citation_options', value: { mode: 'FAST' }, disposition: 'warn', reason: 'citation settings' },
       { path: 'safety_mode', value: 'STRICT', disposition: 'warn', reason: 'Cohere safety mode' },
-      { path: 'seed', value: 42, disposition: 'warn', reason: 'deterministic sampling seed' },
       { path: 'frequency_penalty', value: 0.4, disposition: 'warn', reason: 'sampling penalty' },
       { path: 'presence_penalty', value: 0.2, disposition: 'warn', reason: 'sampling penalty' },
       { path: 'thinking', value: { type: 'disabled' }, disposition: 'warn', reason: 'reasoning settings' },

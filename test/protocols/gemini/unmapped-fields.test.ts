@@ -30,7 +30,6 @@ describe('Gemini unmapped fields', () => {
       { path: 'generationConfig.candidateCount', value: 2, disposition: 'reject', reason: 'several candidates per request' },
       { path: 'generationConfig.responseLogprobs', value: true, disposition: 'reject', reason: 'token log probabilities' },
       { path: 'generationConfig.logprobs', value: 3, disposition: 'reject', reason: 'token log probabilities' },
-      { path: 'generationConfig.seed', value: 7, disposition: 'warn', reason: 'deterministic sampling seed' },
       { path: 'generationConfig.presencePenalty', value: 0.5, disposition: 'warn', reason: 'sampling penalty' },
       { path: 'generationConfig.thinkingConfig', value: thinkingConfig, disposition: 'warn', reason: 'thinking settings' },
       { path: 'generationConfig.bar', value: true, disposition: 'warn', reason: 'unknown field' },

@@ -1,0 +1,180 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ModelRoute } from '../config/runtime-config.ts';
+import { GatewayFailure, gatewayError, type ChatRequest, type GatewayError } from '../ir/index.ts';
+import { setTopLevelString } from '../protocols/passthrough.ts';
+import { codecFor } from '../protocols/registry.ts';
+import { readBounded } from '../upstream/read-bounded.ts';
+import { retryAfterSeconds } from '../upstream/retry-after.ts';
+import { sendUpstream } from '../upstream/send-upstream.ts';
+import type { Gateway } from './gateway-context.ts';
+import { INGRESS } from './ingress.ts';
+import { forwardedClientHeaders } from './relayed-headers.ts';
+import { fieldPath, readRequestBody } from './request-body.ts';
+import { countEndpointFor } from './token-count-endpoints.ts';
+import { estimateInputTokens } from './token-estimate.ts';
+
+/** The two count routes the gateway serves: Anthropic's `count_tokens` and Gemini's `:countTokens`. */
+export type CountingProtocol = 'anthropic' | 'gemini';
+
+/** Says how an answer's count was made: `upstream` (the lane's provider counted) or `estimate`. */
+export const TOKEN_COUNT_HEADER = 'x-gateway-token-count';
+
+const MAX_COUNT_ANSWER_BYTES = 1024 * 1024;
+
+interface CountCall {
+  readonly protocol: CountingProtocol;
+  /** Gemini names the model in the path. */
+  readonly pathModel?: string;
+  readonly query: string;
+  readonly requestId: string;
+}
+
+/**
+ * Counts a request's input tokens, routed like a chat request (model → pool → lane, the virtual
+ * key checked when governance is on, nothing spent). A lane of the client's own protocol gets
+ * the request forwarded to its count endpoint, as is but for the model. Another lane's provider
+ * counts the translated request when it has a count endpoint (Anthropic, Gemini, OpenAI's
+ * Responses, Bedrock); otherwise, or when that endpoint fails, the answer is an estimate and says so
+ * (`x-gateway-token-count: estimate` and `"estimated": true`).
+ */
+export async function countTokens(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: CountCall): Promise<void> {
+  const ingress = INGRESS[call.protocol];
+  const signal = AbortSignal.any([closedSignal(res), AbortSignal.timeout(gateway.config.limits.firstByteTimeoutMs)]);
+  try {
+    const raw = await readRequestBody(req, gateway.config.limits.maxRequestBytes);
+    const json = parseObject(raw);
+    const chatBody = asChatBody(call.protocol, json);
+    const modelName = call.pathModel ?? (typeof json.model === 'string' ? json.model : undefined);
+    if (modelName === undefined || modelName === '') throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
+    if (gateway.config.governance && gateway.governance !== undefined) await gateway.governance.authenticate(req.headers, new URLSearchParams(call.query));
+    const router = gateway.routing.router(modelName);
+    if (router === undefined) throw new GatewayFailure(gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
+    const lane = pickLane(router.members.map((m) => m.lane), call.protocol);
+
+    if (lane.provider.protocol === call.protocol) {
+      const forwarded = await forward(gateway, req, call, lane, raw, json, signal);
+      return answer(res, call, forwarded, 'upstream', lane);
+    }
+    validate(ingress.validateRequest, chatBody);
+    let request: ChatRequest;
+    try {
+      request = ingress.codec.decodeRequest(chatBody, call.pathModel === undefined ? {} : { pathModel: call.pathModel });
+    } catch (error) {
+      // Content no other protocol can carry (a server tool, a document) would be refused on a chat
+      // hop; a count is only advice, so it becomes an estimate from the request's size instead.
+      if (!(error instanceof GatewayFailure) || error.error.status !== 400) throw error;
+      return answer(res, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane);
+    }
+    const counted = await countOnLane(gateway, lane, request, signal);
+    return answer(res, call, counted ?? estimateInputTokens(request), counted === undefined ? 'estimate' : 'upstream', lane);
+  } catch (error) {
+    if (res.destroyed) return;
+    const failure = error instanceof GatewayFailure ? error.error : gatewayError('server', 'internal gateway error', { code: 'internal_error' });
+    if (!(error instanceof GatewayFailure)) gateway.log.error({ err: error, requestId: call.requestId }, 'unexpected count_tokens failure');
+    const envelope = ingress.codec.encodeError(failure);
+    res.writeHead(envelope.status, { ...envelope.headers, 'x-request-id': call.requestId });
+    res.end(envelope.body);
+  }
+}
+
+/** A lane of the client's protocol first (its count is exact and untranslated), then one whose provider can count, then the first. */
+function pickLane(lanes: readonly ModelRoute[], protocol: CountingProtocol): ModelRoute {
+  const same = lanes.find((l) => l.provider.protocol === protocol);
+  const counting = lanes.find((l) => l.provider.protocol !== 'cohere');
+  return same ?? counting ?? (lanes[0] as ModelRoute);
+}
+
+/** The count request as a chat request the codecs read: Anthropic's lacks max_tokens, Gemini's may wrap it. */
+function asChatBody(protocol: CountingProtocol, json: Record<string, unknown>): Record<string, unknown> {
+  if (protocol === 'anthropic') return { max_tokens: 1, ...json, stream: false };
+  const inner = json.generateContentRequest;
+  return inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : json;
+}
+
+/** Same protocol: the client's count request goes to the lane's count endpoint with only the model replaced. */
+async function forward(gateway: Gateway, req: IncomingMessage, call: CountCall, lane: ModelRoute, raw: Buffer, json: Record<string, unknown>, signal: AbortSignal): Promise<number> {
+  let path: string;
+  let body: Buffer | string;
+  if (call.protocol === 'anthropic') {
+    path = '/v1/messages/count_tokens';
+    body = setTopLevelString(raw, 'model', lane.upstreamModel);
+  } else {
+    path = `/v1beta/models/${encodeURIComponent(lane.upstreamModel)}:countTokens`;
+    const inner = json.generateContentRequest;
+    // A wrapped request names its model as a resource: it must be the lane's too.
+    body = inner !== null && typeof inner === 'object' ? JSON.stringify({ ...json, generateContentRequest: { ...inner, model: `models/${lane.upstreamModel}` } }) : raw;
+  }
+  const answerBody = await post(gateway, lane, path, body, forwardedClientHeaders(req.headers, INGRESS[call.protocol].forwardedHeaders), signal, true);
+  const count = call.protocol === 'anthropic' ? answerBody.input_tokens : answerBody.totalTokens;
+  if (typeof count !== 'number') throw new GatewayFailure(gatewayError('server', `upstream ${lane.provider.name} answered a count without one`, { status: 502, code: 'bad_upstream_response' }));
+  return count;
+}
+
+/** Another protocol: the lane's own count endpoint, if it has one; undefined (an estimate) otherwise or when it fails. */
+async function countOnLane(gateway: Gateway, lane: ModelRoute, request: ChatRequest, signal: AbortSignal): Promise<number | undefined> {
+  const endpoint = countEndpointFor(lane.provider.protocol, request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+  if (endpoint === undefined) return undefined;
+  try {
+    return endpoint.count(await post(gateway, lane, endpoint.path, JSON.stringify(endpoint.body), {}, signal, false));
+  } catch (error) {
+    if (signal.aborted && !(error instanceof GatewayFailure)) throw error;
+    gateway.log.debug({ lane: lane.name, err: error }, 'count endpoint failed; answering an estimate');
+    return undefined;
+  }
+}
+
+async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buffer | string, forwardHeaders: Record<string, string>, signal: AbortSignal, relayErrors: boolean): Promise<Record<string, unknown>> {
+  const upstream = await sendUpstream(gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+    provider: lane.provider, path, body, forwardHeaders, stream: false, signal,
+    headersTimeoutMs: lane.timeouts.firstByteMs, idleTimeoutMs: lane.timeouts.idleMs,
+  });
+  const text = (await readBounded(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
+  if (upstream.status >= 400) {
+    const codec = codecFor(lane.provider.protocol);
+    const decoded: GatewayError = codec === undefined || !relayErrors
+      ? gatewayError('server', `upstream ${lane.provider.name} answered ${upstream.status}`, { status: 502, code: 'bad_upstream_response' })
+      : codec.decodeError({ status: upstream.status, bodyText: text, headers: upstream.headers, retryAfterSeconds: retryAfterSeconds(upstream.headers) });
+    // The operator's credential was refused: the client must not read it as its own 401/403.
+    const error = decoded.status === 401 || decoded.status === 403
+      ? gatewayError('server', `upstream ${lane.provider.name} refused the gateway's credential`, { status: 502, code: 'upstream_auth_failed' })
+      : decoded;
+    throw new GatewayFailure(error);
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new GatewayFailure(gatewayError('server', `upstream ${lane.provider.name} answered with a body that is not JSON`, { status: 502, code: 'bad_upstream_response' }));
+  }
+}
+
+function answer(res: ServerResponse, call: CountCall, count: number, how: 'upstream' | 'estimate', lane: ModelRoute): void {
+  const estimated = how === 'estimate' ? { estimated: true } : {};
+  const body = call.protocol === 'anthropic' ? { input_tokens: count, ...estimated } : { totalTokens: count, ...estimated };
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': call.requestId, 'x-gateway-lane': lane.name, [TOKEN_COUNT_HEADER]: how });
+  res.end(JSON.stringify(body));
+}
+
+function parseObject(raw: Buffer): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw new GatewayFailure(gatewayError('invalid_request', `request body is not valid JSON: ${(e as Error).message}`, { code: 'invalid_json' }));
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new GatewayFailure(gatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_json' }));
+  return value as Record<string, unknown>;
+}
+
+function validate(check: (typeof INGRESS)[CountingProtocol]['validateRequest'], body: Record<string, unknown>): void {
+  if (check(body)) return;
+  const param = fieldPath(check.errors?.[0]);
+  throw new GatewayFailure(gatewayError('invalid_request', `${param === '' ? 'request' : param}: ${check.errors?.[0]?.message ?? 'is not valid'}`, { param, code: 'invalid_request_body' }));
+}
+
+function closedSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

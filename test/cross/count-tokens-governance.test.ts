@@ -1,0 +1,29 @@
+// With governance on, a token count needs a valid virtual key (401 otherwise, in the client's
+// shape) and spends nothing from its budget, since nothing is generated.
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../support/gateway-harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ extraYaml: 'db_path: ./gateway.db\ngovernance: on\n' });
+});
+afterAll(() => h.close());
+
+describe('count_tokens under governance', () => {
+  it('401 without a key; with one, the count is answered and nothing is spent', async () => {
+    const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'counter', budget_cents: 100 }) });
+    expect(res.status).toBe(201);
+    const key = (await res.json()) as { id: string; secret: string };
+    const messages = [{ role: 'user' as const, content: 'hello there' }];
+
+    const anonymous = new Anthropic({ apiKey: 'gwk_not-a-real-key', baseURL: h.url, maxRetries: 0 });
+    await expect(anonymous.messages.countTokens({ model: 'claude', messages })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    expect(h.upstream.requests.length).toBe(0);
+
+    h.upstream.enqueue({ json: { input_tokens: 9 } });
+    const client = new Anthropic({ apiKey: key.secret, baseURL: h.url, maxRetries: 0 });
+    expect((await client.messages.countTokens({ model: 'claude', messages })).input_tokens).toBe(9);
+    expect(h.gateway.governance!.listKeys().find((k) => k.id === key.id)!.spentMicrocents).toBe(0n);
+  });
+});
