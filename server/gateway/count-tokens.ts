@@ -1,14 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError, type ChatRequest, type GatewayError } from '../ir/index.ts';
-import { setTopLevelString } from '../protocols/passthrough.ts';
+import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import { sendUpstream } from '../upstream/send-upstream.ts';
 import type { Gateway } from './gateway-context.ts';
 import { INGRESS } from './ingress.ts';
+import { bodyMemoryOf } from './body-memory.ts';
+import { closeUnread } from './close-unread.ts';
 import { forwardedClientHeaders } from './relayed-headers.ts';
+import { redactedStreamError } from './upstream-error.ts';
 import { fieldPath, readRequestBody } from './request-body.ts';
 import { countEndpointFor } from './token-count-endpoints.ts';
 import { estimateInputTokens } from './token-estimate.ts';
@@ -40,13 +43,21 @@ interface CountCall {
 export async function countTokens(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: CountCall): Promise<void> {
   const ingress = INGRESS[call.protocol];
   const signal = AbortSignal.any([closedSignal(res), AbortSignal.timeout(gateway.config.limits.firstByteTimeoutMs)]);
+  const hold = bodyMemoryOf(gateway.config).hold();
+  /** Set when the answer goes out before the body was read: the connection is then closed. */
+  let unread: Readonly<Record<string, string>> | undefined;
   try {
-    const raw = await readRequestBody(req, gateway.config.limits.maxRequestBytes);
+    // The key is checked from the headers before the body is read, as for chat.
+    if (gateway.config.governance && gateway.governance !== undefined) {
+      unread = closeUnread(req);
+      await gateway.governance.authenticate(req.headers, new URLSearchParams(call.query));
+      unread = undefined;
+    }
+    const raw = await readRequestBody(req, gateway.config.limits.maxRequestBytes, hold);
     const json = parseObject(raw);
     const chatBody = asChatBody(call.protocol, json);
     const modelName = call.pathModel ?? (typeof json.model === 'string' ? json.model : undefined);
     if (modelName === undefined || modelName === '') throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
-    if (gateway.config.governance && gateway.governance !== undefined) await gateway.governance.authenticate(req.headers, new URLSearchParams(call.query));
     const router = gateway.routing.router(modelName);
     if (router === undefined) throw new GatewayFailure(gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
     const lane = pickLane(router.members.map((m) => m.lane), call.protocol);
@@ -72,8 +83,10 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
     const failure = error instanceof GatewayFailure ? error.error : gatewayError('server', 'internal gateway error', { code: 'internal_error' });
     if (!(error instanceof GatewayFailure)) gateway.log.error({ err: error, requestId: call.requestId }, 'unexpected count_tokens failure');
     const envelope = ingress.codec.encodeError(failure);
-    res.writeHead(envelope.status, { ...envelope.headers, 'x-request-id': call.requestId });
+    res.writeHead(envelope.status, { ...envelope.headers, ...unread, 'x-request-id': call.requestId });
     res.end(envelope.body);
+  } finally {
+    hold.release();
   }
 }
 
@@ -97,7 +110,7 @@ async function forward(gateway: Gateway, req: IncomingMessage, call: CountCall, 
   let body: Buffer | string;
   if (call.protocol === 'anthropic') {
     path = '/v1/messages/count_tokens';
-    body = setTopLevelString(raw, 'model', lane.upstreamModel);
+    body = replaceTopLevelString(raw, 'model', lane.upstreamModel);
   } else {
     path = `/v1beta/models/${encodeURIComponent(lane.upstreamModel)}:countTokens`;
     const inner = json.generateContentRequest;
@@ -137,7 +150,7 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
     // The operator's credential was refused: the client must not read it as its own 401/403.
     const error = decoded.status === 401 || decoded.status === 403
       ? gatewayError('server', `upstream ${lane.provider.name} refused the gateway's credential`, { status: 502, code: 'upstream_auth_failed' })
-      : decoded;
+      : redactedStreamError(lane.provider, decoded); // an upstream message that echoes the credential
     throw new GatewayFailure(error);
   }
   try {
