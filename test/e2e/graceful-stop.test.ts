@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { openaiStreamEvents } from '../support/openai-sse.ts';
+import { openRaw } from '../support/raw-connection.ts';
 
 let upstream: MockUpstream;
 beforeAll(async () => {
@@ -17,12 +18,12 @@ afterAll(async () => {
   await upstream.close();
 });
 
-async function start(shutdownMs: number): Promise<GatewayProcess> {
+async function start(shutdownMs: number, headerMs = 15_000): Promise<GatewayProcess> {
   const g = await startGatewayProcess([
     'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info', 'workers: 2',
     'providers: { openai: { api_key: { env: STOP_TEST_KEY } } }',
     'models: { gpt: { provider: openai, model: gpt-4.1-mini } }',
-    `server: { shutdown_timeout_ms: ${shutdownMs} }`,
+    `server: { shutdown_timeout_ms: ${shutdownMs}, header_timeout_ms: ${headerMs} }`,
   ].join('\n') + '\n', { env: { STOP_TEST_KEY: 'sk-upstream' }, files: { 'providers.yaml': `openai: { base_url: ${upstream.url}/v1 }\n` } });
   started.push(g);
   return g;
@@ -56,7 +57,7 @@ const msgs = (g: GatewayProcess) => g.lines.map((l) => l.msg);
 describe('SIGTERM', () => {
   it('under steady keep-alive load, closes connections as answers end and exits 0 within the deadline', async () => {
     const deadlineMs = 4000;
-    const g = await start(deadlineMs);
+    const g = await start(deadlineMs, 1000);
     const agent = new Agent({ keepAliveTimeout: 60_000, connections: 4 });
     let stop = false;
     let answered = 0;
@@ -77,11 +78,15 @@ describe('SIGTERM', () => {
     const load = Array.from({ length: 16 }, loop);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(answered).toBeGreaterThan(20);
+    // A connection that never sends a request is closed at the header time, not held to the deadline.
+    const silent = openRaw(g.dataUrl);
+    await silent.connected;
     const signalledAt = performance.now();
     signalled = true;
     g.child.kill('SIGTERM');
     const exit = await g.exited();
     const tookMs = performance.now() - signalledAt;
+    expect((await silent.closed).afterMs).toBeLessThan(deadlineMs);
     stop = true;
     await Promise.all(load);
     await agent.close();
