@@ -97,6 +97,22 @@ describe('SIGTERM', () => {
     expect(g.lines.find((l) => String(l.msg).startsWith('shutdown complete'))).toMatchObject({ cut: 0 });
   }, 30_000);
 
+  it('lets an answer in flight finish, marked connection: close', async () => {
+    const g = await start(10_000);
+    const agent = new Agent({ keepAliveTimeout: 60_000 });
+    const answer = '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"slow"},"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}';
+    upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 800 });
+    const inFlight = chat(g.dataUrl, agent);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    g.child.kill('SIGTERM');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('connection')).toBe('close');
+    expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe('slow');
+    expect((await g.exited()).code).toBe(0);
+    await agent.close();
+  }, 30_000);
+
   it('cuts a stream still in flight at the deadline, flushes, and exits 3', async () => {
     const deadlineMs = 1500;
     const g = await start(deadlineMs);
