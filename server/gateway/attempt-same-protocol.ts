@@ -6,6 +6,7 @@ import { describeBodyError, describeNetworkError, sendUpstream } from '../upstre
 import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { credentialBytes, maskCredentialBytes, redactedStreamError } from './upstream-error.ts';
+import { WholeLines } from '../framing/whole-lines.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -64,6 +65,14 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   // stream's end is read.
   const tail = exchange.gateway.config.governance || exchange.content !== undefined || !isSse(headers['content-type']) ? undefined : new StreamTail();
   let tailUsed = false;
+  // SSE goes to the client in whole lines, so an error event appended later starts cleanly.
+  const lines = isSse(headers['content-type']) ? new WholeLines() : undefined;
+  const send = async (bytes: Buffer): Promise<void> => {
+    const out = lines === undefined ? bytes : lines.take(bytes);
+    if (out.length === 0) return;
+    sent += out.length;
+    await res.write(out);
+  };
   const held: Buffer[] = [];
   let committed = false;
   let usage: Usage | null = null;
@@ -92,14 +101,12 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
         if (committed && tail !== undefined) {
           tail.push(bytes);
           tailUsed = true;
-          sent += bytes.length;
-          await res.write(bytes);
+          await send(bytes);
           continue;
         }
         if (committed) {
           noteUsage(probe.push(bytes));
-          sent += bytes.length;
-          await res.write(bytes);
+          await send(bytes);
           continue;
         }
         // Before commit, an SSE read is decoded one event at a time, and only up to the first
@@ -128,9 +135,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
             tail?.push(rest);
             tailUsed = true;
           }
-          const out = rest === undefined ? first : Buffer.concat([first, rest]);
-          sent += out.length;
-          await res.write(out);
+          await send(rest === undefined ? first : Buffer.concat([first, rest]));
           break;
         }
       } finally {
@@ -167,6 +172,13 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   } else if (endError !== undefined) {
     // The upstream closed cleanly but without its terminator: say so in the client's protocol.
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(endError));
+  } else {
+    // A stream that ends without a last line end still delivers what it sent.
+    const rest = lines?.rest();
+    if (rest !== undefined) {
+      sent += rest.length;
+      await res.write(rest);
+    }
   }
   await res.finish(summary());
   return { status: 'committed', outcome: 'success' };
