@@ -11,6 +11,11 @@ export interface ConnectionGuardOptions {
   readonly refuse?: RequestListener;
   /** Requests served normally even on a connection beyond the cap (GET /healthz). */
   readonly alwaysServed?: (req: IncomingMessage) => boolean;
+  /**
+   * The server's header timeout: Node stops checking it once the server closes, so during a
+   * drain the guard closes a fresh connection that has not begun a request within it.
+   */
+  readonly headerTimeoutMs?: number;
 }
 
 export interface DrainResult {
@@ -71,7 +76,10 @@ export class ConnectionGuard {
   drain(server: Server, deadlineMs: number): Promise<DrainResult> {
     this.draining = true;
     server.close();
-    for (const socket of this.waiting) if (this.served.has(socket)) socket.destroy();
+    for (const socket of this.waiting) {
+      if (this.served.has(socket)) socket.destroy();
+      else if (this.options.headerTimeoutMs !== undefined) setTimeout(() => this.waiting.has(socket) && socket.destroy(), this.options.headerTimeoutMs).unref();
+    }
     for (const res of this.busy.values()) if (!res.headersSent) res.shouldKeepAlive = false;
     if (this.open === 0) return Promise.resolve({ cut: 0 });
     return new Promise((resolve) => {

@@ -20,6 +20,7 @@ export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras 
     maxConnections: connectionCap(settings.maxConnections, gateway.config.workers),
     refuse: refuseConnection,
     alwaysServed: (req) => req.method === 'GET' && req.url === '/healthz',
+    headerTimeoutMs: settings.headerTimeoutMs,
   });
   // Slow and idle clients are timed (headers, the request's arrival, keep-alive); the answer is
   // not: requestTimeout ends once the body is read, so a stream lasts as long as its upstream

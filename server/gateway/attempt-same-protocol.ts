@@ -9,6 +9,7 @@ import { readBounded } from '../upstream/read-bounded.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { redactedStreamError } from './upstream-error.ts';
 import { OpenAIUsageStrip } from '../framing/openai-usage-strip.ts';
+import { WholeLines } from '../framing/whole-lines.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -81,6 +82,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   // stream's end is read.
   const tail = exchange.gateway.config.governance || exchange.content !== undefined || !isSse(headers['content-type']) ? undefined : new StreamTail();
   let tailUsed = false;
+  // SSE goes to the client in whole lines, so an error event appended later starts cleanly.
+  const lines = isSse(headers['content-type']) ? new WholeLines() : undefined;
   const held: Buffer[] = [];
   let committed = false;
   let usage: Usage | null = null;
@@ -103,10 +106,18 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
   /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
-  const send = async (bytes: Buffer) => {
+  const relay = async (bytes: Buffer) => {
     const out = strip === undefined ? bytes : strip.push(bytes);
+    if (out.length === 0) return;
     sent += out.length;
     await res.write(out);
+  };
+  /** Relays whole lines only (SSE); an unfinished line waits for its end. */
+  const send = (bytes: Buffer) => relay(lines === undefined ? bytes : lines.take(bytes));
+  /** At a clean end, a stream without a last line end still delivers what it sent. */
+  const sendRest = async () => {
+    const rest = lines?.rest();
+    if (rest !== undefined) await relay(rest);
   };
   /** The end of what is relayed: a stripped stream's unfinished last event goes out as it came. */
   const flush = async () => {
@@ -197,6 +208,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
         await res.abandon(summary()); // what the client was sent (and any usage seen) is charged
         return { status: 'client_gone' };
       }
+      await sendRest();
       await flush();
       await res.finish(summary());
       return { status: 'committed', outcome: 'success' };
@@ -214,6 +226,7 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     attempt.onCommit();
     res.commit(status, headers);
     await send(Buffer.concat(held));
+    await sendRest();
   } else if (relayedError) {
     // The upstream's own error event reached the client: a lane fault, with nothing to add.
     await flush();
@@ -222,6 +235,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   } else if (endError !== undefined) {
     // The upstream closed cleanly but without its terminator: say so in the client's protocol.
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(endError));
+  } else {
+    await sendRest();
   }
   await flush();
   await res.finish(summary());

@@ -42,23 +42,23 @@ describe('an endless line from the upstream', () => {
     expect(h.upstream.requests[0]?.abandoned).toBe(true); // the gateway stopped reading
   }, 60_000);
 
-  it('after commit, same protocol: the relayed stream ends with an OpenAI error event naming the limit', async () => {
-    // The bytes are relayed as they come, so the client has the line's first 16 MiB before the
-    // error event: its SDK fails on that line already (a broken stream, never a clean end).
+  it('after commit, same protocol: the stream ends with an OpenAI error event naming the limit', async () => {
     h.upstream.enqueue({ events: [roleChunk!, firstContent!, ...endlessLine()] });
     let text = '';
     const reading = (async () => {
       for await (const chunk of await openai.chat.completions.create({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] })) text += chunk.choices[0]?.delta.content ?? '';
     })();
-    await expect(reading).rejects.toThrow();
+    await expect(reading).rejects.toThrow(/longer than 16 MiB/);
     expect(text).toBe('before the endless line ');
 
+    // On the wire: whole lines only (the unfinished one is never relayed), then the error event.
     h.upstream.enqueue({ events: [roleChunk!, firstContent!, ...endlessLine()] });
     const raw = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
     const body = await raw.text();
-    expect(body.length).toBeLessThan(MAX_STREAM_EVENT_CHARS + 64 * 1024 * 2);
-    const last = body.trimEnd().split('\n\n').pop()!;
-    expect(JSON.parse(last.replace(/^data: /, ''))).toMatchObject({ error: { code: 'upstream_event_too_large', message: expect.stringContaining('longer than 16 MiB') } });
+    expect(body.length).toBeLessThan(64 * 1024);
+    const events = body.trim().split(/\n\n+/);
+    expect(events.slice(0, 2)).toEqual([roleChunk!.trim(), firstContent!.trim()]);
+    expect(JSON.parse(events[2]!.replace(/^data: /, ''))).toMatchObject({ error: { code: 'upstream_event_too_large', message: expect.stringContaining('longer than 16 MiB') } });
   }, 60_000);
 
   it('after commit, translated: an Anthropic client gets its own error event', async () => {

@@ -1,0 +1,28 @@
+// Relayed SSE bytes go out in whole lines; the unfinished one waits, whatever the reads.
+import { describe, expect, it } from 'vitest';
+import { WholeLines } from '../../server/framing/whole-lines.ts';
+
+const b = (s: string) => Buffer.from(s);
+
+describe('WholeLines', () => {
+  it('passes a read that ends at a line end untouched (the same buffer)', () => {
+    const lines = new WholeLines();
+    const read = b('data: 1\n\n');
+    expect(lines.take(read)).toBe(read);
+    expect(lines.rest()).toBeUndefined();
+  });
+
+  it('holds an unfinished line until its end arrives, and gives the bytes back in order', () => {
+    const lines = new WholeLines();
+    expect(lines.take(b('data: 1\n\ndata: 2')).toString()).toBe('data: 1\n\n');
+    expect(lines.take(b('345')).toString()).toBe('');
+    expect(lines.take(b('\n\ndata: 3\r')).toString()).toBe('data: 2345\n\ndata: 3\r');
+    expect(lines.take(b('\n')).toString()).toBe('\n');
+  });
+
+  it('gives back an unfinished last line at a clean end', () => {
+    const lines = new WholeLines();
+    lines.take(b('data: [DONE]'));
+    expect(lines.rest()?.toString()).toBe('data: [DONE]');
+  });
+});
