@@ -40,8 +40,8 @@ export interface GatewayConfigOptions {
   readonly workers: 'auto' | number;
   readonly governance: boolean;
   readonly paced: { readonly chunks: number; readonly intervalMs: number };
-  /** Share of the soak pool's flaky lane's requests the mock fails (500, reset, hang). */
-  readonly soakFailPercent: number;
+  /** Share of the soak pool's flaky lane's requests the mock fails (500, reset, hang); default 30. */
+  readonly soakFailPercent?: number;
 }
 
 /** Writes both files into `dir` and returns the config.yaml path. */
@@ -61,7 +61,7 @@ export function writeGatewayConfig(options: GatewayConfigOptions): string {
     ...PROTOCOL_IDS.map((p) => `  ${gatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${UPSTREAM_MODEL}, ${price} }`),
     ...PACED_EGRESS.map((p) => `  ${pacedGatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`),
     // The soak (soak.ts): the mock fails soakFailPercent of the flaky lane's requests.
-    `  soak-flaky: { provider: openai, model: flaky-${options.soakFailPercent}, ${price}, timeouts: { first_byte_ms: ${SOAK_FIRST_BYTE_MS} } }`,
+    `  soak-flaky: { provider: openai, model: flaky-${options.soakFailPercent ?? 30}, ${price}, timeouts: { first_byte_ms: ${SOAK_FIRST_BYTE_MS} } }`,
     `  soak-steady: { provider: anthropic, model: ${UPSTREAM_MODEL}, ${price} }`,
     'pools:',
     // A breaker that trips on a run of faults and comes back soon, so the flaky lane keeps taking

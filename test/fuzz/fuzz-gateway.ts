@@ -1,8 +1,11 @@
 // The gateway under fuzz: a real `node server/main.ts` process (so a crash is an exit, not a test
 // runner's problem), two data-plane workers, governance on with a budgeted virtual key, one model
-// per egress protocol and a pool mixing three protocols, all in front of the six-protocol mock.
+// per egress protocol and a pool mixing three protocols, all in front of the six-protocol mock;
+// a gate hook that gets every request body and a webhook, both answered by an endpoint that allows.
 // Its error-level log lines are kept: an unexpected failure or a worker that died shows there.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +38,17 @@ export interface FuzzGateway {
   close(): Promise<void>;
 }
 
-function writeConfig(dir: string, upstreamUrl: string): string {
+/** The hooks' endpoint: reads each call whole and allows (a gate) or accepts (a webhook) it. */
+async function startHookEndpoint(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"allow":true}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+function writeConfig(dir: string, upstreamUrl: string, hooksUrl: string): string {
   writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${PROVIDER[p].name}: { base_url: ${upstreamUrl}${PROVIDER[p].suffix} }`).join('\n') + '\n');
   const price = 'price: { input: 1, output: 2 }';
   const lines = [
@@ -49,6 +62,9 @@ function writeConfig(dir: string, upstreamUrl: string): string {
     ...PROTOCOL_IDS.map((p) => `  ${laneModel(p)}: { provider: ${PROVIDER[p].name}, model: upstream-${p}, ${price}${p === 'anthropic' ? ', max_tokens: 1024' : ''} }`),
     'pools:',
     `  ${MIXED_POOL}: { members: [ { model: ${laneModel('openai')} }, { model: ${laneModel('anthropic')} }, { model: ${laneModel('gemini')} } ], max_attempts: 3 }`,
+    'hooks:',
+    `  - { name: fuzz-gate, kind: gate, url: "${hooksUrl}/gate", on_error: deny, timeout_ms: 10000, include_content: true }`,
+    `  - { name: fuzz-audit, kind: webhook, url: "${hooksUrl}/events", events: [request.completed, request.failed] }`,
   ];
   const path = join(dir, 'config.yaml');
   writeFileSync(path, lines.join('\n') + '\n');
@@ -67,7 +83,8 @@ async function createKey(adminUrl: string): Promise<string> {
 
 export async function startFuzzGateway(upstreamUrl: string): Promise<FuzzGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-fuzz-'));
-  const config = writeConfig(dir, upstreamUrl);
+  const hooks = await startHookEndpoint();
+  const config = writeConfig(dir, upstreamUrl, hooks.url);
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'server/main.ts'), '--config', config], {
     env: {
       ...process.env, FUZZ_UPSTREAM_KEY, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -112,6 +129,8 @@ export async function startFuzzGateway(upstreamUrl: string): Promise<FuzzGateway
         clearTimeout(killer);
       }
       rmSync(dir, { recursive: true, force: true });
+      hooks.server.closeAllConnections();
+      await new Promise<void>((resolve) => hooks.server.close(() => resolve()));
     },
   };
 }

@@ -32,9 +32,10 @@ describe('fuzzed requests over every route', () => {
     console.log(`fuzz: seed ${settings.seed} (replay: FUZZ_SEED=${settings.seed}), ${settings.only === undefined ? `${settings.cases} cases` : `case ${settings.only} only`}, `
       + `${Object.values(corpus.seeds).reduce((n, s) => n + s.length, 0)} seed payloads (${corpus.realCount} captured)`);
     const report = await runFuzz(gateway.url, corpus, gateway.key, settings);
-    console.log(`fuzz: ${report.sent} cases in ${(report.elapsedMs / 1000).toFixed(1)} s, by status ${JSON.stringify(report.byStatus)}; `
+    console.log(`fuzz: ${report.sent} cases in ${(report.elapsedMs / 1000).toFixed(1)} s, by status ${JSON.stringify(report.byStatus)}, ${report.retried.length} resent after a reset of a reused connection; `
       + `the mock refused ${upstream.schemaViolations.length} upstream requests as invalid for their protocol`);
 
+    for (const line of report.retried) console.log(`fuzz: resent after a reset: ${line}`);
     expect(report.failures, `seed ${settings.seed}:\n${report.failures.slice(0, 20).join('\n')}`).toEqual([]);
     expect(gateway.exited(), 'the gateway process exited').toBeUndefined();
     expect(gateway.errorLines, 'error-level log lines (unexpected failures, workers lost)').toEqual([]);

@@ -6,7 +6,10 @@ import type { Prng } from './prng.ts';
 
 /** A JSON fragment written as is (what JSON.stringify cannot produce: duplicate keys, 1e999, depth 10^5). */
 class RawJson {
-  constructor(readonly text: string) {}
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 type Json = null | boolean | number | string | RawJson | Json[] | { [key: string]: Json };
@@ -45,6 +48,9 @@ function slotsOf(root: Json, limit = 2000): Slot[] {
   walk(root, '');
   return out;
 }
+
+/** Bodies stay below this (the fuzz gateway's max_request_bytes is 4 MiB, so some pass it for a 413). */
+const MAX_BODY_CHARS = 5 * 1024 * 1024;
 
 const get = (slot: Slot): Json => (slot.parent as Record<string | number, Json>)[slot.key] as Json;
 const set = (slot: Slot, value: Json) => void ((slot.parent as Record<string | number, Json>)[slot.key] = value);
@@ -94,6 +100,39 @@ function typeSwap(current: Json, rng: Prng): Json {
 
 const UNKNOWN_FIELDS = ['__proto__', 'constructor', 'prototype', 'x_unknown', 'toString', 'hasOwnProperty', '', ' ', 'stream_options', 'metadata', 'n', 'tools', 'cache_control'];
 
+/**
+ * One mutation that keeps the value's JSON type (numbers stay numbers, strings strings), so the
+ * request tends to pass schema validation and reach decoding, translation, admission and the upstream.
+ */
+function mutateKeepingType(root: Json, rng: Prng, notes: string[]): Json {
+  const slots = slotsOf(root);
+  if (slots.length === 0) return root;
+  const slot = rng.pick(slots);
+  const value = get(slot);
+  if (typeof value === 'number') {
+    const n = rng.pick(EXTREME_NUMBERS);
+    set(slot, n);
+    notes.push(`number ${toText(n)} at ${slot.path}`);
+  } else if (typeof value === 'string') {
+    const s = oddString(rng);
+    set(slot, s);
+    notes.push(`odd string (${toText(s).length} chars) at ${slot.path}`);
+  } else if (typeof value === 'boolean') {
+    set(slot, !value);
+    notes.push(`flipped ${slot.path}`);
+  } else if (Array.isArray(value) && value.length > 0) {
+    const element = value[rng.int(value.length)]!;
+    const copies = Math.min(rng.pick([1, 20, 1_000]), Math.floor(MAX_BODY_CHARS / 2 / Math.max(1, toText(element).length)));
+    value.push(...Array.from({ length: copies }, () => structuredClone(element)));
+    notes.push(`array ${slot.path} grown by ${copies}`);
+  } else if (value !== null && typeof value === 'object' && !(value instanceof RawJson) && !Array.isArray(value)) {
+    const key = rng.pick(UNKNOWN_FIELDS);
+    Object.defineProperty(value, key, { value: randomScalar(rng), enumerable: true, writable: true, configurable: true });
+    notes.push(`extra field "${key}" in ${slot.path}`);
+  }
+  return root;
+}
+
 /** One structural mutation on a random place; returns the new root (the root itself may be replaced). */
 function mutateTree(root: Json, rng: Prng, notes: string[]): Json {
   const slots = slotsOf(root);
@@ -123,8 +162,10 @@ function mutateTree(root: Json, rng: Prng, notes: string[]): Json {
         Object.defineProperty(target, key, { value: randomScalar(rng), enumerable: true, writable: true, configurable: true });
         notes.push(`extra field "${key}" in ${at}`);
       } else if (Array.isArray(target)) {
-        const copies = rng.pick([2, 50, 5_000]);
-        target.push(...Array.from({ length: copies }, () => target[0] ?? null));
+        const element = target[0] ?? null;
+        // Bounded so the body stays a few MB whatever the element (a long string, a deep nest).
+        const copies = Math.min(rng.pick([2, 50, 5_000]), Math.floor(MAX_BODY_CHARS / 2 / Math.max(1, toText(element).length)));
+        target.push(...Array.from({ length: copies }, () => element));
         notes.push(`array ${at} grown by ${copies}`);
       } else {
         set(slot, [target, target]);
@@ -195,13 +236,28 @@ function mutateBytes(bytes: Buffer, rng: Prng, notes: string[]): Buffer {
   }
 }
 
-/** The seed with 1 to 3 structural mutations and, one case in four, a byte-level one. */
+/**
+ * The seed with 1 to 3 mutations (in two cases of five all keeping JSON types, so the request gets
+ * past validation) and, one case in five, a byte-level one.
+ */
 export function mutateBody(seed: unknown, rng: Prng, notes: string[]): Buffer {
   let tree = structuredClone(seed) as Json;
   const rounds = 1 + rng.int(3);
-  for (let i = 0; i < rounds; i++) tree = mutateTree(tree, rng, notes);
-  let bytes = Buffer.from(toText(tree), 'utf8');
-  if (rng.chance(0.25)) bytes = mutateBytes(bytes, rng, notes);
+  const mutate = rng.chance(0.4) ? mutateKeepingType : mutateTree;
+  let text = '';
+  for (let i = 0; i < rounds; i++) {
+    const before = text;
+    tree = mutate(tree, rng, notes);
+    text = toText(tree);
+    if (text.length > MAX_BODY_CHARS) {
+      // Mutations compounded past the bound: keep the body as it was before this one.
+      notes.push('(last mutation undone: body too large)');
+      text = before || toText(seed as Json);
+      break;
+    }
+  }
+  let bytes: Buffer = Buffer.from(text, 'utf8');
+  if (rng.chance(0.2)) bytes = mutateBytes(bytes, rng, notes);
   return bytes;
 }
 

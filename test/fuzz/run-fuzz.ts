@@ -21,6 +21,8 @@ export interface FuzzReport {
   readonly sent: number;
   readonly byStatus: Readonly<Record<string, number>>;
   readonly failures: readonly string[];
+  /** Requests sent again on a fresh connection after a reset of a reused one. */
+  readonly retried: readonly string[];
   readonly elapsedMs: number;
 }
 
@@ -49,13 +51,36 @@ const caseRng = (seed: number, index: number) => new Prng((seed ^ Math.imul(inde
 /** Errors the client raises before anything is sent (a header value it refuses): not the gateway's doing. */
 const CLIENT_SIDE = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE']);
 
-async function send(agent: Agent, base: string, c: FuzzCase): Promise<string | undefined | 'skipped'> {
+/**
+ * A reused keep-alive connection can be closed by the server's idle timer just as a request goes
+ * out on it (likelier when a loaded machine stalls the client): like any HTTP client, a request
+ * reset that way is sent once more, on a fresh connection. A gateway that resets a request
+ * itself resets the retry too, which then fails the case.
+ */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+
+async function sendOnce(agent: Agent, base: string, c: FuzzCase): Promise<string | undefined> {
+  const res = await request(`${base}${c.path}`, {
+    method: c.method as 'POST', headers: c.headers, body: c.body, dispatcher: agent, headersTimeout: 20_000, bodyTimeout: 20_000,
+  });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return judgeAnswer(c, { status: res.statusCode, headers: res.headers, body }) ?? String(res.statusCode);
+}
+
+async function send(agent: Agent, base: string, c: FuzzCase, retried: () => void): Promise<string | undefined | 'skipped'> {
   try {
-    const res = await request(`${base}${c.path}`, {
-      method: c.method as 'POST', headers: c.headers, body: c.body, dispatcher: agent, headersTimeout: 20_000, bodyTimeout: 20_000,
-    });
-    const body = Buffer.from(await res.body.arrayBuffer());
-    return judgeAnswer(c, { status: res.statusCode, headers: res.headers, body }) ?? String(res.statusCode);
+    try {
+      return await sendOnce(agent, base, c);
+    } catch (error) {
+      if (!STALE_CONNECTION.has((error as { code?: string }).code ?? '')) throw error;
+      retried();
+      const fresh = new Agent({ connections: 1 });
+      try {
+        return await sendOnce(fresh, base, c);
+      } finally {
+        await fresh.close();
+      }
+    }
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     if (CLIENT_SIDE.has(code)) return 'skipped';
@@ -71,11 +96,12 @@ export async function runFuzz(base: string, corpus: Corpus, key: string, setting
   const indices = settings.only === undefined ? Array.from({ length: settings.cases }, (_, i) => i) : [settings.only];
   let next = 0;
   let sent = 0;
+  const retried: string[] = [];
   const worker = async () => {
     while (next < indices.length && performance.now() - started < settings.budgetMs) {
       const index = indices[next++]!;
       const c = buildCase(index, corpus, key, caseRng(settings.seed, index));
-      const outcome = await send(agent, base, c);
+      const outcome = await send(agent, base, c, () => void retried.push(describeCase(c)));
       sent++;
       if (outcome === 'skipped' || (outcome !== undefined && /^\d{3}$/.test(outcome))) {
         byStatus[outcome ?? '?'] = (byStatus[outcome ?? '?'] ?? 0) + 1;
@@ -90,5 +116,5 @@ export async function runFuzz(base: string, corpus: Corpus, key: string, setting
   } finally {
     await agent.close();
   }
-  return { sent, byStatus, failures, elapsedMs: performance.now() - started };
+  return { sent, byStatus, failures, retried, elapsedMs: performance.now() - started };
 }
