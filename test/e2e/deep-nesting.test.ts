@@ -1,9 +1,10 @@
 // A request nested deeper than the gateway can re-serialise for another protocol (found by the
 // fuzz suite: JSON.parse takes any depth, JSON.stringify does not) is the client's fault: a 400 in
 // its protocol, and the lane's breaker is not charged, so other clients are still served.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import validateOpenAIError from '../../generated/validators/openai-error.js';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { answerJson, startHookReceiver, type HookReceiver } from '../support/hook-receiver.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -38,4 +39,31 @@ it('a Gemini functionCall.args object nested 10,000 deep (decoded to argument te
   const res = await fetch(`${h.url}/v1beta/models/gpt:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   expect(res.status).toBe(400);
   expect(await res.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } });
+});
+
+describe('a gate hook that fails open (on_error: allow) with include_content', () => {
+  let gate: HookReceiver;
+  let gated: Harness;
+  beforeAll(async () => {
+    gate = await startHookReceiver((_, res) => answerJson(res, 200, { allow: false, reason: 'policy says no' }));
+    gated = await startHarness({ extraYaml: `hooks:\n  - { name: policy, kind: gate, url: "${gate.url}/gate", on_error: allow, include_content: true }\n` });
+  });
+  afterAll(async () => {
+    await gated.close();
+    await gate.close();
+  });
+
+  it('is not bypassed by a body too deep to serialise for it: 400, nothing upstream', async () => {
+    const depth = 10_000;
+    const deep = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const body = `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"metadata_deep":${deep}}`;
+    const tools = `[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":${deep}}}}}]`;
+    for (const payload of [body, `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"tools":${tools}}`]) {
+      const res = await fetch(`${gated.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+      const text = await res.text();
+      expect(res.status, text).toBe(400);
+      expect(JSON.parse(text)).toMatchObject({ error: { code: 'request_too_deep' } });
+    }
+    expect(gated.upstream.requests).toHaveLength(0);
+  });
 });
