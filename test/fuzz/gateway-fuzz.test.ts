@@ -14,6 +14,7 @@ import { protocolHeaders } from './mutate-request.ts';
 import { fuzzSettingsFromEnv, runFuzz } from './run-fuzz.ts';
 import { loadCorpus } from './seed-corpus.ts';
 
+const settings = fuzzSettingsFromEnv();
 let upstream: SixProtocolUpstream;
 let gateway: FuzzGateway;
 beforeAll(async () => {
@@ -27,7 +28,6 @@ afterAll(async () => {
 
 describe('fuzzed requests over every route', () => {
   it('no 5xx, every 4xx in the client protocol shape, no crash', async () => {
-    const settings = fuzzSettingsFromEnv();
     const corpus = loadCorpus();
     console.log(`fuzz: seed ${settings.seed} (replay: FUZZ_SEED=${settings.seed}), ${settings.only === undefined ? `${settings.cases} cases` : `case ${settings.only} only`}, `
       + `${Object.values(corpus.seeds).reduce((n, s) => n + s.length, 0)} seed payloads (${corpus.realCount} captured)`);
@@ -43,7 +43,7 @@ describe('fuzzed requests over every route', () => {
     expect(gateway.errorLines, 'error-level log lines (unexpected failures, workers lost)').toEqual([]);
     // Enough of the run happened to mean something, even on a loaded machine.
     expect(report.sent).toBeGreaterThanOrEqual(Math.min(settings.cases, settings.only === undefined ? 300 : 1));
-  }, 150_000);
+  }, settings.budgetMs + 90_000); // the run stops starting cases at its budget; the last ones and the checks need a moment
 
   it('afterwards, a normal request in every protocol is still served', async () => {
     const bodies = {
