@@ -68,7 +68,7 @@ binary: install
 bench: install
 	node bench/run.ts
 
-## bench-soak: gateway RSS under a moderate load for BENCH_SOAK_MINUTES (default 10), slope after a 2-minute warm-up
+## bench-soak: BENCH_SOAK_MINUTES (default 10) of load through a pool whose one lane fails 30% (500, reset, hang): zero client errors, failovers, breaker trips, RSS slope
 .PHONY: bench-soak
 bench-soak: install
 	BENCH_SOAK_MINUTES=$${BENCH_SOAK_MINUTES:-10} node bench/run.ts

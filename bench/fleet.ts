@@ -60,6 +60,7 @@ export class Fleet {
         dirs.push(dir);
         const config = writeGatewayConfig({
           dir, mockUrl: mock.url, ...VARIANTS[variant], paced: { chunks: settings.pacedChunks, intervalMs: settings.pacedIntervalMs },
+          soakFailPercent: settings.soak?.failPercent ?? 30,
         });
         const [command, args] = settings.gatewayCommand === undefined
           ? [process.execPath, [join(root, 'server/main.ts'), '--config', config]]

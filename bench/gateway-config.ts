@@ -12,6 +12,10 @@ export const pacedUpstreamModel = (chunks: number, intervalMs: number) => `paced
 export const gatewayModel = (egress: ProtocolId) => `to-${egress}`;
 export const pacedGatewayModel = (egress: ProtocolId) => `paced-to-${egress}`;
 export const PACED_EGRESS: readonly ProtocolId[] = ['openai', 'anthropic'];
+/** The soak's pool: a flaky OpenAI-protocol lane and a steady Anthropic-protocol one. */
+export const SOAK_POOL = 'soak-pool';
+/** How long the flaky lane may stay silent before the gateway fails over (a hang ends here). */
+export const SOAK_FIRST_BYTE_MS = 1000;
 
 /** Catalog provider per protocol and the base-URL suffix its requests are built on. */
 const PROVIDER: Record<ProtocolId, { name: string; suffix: string }> = {
@@ -36,6 +40,8 @@ export interface GatewayConfigOptions {
   readonly workers: 'auto' | number;
   readonly governance: boolean;
   readonly paced: { readonly chunks: number; readonly intervalMs: number };
+  /** Share of the soak pool's flaky lane's requests the mock fails (500, reset, hang); default 30. */
+  readonly soakFailPercent?: number;
 }
 
 /** Writes both files into `dir` and returns the config.yaml path. */
@@ -54,6 +60,13 @@ export function writeGatewayConfig(options: GatewayConfigOptions): string {
     'models:',
     ...PROTOCOL_IDS.map((p) => `  ${gatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${UPSTREAM_MODEL}, ${price} }`),
     ...PACED_EGRESS.map((p) => `  ${pacedGatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`),
+    // The soak (soak.ts): the mock fails soakFailPercent of the flaky lane's requests.
+    `  soak-flaky: { provider: openai, model: flaky-${options.soakFailPercent ?? 30}, ${price}, timeouts: { first_byte_ms: ${SOAK_FIRST_BYTE_MS} } }`,
+    `  soak-steady: { provider: anthropic, model: ${UPSTREAM_MODEL}, ${price} }`,
+    'pools:',
+    // A breaker that trips on a run of faults and comes back soon, so the flaky lane keeps taking
+    // traffic (and failing) all through the soak instead of staying open.
+    `  ${SOAK_POOL}: { members: [ { model: soak-flaky }, { model: soak-steady } ], max_attempts: 2, deadline_ms: 20000, breaker: { consecutive_failures: 5, open_ms: 5000, max_open_ms: 20000 } }`,
   ];
   const path = join(dir, 'config.yaml');
   writeFileSync(path, lines.join('\n') + '\n');

@@ -1,10 +1,12 @@
 // The benchmark's upstream, run as its own process so its CPU is not the gateway's. It answers all
 // six protocols (recognised by path) with precomputed real wire bodies, stream or not, at zero delay.
 // Paced mode: an upstream model named `paced-<N>x<M>` (in the body, or in the path for Gemini and
-// Bedrock) streams N chunks M ms apart, each a delta carrying a marker (`#c<i>#`).
+// Bedrock) streams N chunks M ms apart, each a delta carrying a marker (`#c<i>#`). Flaky mode: an
+// upstream model named `flaky-<P>` fails P% of its requests (mock-faults.ts: 500, reset, hang).
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WireChunk } from '../server/protocols/codec.ts';
+import { drawFault, serveFault } from './mock-faults.ts';
 import { MockReplies, protocolOfPath } from './mock-replies.ts';
 
 const PACE_PATTERN = /paced-(\d{1,4})x(\d{1,5})/;
@@ -46,6 +48,8 @@ const server = createServer({ keepAlive: true }, (req, res) => {
       return;
     }
     const body = Buffer.concat(chunks);
+    const fault = drawFault(path, body);
+    if (fault !== undefined) return serveFault(fault, protocol, req, res);
     const stream = path.endsWith(':streamGenerateContent') || path.endsWith('/converse-stream') || body.includes('"stream":true');
     if (!stream) {
       const json = replies.jsonBody(protocol);

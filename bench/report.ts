@@ -58,7 +58,12 @@ export function formatReport(run: MeasuredRun, verdicts: readonly Verdict[], hea
       textTable(['gateway', 'workers', 'idle', 'idle/worker', 'peak', 'after load'], run.memory.map(memoryCells)));
   }
   if (run.soak !== undefined) {
-    parts.push('', `Soak: ${run.soak.samples.map((s) => `${s.minute.toFixed(2)} ${s.rssMiB.toFixed(0)}`).join(', ')} (minute RSS-MiB)`);
+    const s = run.soak;
+    parts.push('', `Soak: ${s.requests} requests, ${s.errors} client errors, ${s.failovers} failovers, ${s.breakerTrips} breaker trips, `
+      + `${s.flakyLaneFaults} faulted attempts on the flaky lane; latency p50 ${s.latencyP50Ms.toFixed(1)} ms, p99 ${s.latencyP99Ms.toFixed(1)} ms; `
+      + `RSS slope ${s.slopeMiBPerMinute.toFixed(3)} MiB/min`,
+    `RSS: ${s.samples.map((x) => `${x.minute.toFixed(2)} ${x.rssMiB.toFixed(0)}`).join(', ')} (minute RSS-MiB)`,
+    ...s.errorSamples.map((e) => `  client error: ${e}`));
   }
   parts.push('', 'Targets', ...verdicts.map((v) => `${v.status.padEnd(4)}  ${v.target}: ${v.detail}`));
   return parts.join('\n');

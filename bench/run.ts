@@ -9,7 +9,8 @@
 //   throughput  autocannon at each connection count: req/s, p50/p99, CPU µs per request, ratios
 //   paced       16 concurrent streams of 20 chunks 10 ms apart: first byte, gaps, coalesced chunks
 //   memory      gateway RSS idle after start, peak under load, after load (always)
-//   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): RSS slope under a moderate load
+//   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): load through a pool with one lane
+//               failing (500, reset, hang): client errors, failovers, breaker trips, RSS slope
 //
 // Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults marked quick:):
 //   BENCH_QUICK=1               fast smoke run [off]
@@ -29,8 +30,9 @@
 //   BENCH_SOAK_MINUTES          run the soak instead of the suite, for this long [`make bench-soak`: 10]
 //   BENCH_SOAK_WARMUP_MINUTES   soak samples before this are left out of the slope [2]
 //   BENCH_SOAK_SAMPLE_SECONDS   RSS sampling interval [10]
-//   BENCH_SOAK_CONNECTIONS      [16]
-//   BENCH_SOAK_RATE             requests per second over all soak connections [1000]
+//   BENCH_SOAK_CONNECTIONS      [64]
+//   BENCH_SOAK_RATE             most requests per second over all soak connections [500]
+//   BENCH_SOAK_FAIL_PERCENT     share of the flaky lane's requests the mock fails [30]
 //
 // Output: the tables and target lines on stdout; bench/results/latest.json and latest.svg
 // (bench/results/soak.json for the soak). bench/results/ is not checked in.
@@ -118,7 +120,7 @@ async function runSoakMode(settings: Settings): Promise<void> {
     await fleet.stop();
   }
   const verdicts = judge(run).filter((v) => v.target.startsWith('soak'));
-  console.log(formatReport(run, verdicts, `gateway soak: ${soak.minutes} min at ${soak.rate} req/s, ${soak.connections} connections`));
+  console.log(formatReport(run, verdicts, `gateway soak: ${soak.minutes} min at up to ${soak.rate} req/s, ${soak.connections} connections, through a pool whose lane soak-flaky fails ${soak.failPercent}% (500, reset, hang)`));
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'soak.json'), JSON.stringify(resultsJson(run, verdicts, meta), null, 2) + '\n');
   log(`written ${join(resultsDir, 'soak.json')}`);

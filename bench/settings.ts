@@ -38,6 +38,8 @@ export interface SoakSettings {
   readonly connections: number;
   /** Requests per second over all connections: a moderate load, not saturation. */
   readonly rate: number;
+  /** Share of the flaky lane's requests the mock fails (500, reset, hang in equal parts). */
+  readonly failPercent: number;
 }
 
 function numberFrom(name: string, fallback: number): number {
@@ -92,8 +94,9 @@ export function readSettings(root: string): Settings {
       minutes: numberFrom('BENCH_SOAK_MINUTES', 10),
       warmupMinutes: process.env.BENCH_SOAK_WARMUP_MINUTES === '0' ? 0 : numberFrom('BENCH_SOAK_WARMUP_MINUTES', 2),
       sampleSeconds: numberFrom('BENCH_SOAK_SAMPLE_SECONDS', 10),
-      connections: integerFrom('BENCH_SOAK_CONNECTIONS', 16),
-      rate: integerFrom('BENCH_SOAK_RATE', 1000),
+      connections: integerFrom('BENCH_SOAK_CONNECTIONS', 64),
+      rate: integerFrom('BENCH_SOAK_RATE', 500),
+      failPercent: Math.min(100, integerFrom('BENCH_SOAK_FAIL_PERCENT', 30)),
     },
   };
 }

@@ -8,6 +8,7 @@ import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
 import { relayedHeaders } from './relayed-headers.ts';
+import { isStackOverflow, requestTooDeep } from './request-too-deep.ts';
 import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
 
 /**
@@ -35,6 +36,7 @@ export function thrownFailure(error: unknown, exchange: Exchange, attempt: Attem
   if (error instanceof GatewayFailure) {
     return { status: 'failed', error: error.error, outcome: outcomeOf(error.error) };
   }
+  if (isStackOverflow(error)) return { status: 'failed', error: requestTooDeep(), outcome: 'client_fault' }; // the client's request, not the lane
   if (attempt.signal.aborted) {
     return { status: 'failed', error: firstByteTimeout(attempt), outcome: 'lane_fault' };
   }

@@ -11,6 +11,7 @@ import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
 import { sameProtocolRequest, type SameProtocolRequest } from './stream-usage.ts';
+import { isStackOverflow, requestTooDeep } from './request-too-deep.ts';
 
 /**
  * One chat request, top to bottom (DESIGN.md, "The request pipeline"). Every failure reaches the
@@ -81,6 +82,11 @@ async function answer(exchange: Exchange): Promise<void> {
       meter.error = error.error;
       exchange.log.debug({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message); // the request line has status, kind and code
       res.sendError(ingress.codec, error.error, bodyRead ? undefined : closeUnread(exchange.req));
+      return;
+    }
+    if (isStackOverflow(error)) {
+      meter.error = requestTooDeep();
+      res.sendError(ingress.codec, meter.error);
       return;
     }
     exchange.log.error({ err: error }, 'unexpected failure');

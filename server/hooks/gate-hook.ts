@@ -29,9 +29,13 @@ export class GateHook {
   /** `signal`: the client left; the question is withdrawn. */
   async ask(question: GateQuestion, signal: AbortSignal): Promise<GateVerdict> {
     this.counters.calls++;
+    // Outside the try: a question that cannot be serialised (a body nested too deeply) is the
+    // request's fault, not the gate's; treated as a gate failure, on_error: allow would let the
+    // request through unexamined.
+    const payload = JSON.stringify(question);
     let error: string;
     try {
-      const answer = await postToHook(this.settings, JSON.stringify(question), { dispatcher: this.dispatcher, signal });
+      const answer = await postToHook(this.settings, payload, { dispatcher: this.dispatcher, signal });
       const parsed = parseGateAnswer(answer.status, answer.body);
       if (!('error' in parsed)) {
         if (parsed.allow) this.counters.allowed++;

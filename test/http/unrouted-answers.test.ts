@@ -15,6 +15,9 @@ describe('guessProtocol', () => {
     ['/v2/embed', {}, 'cohere'],
     ['/v1/responses/resp_1', {}, 'responses'],
     ['/v1/embeddings', {}, 'openai'],
+    // A protocol's own path outweighs a stray header (found by the fuzz suite).
+    ['/model/x/converse', { 'anthropic-version': '2023-06-01' }, 'bedrock'],
+    ['/v1beta/models/:generateContent', { 'anthropic-version': '2023-06-01' }, 'gemini'],
   ] as const)('%s -> %s', (path, headers, expected) => {
     expect(guessProtocol(path, headers)).toBe(expected);
   });

@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv';
 import { EVENTSTREAM_HEADERS } from '../../server/framing/eventstream-frame.ts';
 import { SSE_HEADERS } from '../../server/framing/sse-format.ts';
 import { WireBatch } from '../../server/framing/wire-chunks.ts';
-import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
+import { gatewayError, type ChatResponse, type ProtocolId, type StreamEvent } from '../../server/ir/index.ts';
 import { codecFor } from '../../server/protocols/registry.ts';
 import { VALIDATORS } from './validators.ts';
 
@@ -55,7 +55,24 @@ function events(protocol: ProtocolId): StreamEvent[] {
   ];
 }
 
-export async function startSixProtocolUpstream(): Promise<SixProtocolUpstream> {
+export interface SixProtocolUpstreamOptions {
+  /**
+   * Answer a body that is not JSON or breaks the protocol's schema with a 400 in that protocol's
+   * error shape, as a real provider does (the fuzz suite); default: record it and answer anyway.
+   */
+  readonly refuseInvalid?: boolean;
+}
+
+function parseJson(bytes: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startSixProtocolUpstream(options: SixProtocolUpstreamOptions = {}): Promise<SixProtocolUpstream> {
   const schemaViolations: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -68,9 +85,16 @@ export async function startSixProtocolUpstream(): Promise<SixProtocolUpstream> {
         res.writeHead(404).end();
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      const body = parseJson(Buffer.concat(chunks));
       const validate: ValidateFunction = VALIDATORS[protocol].request;
-      if (!validate(body)) schemaViolations.push(`${protocol} ${path}: ${JSON.stringify(validate.errors)}`);
+      if (body === undefined || !validate(body)) {
+        schemaViolations.push(`${protocol} ${path}: ${body === undefined ? 'not JSON' : JSON.stringify(validate.errors)}`);
+        if (options.refuseInvalid === true || body === undefined) {
+          const refusal = codec.encodeError(gatewayError('invalid_request', 'the request does not match this API', { code: 'invalid_request' }));
+          res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+          return;
+        }
+      }
       const stream = body.stream === true || path.includes(':streamGenerateContent') || path.endsWith('/converse-stream');
       if (!stream) {
         const out = JSON.stringify(codec.encodeResponse(reply(protocol), { streamUsage: true }).body);
