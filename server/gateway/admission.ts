@@ -56,7 +56,7 @@ export async function admit(exchange: Exchange, governance: Governance, key: Key
     // fault is this request's alone: it must never throw into the attempt, where it would read as a
     // lane fault (breaker charged, the next lane tried and its answer written after this one).
     try {
-      const settled = settlement(exchange, ledgerId, summary, request.bytes);
+      const settled = settlement(exchange, ledgerId, summary, request);
       exchange.meter.costMicrocents = settled.costMicrocents;
       await governance.settle(reservation, settled);
     } catch (error) {
@@ -75,12 +75,15 @@ export async function admit(exchange: Exchange, governance: Governance, key: Key
   };
 }
 
-function settlement(exchange: Exchange, ledgerId: string, summary: AnswerSummary, requestBytes: number) {
+function settlement(exchange: Exchange, ledgerId: string, summary: AnswerSummary, request: { bytes: number; maxTokens: number | undefined }) {
   const reported = summary.usage === null ? null : clampUsage(summary.usage);
   if (reported !== null && reported.clamped.length > 0) {
     exchange.log.warn({ lane: summary.lane.name, ledgerId, clamped: reported.clamped }, 'the upstream reported usage that cannot be billed as is; clamped');
   }
-  const usage = reported?.usage ?? estimate(requestBytes, summary.answerBytes);
+  // Nothing reached the client (it left while the upstream was still working, say on a non-stream
+  // answer): the upstream may well finish and bill it all, so the output is the most it could write.
+  const outputTokens = summary.answerBytes === 0 ? request.maxTokens ?? summary.lane.defaultMaxTokens : Math.ceil(summary.answerBytes / 4);
+  const usage = reported?.usage ?? estimate(request.bytes, outputTokens);
   return {
     costMicrocents: summary.lane.price === undefined ? 0n : costMicrocents(usage, summary.lane.price),
     usage,
@@ -92,13 +95,13 @@ function settlement(exchange: Exchange, ledgerId: string, summary: AnswerSummary
 }
 
 /**
- * No usage report (a stream cut before its last event): about four bytes a token, never zero, so
- * a request that was answered is never free.
+ * No usage report (a stream cut before its last event, or a client gone before any answer): about
+ * four bytes a token, never zero, so a request that reached an upstream is never free.
  */
-function estimate(requestBytes: number, answerBytes: number): Usage {
+function estimate(requestBytes: number, outputTokens: number): Usage {
   return {
     inputTokens: Math.max(1, Math.ceil(requestBytes / 4)),
-    outputTokens: Math.max(1, Math.ceil(answerBytes / 4)),
+    outputTokens: Math.max(1, outputTokens),
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
     reasoningTokens: 0,

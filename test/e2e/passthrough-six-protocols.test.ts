@@ -75,3 +75,29 @@ describe.each(CASES)('$protocol to a $protocol lane', (c) => {
     expect(await res.text()).toBe(answer(c.protocol));
   });
 });
+
+describe('a Gemini client streaming without alt=sse, to a Gemini lane', () => {
+  it('asks the upstream for the JSON-array stream it asked for and relays it byte for byte', async () => {
+    const chunk = (text: string, last = false) => JSON.stringify({
+      candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(last && { finishReason: 'STOP' }) }],
+      ...(last && { usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 } }),
+    });
+    const events = ['[', chunk('Hel'), ',\r\n', chunk('lo', true), ']'];
+    h.upstream.enqueue({ status: 200, headers: { 'content-type': 'application/json; charset=UTF-8' }, events });
+    const body = '{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}';
+    const res = await fetch(`${h.url}/v1beta/models/${M('gemini')}:streamGenerateContent`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(events.join(''));
+    const sent = h.upstream.requests[0]!;
+    expect(sent.path).toBe(`/v1beta/models/${upstreamModelOf('gemini')}:streamGenerateContent`);
+    expect(sent.rawBody.toString('utf8')).toBe(body);
+  });
+
+  it('with alt=sse, asks for SSE', async () => {
+    h.upstream.enqueue({ status: 200, headers: { 'content-type': 'text/event-stream' }, events: [`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP', index: 0 }] })}\r\n\r\n`] });
+    const res = await fetch(`${h.url}/v1beta/models/${M('gemini')}:streamGenerateContent?alt=sse`, { method: 'POST', body: '{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' } });
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(h.upstream.requests[0]!.path).toBe(`/v1beta/models/${upstreamModelOf('gemini')}:streamGenerateContent?alt=sse`);
+  });
+});

@@ -18,8 +18,10 @@ export const geminiCodec: ProtocolCodec = {
   createStreamEncoder: (client) => new GeminiStreamEncoder(client),
   encodeError,
   bodyCarriesModel: false,
-  upstreamPath: (model, stream) =>
-    `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  // A Gemini client that asked for the JSON-array stream (no alt=sse) gets the same from a Gemini
+  // lane; every other stream to a Gemini lane is asked for SSE, which the decoder reads event by event.
+  upstreamPath: (model, stream, origin) =>
+    `/v1beta/models/${encodeURIComponent(model)}:${!stream ? 'generateContent' : origin?.jsonArrayStream === true ? 'streamGenerateContent' : 'streamGenerateContent?alt=sse'}`,
   encodeRequest,
   decodeResponse,
   createStreamDecoder: () => new GeminiStreamDecoder(),
