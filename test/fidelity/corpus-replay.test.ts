@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PROTOCOL_IDS, type ChatRequest, type ProtocolId } from '../../server/ir/index.ts';
 import { replaceTopLevelString } from '../../server/protocols/passthrough.ts';
+import { requestStreamUsage } from '../../server/protocols/openai/stream-usage-request.ts';
 import { codecFor } from '../../server/protocols/registry.ts';
 import { withoutAbsentNulls } from '../../server/protocols/shared/absent-nulls.ts';
 import { laneModel, startSixLaneHarness, upstreamModelOf, type SixLaneHarness } from '../support/six-lane-harness.ts';
@@ -20,7 +21,9 @@ import { streamedTextAnswer } from './upstream-streams.ts';
 
 let h: SixLaneHarness;
 beforeAll(async () => {
-  h = await startSixLaneHarness();
+  // No image URL is fetched here (the corpus names public hosts, and tests reach no network):
+  // Bedrock lanes refuse them as they do with media_fetch off. test/cross/image-url-bedrock covers fetching.
+  h = await startSixLaneHarness({ extraYaml: 'media_fetch: { enabled: false }' });
 });
 afterAll(() => h.close());
 beforeEach(() => h.upstream.reset());
@@ -57,7 +60,9 @@ describe.each(REQUESTS.map((r) => ({ ...r, name: `${r.protocol}/requests/${r.fil
     expect(res.status, text).toBe(200);
     const sent = h.upstream.requests[0]!;
     if (request.protocol === egress) {
-      const expected = codecFor(egress)!.bodyCarriesModel ? replaceTopLevelString(request.bytes, 'model', upstreamModelOf(egress)) : request.bytes;
+      const named = codecFor(egress)!.bodyCarriesModel ? replaceTopLevelString(request.bytes, 'model', upstreamModelOf(egress)) : request.bytes;
+      // An OpenAI stream is asked for its usage (the gateway records it); the client still gets only what it asked for.
+      const expected = egress === 'openai' && request.stream ? requestStreamUsage(named).body : named;
       expect(sent.rawBody.equals(expected), 'same protocol: the request bytes, only the model replaced').toBe(true);
       return;
     }
