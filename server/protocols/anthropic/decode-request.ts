@@ -23,6 +23,7 @@ import type {
   AnthropicToolChoice,
   AnthropicToolResultBlock,
 } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 
 /** Messages request (schema-validated) to IR. The model named in the path wins over the body's. */
 export function decodeRequest(body: Record<string, unknown>, pathModel: string | undefined): ChatRequest {
@@ -93,7 +94,7 @@ function decodeBlock(block: AnthropicBlock, path: string, role: 'user' | 'assist
     case 'image':
       return decodeImage(block.source, path);
     case 'tool_use':
-      return { type: 'tool_call', id: block.id, name: block.name, arguments: argumentsFromObject(block.input) };
+      return { type: 'tool_call', ...splitCarriedId(block.id), name: block.name, arguments: argumentsFromObject(block.input) };
     case 'thinking':
       // An empty signature is what gateways write for reasoning they could not sign: not Anthropic's.
       return block.signature ? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' } : { type: 'reasoning', text: block.thinking };
@@ -135,7 +136,7 @@ function decodeToolResult(block: AnthropicToolResultBlock, path: string, unmappe
     if (part.type === 'image') return decodeImage((part as { source: AnthropicImageSource }).source, at);
     throw invalidField(`${at}.type`, `tool result block "${part.type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   });
-  return { type: 'tool_result', callId: block.tool_use_id, content, isError: block.is_error === true };
+  return { type: 'tool_result', callId: plainCallId(block.tool_use_id), content, isError: block.is_error === true };
 }
 
 function decodeTool(tool: AnthropicTool, index: number): ToolDefinition {

@@ -7,6 +7,7 @@ import { encodeFinishReason } from './finish-reason.ts';
 import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeUsage } from './usage.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 const event = (type: string, payload: Record<string, unknown>) => sseEvent(JSON.stringify({ type, ...payload }), type);
 
@@ -48,7 +49,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         this.kinds.set(e.index, block.type);
         const contentBlock =
           block.type === 'text' ? { type: 'text', text: '' }
-          : block.type === 'tool_call' ? { type: 'tool_use', id: block.id, name: block.name, input: {} }
+          : block.type === 'tool_call' ? { type: 'tool_use', id: idWithSignature(block.id, block.signature), name: block.name, input: {} }
           : block.type === 'reasoning' ? { type: 'thinking', thinking: '', signature: '' }
           : { type: 'redacted_thinking', data: block.data };
         return this.start() + event('content_block_start', { index, content_block: contentBlock });

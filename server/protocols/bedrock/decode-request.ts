@@ -28,6 +28,7 @@ import type {
   BedrockToolConfig,
   BedrockToolResult,
 } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 
 /**
  * Converse request (schema-validated) to IR. The model and the stream flag come from the path
@@ -159,7 +160,7 @@ function decodeBlock(block: BedrockContentBlock, at: string, unmapped: UnmappedF
     if (use.type !== undefined && use.type !== 'tool_use') {
       throw invalidField(`${at}.toolUse.type`, `a "${use.type}" call runs at AWS and cannot be translated`, 'unsupported_parameter');
     }
-    return { type: 'tool_call', id: use.toolUseId, name: use.name, arguments: argumentsFromObject(use.input) };
+    return { type: 'tool_call', ...splitCarriedId(use.toolUseId), name: use.name, arguments: argumentsFromObject(use.input) };
   }
   if (block.toolResult !== undefined) return decodeToolResult(block.toolResult, `${at}.toolResult`);
   if (block.reasoningContent !== undefined) {
@@ -196,7 +197,7 @@ function decodeToolResult(result: BedrockToolResult, at: string): ContentBlock {
     if (part.image !== undefined) return decodeImage(part.image, `${partAt}.image`);
     throw invalidField(partAt, `tool result block "${Object.keys(part)[0] ?? ''}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   });
-  return { type: 'tool_result', callId: result.toolUseId, content, isError: result.status === 'error' };
+  return { type: 'tool_result', callId: plainCallId(result.toolUseId), content, isError: result.status === 'error' };
 }
 
 /** A cachePoint after a tool spec is that tool's cache hint, as Anthropic's cache_control on a tool. */

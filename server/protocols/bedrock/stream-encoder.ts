@@ -6,6 +6,7 @@ import { dropped } from '../shared/warnings.ts';
 import { streamExceptionType } from './errors.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -45,7 +46,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
         this.indices.set(e.index, contentBlockIndex);
         this.kinds.set(e.index, block.type);
         if (block.type === 'tool_call') {
-          return this.withStart(event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.id, name: block.name } } }));
+          return this.withStart(event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: idWithSignature(block.id, block.signature), name: block.name } } }));
         }
         if (block.type === 'redacted_reasoning') {
           return this.withStart(event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: block.data } } }));

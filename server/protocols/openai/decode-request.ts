@@ -13,6 +13,7 @@ import { invalidField, unsupportedField } from '../shared/invalid-field.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type { OpenAIContentPart, OpenAIMessage, OpenAITool, OpenAIToolChoice } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 
 /** Chat Completions request (schema-validated) to IR. */
 export function decodeRequest(body: Record<string, unknown>): ChatRequest {
@@ -51,7 +52,7 @@ function decodeMessage(message: OpenAIMessage, path: string): Message {
       const content: ContentBlock[] = [...decodeContent(message.content, `${path}.content`)];
       if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'text', text: message.refusal });
       for (const call of message.tool_calls ?? []) {
-        content.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+        content.push({ type: 'tool_call', ...splitCarriedId(call.id), name: call.function.name, arguments: call.function.arguments });
       }
       return { role: 'assistant', content, ...name };
     }
@@ -60,7 +61,7 @@ function decodeMessage(message: OpenAIMessage, path: string): Message {
       const onlyText = result.filter((b): b is TextBlock => b.type === 'text');
       return {
         role: 'tool',
-        content: [{ type: 'tool_result', callId: message.tool_call_id as string, content: onlyText, isError: false }],
+        content: [{ type: 'tool_result', callId: plainCallId(message.tool_call_id as string), content: onlyText, isError: false }],
       };
     }
     default:

@@ -4,6 +4,7 @@ import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { OpenAIChatCompletion, OpenAIResponseMessage } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /** IR response to the chat.completion a client expects. */
 export function encodeResponse(response: ChatResponse): EncodedResponse {
@@ -14,7 +15,7 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
   response.content.forEach((block, i) => {
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'tool_call') {
-      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } });
+      toolCalls.push({ id: idWithSignature(block.id, block.signature), type: 'function', function: { name: block.name, arguments: block.arguments } });
     } else warnings.push(dropped(`content[${i}]`, `${block.type} block`));
   });
   if (response.finish.reason === 'refusal') message.refusal = texts.join('');

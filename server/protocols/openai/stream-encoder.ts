@@ -6,6 +6,7 @@ import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { OpenAIChunkDelta } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /** IR stream events to Chat Completions SSE, ending with `data: [DONE]`. */
 export class OpenAIStreamEncoder implements StreamEncoder {
@@ -33,7 +34,7 @@ export class OpenAIStreamEncoder implements StreamEncoder {
         if (event.block.type !== 'tool_call') return this.start();
         this.toolIndex.set(event.index, this.toolIndex.size);
         return this.start() + this.chunk({
-          tool_calls: [{ index: this.toolIndex.size - 1, id: event.block.id, type: 'function', function: { name: event.block.name, arguments: '' } }],
+          tool_calls: [{ index: this.toolIndex.size - 1, id: idWithSignature(event.block.id, event.block.signature), type: 'function', function: { name: event.block.name, arguments: '' } }],
         });
       case 'block_delta':
         return this.start() + this.delta(event.index, event.delta);

@@ -27,6 +27,7 @@ import type {
   ResponsesTool,
   ResponsesToolChoice,
 } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 
 /**
  * Responses request (schema-validated) to IR. `instructions` becomes a system message ahead of the
@@ -97,7 +98,7 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
       }
       case 'function_call': {
         const call = item as { call_id: string; name: string; arguments: string };
-        assistantTurn().push({ type: 'tool_call', id: call.call_id, name: call.name, arguments: call.arguments });
+        assistantTurn().push({ type: 'tool_call', ...splitCarriedId(call.call_id), name: call.name, arguments: call.arguments });
         return;
       }
       case 'reasoning':
@@ -164,7 +165,7 @@ function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem, path: strin
   const content = typeof item.output === 'string'
     ? (item.output === '' ? [] : [{ type: 'text' as const, text: item.output }])
     : item.output.map((part, k) => decodeInputPart(part, `${path}.output[${k}]`, unmapped));
-  return { type: 'tool_result', callId: item.call_id, content, isError: false };
+  return { type: 'tool_result', callId: plainCallId(item.call_id), content, isError: false };
 }
 
 /** Function tool members the IR keeps; others (defer_loading, output_schema, ...) are reported. */

@@ -5,6 +5,7 @@ import { encodeFinishReason } from './finish-reason.ts';
 import { foreignReasoning } from './reasoning-item.ts';
 import { itemId, responseObject } from './response-object.ts';
 import type { ResponsesOutputItem, ResponsesOutputMessage } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /**
  * IR response to the Response a client expects. Text blocks in a row share one message item (as
@@ -33,7 +34,7 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
       output.push({
         type: 'function_call',
         id: itemId('fc', response.id, output.length),
-        call_id: block.id,
+        call_id: idWithSignature(block.id, block.signature),
         name: block.name,
         arguments: block.arguments,
         status: 'completed',

@@ -13,6 +13,7 @@ import type {
   ResponsesOutputTextPart,
   ResponsesReasoningItem,
 } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /** Where an IR block lives on the wire; `skipped` blocks have no Responses form. */
 type BlockState =
@@ -103,9 +104,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (block.type === 'text') return this.textStart(index);
     const wire = this.closeMessage();
     if (block.type === 'tool_call') {
-      if (block.signature !== undefined) this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
+      // A Gemini signature rides in the call_id (shared/signature-carrier.ts); no other protocol signs calls.
+      if (block.signature !== undefined && block.signature.origin !== 'gemini') this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
       const item: ResponsesOutputFunctionCall = {
-        type: 'function_call', id: itemId('fc', this.id, this.output.length), call_id: block.id, name: block.name, arguments: '', status: 'in_progress',
+        type: 'function_call', id: itemId('fc', this.id, this.output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, arguments: '', status: 'in_progress',
       };
       const added = this.addItem({ ...item });
       this.blocks.set(index, { kind: 'tool', outputIndex: added.outputIndex, item, done: false });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
 import { codec, decodeStream, payloads, streamProblems } from './support.ts';
+import { idWithSignature } from '../../../server/protocols/shared/signature-carrier.ts';
 
 const frame = (type: string, payload: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
 const created = frame('response.created', { sequence_number: 0, response: { id: 'resp_1', object: 'response', created_at: 1, status: 'in_progress', model: 'gpt-5.5', output: [] } });
@@ -135,12 +136,13 @@ describe('Responses stream encoder', () => {
     expect(events.at(-1)).toMatchObject({ response: { output: [{ type: 'function_call', arguments: '{}', status: 'completed' }], usage: { input_tokens: 9, output_tokens: 1 } } });
   });
 
-  it('warns that a tool-call signature from another protocol cannot be carried', () => {
-    const { warnings } = encode([
+  it('carries a Gemini tool-call signature in the call_id, without a warning', () => {
+    const { warnings, events } = encode([
       START, { type: 'block_start', index: 0, block: { type: 'tool_call', id: 'c', name: 'f', signature: { origin: 'gemini', value: 'sig' } } },
       { type: 'block_stop', index: 0 }, { type: 'message_stop' },
     ]);
-    expect(warnings.map((w) => w.path)).toEqual(['tool_call.signature']);
+    expect(warnings).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ response: { output: [{ type: 'function_call', call_id: idWithSignature('c', { origin: 'gemini', value: 'sig' }) }] } });
   });
 
   it('starts with response.created and response.in_progress even when the IR stream starts without message_start', () => {
