@@ -24,6 +24,7 @@ import type {
   AnthropicToolResultBlock,
 } from './wire.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeThinking } from './thinking.ts';
 
 /** Messages request (schema-validated) to IR. The model named in the path wins over the body's. */
 export function decodeRequest(body: Record<string, unknown>, pathModel: string | undefined): ChatRequest {
@@ -35,6 +36,7 @@ export function decodeRequest(body: Record<string, unknown>, pathModel: string |
   const toolChoice = body.tool_choice as AnthropicToolChoice | undefined;
   const metadata = body.metadata as { user_id?: string | null } | undefined;
   const responseFormat = decodeOutputConfig(body.output_config, unmapped);
+  const reasoning = decodeThinking(body.thinking, (body.output_config as { effort?: unknown } | null | undefined)?.effort, 'thinking', unmapped);
   return {
     model: pathModel ?? (body.model as string),
     messages,
@@ -51,6 +53,7 @@ export function decodeRequest(body: Record<string, unknown>, pathModel: string |
     ...(typeof body.top_k === 'number' && { topK: body.top_k }),
     ...(responseFormat !== undefined && { responseFormat }),
     ...(typeof metadata?.user_id === 'string' && { user: metadata.user_id }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'anthropic',
     unmapped,
   };
@@ -168,7 +171,6 @@ function decodeToolChoice(choice: AnthropicToolChoice): ToolChoice {
 function decodeOutputConfig(config: unknown, unmapped: UnmappedField[]): ResponseFormat | undefined {
   if (config === undefined || config === null) return undefined;
   const c = config as { format?: { type?: string; schema?: unknown } | null; effort?: string };
-  if (c.effort !== undefined) unmapped.push({ path: 'output_config.effort', value: c.effort, disposition: 'warn', reason: 'reasoning effort' });
   const format = c.format;
   if (format === undefined || format === null) return undefined;
   if (format.type === 'json_schema') return { type: 'json_schema', schema: format.schema ?? {} };

@@ -5,6 +5,8 @@ import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { dropped } from '../shared/warnings.ts';
 import type { AnthropicBlock, AnthropicMessage, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './wire.ts';
+import { claudeThinking, type ClaudeThinking } from '../shared/claude-thinking.ts';
+import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 
 /** IR to a Messages request for one lane. Pure. */
 export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
@@ -29,11 +31,13 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     else messages.push({ role, content: blocks });
   });
 
+  const thinking = encodeThinking(request, lane, warnings);
   const body: Record<string, unknown> = {
     model: lane.model,
-    max_tokens: request.maxTokens ?? lane.defaultMaxTokens,
+    max_tokens: thinking.maxTokens ?? lane.defaultMaxTokens,
     messages,
   };
+  if (thinking.thinking !== undefined) body.thinking = thinking.thinking;
   if (system.length > 0) {
     const only = system[0];
     body.system = system.length === 1 && only !== undefined && only.cache_control === undefined ? only.text : system;
@@ -66,6 +70,11 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   if (request.stream) body.stream = true;
   return { body, warnings };
+}
+
+function encodeThinking(request: ChatRequest, lane: LaneContext, warnings: TranslationWarning[]): ClaudeThinking {
+  if (request.reasoning === undefined || reasoningRefusedBy(request.reasoning, lane.model, warnings)) return { maxTokens: request.maxTokens };
+  return claudeThinking(request.reasoning, request.maxTokens, lane.defaultMaxTokens, warnings);
 }
 
 function encodeSystemText(block: ContentBlock, path: string): AnthropicTextBlock {

@@ -48,7 +48,7 @@ export function decodeRequest(body: Record<string, unknown>, origin: RequestOrig
 
   const inference = (body.inferenceConfig ?? {}) as BedrockInferenceConfig;
   const toolConfig = body.toolConfig as BedrockToolConfig | undefined;
-  const topK = decodeModelFields(body.additionalModelRequestFields, unmapped);
+  const { topK, reasoning } = decodeModelFields(body.additionalModelRequestFields, unmapped);
   const responseFormat = decodeOutputConfig(body.outputConfig, unmapped);
   return {
     model: origin.pathModel,
@@ -64,6 +64,7 @@ export function decodeRequest(body: Record<string, unknown>, origin: RequestOrig
     ...(typeof inference.topP === 'number' && { topP: inference.topP }),
     ...(topK !== undefined && { topK }),
     ...(responseFormat !== undefined && { responseFormat }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'bedrock',
     unmapped,
   };

@@ -15,6 +15,7 @@ import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type { CohereAssistantMessage, CohereMessage, CoherePart, CohereResponseFormat, CohereTool, CohereToolMessage } from './wire.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeThinking } from './thinking.ts';
 
 /** v2 Chat request (schema-validated) to IR. */
 export function decodeRequest(body: Record<string, unknown>): ChatRequest {
@@ -24,6 +25,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
   const tools = Array.isArray(body.tools) ? (body.tools as CohereTool[]).map((tool, i) => decodeTool(tool, i, strict)) : undefined;
   const toolChoice = decodeToolChoice(body.tool_choice);
   const responseFormat = decodeResponseFormat(body.response_format as CohereResponseFormat | null | undefined);
+  const reasoning = decodeThinking(body.thinking);
   return {
     model: body.model as string,
     messages,
@@ -39,6 +41,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     // k = 0 switches top-k sampling off, which is what leaving it out means everywhere else.
     ...(typeof body.k === 'number' && body.k > 0 && { topK: body.k }),
     ...(responseFormat !== undefined && { responseFormat }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'cohere',
     unmapped,
   };

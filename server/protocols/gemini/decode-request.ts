@@ -31,8 +31,9 @@ import type {
   GeminiTool,
   GeminiToolConfig,
 } from './wire.ts';
+import { decodeThinkingConfig, type GeminiThinkingConfig } from './thinking-config.ts';
 
-type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'stopSequences' | 'responseFormat'>;
+type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'stopSequences' | 'responseFormat' | 'reasoning'>;
 
 /** generateContent request (schema-validated) to IR. The model and streaming come from the route. */
 export function decodeRequest(raw: Record<string, unknown>, origin: RequestOrigin): ChatRequest {
@@ -258,6 +259,7 @@ function decodeGenerationConfig(config: GeminiGenerationConfig, unmapped: Unmapp
     unmapped.push({ ...field, path: `generationConfig.${field.path}` });
   }
   const responseFormat = decodeResponseFormat(config, unmapped);
+  const reasoning = isPresent(config.thinkingConfig) ? decodeThinkingConfig(config.thinkingConfig as GeminiThinkingConfig, unmapped) : undefined;
   return {
     ...(typeof config.maxOutputTokens === 'number' && { maxTokens: config.maxOutputTokens }),
     ...(typeof config.temperature === 'number' && { temperature: config.temperature }),
@@ -265,6 +267,7 @@ function decodeGenerationConfig(config: GeminiGenerationConfig, unmapped: Unmapp
     ...(typeof config.topK === 'number' && { topK: config.topK }),
     ...(Array.isArray(config.stopSequences) && { stopSequences: config.stopSequences }),
     ...(responseFormat !== undefined && { responseFormat }),
+    ...(reasoning !== undefined && { reasoning }),
   };
 }
 

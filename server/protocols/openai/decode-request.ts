@@ -14,6 +14,7 @@ import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type { OpenAIContentPart, OpenAIMessage, OpenAITool, OpenAIToolChoice } from './wire.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeReasoningEffort } from './reasoning.ts';
 
 /** Chat Completions request (schema-validated) to IR. */
 export function decodeRequest(body: Record<string, unknown>): ChatRequest {
@@ -22,6 +23,8 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
   const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
   const stop = body.stop as string | string[] | null | undefined;
   const user = (body.safety_identifier ?? body.user) as string | undefined;
+  const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
+  const reasoning = decodeReasoningEffort(body.reasoning_effort, unmapped);
   return {
     model: body.model as string,
     messages,
@@ -36,8 +39,9 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     ...(typeof body.top_p === 'number' && { topP: body.top_p }),
     ...(body.response_format !== undefined && { responseFormat: decodeResponseFormat(body.response_format) }),
     ...(user !== undefined && user !== null && { user }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'openai',
-    unmapped: collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES),
+    unmapped,
   };
 }
 

@@ -31,6 +31,7 @@ export class OpenAIStreamEncoder implements StreamEncoder {
         this.model = event.model;
         return this.start();
       case 'block_start':
+        if (event.block.type === 'redacted_reasoning') this.warnings.push(dropped(`content[${event.index}]`, 'encrypted reasoning'));
         if (event.block.type !== 'tool_call') return this.start();
         this.toolIndex.set(event.index, this.toolIndex.size);
         return this.start() + this.chunk({
@@ -63,8 +64,10 @@ export class OpenAIStreamEncoder implements StreamEncoder {
       case 'tool_arguments':
         return this.chunk({ tool_calls: [{ index: this.toolIndex.get(index) ?? 0, function: { arguments: delta.partialJson } }] });
       case 'reasoning':
+        // The OpenAI-compatible ecosystem's place for reasoning (DeepSeek, vLLM, OpenRouter-style clients).
+        return this.chunk({ reasoning_content: delta.text });
       case 'signature':
-        if (!this.warnings.some((w) => w.path === 'reasoning')) this.warnings.push(dropped('reasoning', 'reasoning text'));
+        if (!this.warnings.some((w) => w.path === 'reasoning.signature')) this.warnings.push(dropped('reasoning.signature', 'the reasoning signature'));
         return '';
     }
   }

@@ -28,6 +28,7 @@ import type {
   ResponsesToolChoice,
 } from './wire.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeReasoningSetting } from './reasoning-setting.ts';
 
 /**
  * Responses request (schema-validated) to IR. `instructions` becomes a system message ahead of the
@@ -49,6 +50,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
   if (typeof text?.verbosity === 'string') unmapped.push({ path: 'text.verbosity', value: text.verbosity, disposition: 'warn', reason: 'output verbosity hint' });
   const maxTokens = body.max_output_tokens as number | null | undefined;
   const user = (body.safety_identifier ?? body.user) as string | null | undefined;
+  const reasoning = decodeReasoningSetting(body.reasoning, unmapped);
   return {
     model: body.model as string,
     messages,
@@ -63,6 +65,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     ...(typeof body.top_p === 'number' && { topP: body.top_p }),
     ...(text?.format !== undefined && { responseFormat: decodeTextFormat(text.format, unmapped) }),
     ...(typeof user === 'string' && { user }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'responses',
     unmapped,
   };

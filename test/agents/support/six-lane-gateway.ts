@@ -18,8 +18,15 @@ const PROVIDER: Record<ProtocolId, { name: string; suffix: string }> = {
   cohere: { name: 'cohere', suffix: '' },
 };
 
-/** The upstream model name of the lane `m-<protocol>`. */
-export const upstreamModel = (protocol: ProtocolId) => `upstream-${protocol}`;
+/** The upstream model of the lane `m-<protocol>`: real reasoning models, since reasoning settings depend on the model. */
+export const UPSTREAM_MODEL: Record<ProtocolId, string> = {
+  openai: 'gpt-5',
+  responses: 'gpt-5',
+  anthropic: 'claude-sonnet-4-5',
+  gemini: 'gemini-2.5-pro',
+  bedrock: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  cohere: 'command-a-reasoning-08-2025',
+};
 
 export async function startSixLaneGateway(upstreamUrl: string): Promise<RunningGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-agents-'));
@@ -28,7 +35,8 @@ export async function startSixLaneGateway(upstreamUrl: string): Promise<RunningG
   writeFileSync(join(dir, 'config.yaml'), [
     'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: silent',
     'providers:', ...keyed.map((p) => `  ${PROVIDER[p].name}: { api_key: { env: AGENTS_KEY } }`),
-    'models:', ...PROTOCOL_IDS.map((p) => `  m-${p}: { provider: ${PROVIDER[p].name}, model: ${upstreamModel(p)} }`),
+    'models:', ...PROTOCOL_IDS.map((p) => `  m-${p}: { provider: ${PROVIDER[p].name}, model: ${UPSTREAM_MODEL[p]} }`),
+    '  m-gemini-3: { provider: gemini, model: gemini-3-pro-preview }',
     'breaker: { consecutive_failures: 1000, min_requests: 1000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }',
   ].join('\n') + '\n');
   const config = loadConfigFile(join(dir, 'config.yaml'), { env: { AGENTS_KEY: 'upstream-key', AWS_ACCESS_KEY_ID: 'AKIDAGENTS', AWS_SECRET_ACCESS_KEY: 'agents-secret', AWS_REGION: 'us-east-1' } });

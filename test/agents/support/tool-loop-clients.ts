@@ -15,7 +15,7 @@ const MAX_TURNS = 6;
 const PARAMETERS = {
   read_file: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
   run_tests: { type: 'object', properties: { filter: { type: 'string' } }, required: ['filter'] },
-} as const;
+} satisfies Record<string, { type: 'object'; properties: Record<string, unknown>; required: string[] }>;
 const TOOLS = Object.entries(PARAMETERS).map(([name, parameters]) => ({ name, description: `the ${name} tool`, parameters }));
 
 /** The tool's result: deterministic, so a test can tell the results apart. */
@@ -171,7 +171,7 @@ async function cohereStream(client: CohereClientV2, request: Cohere.V2ChatStream
     if (event.type === 'tool-plan-delta') turn.plan += event.delta?.message?.toolPlan ?? '';
     if (event.type === 'tool-call-start') {
       const call = event.delta?.message?.toolCalls;
-      turn.calls.push({ id: call?.id, type: 'function', function: { name: call?.function?.name, arguments: call?.function?.arguments ?? '' } });
+      turn.calls.push({ id: call?.id ?? '', type: 'function', function: { name: call?.function?.name ?? '', arguments: call?.function?.arguments ?? '' } });
     }
     if (event.type === 'tool-call-delta') {
       const last = turn.calls[turn.calls.length - 1];
