@@ -178,6 +178,21 @@ describe('target constraints', () => {
     expect(upstream.requests[0]!.json).not.toHaveProperty('thinking');
   });
 
+  it('continues a tool loop without thinking when the client could not send Claude\'s thinking back, and says so', async () => {
+    upstream.requests.length = 0;
+    const { response } = await openai().chat.completions.create({
+      model: 'm-anthropic', reasoning_effort: 'high',
+      tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object', properties: {} } } }],
+      messages: [
+        { role: 'user', content: 'List files.' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'a.ts' },
+      ],
+    }).withResponse();
+    expect(upstream.requests[0]!.json).not.toHaveProperty('thinking');
+    expect(response.headers.get('x-gateway-warnings')).toContain('dropped=reasoning');
+  });
+
   it('maps a level to Gemini 3\'s thinkingLevel, and a budget to the nearest level for OpenAI', async () => {
     upstream.requests.length = 0;
     await openai().chat.completions.create({ model: 'm-gemini-3', reasoning_effort: 'low', messages: [{ role: 'user', content: 'A or B?' }] });

@@ -74,7 +74,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
 
 function encodeThinking(request: ChatRequest, lane: LaneContext, warnings: TranslationWarning[]): ClaudeThinking {
   if (request.reasoning === undefined || reasoningRefusedBy(request.reasoning, lane.model, warnings)) return { maxTokens: request.maxTokens };
-  return claudeThinking(request.reasoning, request.maxTokens, lane.defaultMaxTokens, warnings);
+  return claudeThinking(request.reasoning, request.maxTokens, lane.defaultMaxTokens, warnings, request.messages, 'anthropic');
 }
 
 function encodeSystemText(block: ContentBlock, path: string): AnthropicTextBlock {

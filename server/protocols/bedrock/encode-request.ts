@@ -38,7 +38,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
 
   const body: Record<string, unknown> = { messages };
   if (system.length > 0) body.system = system;
-  const reasoning = encodeReasoningFields(request.reasoning, request.maxTokens, lane.model, lane.defaultMaxTokens, warnings);
+  const reasoning = encodeReasoningFields(request.reasoning, request.maxTokens, lane.model, lane.defaultMaxTokens, warnings, request.messages);
   const inferenceConfig = encodeInferenceConfig(request, reasoning.maxTokens);
   if (Object.keys(inferenceConfig).length > 0) body.inferenceConfig = inferenceConfig;
   const toolConfig = encodeToolConfig(request, warnings);

@@ -1,4 +1,4 @@
-import type { ReasoningSetting, UnmappedField } from '../../ir/index.ts';
+import type { Message, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
 import { decodeThinking } from '../anthropic/thinking.ts';
 import { claudeThinking } from '../shared/claude-thinking.ts';
 import { effortNamed, effortOf, isReasoningOff } from '../shared/reasoning.ts';
@@ -83,10 +83,10 @@ export interface EncodedReasoning {
  * `reasoningConfig` (levels low to high). Other families: dropped with a warning, their fields
  * being unknown to this codec. Off sends nothing: both families reason only when asked.
  */
-export function encodeReasoningFields(setting: ReasoningSetting | undefined, clientMax: number | undefined, model: string, laneMax: number, warnings: TranslationWarning[]): EncodedReasoning {
+export function encodeReasoningFields(setting: ReasoningSetting | undefined, clientMax: number | undefined, model: string, laneMax: number, warnings: TranslationWarning[], history: readonly Message[]): EncodedReasoning {
   if (setting === undefined || isReasoningOff(setting) || reasoningRefusedBy(setting, model, warnings)) return {};
   if (isClaude(model)) {
-    const claude = claudeThinking(setting, clientMax, laneMax, warnings);
+    const claude = claudeThinking(setting, clientMax, laneMax, warnings, history, 'bedrock');
     if (claude.thinking === undefined) return {};
     return { fields: { thinking: claude.thinking }, maxTokens: claude.maxTokens ?? laneMax };
   }

@@ -1,4 +1,4 @@
-import type { ReasoningSetting } from '../../ir/index.ts';
+import type { Message, ProtocolId, ReasoningSetting } from '../../ir/index.ts';
 import type { TranslationWarning } from '../codec.ts';
 import { budgetOf, EFFORT_BUDGET, isReasoningOff } from './reasoning.ts';
 import { dropped, reshaped } from './warnings.ts';
@@ -20,8 +20,12 @@ export interface ClaudeThinking {
  * to fit (thinking is dropped when even 1024 does not fit); when it set none, max_tokens is raised
  * to the budget plus the lane's usual maximum. Each change is a warning.
  */
-export function claudeThinking(setting: ReasoningSetting | undefined, clientMax: number | undefined, laneMax: number, warnings: TranslationWarning[]): ClaudeThinking {
+export function claudeThinking(setting: ReasoningSetting | undefined, clientMax: number | undefined, laneMax: number, warnings: TranslationWarning[], history: readonly Message[], own: ProtocolId): ClaudeThinking {
   if (setting === undefined || isReasoningOff(setting)) return { maxTokens: clientMax };
+  if (loopWithoutThinking(history, own)) {
+    warnings.push(dropped('reasoning', 'extended thinking for this request (the tool loop\'s last assistant turn has no Claude thinking to send back, which Claude requires when thinking is on)'));
+    return { maxTokens: clientMax };
+  }
   let budget = budgetOf(setting) ?? EFFORT_BUDGET.medium;
   if (budget < CLAUDE_MIN_THINKING_BUDGET) {
     warnings.push(reshaped('reasoning.budget_tokens', `thinking budget ${budget} raised to ${CLAUDE_MIN_THINKING_BUDGET}, the least Claude accepts`));
@@ -40,4 +44,20 @@ export function claudeThinking(setting: ReasoningSetting | undefined, clientMax:
   }
   warnings.push(dropped('reasoning', `extended thinking (max_tokens ${clientMax} leaves no room for Claude's least budget of ${CLAUDE_MIN_THINKING_BUDGET})`));
   return { maxTokens: clientMax };
+}
+
+/**
+ * With thinking on, Claude refuses a history whose last assistant turn calls tools without
+ * starting with its own signed thinking block (the tool loop is one turn). Clients of other
+ * protocols cannot send Claude's thinking back, so such a continuation runs without thinking.
+ */
+function loopWithoutThinking(history: readonly Message[], own: ProtocolId): boolean {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const message = history[i] as Message;
+    if (message.role !== 'assistant') continue;
+    if (!message.content.some((block) => block.type === 'tool_call')) return false;
+    const first = message.content[0];
+    return !(first?.type === 'reasoning' && first.origin === own && (first.signature !== undefined || first.redacted !== undefined));
+  }
+  return false;
 }
