@@ -22,12 +22,16 @@
 //   of the history, functionResponse {id, name, response: {output} | {error}}: google-gemini/gemini-cli
 //   (packages/core), graniet/llm#97 (a streamGenerateContent body), Gemini thought-signature docs.
 //
+// Claude's signed thinking reaches Codex inside its reasoning items' encrypted_content and comes
+// back with them, so Claude keeps thinking through the whole loop; Gemini CLI drops thoughts from
+// its history, so on Claude lanes its tool-loop follow-ups run without thinking (a warning says so).
+//
 // Cross pairs only (the client's own protocol is a passthrough lane). Codex's apply_patch is a
 // function tool here: `custom` tools cannot cross protocols on this branch (another item of issue 14).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../server/app/start-gateway.ts';
 import { PROTOCOL_IDS, type ProtocolId } from '../../server/ir/index.ts';
-import { agentScript, FINAL, geminiSignature, type AgentTools } from './support/agent-upstream-script.ts';
+import { agentScript, claudeSignature, FINAL, geminiSignature, type AgentTools } from './support/agent-upstream-script.ts';
 import { CLAUDE_CODE_TOOLS, CODEX_TOOLS, GEMINI_CLI_TOOLS, claudeCodeSession, codexSession, geminiCliSession, type SessionResult } from './support/agent-sessions.ts';
 import { startScriptedUpstream, type ScriptedUpstream, type SeenRequest } from './support/scripted-upstream.ts';
 import { startSixLaneGateway } from './support/six-lane-gateway.ts';
@@ -93,8 +97,12 @@ afterAll(async () => {
   await upstream.close();
 });
 
-/** Claude refuses a tool-loop follow-up with thinking on unless Claude's thinking comes back; the gateway sends those without thinking. */
-const claudeFollowUp = (egress: ProtocolId, turn: number) => (egress === 'anthropic' || egress === 'bedrock') && turn > 0;
+/**
+ * Claude refuses a tool-loop follow-up with thinking on unless Claude's signed thinking comes back.
+ * Codex sends its reasoning items back, which carry Claude's thinking (shared/thinking-carrier.ts);
+ * Gemini CLI leaves thoughts out of its history, so its follow-ups go without thinking.
+ */
+const claudeFollowUp = (agent: Agent, egress: ProtocolId, turn: number) => agent.protocol !== 'responses' && (egress === 'anthropic' || egress === 'bedrock') && turn > 0;
 
 describe.each(AGENTS)('$name session', (agent) => {
   it.each(PROTOCOL_IDS.filter((p) => p !== agent.protocol))('runs to completion on a %s lane', async (egress) => {
@@ -111,7 +119,7 @@ describe.each(AGENTS)('$name session', (agent) => {
     for (const r of seen) expect(r.json.stream === true || r.path.includes('stream')).toBe(true);
     // The reasoning setting, in the target's words, on every request (Claude's follow-ups excepted: see above).
     seen.forEach((r, turn) => {
-      if (claudeFollowUp(egress, turn)) expect(agent.expected[egress]!(r.json)).toBeUndefined();
+      if (claudeFollowUp(agent, egress, turn)) expect(agent.expected[egress]!(r.json)).toBeUndefined();
       else expect(agent.expected[egress]!(r.json)).toEqual(agent.want[egress]);
     });
     // Every tool call and result made it: the final request holds four results, the failing test run as an error.
@@ -120,6 +128,10 @@ describe.each(AGENTS)('$name session', (agent) => {
     if (egress === 'gemini') {
       // Every function-call signature Gemini issued is back on its call in the final request.
       for (const turn of [0, 1, 2]) expect(last).toContain(geminiSignature(turn));
+    }
+    if (agent.protocol === 'responses' && (egress === 'anthropic' || egress === 'bedrock')) {
+      // Every thinking signature Claude issued came back through Codex's reasoning items.
+      for (const turn of [0, 1, 2]) expect(last).toContain(claudeSignature(egress, turn));
     }
   });
 });

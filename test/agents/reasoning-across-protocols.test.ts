@@ -134,10 +134,12 @@ function expectHigh(seen: SeenRequest, shows: boolean): void {
  * Clients with a plain place for another provider's reasoning see it all. Anthropic and Bedrock
  * clients replay thinking to upstreams that verify its signature, so they see only unsigned
  * reasoning (an OpenAI-compatible upstream's `reasoning_content`); Responses clients replay
- * reasoning items to OpenAI, so they see only OpenAI's own.
+ * reasoning items, so they see OpenAI's own and Claude's (carried in encrypted_content).
  */
 const sees = (client: ProtocolId, egress: ProtocolId) =>
-  client === 'openai' || client === 'gemini' || client === 'cohere' || ((client === 'anthropic' || client === 'bedrock') && egress === 'openai');
+  client === 'openai' || client === 'gemini' || client === 'cohere'
+  || ((client === 'anthropic' || client === 'bedrock') && egress === 'openai')
+  || (client === 'responses' && (egress === 'anthropic' || egress === 'bedrock'));
 
 describe.each(PROTOCOL_IDS)('a %s client asking for high reasoning', (client) => {
   it.each(PROTOCOL_IDS.filter((p) => p !== client))('reaches a %s upstream as high, and sees its reasoning where it has a place', async (egress) => {

@@ -1,0 +1,40 @@
+// Claude's signed thinking carried in a Responses reasoning item's encrypted_content, and back.
+import { describe, expect, it } from 'vitest';
+import type { ReasoningBlock } from '../../server/ir/index.ts';
+import { codecFor } from '../../server/protocols/registry.ts';
+import { carriableThinking, thinkingFromCarrier } from '../../server/protocols/shared/thinking-carrier.ts';
+
+describe('thinking carrier', () => {
+  it.each<[string, ReasoningBlock]>([
+    ['signed thinking', { type: 'reasoning', text: 'Let me think… "quoted"', signature: 'EqQBCkYIBRgCKkA+/=', origin: 'anthropic' }],
+    ['redacted thinking', { type: 'reasoning', text: '', redacted: 'EmwKAhgBEgy3va3pzix/LafPsn4a', origin: 'anthropic' }],
+    ['Claude on Bedrock', { type: 'reasoning', text: 'x', signature: 's', origin: 'bedrock' }],
+  ])('round-trips %s exactly', (_, block) => {
+    const carried = carriableThinking(block);
+    expect(carried).toMatch(/^gwthink_[a-z]+_[A-Za-z0-9_-]+$/);
+    expect(thinkingFromCarrier(carried!)).toEqual(block);
+  });
+
+  it('carries only Claude\'s signed thinking, and leaves OpenAI\'s encrypted content alone', () => {
+    expect(carriableThinking({ type: 'reasoning', text: 'x', origin: 'anthropic' })).toBeUndefined();
+    expect(carriableThinking({ type: 'reasoning', text: 'x', signature: 's', origin: 'gemini' })).toBeUndefined();
+    expect(thinkingFromCarrier('gAAAAABo-openai-encrypted')).toBeUndefined();
+    expect(thinkingFromCarrier('gwthink_gemini_e30')).toBeUndefined();
+  });
+
+  it('comes back from a Responses reasoning item as the Anthropic block, which the Anthropic encoder replays', () => {
+    const block: ReasoningBlock = { type: 'reasoning', text: 'Plan.', signature: 'sig-1', origin: 'anthropic' };
+    const request = codecFor('responses')!.decodeRequest({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'go' },
+        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Plan.' }], encrypted_content: carriableThinking(block) },
+        { type: 'function_call', call_id: 'c1', name: 'ls', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'a.ts' },
+      ],
+    }, {});
+    expect(request.messages[1]!.content[0]).toEqual(block);
+    const { body } = codecFor('anthropic')!.encodeRequest(request, { model: 'claude-sonnet-4-5', defaultMaxTokens: 1024 });
+    expect((body.messages as { content: unknown[] }[])[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'Plan.', signature: 'sig-1' });
+  });
+});
