@@ -22,9 +22,9 @@
 //   of the history, functionResponse {id, name, response: {output} | {error}}: google-gemini/gemini-cli
 //   (packages/core), graniet/llm#97 (a streamGenerateContent body), Gemini thought-signature docs.
 //
-// Claude's signed thinking reaches Codex inside its reasoning items' encrypted_content and comes
-// back with them, so Claude keeps thinking through the whole loop; Gemini CLI drops thoughts from
-// its history, so on Claude lanes its tool-loop follow-ups run without thinking (a warning says so).
+// Claude's signed thinking reaches Codex inside its reasoning items' encrypted_content, and Gemini
+// CLI inside the thoughtSignature of the turn's first function call; both come back with the
+// history, so Claude keeps thinking through the whole loop.
 //
 // Cross pairs only (the client's own protocol is a passthrough lane). Codex's apply_patch is a
 // function tool here: `custom` tools cannot cross protocols on this branch (another item of issue 14).
@@ -99,10 +99,11 @@ afterAll(async () => {
 
 /**
  * Claude refuses a tool-loop follow-up with thinking on unless Claude's signed thinking comes back.
- * Codex sends its reasoning items back, which carry Claude's thinking (shared/thinking-carrier.ts);
- * Gemini CLI leaves thoughts out of its history, so its follow-ups go without thinking.
+ * Codex sends its reasoning items back and Gemini CLI its function calls' thoughtSignatures, both of
+ * which carry Claude's thinking (shared/thinking-carrier.ts). An Anthropic client cannot send back
+ * thinking that Claude on Bedrock signed, so Claude Code's follow-ups on a Bedrock lane go without.
  */
-const claudeFollowUp = (agent: Agent, egress: ProtocolId, turn: number) => agent.protocol !== 'responses' && (egress === 'anthropic' || egress === 'bedrock') && turn > 0;
+const claudeFollowUp = (agent: Agent, egress: ProtocolId, turn: number) => agent.protocol === 'anthropic' && egress === 'bedrock' && turn > 0;
 
 describe.each(AGENTS)('$name session', (agent) => {
   it.each(PROTOCOL_IDS.filter((p) => p !== agent.protocol))('runs to completion on a %s lane', async (egress) => {
@@ -129,8 +130,8 @@ describe.each(AGENTS)('$name session', (agent) => {
       // Every function-call signature Gemini issued is back on its call in the final request.
       for (const turn of [0, 1, 2]) expect(last).toContain(geminiSignature(turn));
     }
-    if (agent.protocol === 'responses' && (egress === 'anthropic' || egress === 'bedrock')) {
-      // Every thinking signature Claude issued came back through Codex's reasoning items.
+    if (agent.protocol !== 'anthropic' && (egress === 'anthropic' || egress === 'bedrock')) {
+      // Every thinking signature Claude issued came back through the agent's history.
       for (const turn of [0, 1, 2]) expect(last).toContain(claudeSignature(egress, turn));
     }
   });

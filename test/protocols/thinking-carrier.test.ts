@@ -37,4 +37,19 @@ describe('thinking carrier', () => {
     const { body } = codecFor('anthropic')!.encodeRequest(request, { model: 'claude-sonnet-4-5', defaultMaxTokens: 1024 });
     expect((body.messages as { content: unknown[] }[])[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'Plan.', signature: 'sig-1' });
   });
+
+  it('rides on a Gemini client\'s next function call and comes back in front of it', () => {
+    const thinking: ReasoningBlock = { type: 'reasoning', text: 'Plan.', signature: 'sig-1', origin: 'anthropic' };
+    const { body, warnings } = codecFor('gemini')!.encodeResponse({
+      id: 'r', model: 'm', content: [thinking, { type: 'tool_call', id: 'c1', name: 'ls', arguments: '{}' }],
+      finish: { reason: 'tool_calls', raw: null }, usage: null,
+    }, { streamUsage: false });
+    expect(warnings).toEqual([]);
+    const parts = (body as { candidates: { content: { parts: Record<string, unknown>[] } }[] }).candidates[0]!.content.parts;
+    expect(parts).toEqual([{ text: 'Plan.', thought: true }, { functionCall: { name: 'ls', args: {} }, thoughtSignature: carriableThinking(thinking) }]);
+    const request = codecFor('gemini')!.decodeRequest({
+      contents: [{ role: 'user', parts: [{ text: 'go' }] }, { role: 'model', parts: [parts[1]] }, { role: 'user', parts: [{ functionResponse: { name: 'ls', response: { output: 'a.ts' } } }] }],
+    }, { pathModel: 'm' });
+    expect(request.messages[1]!.content).toEqual([thinking, { type: 'tool_call', id: 'call_ls_0', name: 'ls', arguments: '{}' }]);
+  });
 });

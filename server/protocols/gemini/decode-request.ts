@@ -20,6 +20,7 @@ import { RequestCallIds } from './call-ids.ts';
 import { openApiToJsonSchema } from './openapi-schema.ts';
 import { FIELD_RULES, GENERATION_FIELD_RULES, MAPPED_FIELDS, MAPPED_GENERATION_FIELDS } from './request-fields.ts';
 import { unwrapToolResponse } from './tool-result.ts';
+import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 import type {
   GeminiBlob,
   GeminiContent,
@@ -81,7 +82,7 @@ function decodeSystem(content: GeminiContent, unmapped: UnmappedField[]): Messag
 function decodeContent(content: GeminiContent, path: string, ids: RequestCallIds, unmapped: UnmappedField[]): Message[] {
   const role = content.role ?? 'user';
   if (role === 'model') {
-    return [{ role: 'assistant', content: content.parts.map((part, j) => decodePart(part, `${path}.parts[${j}]`, ids, unmapped)) }];
+    return [{ role: 'assistant', content: content.parts.flatMap((part, j) => withCarriedThinking(part, decodePart(part, `${path}.parts[${j}]`, ids, unmapped))) }];
   }
   // `function` is the role older v1beta clients gave function-response turns.
   if (role !== 'user' && role !== 'function') throw invalidField(`${path}.role`, `"${role}" is not a Gemini role (user or model)`);
@@ -129,6 +130,19 @@ function decodePart(part: GeminiPart, path: string, ids: RequestCallIds, unmappe
   // The IR keeps signatures on text and tool calls only.
   if (signature !== undefined) unmapped.push({ path: `${path}.thoughtSignature`, value: signature, disposition: 'warn', reason: 'thought signature on a media part' });
   return image;
+}
+
+/**
+ * Claude's thinking, carried by the gateway in a function call's thoughtSignature (the slot Gemini
+ * clients keep in their history): the Claude block goes back in front of the call, which itself
+ * has no Gemini signature.
+ */
+function withCarriedThinking(part: GeminiPart, block: ContentBlock): ContentBlock[] {
+  if (block.type !== 'tool_call' || block.signature === undefined) return [block];
+  const thinking = thinkingFromCarrier(block.signature.value);
+  if (thinking === undefined) return [block];
+  const { signature: _carrier, ...call } = block;
+  return [thinking, call];
 }
 
 function warnTuning(part: GeminiPart, path: string, unmapped: UnmappedField[]): void {
