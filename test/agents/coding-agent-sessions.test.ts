@@ -22,9 +22,10 @@
 //   of the history, functionResponse {id, name, response: {output} | {error}}: google-gemini/gemini-cli
 //   (packages/core), graniet/llm#97 (a streamGenerateContent body), Gemini thought-signature docs.
 //
-// Claude's signed thinking reaches Codex inside its reasoning items' encrypted_content, and Gemini
-// CLI inside the thoughtSignature of the turn's first function call; both come back with the
-// history, so Claude keeps thinking through the whole loop.
+// Claude's signed thinking reaches Codex inside its reasoning items' encrypted_content, Gemini CLI
+// inside the thoughtSignature of the turn's first function call, and Claude Code on a Bedrock lane
+// as its thinking blocks' signature; all come back with the history, so Claude keeps thinking
+// through the whole loop.
 //
 // Cross pairs only (the client's own protocol is a passthrough lane). Codex's apply_patch is a
 // function tool here: `custom` tools cannot cross protocols on this branch (another item of issue 14).
@@ -98,12 +99,11 @@ afterAll(async () => {
 });
 
 /**
- * Claude refuses a tool-loop follow-up with thinking on unless Claude's signed thinking comes back.
- * Codex sends its reasoning items back and Gemini CLI its function calls' thoughtSignatures, both of
- * which carry Claude's thinking (shared/thinking-carrier.ts). An Anthropic client cannot send back
- * thinking that Claude on Bedrock signed, so Claude Code's follow-ups on a Bedrock lane go without.
+ * Claude refuses a tool-loop follow-up with thinking on unless Claude's signed thinking comes back,
+ * so every agent must bring it back: Codex in its reasoning items, Gemini CLI in its function calls'
+ * thoughtSignatures, Claude Code on a Bedrock lane in its thinking blocks' signatures (all carriers
+ * of shared/thinking-carrier.ts).
  */
-const claudeFollowUp = (agent: Agent, egress: ProtocolId, turn: number) => agent.protocol === 'anthropic' && egress === 'bedrock' && turn > 0;
 
 describe.each(AGENTS)('$name session', (agent) => {
   it.each(PROTOCOL_IDS.filter((p) => p !== agent.protocol))('runs to completion on a %s lane', async (egress) => {
@@ -118,11 +118,8 @@ describe.each(AGENTS)('$name session', (agent) => {
     expect(seen.map((r) => r.protocol)).toEqual([egress, egress, egress, egress]);
     // Streaming all the way (Gemini streams by path).
     for (const r of seen) expect(r.json.stream === true || r.path.includes('stream')).toBe(true);
-    // The reasoning setting, in the target's words, on every request (Claude's follow-ups excepted: see above).
-    seen.forEach((r, turn) => {
-      if (claudeFollowUp(agent, egress, turn)) expect(agent.expected[egress]!(r.json)).toBeUndefined();
-      else expect(agent.expected[egress]!(r.json)).toEqual(agent.want[egress]);
-    });
+    // The reasoning setting, in the target's words, on every request.
+    for (const r of seen) expect(agent.expected[egress]!(r.json)).toEqual(agent.want[egress]);
     // Every tool call and result made it: the final request holds four results, the failing test run as an error.
     const last = seen[3]!.raw;
     expect(last).toContain('Exit code 1');
@@ -130,7 +127,7 @@ describe.each(AGENTS)('$name session', (agent) => {
       // Every function-call signature Gemini issued is back on its call in the final request.
       for (const turn of [0, 1, 2]) expect(last).toContain(geminiSignature(turn));
     }
-    if (agent.protocol !== 'anthropic' && (egress === 'anthropic' || egress === 'bedrock')) {
+    if (egress === 'anthropic' || egress === 'bedrock') {
       // Every thinking signature Claude issued came back through the agent's history.
       for (const turn of [0, 1, 2]) expect(last).toContain(claudeSignature(egress, turn));
     }

@@ -132,13 +132,14 @@ function expectHigh(seen: SeenRequest, shows: boolean): void {
 
 /**
  * Clients with a plain place for another provider's reasoning see it all. Anthropic and Bedrock
- * clients replay thinking to upstreams that verify its signature, so they see only unsigned
- * reasoning (an OpenAI-compatible upstream's `reasoning_content`); Responses clients replay
- * reasoning items, so they see OpenAI's own and Claude's (carried in encrypted_content).
+ * clients replay thinking to upstreams that verify its signature, so they see unsigned reasoning
+ * (an OpenAI-compatible upstream's `reasoning_content`) and Claude's from the other Claude
+ * protocol (carried in the signature); Responses clients replay reasoning items, so they see
+ * OpenAI's own and Claude's (carried in encrypted_content).
  */
 const sees = (client: ProtocolId, egress: ProtocolId) =>
   client === 'openai' || client === 'gemini' || client === 'cohere'
-  || ((client === 'anthropic' || client === 'bedrock') && egress === 'openai')
+  || ((client === 'anthropic' || client === 'bedrock') && (egress === 'openai' || egress === 'anthropic' || egress === 'bedrock'))
   || (client === 'responses' && (egress === 'anthropic' || egress === 'bedrock'));
 
 describe.each(PROTOCOL_IDS)('a %s client asking for high reasoning', (client) => {

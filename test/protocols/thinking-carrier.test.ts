@@ -52,4 +52,19 @@ describe('thinking carrier', () => {
     }, { pathModel: 'm' });
     expect(request.messages[1]!.content).toEqual([thinking, { type: 'tool_call', id: 'call_ls_0', name: 'ls', arguments: '{}' }]);
   });
+
+  it('goes to an Anthropic client as a thinking signature when Claude on Bedrock issued it, and comes back as Bedrock\'s', () => {
+    const thinking: ReasoningBlock = { type: 'reasoning', text: 'Plan.', signature: 'bedrock-sig', origin: 'bedrock' };
+    const { body } = codecFor('anthropic')!.encodeResponse({
+      id: 'r', model: 'm', content: [thinking, { type: 'tool_call', id: 'c1', name: 'ls', arguments: '{}' }],
+      finish: { reason: 'tool_calls', raw: null }, usage: null,
+    }, { streamUsage: false });
+    const content = (body as { content: Record<string, unknown>[] }).content;
+    expect(content[0]).toEqual({ type: 'thinking', thinking: 'Plan.', signature: carriableThinking(thinking) });
+    const request = codecFor('anthropic')!.decodeRequest({
+      model: 'm', max_tokens: 10,
+      messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'a.ts' }] }],
+    }, {});
+    expect(request.messages[1]!.content[0]).toEqual(thinking);
+  });
 });

@@ -25,6 +25,7 @@ import type {
 } from './wire.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 import { decodeThinking } from './thinking.ts';
+import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 
 /** Messages request (schema-validated) to IR. The model named in the path wins over the body's. */
 export function decodeRequest(body: Record<string, unknown>, pathModel: string | undefined): ChatRequest {
@@ -100,9 +101,11 @@ function decodeBlock(block: AnthropicBlock, path: string, role: 'user' | 'assist
       return { type: 'tool_call', ...splitCarriedId(block.id), name: block.name, arguments: argumentsFromObject(block.input) };
     case 'thinking':
       // An empty signature is what gateways write for reasoning they could not sign: not Anthropic's.
-      return block.signature ? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' } : { type: 'reasoning', text: block.thinking };
+      // A signature may be Bedrock's thinking carried by the gateway (shared/thinking-carrier.ts).
+      if (!block.signature) return { type: 'reasoning', text: block.thinking };
+      return thinkingFromCarrier(block.signature) ?? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' };
     case 'redacted_thinking':
-      return { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
+      return thinkingFromCarrier(block.data) ?? { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
     default:
       throw invalidField(`${path}.type`, `${role} content block "${(block as { type: string }).type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   }

@@ -29,6 +29,7 @@ import type {
   BedrockToolResult,
 } from './wire.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 
 /**
  * Converse request (schema-validated) to IR. The model and the stream flag come from the path
@@ -168,9 +169,11 @@ function decodeBlock(block: BedrockContentBlock, at: string, unmapped: UnmappedF
     const reasoning = block.reasoningContent;
     if (reasoning.reasoningText !== undefined) {
       const { text, signature } = reasoning.reasoningText;
-      return { type: 'reasoning', text, ...(signature !== undefined && { signature }), origin: 'bedrock' };
+      // A signature may be Anthropic's thinking carried by the gateway (shared/thinking-carrier.ts).
+      const carried = signature === undefined ? undefined : thinkingFromCarrier(signature);
+      return carried ?? { type: 'reasoning', text, ...(signature !== undefined && { signature }), origin: 'bedrock' };
     }
-    if (reasoning.redactedContent !== undefined) return { type: 'reasoning', text: '', redacted: reasoning.redactedContent, origin: 'bedrock' };
+    if (reasoning.redactedContent !== undefined) return thinkingFromCarrier(reasoning.redactedContent) ?? { type: 'reasoning', text: '', redacted: reasoning.redactedContent, origin: 'bedrock' };
     throw invalidField(`${at}.reasoningContent`, 'this kind of reasoning content cannot be translated', 'unsupported_parameter');
   }
   if (block.guardContent !== undefined) return decodeGuardContent(block.guardContent, `${at}.guardContent`, unmapped);

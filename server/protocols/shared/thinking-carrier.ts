@@ -53,3 +53,16 @@ export function thinkingFromCarrier(encrypted: string): ReasoningBlock | undefin
   if (typeof payload.t === 'string' && typeof payload.s === 'string') return { type: 'reasoning', text: payload.t, signature: payload.s, origin };
   return undefined;
 }
+
+/**
+ * Claude answers through two protocols whose thinking blocks look alike but whose signatures only
+ * the issuer verifies: an Anthropic client on a Claude-on-Bedrock lane (or the reverse) gets the
+ * other's thinking with the carrier as its signature (or redacted data), and sends it back there.
+ */
+export function siblingThinking(block: ReasoningBlock, own: 'anthropic' | 'bedrock'): string | undefined {
+  return block.origin === (own === 'anthropic' ? 'bedrock' : 'anthropic') ? carriableThinking(block) : undefined;
+}
+
+export function isSiblingOrigin(origin: ProtocolId | undefined, own: 'anthropic' | 'bedrock'): boolean {
+  return origin === (own === 'anthropic' ? 'bedrock' : 'anthropic');
+}
