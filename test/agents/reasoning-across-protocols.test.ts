@@ -196,6 +196,20 @@ describe('target constraints', () => {
     expect(response.headers.get('x-gateway-warnings')).toContain('dropped=reasoning');
   });
 
+  it('sends "none" only when an OpenAI client named it: another protocol\'s "off" is not sent to OpenAI models', async () => {
+    const anthropic = new Anthropic({ apiKey: 'k', baseURL: gateway.dataUrl, maxRetries: 0 });
+    upstream.requests.length = 0;
+    const { response } = await anthropic.messages.create({ model: 'm-openai', max_tokens: 100, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'A or B?' }] }).withResponse();
+    expect(upstream.requests[0]!.json).not.toHaveProperty('reasoning_effort');
+    expect(response.headers.get('x-gateway-warnings')).toContain('dropped=reasoning');
+    upstream.requests.length = 0;
+    await openai().chat.completions.create({ model: 'm-responses', reasoning_effort: 'none', messages: [{ role: 'user', content: 'A or B?' }] });
+    expect(upstream.requests[0]!.json).toMatchObject({ reasoning: { effort: 'none' } });
+    upstream.requests.length = 0;
+    await openai().chat.completions.create({ model: 'm-cohere', reasoning_effort: 'none', messages: [{ role: 'user', content: 'A or B?' }] });
+    expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'disabled' } });
+  });
+
   it('maps a level to Gemini 3\'s thinkingLevel, and a budget to the nearest level for OpenAI', async () => {
     upstream.requests.length = 0;
     await openai().chat.completions.create({ model: 'm-gemini-3', reasoning_effort: 'low', messages: [{ role: 'user', content: 'A or B?' }] });

@@ -34,7 +34,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.topK !== undefined) warnings.push(dropped('top_k', 'top-k sampling'));
   if (request.responseFormat !== undefined) body.response_format = encodeResponseFormat(request.responseFormat);
   if (request.user !== undefined) body.user = request.user;
-  const effort = encodeEffort(request.reasoning, lane.model, warnings);
+  const effort = encodeEffort(request.reasoning, lane.model, request.source, warnings);
   if (effort !== undefined) body.reasoning_effort = effort;
   if (request.stream) {
     body.stream = true;

@@ -1,4 +1,5 @@
-import type { ReasoningSetting, UnmappedField } from '../../ir/index.ts';
+import type { ProtocolId, ReasoningEffort, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
+import { dropped } from '../shared/warnings.ts';
 import type { TranslationWarning } from '../codec.ts';
 import { effortNamed, effortOf } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
@@ -12,11 +13,22 @@ export function decodeReasoningEffort(value: unknown, unmapped: UnmappedField[])
 }
 
 /**
- * The setting as a level for `reasoning_effort` (Chat) or `reasoning.effort` (Responses), a budget
- * converted by the shared table. "The model decides" sends nothing: the model's default level.
+ * The setting as a level for `reasoning_effort`, a budget converted by the shared table. "The
+ * model decides" sends nothing: the model's default level.
  */
-export function encodeEffort(setting: ReasoningSetting | undefined, model: string, warnings: TranslationWarning[]): string | undefined {
+export function encodeEffort(setting: ReasoningSetting | undefined, model: string, source: ProtocolId, warnings: TranslationWarning[]): string | undefined {
   if (setting === undefined) return undefined;
   if (reasoningRefusedBy(setting, model, warnings)) return undefined;
-  return effortOf(setting);
+  return openAiLevel(effortOf(setting), source, warnings);
+}
+
+/**
+ * "none" is a level only newer OpenAI models take (GPT-5.1 on; GPT-5 and the o-series refuse it).
+ * An OpenAI client that names it knows its model; "off" said in another protocol's words is not
+ * sent (warn), and the model's default applies.
+ */
+export function openAiLevel(effort: ReasoningEffort | undefined, source: ProtocolId, warnings: TranslationWarning[]): ReasoningEffort | undefined {
+  if (effort !== 'none' || source === 'openai' || source === 'responses') return effort;
+  warnings.push(dropped('reasoning', 'turning reasoning off (only some OpenAI models take "none"; the model\'s default applies)'));
+  return undefined;
 }

@@ -50,7 +50,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.topK !== undefined) warnings.push(dropped('top_k', 'top-k sampling'));
   if (request.responseFormat !== undefined) body.text = { format: encodeTextFormat(request.responseFormat) };
   if (request.user !== undefined) body.safety_identifier = request.user;
-  const reasoning = encodeReasoningSetting(request.reasoning, lane.model, warnings);
+  const reasoning = encodeReasoningSetting(request.reasoning, lane.model, request.source, warnings);
   if (reasoning !== undefined) body.reasoning = reasoning;
   if (request.stream) body.stream = true;
   return { body, warnings };

@@ -1,6 +1,7 @@
-import type { ReasoningSetting, UnmappedField } from '../../ir/index.ts';
+import type { ProtocolId, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
+import { openAiLevel } from '../openai/reasoning.ts';
 import type { TranslationWarning } from '../codec.ts';
-import { effortNamed, effortOf } from '../shared/reasoning.ts';
+import { effortNamed, effortOf, isReasoningOff } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 
 interface ResponsesReasoning {
@@ -28,12 +29,12 @@ export function decodeReasoningSetting(value: unknown, unmapped: UnmappedField[]
 }
 
 /** The setting as `reasoning`: the level by the shared table, and the summary the client wants to see. */
-export function encodeReasoningSetting(setting: ReasoningSetting | undefined, model: string, warnings: TranslationWarning[]): ResponsesReasoning | undefined {
+export function encodeReasoningSetting(setting: ReasoningSetting | undefined, model: string, source: ProtocolId, warnings: TranslationWarning[]): ResponsesReasoning | undefined {
   if (setting === undefined || reasoningRefusedBy(setting, model, warnings)) return undefined;
-  const effort = effortOf(setting);
+  const effort = openAiLevel(effortOf(setting), source, warnings);
   const out: ResponsesReasoning = {
     ...(effort !== undefined && { effort }),
-    ...(setting.summary !== undefined && effort !== 'none' && { summary: setting.summary }),
+    ...(setting.summary !== undefined && effort !== 'none' && !isReasoningOff(setting) && { summary: setting.summary }),
   };
   return Object.keys(out).length > 0 ? out : undefined;
 }
