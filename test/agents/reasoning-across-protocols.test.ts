@@ -210,6 +210,23 @@ describe('target constraints', () => {
     expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'disabled' } });
   });
 
+  it('adjusts the sampling Claude refuses while thinking, and leaves thinking off when a tool call is forced', async () => {
+    const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gateway.dataUrl } });
+    upstream.requests.length = 0;
+    await gemini.models.generateContent({ model: 'm-anthropic', contents: 'A or B?', config: { temperature: 0.2, topK: 40, topP: 0.5, thinkingConfig: { thinkingBudget: 4096 } } });
+    const sent = upstream.requests[0]!.json;
+    expect(sent).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4096 }, top_p: 0.95 });
+    expect(sent).not.toHaveProperty('temperature');
+    expect(sent).not.toHaveProperty('top_k');
+    upstream.requests.length = 0;
+    await openai().chat.completions.create({
+      model: 'm-bedrock', reasoning_effort: 'high', temperature: 0.3, tool_choice: 'required',
+      tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object', properties: {} } } }], messages: [{ role: 'user', content: 'List files.' }],
+    });
+    expect(upstream.requests[0]!.json).not.toHaveProperty('additionalModelRequestFields');
+    expect(upstream.requests[0]!.json).toMatchObject({ inferenceConfig: { temperature: 0.3 } });
+  });
+
   it('maps a level to Gemini 3\'s thinkingLevel, and a budget to the nearest level for OpenAI', async () => {
     upstream.requests.length = 0;
     await openai().chat.completions.create({ model: 'm-gemini-3', reasoning_effort: 'low', messages: [{ role: 'user', content: 'A or B?' }] });

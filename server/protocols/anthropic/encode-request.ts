@@ -5,7 +5,7 @@ import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { dropped } from '../shared/warnings.ts';
 import type { AnthropicBlock, AnthropicMessage, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './wire.ts';
-import { claudeThinking, type ClaudeThinking } from '../shared/claude-thinking.ts';
+import { claudeThinking, clientSampling, type ClaudeThinking } from '../shared/claude-thinking.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 
 /** IR to a Messages request for one lane. Pure. */
@@ -54,9 +54,10 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   const toolChoice = encodeToolChoice(request);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (request.stopSequences !== undefined) body.stop_sequences = request.stopSequences;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
-  if (request.topK !== undefined) body.top_k = request.topK;
+  const { temperature, topP, topK } = thinking.sampling;
+  if (temperature !== undefined) body.temperature = temperature;
+  if (topP !== undefined) body.top_p = topP;
+  if (topK !== undefined) body.top_k = topK;
   if (request.responseFormat !== undefined) {
     const format = request.responseFormat;
     if (format.type === 'json_object') {
@@ -73,8 +74,8 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
 }
 
 function encodeThinking(request: ChatRequest, lane: LaneContext, warnings: TranslationWarning[]): ClaudeThinking {
-  if (request.reasoning === undefined || reasoningRefusedBy(request.reasoning, lane.model, warnings)) return { maxTokens: request.maxTokens };
-  return claudeThinking(request.reasoning, request.maxTokens, lane.defaultMaxTokens, warnings, request.messages, 'anthropic');
+  if (request.reasoning === undefined || reasoningRefusedBy(request.reasoning, lane.model, warnings)) return { maxTokens: request.maxTokens, sampling: clientSampling(request) };
+  return claudeThinking(request, lane.defaultMaxTokens, warnings, 'anthropic');
 }
 
 function encodeSystemText(block: ContentBlock, path: string): AnthropicTextBlock {

@@ -38,13 +38,14 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
 
   const body: Record<string, unknown> = { messages };
   if (system.length > 0) body.system = system;
-  const reasoning = encodeReasoningFields(request.reasoning, request.maxTokens, lane.model, lane.defaultMaxTokens, warnings, request.messages);
-  const inferenceConfig = encodeInferenceConfig(request, reasoning.maxTokens);
+  const reasoning = encodeReasoningFields(request, lane.model, lane.defaultMaxTokens, warnings);
+  const sampling = reasoning.sampling ?? { temperature: request.temperature, topP: request.topP, topK: request.topK };
+  const inferenceConfig = encodeInferenceConfig(request, reasoning.maxTokens ?? request.maxTokens, sampling.temperature, sampling.topP);
   if (Object.keys(inferenceConfig).length > 0) body.inferenceConfig = inferenceConfig;
   const toolConfig = encodeToolConfig(request, warnings);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
   if (request.parallelToolCalls === false) warnings.push(dropped('parallel_tool_calls', 'the limit to one tool call per turn'));
-  const topK = request.topK === undefined ? undefined : encodeTopK(request.topK, lane.model, warnings);
+  const topK = sampling.topK === undefined ? undefined : encodeTopK(sampling.topK, lane.model, warnings);
   if (topK !== undefined || reasoning.fields !== undefined) body.additionalModelRequestFields = { ...topK, ...reasoning.fields };
   const outputConfig = encodeResponseFormat(request, warnings);
   if (outputConfig !== undefined) body.outputConfig = outputConfig;
@@ -52,12 +53,12 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   return { body, warnings };
 }
 
-function encodeInferenceConfig(request: ChatRequest, maxTokens = request.maxTokens): BedrockInferenceConfig {
+function encodeInferenceConfig(request: ChatRequest, maxTokens: number | undefined, temperature: number | undefined, topP: number | undefined): BedrockInferenceConfig {
   // maxTokens stays optional: Bedrock fills in the model's own default.
   return {
     ...(maxTokens !== undefined && { maxTokens }),
-    ...(request.temperature !== undefined && { temperature: request.temperature }),
-    ...(request.topP !== undefined && { topP: request.topP }),
+    ...(temperature !== undefined && { temperature }),
+    ...(topP !== undefined && { topP }),
     ...(request.stopSequences !== undefined && { stopSequences: [...request.stopSequences] }),
   };
 }

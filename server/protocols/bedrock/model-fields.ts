@@ -1,6 +1,6 @@
-import type { Message, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
+import type { ChatRequest, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
 import { decodeThinking } from '../anthropic/thinking.ts';
-import { claudeThinking } from '../shared/claude-thinking.ts';
+import { claudeThinking, type ClaudeSampling } from '../shared/claude-thinking.ts';
 import { effortNamed, effortOf, isReasoningOff } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 import type { TranslationWarning } from '../codec.ts';
@@ -75,20 +75,23 @@ export interface EncodedReasoning {
   readonly fields?: Record<string, unknown>;
   /** inferenceConfig.maxTokens to send instead of the client's (Claude needs room above the budget). */
   readonly maxTokens?: number;
+  /** Sampling to send instead of the client's (Claude takes only some while thinking). */
+  readonly sampling?: ClaudeSampling;
 }
 
 /**
- * The reasoning setting in the model's own fields: Claude's `thinking` (with Claude's budget rules,
- * and max tokens always sent, since Bedrock's default may sit below the budget), Nova's
+ * The reasoning setting in the model's own fields: Claude's `thinking` (with Claude's rules, and
+ * max tokens always sent, since Bedrock's default may sit below the budget), Nova's
  * `reasoningConfig` (levels low to high). Other families: dropped with a warning, their fields
  * being unknown to this codec. Off sends nothing: both families reason only when asked.
  */
-export function encodeReasoningFields(setting: ReasoningSetting | undefined, clientMax: number | undefined, model: string, laneMax: number, warnings: TranslationWarning[], history: readonly Message[]): EncodedReasoning {
+export function encodeReasoningFields(request: ChatRequest, model: string, laneMax: number, warnings: TranslationWarning[]): EncodedReasoning {
+  const setting = request.reasoning;
   if (setting === undefined || isReasoningOff(setting) || reasoningRefusedBy(setting, model, warnings)) return {};
   if (isClaude(model)) {
-    const claude = claudeThinking(setting, clientMax, laneMax, warnings, history, 'bedrock');
+    const claude = claudeThinking(request, laneMax, warnings, 'bedrock');
     if (claude.thinking === undefined) return {};
-    return { fields: { thinking: claude.thinking }, maxTokens: claude.maxTokens ?? laneMax };
+    return { fields: { thinking: claude.thinking }, maxTokens: claude.maxTokens ?? laneMax, sampling: claude.sampling };
   }
   if (isNova(model)) {
     const effort = effortOf(setting);

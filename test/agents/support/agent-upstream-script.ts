@@ -87,12 +87,15 @@ function unsignedGeminiCall(body: Json): string | undefined {
 }
 
 /**
- * Claude with thinking on: the last assistant turn of a tool loop must start with the signed
- * thinking block Claude issued for it ("Expected `thinking` or `redacted_thinking`, but found `tool_use`").
+ * Claude with thinking on: no temperature but 1, and the last assistant turn of a tool loop must
+ * start with the signed thinking block Claude issued for it ("Expected `thinking` or
+ * `redacted_thinking`, but found `tool_use`").
  */
 function unsignedClaudeLoop(body: Json, p: 'anthropic' | 'bedrock'): string | undefined {
   const thinkingOn = p === 'anthropic' ? body.thinking?.type === 'enabled' : body.additionalModelRequestFields?.thinking?.type === 'enabled';
   if (!thinkingOn) return undefined;
+  const temperature = p === 'anthropic' ? body.temperature : body.inferenceConfig?.temperature;
+  if (temperature !== undefined && temperature !== 1) return '`temperature` may only be set to 1 when thinking is enabled';
   const assistants = (body.messages as Json[]).filter((m) => m.role === 'assistant');
   const last = assistants.at(-1);
   if (last === undefined) return undefined;
