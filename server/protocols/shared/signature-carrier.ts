@@ -28,11 +28,13 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export function idWithSignature(id: string, signature: OpaqueSignature | undefined): string {
   if (signature === undefined || signature.origin !== 'gemini' || signature.value === '') return id;
   const value = signature.value;
-  const mapped = BASE64.test(value) ? value.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_') : undefined;
-  const form = mapped !== undefined && fromUrlSafe(mapped) === value ? 'b' : 'u';
-  const payload = form === 'b' ? (mapped as string) : Buffer.from(value, 'utf8').toString('base64url');
-  return `gts${form}_${id.length}_${id}_${payload}`;
+  // Canonical base64 (padded to a multiple of 4) maps character for character and back exactly.
+  const canonical = value.length % 4 === 0 && BASE64.test(value);
+  const payload = canonical ? unpadded(value).replaceAll('+', '-').replaceAll('/', '_') : Buffer.from(value, 'utf8').toString('base64url');
+  return `gts${canonical ? 'b' : 'u'}_${id.length}_${id}_${payload}`;
 }
+
+const unpadded = (base64: string) => (base64.endsWith('==') ? base64.slice(0, -2) : base64.endsWith('=') ? base64.slice(0, -1) : base64);
 
 export interface CarriedId {
   readonly id: string;
@@ -58,6 +60,6 @@ export function plainCallId(id: string): string {
 }
 
 function fromUrlSafe(payload: string): string {
-  const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
+  const base64 = payload.replaceAll('-', '+').replaceAll('_', '/');
   return base64 + '='.repeat((4 - (base64.length % 4)) % 4);
 }
