@@ -51,6 +51,21 @@ export interface UnmappedField {
   readonly reason: string;
 }
 
+/** Reasoning levels, from off up; `protocols/shared/reasoning.ts` maps them to token budgets and back. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/**
+ * How much the model should reason before it answers, as the client asked: an effort level, a
+ * token budget, or both. `effort: 'none'` (or a budget of 0) turns reasoning off; neither member
+ * set means "on, the model decides" (Anthropic adaptive, Gemini's dynamic budget).
+ */
+export interface ReasoningSetting {
+  readonly effort?: ReasoningEffort;
+  readonly budgetTokens?: number;
+  /** The client wants to see the reasoning (Responses `reasoning.summary`, Gemini `includeThoughts`, visible thinking). */
+  readonly summary?: 'auto' | 'concise' | 'detailed';
+}
+
 export interface ChatRequest {
   /** The model name the client sent (an operator name); routing replaces it per lane. */
   readonly model: string;
@@ -67,6 +82,7 @@ export interface ChatRequest {
   /** Sampling seed for (best-effort) deterministic answers: OpenAI `seed`, Gemini `generationConfig.seed`, Cohere `seed`. */
   readonly seed?: number;
   readonly responseFormat?: ResponseFormat;
+  readonly reasoning?: ReasoningSetting;
   /** End-user id for abuse tracking (OpenAI `user`/`safety_identifier`, Anthropic `metadata.user_id`). */
   readonly user?: string;
   /** Did the client ask to receive token usage on its stream (OpenAI `stream_options.include_usage`)? */

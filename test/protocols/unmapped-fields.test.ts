@@ -44,25 +44,25 @@ describe('OpenAI unmapped fields', () => {
 });
 
 describe('Anthropic unmapped fields', () => {
-  it('rejects a code-execution container, warns on thinking and unknown fields, ignores disabled thinking', () => {
-    expect(unmappedOf('anthropic', { model: 'claude', max_tokens: 10, messages, container: 'container_011CV', thinking: { type: 'enabled', budget_tokens: 2048 }, foo: 1 })).toEqual([
+  it('rejects a code-execution container, warns on unknown fields and thinking modes, maps thinking', () => {
+    expect(unmappedOf('anthropic', { model: 'claude', max_tokens: 10, messages, container: 'container_011CV', thinking: { type: 'between_tools' }, foo: 1 })).toEqual([
       { path: 'container', value: 'container_011CV', disposition: 'reject', reason: 'Anthropic code-execution container' },
-      { path: 'thinking', value: { type: 'enabled', budget_tokens: 2048 }, disposition: 'warn', reason: 'extended thinking settings' },
       { path: 'foo', value: 1, disposition: 'warn', reason: 'unknown field' },
+      { path: 'thinking', value: { type: 'between_tools' }, disposition: 'warn', reason: 'thinking mode "between_tools"' },
     ]);
     expect(unmappedOf('anthropic', { model: 'claude', max_tokens: 10, messages, thinking: { type: 'disabled' } })).toEqual([]);
   });
 
-  it('warns on output_config.effort and on citations inside text blocks, naming their paths', () => {
+  it('warns on an unknown output_config.effort and on citations inside text blocks, naming their paths', () => {
     const citations = [{ type: 'char_location', cited_text: 'Paris', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 5 }];
     expect(unmappedOf('anthropic', {
       model: 'claude',
       max_tokens: 10,
-      output_config: { effort: 'low' },
+      output_config: { effort: 'ludicrous' },
       messages: [messages[0], { role: 'assistant', content: [{ type: 'text', text: 'Paris.', citations }] }, messages[0]],
     })).toEqual([
       { path: 'messages[1].content[0].citations', value: citations, disposition: 'warn', reason: 'citations' },
-      { path: 'output_config.effort', value: 'low', disposition: 'warn', reason: 'reasoning effort' },
+      { path: 'output_config.effort', value: 'ludicrous', disposition: 'warn', reason: 'reasoning effort "ludicrous"' },
     ]);
   });
 

@@ -23,6 +23,9 @@ import type {
   AnthropicToolChoice,
   AnthropicToolResultBlock,
 } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeThinking } from './thinking.ts';
+import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 
 /** Messages request (schema-validated) to IR. The model named in the path wins over the body's. */
 export function decodeRequest(body: Record<string, unknown>, pathModel: string | undefined): ChatRequest {
@@ -34,6 +37,7 @@ export function decodeRequest(body: Record<string, unknown>, pathModel: string |
   const toolChoice = body.tool_choice as AnthropicToolChoice | undefined;
   const metadata = body.metadata as { user_id?: string | null } | undefined;
   const responseFormat = decodeOutputConfig(body.output_config, unmapped);
+  const reasoning = decodeThinking(body.thinking, (body.output_config as { effort?: unknown } | null | undefined)?.effort, 'thinking', unmapped);
   return {
     model: pathModel ?? (body.model as string),
     messages,
@@ -50,6 +54,7 @@ export function decodeRequest(body: Record<string, unknown>, pathModel: string |
     ...(typeof body.top_k === 'number' && { topK: body.top_k }),
     ...(responseFormat !== undefined && { responseFormat }),
     ...(typeof metadata?.user_id === 'string' && { user: metadata.user_id }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'anthropic',
     unmapped,
   };
@@ -93,12 +98,14 @@ function decodeBlock(block: AnthropicBlock, path: string, role: 'user' | 'assist
     case 'image':
       return decodeImage(block.source, path);
     case 'tool_use':
-      return { type: 'tool_call', id: block.id, name: block.name, arguments: argumentsFromObject(block.input) };
+      return { type: 'tool_call', ...splitCarriedId(block.id), name: block.name, arguments: argumentsFromObject(block.input) };
     case 'thinking':
       // An empty signature is what gateways write for reasoning they could not sign: not Anthropic's.
-      return block.signature ? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' } : { type: 'reasoning', text: block.thinking };
+      // A signature may be Bedrock's thinking carried by the gateway (shared/thinking-carrier.ts).
+      if (!block.signature) return { type: 'reasoning', text: block.thinking };
+      return thinkingFromCarrier(block.signature) ?? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' };
     case 'redacted_thinking':
-      return { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
+      return thinkingFromCarrier(block.data) ?? { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
     default:
       throw invalidField(`${path}.type`, `${role} content block "${(block as { type: string }).type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   }
@@ -135,7 +142,7 @@ function decodeToolResult(block: AnthropicToolResultBlock, path: string, unmappe
     if (part.type === 'image') return decodeImage((part as { source: AnthropicImageSource }).source, at);
     throw invalidField(`${at}.type`, `tool result block "${part.type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   });
-  return { type: 'tool_result', callId: block.tool_use_id, content, isError: block.is_error === true };
+  return { type: 'tool_result', callId: plainCallId(block.tool_use_id), content, isError: block.is_error === true };
 }
 
 function decodeTool(tool: AnthropicTool, index: number): ToolDefinition {
@@ -167,7 +174,6 @@ function decodeToolChoice(choice: AnthropicToolChoice): ToolChoice {
 function decodeOutputConfig(config: unknown, unmapped: UnmappedField[]): ResponseFormat | undefined {
   if (config === undefined || config === null) return undefined;
   const c = config as { format?: { type?: string; schema?: unknown } | null; effort?: string };
-  if (c.effort !== undefined) unmapped.push({ path: 'output_config.effort', value: c.effort, disposition: 'warn', reason: 'reasoning effort' });
   const format = c.format;
   if (format === undefined || format === null) return undefined;
   if (format.type === 'json_schema') return { type: 'json_schema', schema: format.schema ?? {} };

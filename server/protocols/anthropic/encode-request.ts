@@ -6,6 +6,8 @@ import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
 import type { AnthropicBlock, AnthropicMessage, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './wire.ts';
+import { claudeThinking, clientSampling, type ClaudeThinking } from '../shared/claude-thinking.ts';
+import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 
 /** IR to a Messages request for one lane. Pure. */
 export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
@@ -31,11 +33,13 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     else messages.push({ role, content: blocks });
   });
 
+  const thinking = encodeThinking(request, lane, warnings);
   const body: Record<string, unknown> = {
     model: lane.model,
-    max_tokens: request.maxTokens ?? lane.defaultMaxTokens,
+    max_tokens: thinking.maxTokens ?? lane.defaultMaxTokens,
     messages,
   };
+  if (thinking.thinking !== undefined) body.thinking = thinking.thinking;
   if (system.length > 0) {
     const only = system[0];
     body.system = system.length === 1 && only !== undefined && only.cache_control === undefined ? only.text : system;
@@ -52,9 +56,10 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   const toolChoice = encodeToolChoice(request);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (request.stopSequences !== undefined) body.stop_sequences = request.stopSequences;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
-  if (request.topK !== undefined) body.top_k = request.topK;
+  const { temperature, topP, topK } = thinking.sampling;
+  if (temperature !== undefined) body.temperature = temperature;
+  if (topP !== undefined) body.top_p = topP;
+  if (topK !== undefined) body.top_k = topK;
   if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   if (request.responseFormat !== undefined) {
     const format = request.responseFormat;
@@ -69,6 +74,11 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   if (request.stream) body.stream = true;
   return { body, warnings };
+}
+
+function encodeThinking(request: ChatRequest, lane: LaneContext, warnings: TranslationWarning[]): ClaudeThinking {
+  if (request.reasoning === undefined || reasoningRefusedBy(request.reasoning, lane.model, warnings)) return { maxTokens: request.maxTokens, sampling: clientSampling(request) };
+  return claudeThinking(request, lane.defaultMaxTokens, warnings, 'anthropic');
 }
 
 function encodeSystemText(block: ContentBlock, path: string): AnthropicTextBlock {

@@ -6,6 +6,8 @@ import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { AnthropicBlock, AnthropicMessageResponse } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
+import { siblingThinking } from '../shared/thinking-carrier.ts';
 
 /** IR response to the Messages response a client expects. */
 export function encodeResponse(response: ChatResponse): EncodedResponse {
@@ -14,7 +16,11 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
   response.content.forEach((block, i) => {
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_call') {
-      content.push({ type: 'tool_use', id: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') });
+      content.push({ type: 'tool_use', id: idWithSignature(block.id, block.signature), name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') });
+    } else if (block.type === 'reasoning' && siblingThinking(block, 'anthropic') !== undefined) {
+      // Claude's thinking from Bedrock, carried as the signature so the client can send it back there.
+      const carried = siblingThinking(block, 'anthropic') as string;
+      content.push(block.redacted !== undefined ? { type: 'redacted_thinking', data: carried } : { type: 'thinking', thinking: block.text, signature: carried });
     } else if (isForeignReasoning(block, 'anthropic')) {
       // No Anthropic upstream could verify it if the client replayed it as a thinking block.
       warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));

@@ -28,6 +28,8 @@ import type {
   BedrockToolConfig,
   BedrockToolResult,
 } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 
 /**
  * Converse request (schema-validated) to IR. The model and the stream flag come from the path
@@ -47,7 +49,7 @@ export function decodeRequest(body: Record<string, unknown>, origin: RequestOrig
 
   const inference = (body.inferenceConfig ?? {}) as BedrockInferenceConfig;
   const toolConfig = body.toolConfig as BedrockToolConfig | undefined;
-  const topK = decodeModelFields(body.additionalModelRequestFields, unmapped);
+  const { topK, reasoning } = decodeModelFields(body.additionalModelRequestFields, unmapped);
   const responseFormat = decodeOutputConfig(body.outputConfig, unmapped);
   return {
     model: origin.pathModel,
@@ -63,6 +65,7 @@ export function decodeRequest(body: Record<string, unknown>, origin: RequestOrig
     ...(typeof inference.topP === 'number' && { topP: inference.topP }),
     ...(topK !== undefined && { topK }),
     ...(responseFormat !== undefined && { responseFormat }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'bedrock',
     unmapped,
   };
@@ -159,16 +162,18 @@ function decodeBlock(block: BedrockContentBlock, at: string, unmapped: UnmappedF
     if (use.type !== undefined && use.type !== 'tool_use') {
       throw invalidField(`${at}.toolUse.type`, `a "${use.type}" call runs at AWS and cannot be translated`, 'unsupported_parameter');
     }
-    return { type: 'tool_call', id: use.toolUseId, name: use.name, arguments: argumentsFromObject(use.input) };
+    return { type: 'tool_call', ...splitCarriedId(use.toolUseId), name: use.name, arguments: argumentsFromObject(use.input) };
   }
   if (block.toolResult !== undefined) return decodeToolResult(block.toolResult, `${at}.toolResult`);
   if (block.reasoningContent !== undefined) {
     const reasoning = block.reasoningContent;
     if (reasoning.reasoningText !== undefined) {
       const { text, signature } = reasoning.reasoningText;
-      return { type: 'reasoning', text, ...(signature !== undefined && { signature }), origin: 'bedrock' };
+      // A signature may be Anthropic's thinking carried by the gateway (shared/thinking-carrier.ts).
+      const carried = signature === undefined ? undefined : thinkingFromCarrier(signature);
+      return carried ?? { type: 'reasoning', text, ...(signature !== undefined && { signature }), origin: 'bedrock' };
     }
-    if (reasoning.redactedContent !== undefined) return { type: 'reasoning', text: '', redacted: reasoning.redactedContent, origin: 'bedrock' };
+    if (reasoning.redactedContent !== undefined) return thinkingFromCarrier(reasoning.redactedContent) ?? { type: 'reasoning', text: '', redacted: reasoning.redactedContent, origin: 'bedrock' };
     throw invalidField(`${at}.reasoningContent`, 'this kind of reasoning content cannot be translated', 'unsupported_parameter');
   }
   if (block.guardContent !== undefined) return decodeGuardContent(block.guardContent, `${at}.guardContent`, unmapped);
@@ -196,7 +201,7 @@ function decodeToolResult(result: BedrockToolResult, at: string): ContentBlock {
     if (part.image !== undefined) return decodeImage(part.image, `${partAt}.image`);
     throw invalidField(partAt, `tool result block "${Object.keys(part)[0] ?? ''}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   });
-  return { type: 'tool_result', callId: result.toolUseId, content, isError: result.status === 'error' };
+  return { type: 'tool_result', callId: plainCallId(result.toolUseId), content, isError: result.status === 'error' };
 }
 
 /** A cachePoint after a tool spec is that tool's cache hint, as Anthropic's cache_control on a tool. */

@@ -7,7 +7,7 @@ import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
 import { cachePointFromControl } from './cache-point.ts';
 import { formatFromMediaType } from './image-format.ts';
-import { encodeTopK } from './model-fields.ts';
+import { encodeReasoningFields, encodeTopK } from './model-fields.ts';
 import { encodeResponseFormat } from './output-format.ts';
 import { encodeToolConfig } from './tool-config.ts';
 import type { BedrockContentBlock, BedrockImage, BedrockInferenceConfig, BedrockMessage, BedrockSystemBlock, BedrockToolResultContent } from './wire.ts';
@@ -40,15 +40,15 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
 
   const body: Record<string, unknown> = { messages };
   if (system.length > 0) body.system = system;
-  const inferenceConfig = encodeInferenceConfig(request);
+  const reasoning = encodeReasoningFields(request, lane.model, lane.defaultMaxTokens, warnings);
+  const sampling = reasoning.sampling ?? { temperature: request.temperature, topP: request.topP, topK: request.topK };
+  const inferenceConfig = encodeInferenceConfig(request, reasoning.maxTokens ?? request.maxTokens, sampling.temperature, sampling.topP);
   if (Object.keys(inferenceConfig).length > 0) body.inferenceConfig = inferenceConfig;
   const toolConfig = encodeToolConfig(request, warnings);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
   if (request.parallelToolCalls === false) warnings.push(dropped('parallel_tool_calls', 'the limit to one tool call per turn'));
-  if (request.topK !== undefined) {
-    const fields = encodeTopK(request.topK, lane.model, warnings);
-    if (fields !== undefined) body.additionalModelRequestFields = fields;
-  }
+  const topK = sampling.topK === undefined ? undefined : encodeTopK(sampling.topK, lane.model, warnings);
+  if (topK !== undefined || reasoning.fields !== undefined) body.additionalModelRequestFields = { ...topK, ...reasoning.fields };
   const outputConfig = encodeResponseFormat(request, warnings);
   if (outputConfig !== undefined) body.outputConfig = outputConfig;
   if (request.user !== undefined) warnings.push(dropped('user', 'the end-user id'));
@@ -56,12 +56,12 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   return { body, warnings };
 }
 
-function encodeInferenceConfig(request: ChatRequest): BedrockInferenceConfig {
+function encodeInferenceConfig(request: ChatRequest, maxTokens: number | undefined, temperature: number | undefined, topP: number | undefined): BedrockInferenceConfig {
   // maxTokens stays optional: Bedrock fills in the model's own default.
   return {
-    ...(request.maxTokens !== undefined && { maxTokens: request.maxTokens }),
-    ...(request.temperature !== undefined && { temperature: request.temperature }),
-    ...(request.topP !== undefined && { topP: request.topP }),
+    ...(maxTokens !== undefined && { maxTokens }),
+    ...(temperature !== undefined && { temperature }),
+    ...(topP !== undefined && { topP }),
     ...(request.stopSequences !== undefined && { stopSequences: [...request.stopSequences] }),
   };
 }

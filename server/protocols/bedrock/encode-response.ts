@@ -6,6 +6,8 @@ import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { BedrockContentBlock, BedrockConverseResponse } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
+import { siblingThinking } from '../shared/thinking-carrier.ts';
 
 /**
  * IR response to the Converse response a client expects. The gateway does not time the model
@@ -17,7 +19,11 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
   response.content.forEach((block, i) => {
     if (block.type === 'text') content.push({ text: block.text });
     else if (block.type === 'tool_call') {
-      content.push({ toolUse: { toolUseId: block.id, name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') } });
+      content.push({ toolUse: { toolUseId: idWithSignature(block.id, block.signature), name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') } });
+    } else if (block.type === 'reasoning' && siblingThinking(block, 'bedrock') !== undefined) {
+      // Claude's thinking from Anthropic, carried as the signature so the client can send it back there.
+      const carried = siblingThinking(block, 'bedrock') as string;
+      content.push(block.redacted !== undefined ? { reasoningContent: { redactedContent: carried } } : { reasoningContent: { reasoningText: { text: block.text, signature: carried } } });
     } else if (isForeignReasoning(block, 'bedrock')) {
       // A client would replay it as Bedrock reasoning, which no Bedrock model could verify.
       warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));

@@ -18,11 +18,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
 };
 
 /**
- * `additionalModelRequestFields` keys the IR maps (Claude's and Nova's top-k) or ignores when they
- * change nothing; every other key is reported under `additionalModelRequestFields.<key>`.
+ * `additionalModelRequestFields` keys with a rule of their own (top-k and the reasoning settings are
+ * mapped by model-fields.ts); every other key is reported under `additionalModelRequestFields.<key>`.
  */
-export const MODEL_FIELD_RULES: Readonly<Record<string, FieldRule>> = {
-  thinking: { disposition: 'warn', reason: 'extended thinking settings', isNeutral: (v) => (v as { type?: string }).type === 'disabled' },
-  reasoning_config: { disposition: 'warn', reason: 'reasoning settings' },
-  reasoningConfig: { disposition: 'warn', reason: 'reasoning settings' },
-};
+export const MODEL_FIELD_RULES: Readonly<Record<string, FieldRule>> = {};

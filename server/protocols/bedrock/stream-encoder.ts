@@ -7,6 +7,8 @@ import { dropped } from '../shared/warnings.ts';
 import { streamExceptionType } from './errors.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
+import { carriableThinking, carriedThinking, isSiblingOrigin } from '../shared/thinking-carrier.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -39,6 +41,8 @@ export class BedrockStreamEncoder implements StreamEncoder {
   private readonly kinds = new Map<number, StreamBlockStart['type']>();
   /** IR blocks with no Bedrock form in this stream. */
   private readonly skipped = new Set<number>();
+  /** Anthropic-issued thinking being collected for its carrier (shared/thinking-carrier.ts). */
+  private readonly carry = new Map<number, { text: string; signature: string }>();
 
   encode(e: StreamEvent): Uint8Array {
     switch (e.type) {
@@ -47,7 +51,9 @@ export class BedrockStreamEncoder implements StreamEncoder {
         return this.start();
       case 'block_start': {
         const block = e.block;
-        if (isForeignReasoning(block, 'bedrock')) {
+        const sibling = isSiblingOrigin(block.type === 'reasoning' || block.type === 'redacted_reasoning' ? block.origin : undefined, 'bedrock');
+        if (sibling && block.type === 'reasoning') this.carry.set(e.index, { text: '', signature: '' });
+        if (isForeignReasoning(block, 'bedrock') && !sibling) {
           // Another protocol's reasoning: a client would replay it as Bedrock's own.
           this.skipped.add(e.index);
           this.warnings.push(dropped(`content[${e.index}]`, `reasoning from the ${block.origin} protocol`));
@@ -57,10 +63,11 @@ export class BedrockStreamEncoder implements StreamEncoder {
         this.indices.set(e.index, contentBlockIndex);
         this.kinds.set(e.index, block.type);
         if (block.type === 'tool_call') {
-          return this.withStart(event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.id, name: block.name } } }));
+          return this.withStart(event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: idWithSignature(block.id, block.signature), name: block.name } } }));
         }
         if (block.type === 'redacted_reasoning') {
-          return this.withStart(event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: block.data } } }));
+          const data = sibling ? carriableThinking({ type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' }) : block.data;
+          return this.withStart(event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: data } } }));
         }
         return this.start();
       }
@@ -69,6 +76,12 @@ export class BedrockStreamEncoder implements StreamEncoder {
         if (this.skipped.has(e.index)) return EMPTY;
         // Signatures belong to reasoning; on any other block they are another protocol's (Gemini signs text).
         if (d.type === 'signature' && this.kinds.get(e.index) !== 'reasoning') return EMPTY;
+        const carry = this.carry.get(e.index);
+        if (carry !== undefined && d.type === 'signature') {
+          carry.signature += d.signature; // sent whole, as the carrier, when the block stops
+          return EMPTY;
+        }
+        if (carry !== undefined && d.type === 'reasoning') carry.text += d.text;
         const delta =
           d.type === 'text' ? { text: d.text }
           : d.type === 'tool_arguments' ? { toolUse: { input: d.partialJson } }
@@ -76,9 +89,15 @@ export class BedrockStreamEncoder implements StreamEncoder {
           : { reasoningContent: { signature: d.signature } };
         return this.withStart(event('contentBlockDelta', { contentBlockIndex: this.wireIndex(e.index), delta }));
       }
-      case 'block_stop':
+      case 'block_stop': {
         if (this.skipped.has(e.index)) return EMPTY;
-        return event('contentBlockStop', { contentBlockIndex: this.wireIndex(e.index) });
+        const contentBlockIndex = this.wireIndex(e.index);
+        const carry = this.carry.get(e.index);
+        const stop = event('contentBlockStop', { contentBlockIndex });
+        if (carry === undefined || carry.signature === '') return stop;
+        const signature = event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { signature: carriedThinking('anthropic', carry.text, carry.signature) } } });
+        return Buffer.concat([signature, stop]);
+      }
       case 'finish': {
         this.stopped = true;
         const fields = stopSequenceFields(e.finish, true);

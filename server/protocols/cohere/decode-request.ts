@@ -14,6 +14,8 @@ import { invalidField } from '../shared/invalid-field.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type { CohereAssistantMessage, CohereMessage, CoherePart, CohereResponseFormat, CohereTool, CohereToolMessage } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeThinking } from './thinking.ts';
 
 /** v2 Chat request (schema-validated) to IR. */
 export function decodeRequest(body: Record<string, unknown>): ChatRequest {
@@ -23,6 +25,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
   const tools = Array.isArray(body.tools) ? (body.tools as CohereTool[]).map((tool, i) => decodeTool(tool, i, strict)) : undefined;
   const toolChoice = decodeToolChoice(body.tool_choice);
   const responseFormat = decodeResponseFormat(body.response_format as CohereResponseFormat | null | undefined);
+  const reasoning = decodeThinking(body.thinking);
   return {
     model: body.model as string,
     messages,
@@ -39,6 +42,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     // k = 0 switches top-k sampling off, which is what leaving it out means everywhere else.
     ...(typeof body.k === 'number' && body.k > 0 && { topK: body.k }),
     ...(responseFormat !== undefined && { responseFormat }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'cohere',
     unmapped,
   };
@@ -90,7 +94,7 @@ function decodeAssistant(message: CohereAssistantMessage, path: string, unmapped
   const calls = (message.tool_calls ?? []).map((call, k): ContentBlock => {
     const name = call.function?.name;
     if (name === undefined || name === '') throw invalidField(`${path}.tool_calls[${k}].function.name`, 'a tool call needs the name of the function it called');
-    return { type: 'tool_call', id: call.id, name, arguments: call.function?.arguments ?? '' };
+    return { type: 'tool_call', ...splitCarriedId(call.id), name, arguments: call.function?.arguments ?? '' };
   });
   if (Array.isArray(message.citations) && message.citations.length > 0) {
     unmapped.push({ path: `${path}.citations`, value: message.citations, disposition: 'warn', reason: 'citations' });
@@ -109,7 +113,7 @@ function decodeToolMessage(message: CohereToolMessage, path: string, unmapped: U
     unmapped.push({ path: `${at}.document`, value: part.document, disposition: 'warn', reason: 'citable document form of a tool result (its data is sent as JSON text)' });
     return { type: 'text', text: JSON.stringify(part.document.data) };
   });
-  return { role: 'tool', content: [{ type: 'tool_result', callId: message.tool_call_id, content, isError: false }] };
+  return { role: 'tool', content: [{ type: 'tool_result', callId: plainCallId(message.tool_call_id), content, isError: false }] };
 }
 
 function decodeTool(tool: CohereTool, index: number, strict: boolean): ToolDefinition {

@@ -4,6 +4,7 @@ import { imageSourceToUrl } from '../shared/data-url.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { dropped, reshaped } from '../shared/warnings.ts';
 import type { CohereAssistantMessage, CohereMessage, CoherePart, CohereResponseFormat, CohereTextPart, CohereThinkingPart, CohereTool } from './wire.ts';
+import { encodeThinking } from './thinking.ts';
 
 /** Cohere documents p from 0.01 to 0.99 and k up to 500. */
 const P_RANGE = { min: 0.01, max: 0.99 };
@@ -36,6 +37,8 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.responseFormat !== undefined) body.response_format = encodeResponseFormat(request.responseFormat, warnings);
   if (request.user !== undefined) warnings.push(dropped('user', 'the end-user id'));
+  const thinking = encodeThinking(request.reasoning, lane.model, warnings);
+  if (thinking !== undefined) body.thinking = thinking;
   if (request.stream) body.stream = true;
   return { body, warnings };
 }

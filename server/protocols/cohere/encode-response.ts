@@ -4,6 +4,7 @@ import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage, usageWarnings } from './usage.ts';
 import type { CohereChatResponse, CohereResponseMessage } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /**
  * IR response to the v2 Chat response a client expects. Text before the first tool call is the
@@ -22,7 +23,7 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
       if (i < firstCall) plan.push(block.text);
       else texts.push({ type: 'text', text: block.text });
     } else if (block.type === 'tool_call') {
-      calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } });
+      calls.push({ id: idWithSignature(block.id, block.signature), type: 'function', function: { name: block.name, arguments: block.arguments } });
     } else if (block.type === 'reasoning') {
       if (block.signature !== undefined) warnings.push(dropped(`${path}.signature`, 'the reasoning signature'));
       if (block.redacted !== undefined) warnings.push(dropped(`${path}.redacted`, 'encrypted reasoning'));

@@ -3,7 +3,7 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 /** v2 Chat fields the IR maps (`strict_tools` becomes `strict` on every tool). */
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
   'model', 'messages', 'stream', 'tools', 'strict_tools', 'tool_choice', 'response_format', 'max_tokens',
-  'stop_sequences', 'temperature', 'k', 'p', 'seed',
+  'stop_sequences', 'temperature', 'k', 'p', 'seed', 'thinking',
 ]);
 
 const isZero = (v: unknown) => v === 0;
@@ -20,6 +20,5 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   safety_mode: { disposition: 'warn', reason: 'Cohere safety mode' },
   frequency_penalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
   presence_penalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
-  thinking: { disposition: 'warn', reason: 'reasoning settings' },
   priority: { disposition: 'warn', reason: 'Cohere request priority', isNeutral: isZero },
 };

@@ -6,6 +6,7 @@ import { dropped } from '../shared/warnings.ts';
 import { streamErrorReason } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage, usageWarnings } from './usage.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /**
  * The SDK ends its stream at any data line that contains `[DONE]`, even inside a string, so the
@@ -82,7 +83,7 @@ export class CohereStreamEncoder implements StreamEncoder {
       this.placements.set(irIndex, { kind: 'tool', index });
       return event('tool-call-start', {
         index,
-        delta: { message: { tool_calls: { id: block.id, type: 'function', function: { name: block.name, arguments: '' } } } },
+        delta: { message: { tool_calls: { id: idWithSignature(block.id, block.signature), type: 'function', function: { name: block.name, arguments: '' } } } },
       });
     }
     const index = this.nextContent++;

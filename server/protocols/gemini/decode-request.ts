@@ -20,6 +20,7 @@ import { RequestCallIds } from './call-ids.ts';
 import { openApiToJsonSchema } from './openapi-schema.ts';
 import { FIELD_RULES, GENERATION_FIELD_RULES, MAPPED_FIELDS, MAPPED_GENERATION_FIELDS } from './request-fields.ts';
 import { unwrapToolResponse } from './tool-result.ts';
+import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 import type {
   GeminiBlob,
   GeminiContent,
@@ -31,8 +32,9 @@ import type {
   GeminiTool,
   GeminiToolConfig,
 } from './wire.ts';
+import { decodeThinkingConfig, type GeminiThinkingConfig } from './thinking-config.ts';
 
-type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'seed' | 'stopSequences' | 'responseFormat'>;
+type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'seed' | 'stopSequences' | 'responseFormat' | 'reasoning'>;
 
 /** generateContent request (schema-validated) to IR. The model and streaming come from the route. */
 export function decodeRequest(raw: Record<string, unknown>, origin: RequestOrigin): ChatRequest {
@@ -82,7 +84,7 @@ function decodeContent(content: GeminiContent, path: string, ids: RequestCallIds
   if (content.parts === undefined || content.parts.length === 0) return [];
   const role = content.role ?? 'user';
   if (role === 'model') {
-    return [{ role: 'assistant', content: content.parts.map((part, j) => decodePart(part, `${path}.parts[${j}]`, ids, unmapped)) }];
+    return [{ role: 'assistant', content: content.parts.flatMap((part, j) => withCarriedThinking(part, decodePart(part, `${path}.parts[${j}]`, ids, unmapped))) }];
   }
   // `function` is the role older v1beta clients gave function-response turns.
   if (role !== 'user' && role !== 'function') throw invalidField(`${path}.role`, `"${role}" is not a Gemini role (user or model)`);
@@ -130,6 +132,19 @@ function decodePart(part: GeminiPart, path: string, ids: RequestCallIds, unmappe
   // The IR keeps signatures on text and tool calls only.
   if (signature !== undefined) unmapped.push({ path: `${path}.thoughtSignature`, value: signature, disposition: 'warn', reason: 'thought signature on a media part' });
   return image;
+}
+
+/**
+ * Claude's thinking, carried by the gateway in a function call's thoughtSignature (the slot Gemini
+ * clients keep in their history): the Claude block goes back in front of the call, which itself
+ * has no Gemini signature.
+ */
+function withCarriedThinking(part: GeminiPart, block: ContentBlock): ContentBlock[] {
+  if (block.type !== 'tool_call' || block.signature === undefined) return [block];
+  const thinking = thinkingFromCarrier(block.signature.value);
+  if (thinking === undefined) return [block];
+  const { signature: _carrier, ...call } = block;
+  return [thinking, call];
 }
 
 function warnTuning(part: GeminiPart, path: string, unmapped: UnmappedField[]): void {
@@ -260,6 +275,7 @@ function decodeGenerationConfig(config: GeminiGenerationConfig, unmapped: Unmapp
     unmapped.push({ ...field, path: `generationConfig.${field.path}` });
   }
   const responseFormat = decodeResponseFormat(config, unmapped);
+  const reasoning = isPresent(config.thinkingConfig) ? decodeThinkingConfig(config.thinkingConfig as GeminiThinkingConfig, unmapped) : undefined;
   return {
     ...(typeof config.maxOutputTokens === 'number' && { maxTokens: config.maxOutputTokens }),
     ...(typeof config.temperature === 'number' && { temperature: config.temperature }),
@@ -268,6 +284,7 @@ function decodeGenerationConfig(config: GeminiGenerationConfig, unmapped: Unmapp
     ...(typeof config.seed === 'number' && { seed: config.seed }),
     ...(Array.isArray(config.stopSequences) && { stopSequences: config.stopSequences }),
     ...(responseFormat !== undefined && { responseFormat }),
+    ...(reasoning !== undefined && { reasoning }),
   };
 }
 

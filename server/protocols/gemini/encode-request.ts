@@ -8,13 +8,14 @@ import { dropped } from '../shared/warnings.ts';
 import { imagePart, signatureOf } from './encode-parts.ts';
 import { wrapToolOutput } from './tool-result.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiFunctionResponsePart, GeminiGenerationConfig, GeminiPart, GeminiToolConfig } from './wire.ts';
+import { encodeThinkingConfig } from './thinking-config.ts';
 
 /**
  * IR to a generateContent body for one lane. Pure. The model and streaming go in the path
  * (upstreamPath), not the body. functionCall/functionResponse ids are never written: the Gemini
  * API has answered them with 400 "Unknown name id", and it pairs results with calls by name.
  */
-export function encodeRequest(request: ChatRequest, _lane: LaneContext): EncodedRequest {
+export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
   const warnings: TranslationWarning[] = [];
   const system: GeminiPart[] = [];
   const contents: (GeminiContent & { parts: GeminiPart[] })[] = [];
@@ -57,7 +58,7 @@ export function encodeRequest(request: ChatRequest, _lane: LaneContext): Encoded
   }
   if (request.toolChoice !== undefined) body.toolConfig = encodeToolChoice(request.toolChoice);
   if (request.parallelToolCalls === false) warnings.push(dropped('parallel_tool_calls', 'the one-call-per-turn limit'));
-  const generationConfig = encodeGenerationConfig(request, warnings);
+  const generationConfig = encodeGenerationConfig(request, lane.model, warnings);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   if (request.user !== undefined) warnings.push(dropped('user', 'the end-user id'));
   return { body, warnings };
@@ -118,7 +119,7 @@ function encodeToolChoice(choice: ToolChoice): GeminiToolConfig {
   }
 }
 
-function encodeGenerationConfig(request: ChatRequest, warnings: TranslationWarning[]): GeminiGenerationConfig {
+function encodeGenerationConfig(request: ChatRequest, model: string, warnings: TranslationWarning[]): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
   if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
@@ -127,6 +128,8 @@ function encodeGenerationConfig(request: ChatRequest, warnings: TranslationWarni
   if (request.seed !== undefined) config.seed = request.seed;
   if (request.stopSequences !== undefined) config.stopSequences = [...request.stopSequences];
   if (request.responseFormat !== undefined) Object.assign(config, encodeResponseFormat(request.responseFormat, warnings));
+  const thinkingConfig = encodeThinkingConfig(request.reasoning, model, warnings);
+  if (thinkingConfig !== undefined) config.thinkingConfig = thinkingConfig;
   return config;
 }
 

@@ -1,8 +1,9 @@
-import type { ChatResponse } from '../../ir/index.ts';
+import type { ChatResponse, ContentBlock, ProtocolId } from '../../ir/index.ts';
 import type { EncodedResponse, TranslationWarning } from '../codec.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { dropped } from '../shared/warnings.ts';
 import { imagePart, signatureOf } from './encode-parts.ts';
+import { carriableThinking } from '../shared/thinking-carrier.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from './wire.ts';
@@ -15,11 +16,25 @@ import type { GeminiCandidate, GeminiPart, GeminiResponse } from './wire.ts';
 export function encodeResponse(response: ChatResponse): EncodedResponse {
   const warnings: TranslationWarning[] = [];
   const parts: GeminiPart[] = [];
+  // Claude's signed thinking, to ride on the next function call's thoughtSignature (shared/thinking-carrier.ts).
+  let thinking: PendingThinking | undefined;
   response.content.forEach((block, i) => {
     const path = `content[${i}]`;
-    const part = encodeResponseBlock(block, path, warnings);
+    const carried = block.type === 'reasoning' ? carriableThinking(block) : undefined;
+    if (block.type === 'reasoning' && carried !== undefined) {
+      if (thinking !== undefined) warnings.push(unattached(thinking));
+      thinking = { value: carried, path: block.redacted !== undefined ? `${path}.redacted` : `${path}.signature`, origin: block.origin };
+    }
+    // The thought text is still shown; its proof travels in the carrier instead.
+    const shown: ContentBlock | undefined = block.type !== 'reasoning' || carried === undefined ? block : block.text === '' ? undefined : { type: 'reasoning', text: block.text };
+    const part = shown === undefined ? undefined : encodeResponseBlock(shown, path, warnings);
+    if (part !== undefined && part.functionCall !== undefined && part.thoughtSignature === undefined && thinking !== undefined) {
+      part.thoughtSignature = thinking.value;
+      thinking = undefined;
+    }
     if (part !== undefined) parts.push(part);
   });
+  if (thinking !== undefined) warnings.push(unattached(thinking));
   const candidate: GeminiCandidate = {
     ...(parts.length > 0 && { content: { role: 'model', parts } }),
     finishReason: encodeFinishReason(response.finish),
@@ -58,4 +73,16 @@ export function encodeResponseBlock(block: ChatResponse['content'][number], path
       warnings.push(dropped(path, 'a tool result in an answer'));
       return undefined;
   }
+}
+
+/** Claude's thinking waiting for a function call to carry it (shared/thinking-carrier.ts). */
+export interface PendingThinking {
+  readonly value: string;
+  readonly path: string;
+  readonly origin: ProtocolId | undefined;
+}
+
+/** No function call followed (Claude needs its thinking back only in tool loops): the proof is dropped. */
+export function unattached(thinking: PendingThinking): TranslationWarning {
+  return dropped(thinking.path, `a reasoning signature issued by the ${thinking.origin ?? 'unknown'} protocol (carried only on a function call)`);
 }

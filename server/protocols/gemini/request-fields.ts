@@ -16,6 +16,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
 /** generationConfig members the IR maps. */
 export const MAPPED_GENERATION_FIELDS: ReadonlySet<string> = new Set([
   'maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema',
+  'thinkingConfig',
 ]);
 
 const isZero = (v: unknown) => v === 0;
@@ -33,7 +34,6 @@ export const GENERATION_FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   },
   speechConfig: { disposition: 'reject', reason: 'speech output' },
   imageConfig: { disposition: 'reject', reason: 'image output settings' },
-  thinkingConfig: { disposition: 'warn', reason: 'thinking settings' },
   presencePenalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
   frequencyPenalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
   mediaResolution: { disposition: 'warn', reason: 'media resolution' },

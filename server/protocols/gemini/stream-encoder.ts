@@ -4,6 +4,8 @@ import { sseWarningsComment } from '../shared/stream-warnings.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { dropped } from '../shared/warnings.ts';
 import { signatureOf } from './encode-parts.ts';
+import { unattached, type PendingThinking } from './encode-response.ts';
+import { canCarryThinking, carriableThinking, carriedThinking } from '../shared/thinking-carrier.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
@@ -11,7 +13,7 @@ import type { GeminiPart, GeminiResponse } from './wire.ts';
 
 type OpenBlock =
   | { readonly kind: 'text' }
-  | { readonly kind: 'reasoning'; readonly origin: ProtocolId | undefined }
+  | { readonly kind: 'reasoning'; readonly origin: ProtocolId | undefined; text: string; signature: string }
   | { readonly kind: 'tool'; readonly name: string; readonly signature: OpaqueSignature | undefined; arguments: string }
   | { readonly kind: 'none' };
 
@@ -32,6 +34,8 @@ export class GeminiStreamEncoder implements StreamEncoder {
   private readonly blocks = new Map<number, OpenBlock>();
   private elements = 0;
   private closed = false;
+  /** Claude's signed thinking waiting for the next function call's thoughtSignature. */
+  private thinking: PendingThinking | undefined;
 
   private readonly client: ClientContext;
 
@@ -70,6 +74,8 @@ export class GeminiStreamEncoder implements StreamEncoder {
           open += this.stop(index);
           if (this.closed) return open;
         }
+        if (this.thinking !== undefined) this.warnings.push(unattached(this.thinking));
+        this.thinking = undefined;
         const last: GeminiResponse = {
           candidates: [{ finishReason: encodeFinishReason(this.finish ?? { reason: 'stop', raw: null }), index: 0 }],
           ...this.envelope(),
@@ -86,11 +92,12 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'text':
         return { kind: 'text' };
       case 'reasoning':
-        return { kind: 'reasoning', origin: block.origin };
+        return { kind: 'reasoning', origin: block.origin, text: '', signature: '' };
       case 'tool_call':
         return { kind: 'tool', name: block.name, signature: block.signature, arguments: '' };
       case 'redacted_reasoning':
-        this.warnings.push(dropped(`content[${index}]`, 'encrypted reasoning'));
+        if (canCarryThinking(block.origin)) this.pend({ value: carriableThinking({ type: 'reasoning', text: '', redacted: block.data, origin: block.origin as ProtocolId }) as string, path: `content[${index}]`, origin: block.origin });
+        else this.warnings.push(dropped(`content[${index}]`, 'encrypted reasoning'));
         return { kind: 'none' };
     }
   }
@@ -101,6 +108,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'text':
         return this.parts([{ text: delta.text }]);
       case 'reasoning':
+        if (block?.kind === 'reasoning') block.text += delta.text;
         return this.parts([{ text: delta.text, thought: true }]);
       case 'tool_arguments':
         if (block?.kind === 'tool') block.arguments += delta.partialJson;
@@ -109,6 +117,10 @@ export class GeminiStreamEncoder implements StreamEncoder {
         // A text signature can only come from Gemini (no other protocol signs text); a thought's must be Gemini's.
         if (block?.kind === 'text') return this.parts([{ text: '', thoughtSignature: delta.signature }]);
         if (block?.kind === 'reasoning' && block.origin === 'gemini') return this.parts([{ text: '', thought: true, thoughtSignature: delta.signature }]);
+        if (block?.kind === 'reasoning' && canCarryThinking(block.origin)) {
+          block.signature += delta.signature; // carried on the next function call (shared/thinking-carrier.ts)
+          return '';
+        }
         this.warnings.push(dropped(`content[${index}].signature`, `a reasoning signature issued by the ${block?.kind === 'reasoning' ? (block.origin ?? 'unknown') : 'unknown'} protocol`));
         return '';
     }
@@ -117,6 +129,9 @@ export class GeminiStreamEncoder implements StreamEncoder {
   private stop(index: number): string {
     const block = this.blocks.get(index);
     this.blocks.delete(index);
+    if (block?.kind === 'reasoning' && block.signature !== '' && block.origin !== undefined && canCarryThinking(block.origin)) {
+      this.pend({ value: carriedThinking(block.origin, block.text, block.signature), path: `content[${index}].signature`, origin: block.origin });
+    }
     if (block?.kind !== 'tool') return '';
     let args: Record<string, unknown>;
     try {
@@ -125,7 +140,18 @@ export class GeminiStreamEncoder implements StreamEncoder {
       if (!(error instanceof GatewayFailure)) throw error;
       return this.element(errorBody(error.error)) + this.close();
     }
-    return this.parts([{ functionCall: { name: block.name, args }, ...signatureOf(block.signature, `content[${index}]`, this.warnings) }]);
+    const part: GeminiPart = { functionCall: { name: block.name, args }, ...signatureOf(block.signature, `content[${index}]`, this.warnings) };
+    if (part.thoughtSignature === undefined && this.thinking !== undefined) {
+      part.thoughtSignature = this.thinking.value;
+      this.thinking = undefined;
+    }
+    return this.parts([part]);
+  }
+
+  /** Only one thinking block waits at a time: an earlier one that found no call is reported. */
+  private pend(thinking: PendingThinking): void {
+    if (this.thinking !== undefined) this.warnings.push(unattached(this.thinking));
+    this.thinking = thinking;
   }
 
   private parts(parts: GeminiPart[]): string {

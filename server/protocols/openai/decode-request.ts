@@ -13,6 +13,8 @@ import { invalidField, unsupportedField } from '../shared/invalid-field.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type { OpenAIContentPart, OpenAIMessage, OpenAITool, OpenAIToolChoice } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeReasoningEffort } from './reasoning.ts';
 
 /** Chat Completions request (schema-validated) to IR. */
 export function decodeRequest(body: Record<string, unknown>): ChatRequest {
@@ -21,6 +23,8 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
   const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
   const stop = body.stop as string | string[] | null | undefined;
   const user = (body.safety_identifier ?? body.user) as string | undefined;
+  const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
+  const reasoning = decodeReasoningEffort(body.reasoning_effort, unmapped);
   return {
     model: body.model as string,
     messages,
@@ -36,8 +40,9 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     ...(typeof body.seed === 'number' && { seed: body.seed }),
     ...(body.response_format !== undefined && { responseFormat: decodeResponseFormat(body.response_format) }),
     ...(user !== undefined && user !== null && { user }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'openai',
-    unmapped: collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES),
+    unmapped,
   };
 }
 
@@ -52,7 +57,7 @@ function decodeMessage(message: OpenAIMessage, path: string): Message {
       const content: ContentBlock[] = [...decodeContent(message.content, `${path}.content`)];
       if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'text', text: message.refusal });
       for (const call of message.tool_calls ?? []) {
-        content.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+        content.push({ type: 'tool_call', ...splitCarriedId(call.id), name: call.function.name, arguments: call.function.arguments });
       }
       return { role: 'assistant', content, ...name };
     }
@@ -61,7 +66,7 @@ function decodeMessage(message: OpenAIMessage, path: string): Message {
       const onlyText = result.filter((b): b is TextBlock => b.type === 'text');
       return {
         role: 'tool',
-        content: [{ type: 'tool_result', callId: message.tool_call_id as string, content: onlyText, isError: false }],
+        content: [{ type: 'tool_result', callId: plainCallId(message.tool_call_id as string), content: onlyText, isError: false }],
       };
     }
     default:

@@ -4,6 +4,7 @@ import { imageSourceToUrl } from '../shared/data-url.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { dropped } from '../shared/warnings.ts';
 import type { OpenAIContentPart, OpenAIMessage, OpenAITool, OpenAIToolChoice } from './wire.ts';
+import { encodeEffort } from './reasoning.ts';
 
 /** IR to a Chat Completions request for one lane. Pure. */
 export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
@@ -34,6 +35,8 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.responseFormat !== undefined) body.response_format = encodeResponseFormat(request.responseFormat);
   if (request.user !== undefined) body.user = request.user;
+  const effort = encodeEffort(request.reasoning, lane.model, request.source, warnings);
+  if (effort !== undefined) body.reasoning_effort = effort;
   if (request.stream) {
     body.stream = true;
     // Always ask for usage: spend and metrics need it even when the client did not.

@@ -4,7 +4,7 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
   'model', 'messages', 'stream', 'stream_options', 'tools', 'tool_choice', 'parallel_tool_calls',
   'max_tokens', 'max_completion_tokens', 'stop', 'temperature', 'top_p', 'response_format', 'user',
-  'safety_identifier', 'seed',
+  'safety_identifier', 'seed', 'reasoning_effort',
 ]);
 
 const isFalse = (v: unknown) => v === false;
@@ -27,7 +27,6 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   function_call: { disposition: 'reject', reason: 'deprecated `function_call`; use `tool_choice`' },
   frequency_penalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
   presence_penalty: { disposition: 'warn', reason: 'sampling penalty', isNeutral: isZero },
-  reasoning_effort: { disposition: 'warn', reason: 'reasoning effort' },
   verbosity: { disposition: 'warn', reason: 'output verbosity hint' },
   metadata: { disposition: 'warn', reason: 'OpenAI stored-completion metadata' },
   store: { disposition: 'warn', reason: 'OpenAI stored completions', isNeutral: isFalse },

@@ -7,6 +7,7 @@ import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import type { OpenAIChunkDelta } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /** IR stream events to Chat Completions SSE, ending with `data: [DONE]`. */
 export class OpenAIStreamEncoder implements StreamEncoder {
@@ -31,10 +32,11 @@ export class OpenAIStreamEncoder implements StreamEncoder {
         this.model = event.model;
         return this.start();
       case 'block_start':
+        if (event.block.type === 'redacted_reasoning') this.warnings.push(dropped(`content[${event.index}]`, 'encrypted reasoning'));
         if (event.block.type !== 'tool_call') return this.start();
         this.toolIndex.set(event.index, this.toolIndex.size);
         return this.start() + this.chunk({
-          tool_calls: [{ index: this.toolIndex.size - 1, id: event.block.id, type: 'function', function: { name: event.block.name, arguments: '' } }],
+          tool_calls: [{ index: this.toolIndex.size - 1, id: idWithSignature(event.block.id, event.block.signature), type: 'function', function: { name: event.block.name, arguments: '' } }],
         });
       case 'block_delta':
         return this.start() + this.delta(event.index, event.delta);
@@ -63,8 +65,10 @@ export class OpenAIStreamEncoder implements StreamEncoder {
       case 'tool_arguments':
         return this.chunk({ tool_calls: [{ index: this.toolIndex.get(index) ?? 0, function: { arguments: delta.partialJson } }] });
       case 'reasoning':
+        // The OpenAI-compatible ecosystem's place for reasoning (DeepSeek, vLLM, OpenRouter-style clients).
+        return this.chunk({ reasoning_content: delta.text });
       case 'signature':
-        if (!this.warnings.some((w) => w.path === 'reasoning')) this.warnings.push(dropped('reasoning', 'reasoning text'));
+        if (!this.warnings.some((w) => w.path === 'reasoning.signature')) this.warnings.push(dropped('reasoning.signature', 'the reasoning signature'));
         return '';
     }
   }

@@ -29,6 +29,8 @@ import type {
   ResponsesTool,
   ResponsesToolChoice,
 } from './wire.ts';
+import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
+import { decodeReasoningSetting } from './reasoning-setting.ts';
 
 /**
  * Responses request (schema-validated) to IR. `instructions` becomes a system message ahead of the
@@ -50,6 +52,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
   if (typeof text?.verbosity === 'string') unmapped.push({ path: 'text.verbosity', value: text.verbosity, disposition: 'warn', reason: 'output verbosity hint' });
   const maxTokens = body.max_output_tokens as number | null | undefined;
   const user = (body.safety_identifier ?? body.user) as string | null | undefined;
+  const reasoning = decodeReasoningSetting(body.reasoning, unmapped);
   return {
     model: body.model as string,
     messages,
@@ -64,6 +67,7 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
     ...(typeof body.top_p === 'number' && { topP: body.top_p }),
     ...(text?.format !== undefined && { responseFormat: decodeTextFormat(text.format, unmapped) }),
     ...(typeof user === 'string' && { user }),
+    ...(reasoning !== undefined && { reasoning }),
     source: 'responses',
     unmapped,
   };
@@ -99,7 +103,7 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
       }
       case 'function_call': {
         const call = item as { call_id: string; name: string; arguments: string };
-        assistantTurn().push({ type: 'tool_call', id: call.call_id, name: call.name, arguments: call.arguments });
+        assistantTurn().push({ type: 'tool_call', ...splitCarriedId(call.call_id), name: call.name, arguments: call.arguments });
         return;
       }
       case 'reasoning':
@@ -173,7 +177,7 @@ function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem, path: strin
   const content = typeof item.output === 'string'
     ? (item.output === '' ? [] : [{ type: 'text' as const, text: item.output }])
     : item.output.map((part, k) => decodeInputPart(part, `${path}.output[${k}]`, unmapped));
-  return { type: 'tool_result', callId: item.call_id, content, isError: false };
+  return { type: 'tool_result', callId: plainCallId(item.call_id), content, isError: false };
 }
 
 /** Function tool members the IR keeps; others (defer_loading, output_schema, ...) are reported. */

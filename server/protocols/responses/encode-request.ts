@@ -13,6 +13,7 @@ import type {
   ResponsesTextFormat,
   ResponsesToolChoice,
 } from './wire.ts';
+import { encodeReasoningSetting } from './reasoning-setting.ts';
 
 const TARGET = 'OpenAI Responses';
 
@@ -50,6 +51,8 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   if (request.responseFormat !== undefined) body.text = { format: encodeTextFormat(request.responseFormat) };
   if (request.user !== undefined) body.safety_identifier = request.user;
+  const reasoning = encodeReasoningSetting(request.reasoning, lane.model, request.source, warnings);
+  if (reasoning !== undefined) body.reasoning = reasoning;
   if (request.stream) body.stream = true;
   return { body, warnings };
 }

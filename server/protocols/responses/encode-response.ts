@@ -4,8 +4,10 @@ import { freeformInput } from '../shared/freeform-tool.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { foreignReasoning } from './reasoning-item.ts';
+import { carriableThinking } from '../shared/thinking-carrier.ts';
 import { itemId, responseObject } from './response-object.ts';
 import type { ResponsesOutputItem, ResponsesOutputMessage } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /**
  * IR response to the Response a client expects. Text blocks in a row share one message item (as
@@ -37,10 +39,18 @@ export function encodeResponse(response: ChatResponse, client?: ClientContext): 
       output.push({
         type: 'function_call',
         id: itemId('fc', response.id, output.length),
-        call_id: block.id,
+        call_id: idWithSignature(block.id, block.signature),
         name: block.name,
         arguments: block.arguments,
         status: 'completed',
+      });
+    } else if (block.type === 'reasoning' && carriableThinking(block) !== undefined) {
+      // Claude's signed thinking, carried so that the client sends it back (shared/thinking-carrier.ts).
+      output.push({
+        type: 'reasoning',
+        id: itemId('rs', response.id, output.length),
+        summary: block.text === '' ? [] : [{ type: 'summary_text', text: block.text }],
+        encrypted_content: carriableThinking(block),
       });
     } else if (block.type === 'reasoning' && block.origin === 'responses') {
       output.push({

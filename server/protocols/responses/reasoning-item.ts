@@ -1,5 +1,6 @@
 import type { ProtocolId, ReasoningBlock } from '../../ir/index.ts';
 import type { ResponsesReasoningItem } from './wire.ts';
+import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 
 /** Between summary parts in the IR text; the stream decoder inserts the same between parts. */
 export const SUMMARY_PART_SEPARATOR = '\n\n';
@@ -10,6 +11,9 @@ export const SUMMARY_PART_SEPARATOR = '\n\n';
  * `encrypted_content` and the item id are OpenAI's and travel untouched.
  */
 export function reasoningBlock(item: ResponsesReasoningItem): ReasoningBlock {
+  // Claude's thinking, carried through a Responses client by the gateway (shared/thinking-carrier.ts).
+  const carried = typeof item.encrypted_content === 'string' ? thinkingFromCarrier(item.encrypted_content) : undefined;
+  if (carried !== undefined) return carried;
   const summary = item.summary.map((s) => s.text).join(SUMMARY_PART_SEPARATOR);
   return {
     type: 'reasoning',

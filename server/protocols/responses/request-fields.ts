@@ -4,6 +4,7 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens',
   'temperature', 'top_p', 'text', 'user', 'safety_identifier', 'stream', 'stream_options',
+  'reasoning',
 ]);
 
 const isFalse = (v: unknown) => v === false;
@@ -30,7 +31,6 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   prompt_cache_key: { disposition: 'warn', reason: 'OpenAI prompt cache routing key' },
   prompt_cache_retention: { disposition: 'warn', reason: 'OpenAI prompt cache retention' },
   prompt_cache_options: { disposition: 'warn', reason: 'OpenAI prompt cache options' },
-  reasoning: { disposition: 'warn', reason: 'reasoning effort and summary settings', isNeutral: isEmpty },
   max_tool_calls: { disposition: 'warn', reason: 'a limit on OpenAI built-in tool calls' },
   context_management: { disposition: 'warn', reason: 'OpenAI server-side context compaction', isNeutral: isEmpty },
   moderation: { disposition: 'warn', reason: 'OpenAI moderation setting' },

@@ -1,4 +1,5 @@
-import type { Finish, GatewayError, StreamBlockStart, StreamDelta, StreamEvent, Usage } from '../../ir/index.ts';
+import type { Finish, GatewayError, ProtocolId, StreamBlockStart, StreamDelta, StreamEvent, Usage } from '../../ir/index.ts';
+import { canCarryThinking, carriableThinking, carriedThinking } from '../shared/thinking-carrier.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
 import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
 import { sseWarningsComment } from '../shared/stream-warnings.ts';
@@ -16,6 +17,7 @@ import type {
   ResponsesOutputTextPart,
   ResponsesReasoningItem,
 } from './wire.ts';
+import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /** Where an IR block lives on the wire; `skipped` blocks have no Responses form. */
 type BlockState =
@@ -23,8 +25,14 @@ type BlockState =
   | { readonly kind: 'tool'; readonly outputIndex: number; readonly item: ResponsesOutputFunctionCall; done: boolean }
   /** A freeform tool's call: its JSON arguments are held, and the raw `input` is sent when the call ends. */
   | { readonly kind: 'custom'; readonly outputIndex: number; readonly item: ResponsesOutputCustomToolCall; args: string; done: boolean }
-  | { readonly kind: 'reasoning'; readonly outputIndex: number; readonly item: ResponsesReasoningItem; summary: boolean; done: boolean }
+  | { readonly kind: 'reasoning'; readonly outputIndex: number; readonly item: ResponsesReasoningItem; summary: boolean; done: boolean; carry?: Carry }
   | { readonly kind: 'skipped'; done: boolean };
+
+/** Claude's thinking being collected for the encrypted_content carrier (shared/thinking-carrier.ts). */
+interface Carry {
+  readonly origin: ProtocolId;
+  signature: string;
+}
 
 interface OpenMessage {
   readonly outputIndex: number;
@@ -120,16 +128,19 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       return wire + added.wire;
     }
     if (block.type === 'tool_call') {
-      if (block.signature !== undefined) this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
+      // A Gemini signature rides in the call_id (shared/signature-carrier.ts); no other protocol signs calls.
+      if (block.signature !== undefined && block.signature.origin !== 'gemini') this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
       const item: ResponsesOutputFunctionCall = {
-        type: 'function_call', id: itemId('fc', this.id, this.output.length), call_id: block.id, name: block.name, arguments: '', status: 'in_progress',
+        type: 'function_call', id: itemId('fc', this.id, this.output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, arguments: '', status: 'in_progress',
       };
       const added = this.addItem({ ...item });
       this.blocks.set(index, { kind: 'tool', outputIndex: added.outputIndex, item, done: false });
       return wire + added.wire;
     }
-    // Only OpenAI's own reasoning can be shown: a client replays reasoning items to OpenAI.
-    if (block.origin !== 'responses') {
+    // Only OpenAI's own reasoning can be shown (a client replays reasoning items to OpenAI), and
+    // Claude's signed thinking, carried in encrypted_content for the client to send back.
+    const carry = block.origin !== 'responses' && canCarryThinking(block.origin) ? { origin: block.origin as ProtocolId, signature: '' } : undefined;
+    if (block.origin !== 'responses' && carry === undefined) {
       this.warnOnce('reasoning', foreignReasoning(block.origin));
       this.blocks.set(index, { kind: 'skipped', done: false });
       return wire;
@@ -138,10 +149,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       type: 'reasoning',
       id: (block.type === 'reasoning' ? block.id : undefined) ?? itemId('rs', this.id, this.output.length),
       summary: [],
-      ...(block.type === 'redacted_reasoning' && { encrypted_content: block.data }),
+      ...(block.type === 'redacted_reasoning' && {
+        encrypted_content: carry === undefined ? block.data : carriableThinking({ type: 'reasoning', text: '', redacted: block.data, origin: carry.origin }),
+      }),
     };
     const added = this.addItem({ ...item, summary: [] });
-    this.blocks.set(index, { kind: 'reasoning', outputIndex: added.outputIndex, item, summary: false, done: false });
+    this.blocks.set(index, { kind: 'reasoning', outputIndex: added.outputIndex, item, summary: false, done: false, ...(carry !== undefined && block.type === 'reasoning' && { carry }) });
     return wire + added.wire;
   }
 
@@ -194,8 +207,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       return wire + this.emit('response.reasoning_summary_text.delta', { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0, delta: delta.text });
     }
     if (state.kind === 'reasoning' && delta.type === 'signature') {
-      // The block start already checked the origin: this is OpenAI's encrypted reasoning.
-      state.item.encrypted_content = (state.item.encrypted_content ?? '') + delta.signature;
+      // The block start already checked the origin: OpenAI's encrypted reasoning, or Claude's signature to carry.
+      if (state.carry !== undefined) state.carry.signature += delta.signature;
+      else state.item.encrypted_content = (state.item.encrypted_content ?? '') + delta.signature;
     }
     return '';
   }
@@ -223,6 +237,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       case 'reasoning': {
         const summary = state.item.summary[0];
+        if (state.carry !== undefined && state.carry.signature !== '') state.item.encrypted_content = carriedThinking(state.carry.origin, summary?.text ?? '', state.carry.signature);
         const at = { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0 };
         const wire = summary === undefined ? ''
           : this.emit('response.reasoning_summary_text.done', { ...at, text: summary.text })

@@ -202,8 +202,9 @@ describe('chatStream', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather?' }] }],
       stream: true,
       streamUsage: true,
+      reasoning: { budgetTokens: 512, summary: 'auto' },
       source: 'cohere',
-      unmapped: [{ path: 'thinking', value: { type: 'enabled', token_budget: 512 }, disposition: 'warn', reason: 'reasoning settings' }],
+      unmapped: [],
     });
   });
 

@@ -14,7 +14,8 @@ import { sseFrames } from '../support/sse-frames.ts';
 import { schemaErrors } from '../support/validators.ts';
 
 export const codec = cohereCodec;
-export const COHERE_LANE: LaneContext = { model: 'command-a-03-2025', defaultMaxTokens: 2048 };
+// A reasoning model, so the thinking scenario's setting is sent.
+export const COHERE_LANE: LaneContext = { model: 'command-a-reasoning-08-2025', defaultMaxTokens: 2048 };
 
 export const SCHEMAS: Readonly<Record<'request' | 'response' | 'streamEvent' | 'error', ValidateFunction>> = {
   request: cohereRequest,

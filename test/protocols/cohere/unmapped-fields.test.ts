@@ -24,7 +24,6 @@ describe('Cohere unmapped fields', () => {
       { path: 'safety_mode', value: 'STRICT', disposition: 'warn', reason: 'Cohere safety mode' },
       { path: 'frequency_penalty', value: 0.4, disposition: 'warn', reason: 'sampling penalty' },
       { path: 'presence_penalty', value: 0.2, disposition: 'warn', reason: 'sampling penalty' },
-      { path: 'thinking', value: { type: 'disabled' }, disposition: 'warn', reason: 'reasoning settings' },
       { path: 'priority', value: 3, disposition: 'warn', reason: 'Cohere request priority' },
       { path: 'foo', value: 'bar', disposition: 'warn', reason: 'unknown field' },
     ]);

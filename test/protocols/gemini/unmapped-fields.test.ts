@@ -25,14 +25,14 @@ describe('Gemini unmapped fields', () => {
   });
 
   it('names generationConfig members by their full path: candidateCount > 1 and logprobs rejected, sampling extras warned', () => {
-    const thinkingConfig = { thinkingBudget: 1024 };
+    const thinkingConfig = { thinkingLevel: 'LUDICROUS' };
     expect(unmappedOf({ contents, generationConfig: { candidateCount: 2, responseLogprobs: true, logprobs: 3, seed: 7, presencePenalty: 0.5, thinkingConfig, bar: true } })).toEqual([
       { path: 'generationConfig.candidateCount', value: 2, disposition: 'reject', reason: 'several candidates per request' },
       { path: 'generationConfig.responseLogprobs', value: true, disposition: 'reject', reason: 'token log probabilities' },
       { path: 'generationConfig.logprobs', value: 3, disposition: 'reject', reason: 'token log probabilities' },
       { path: 'generationConfig.presencePenalty', value: 0.5, disposition: 'warn', reason: 'sampling penalty' },
-      { path: 'generationConfig.thinkingConfig', value: thinkingConfig, disposition: 'warn', reason: 'thinking settings' },
       { path: 'generationConfig.bar', value: true, disposition: 'warn', reason: 'unknown field' },
+      { path: 'generationConfig.thinkingConfig.thinkingLevel', value: 'LUDICROUS', disposition: 'warn', reason: 'thinking level "LUDICROUS"' },
     ]);
   });
 

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
 import { codec, decodeStream, payloads, streamProblems } from './support.ts';
+import { idWithSignature } from '../../../server/protocols/shared/signature-carrier.ts';
+import { carriableThinking } from '../../../server/protocols/shared/thinking-carrier.ts';
 
 const frame = (type: string, payload: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
 const created = frame('response.created', { sequence_number: 0, response: { id: 'resp_1', object: 'response', created_at: 1, status: 'in_progress', model: 'gpt-5.5', output: [] } });
@@ -102,9 +104,12 @@ describe('Responses stream encoder', () => {
     expect(events.filter((e) => e.type === 'response.content_part.added').map((e) => [e.output_index, e.content_index])).toEqual([[0, 0], [0, 1], [2, 0]]);
   });
 
-  it('shows only OpenAI-issued reasoning, warning once about the rest', () => {
+  it('shows OpenAI-issued reasoning and carries Claude\'s signed thinking, warning once about the rest', () => {
     const { events, warnings } = encode([
       START,
+      { type: 'block_start', index: 4, block: { type: 'reasoning', origin: 'gemini' } },
+      { type: 'block_delta', index: 4, delta: { type: 'reasoning', text: 'Gemini thinks' } },
+      { type: 'block_stop', index: 4 },
       { type: 'block_start', index: 0, block: { type: 'reasoning', origin: 'anthropic' } },
       { type: 'block_delta', index: 0, delta: { type: 'reasoning', text: 'Claude thinks' } },
       { type: 'block_delta', index: 0, delta: { type: 'signature', signature: 'EqQB' } },
@@ -116,7 +121,12 @@ describe('Responses stream encoder', () => {
       ...text(3, 'ok'), { type: 'message_stop' },
     ]);
     const output = finalOutput(events);
-    expect(output).toMatchObject([{ type: 'reasoning', summary: [], encrypted_content: 'gAAAAB==' }, { type: 'message' }]);
+    expect(output).toMatchObject([
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Claude thinks' }], encrypted_content: carriableThinking({ type: 'reasoning', text: 'Claude thinks', signature: 'EqQB', origin: 'anthropic' }) },
+      { type: 'reasoning', summary: [], encrypted_content: carriableThinking({ type: 'reasoning', text: '', redacted: 'EmwK', origin: 'anthropic' }) },
+      { type: 'reasoning', summary: [], encrypted_content: 'gAAAAB==' },
+      { type: 'message' },
+    ]);
     expect(warnings.map((w) => [w.kind, w.path])).toEqual([['dropped', 'reasoning']]);
   });
 
@@ -135,12 +145,13 @@ describe('Responses stream encoder', () => {
     expect(events.at(-1)).toMatchObject({ response: { output: [{ type: 'function_call', arguments: '{}', status: 'completed' }], usage: { input_tokens: 9, output_tokens: 1 } } });
   });
 
-  it('warns that a tool-call signature from another protocol cannot be carried', () => {
-    const { warnings } = encode([
+  it('carries a Gemini tool-call signature in the call_id, without a warning', () => {
+    const { warnings, events } = encode([
       START, { type: 'block_start', index: 0, block: { type: 'tool_call', id: 'c', name: 'f', signature: { origin: 'gemini', value: 'sig' } } },
       { type: 'block_stop', index: 0 }, { type: 'message_stop' },
     ]);
-    expect(warnings.map((w) => w.path)).toEqual(['tool_call.signature']);
+    expect(warnings).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ response: { output: [{ type: 'function_call', call_id: idWithSignature('c', { origin: 'gemini', value: 'sig' }) }] } });
   });
 
   it('starts with response.created and response.in_progress even when the IR stream starts without message_start', () => {

@@ -28,7 +28,7 @@ describe('Responses unmapped fields', () => {
   it('warns on storage, caching, reasoning and tuning hints, and on unknown fields, in body order', () => {
     expect(unmappedOf({
       ...base, store: true, metadata: { a: 'b' }, include: ['reasoning.encrypted_content'], truncation: 'auto', service_tier: 'flex',
-      prompt_cache_key: 'k', reasoning: { effort: 'high', summary: 'auto' }, max_tool_calls: 3, foo: 1,
+      prompt_cache_key: 'k', reasoning: { effort: 'ludicrous', summary: 'auto' }, max_tool_calls: 3, foo: 1,
     })).toEqual([
       warn('store', true, 'OpenAI response storage'),
       warn('metadata', { a: 'b' }, 'OpenAI stored-response metadata'),
@@ -36,9 +36,9 @@ describe('Responses unmapped fields', () => {
       warn('truncation', 'auto', 'OpenAI context truncation strategy'),
       warn('service_tier', 'flex', 'OpenAI service tier'),
       warn('prompt_cache_key', 'k', 'OpenAI prompt cache routing key'),
-      warn('reasoning', { effort: 'high', summary: 'auto' }, 'reasoning effort and summary settings'),
       warn('max_tool_calls', 3, 'a limit on OpenAI built-in tool calls'),
       warn('foo', 1, 'unknown field'),
+      warn('reasoning.effort', 'ludicrous', 'reasoning effort "ludicrous"'),
     ]);
   });
 
