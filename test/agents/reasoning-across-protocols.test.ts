@@ -156,12 +156,19 @@ describe.each(PROTOCOL_IDS)('a %s client asking for high reasoning', (client) =>
 describe('target constraints', () => {
   const openai = () => new OpenAI({ apiKey: 'k', baseURL: `${gateway.dataUrl}/v1`, maxRetries: 0 });
 
-  it('raises Anthropic max_tokens above the budget when the client set no maximum, and says so', async () => {
+  it('sends the lane\'s maximum when the client set none, the budget below it', async () => {
     upstream.requests.length = 0;
     const { response } = await openai().chat.completions.create({ model: 'm-anthropic', reasoning_effort: 'high', messages: [{ role: 'user', content: 'A or B?' }] }).withResponse();
-    // claude-sonnet-4-5's default max_tokens in the catalog is 4096: the budget plus that.
-    expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'enabled', budget_tokens: HIGH_BUDGET }, max_tokens: HIGH_BUDGET + 4096 });
-    expect(response.headers.get('x-gateway-warnings')).toContain('reshaped=max_tokens');
+    // claude-sonnet-4-5's output ceiling in the catalog is 64000: the high budget fits below it.
+    expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'enabled', budget_tokens: HIGH_BUDGET }, max_tokens: 64000 });
+    expect(response.headers.get('x-gateway-warnings') ?? '').not.toContain('max_tokens');
+  });
+
+  it('lowers a budget that does not fit below the lane\'s maximum to three quarters of it, and says so', async () => {
+    upstream.requests.length = 0;
+    const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gateway.dataUrl } });
+    await gemini.models.generateContent({ model: 'm-anthropic', contents: 'A or B?', config: { thinkingConfig: { thinkingBudget: 100_000 } } });
+    expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 48000 }, max_tokens: 64000 });
   });
 
   it('keeps the client\'s own max_tokens and lowers the budget below it', async () => {

@@ -88,7 +88,8 @@ describe('a translated stream tells a streaming client what it dropped', () => {
 
   it('responses: finalResponse parses, the comment precedes response.completed', async () => {
     const openai = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
-    const { text, raw } = await run('anthropic', async () => (await openai.responses.stream({ model: 'm-anthropic', input: 'hi' }).finalResponse()).output_text);
+    // Gemini's thoughts (Claude's signed thinking now rides in encrypted_content and is not dropped).
+    const { text, raw } = await run('gemini', async () => (await openai.responses.stream({ model: 'm-gemini', input: 'hi' }).finalResponse()).output_text);
     expect(text).toBe('hello world');
     expect(expectCommentBefore(raw, 'event: response.completed')).toMatch(/dropped=/);
   });
@@ -134,10 +135,11 @@ describe('a translated stream tells a streaming client what it dropped', () => {
       region: 'us-east-1', endpoint: proxy.url, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
       requestHandler: new NodeHttpHandler(), maxAttempts: 1,
     });
-    const { text, raw } = await run('anthropic', async () => {
+    // Gemini's thoughts (Claude's signed thinking reaches a Bedrock client whole and is not dropped).
+    const { text, raw } = await run('gemini', async () => {
       let out = '';
       let metadata = false;
-      const answer = await bedrock.send(new ConverseStreamCommand({ modelId: 'm-anthropic', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }));
+      const answer = await bedrock.send(new ConverseStreamCommand({ modelId: 'm-gemini', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }));
       for await (const event of answer.stream ?? []) {
         out += event.contentBlockDelta?.delta?.text ?? '';
         if (event.metadata !== undefined) metadata = event.metadata.usage?.totalTokens === 12;

@@ -49,8 +49,8 @@ function thinkingSampling(request: ChatRequest, warnings: TranslationWarning[]):
  * The IR reasoning setting as Claude's extended thinking (Anthropic Messages, and Claude on Bedrock
  * via additionalModelRequestFields). A budget below 1024 is raised to 1024. The budget must stay
  * below max_tokens: when the client set its own maximum, that cap wins and the budget is lowered
- * to fit (thinking is dropped when even 1024 does not fit); when it set none, max_tokens is raised
- * to the budget plus the lane's usual maximum. Thinking is left off where Claude refuses it (a
+ * to fit (thinking is dropped when even 1024 does not fit); when it set none, the lane's maximum
+ * is sent and a budget that does not fit below it is lowered to three quarters of it. Thinking is left off where Claude refuses it (a
  * forced tool call, a tool loop without Claude's thinking to send back), and the sampling it
  * refuses is adjusted. Each change is a warning.
  */
@@ -74,9 +74,16 @@ export function claudeThinking(request: ChatRequest, laneMax: number, warnings: 
   }
   let maxTokens = clientMax;
   if (clientMax === undefined) {
+    // The lane's maximum is the model's output ceiling (catalog) or the operator's: it is not
+    // raised; the budget gives up a quarter of it to the answer instead.
     if (laneMax <= budget) {
-      maxTokens = budget + laneMax;
-      warnings.push(reshaped('max_tokens', `max_tokens raised to ${maxTokens} (the thinking budget ${budget} plus ${laneMax} for the answer): Claude needs it above the budget`));
+      const lowered = Math.floor((laneMax * 3) / 4);
+      if (lowered < CLAUDE_MIN_THINKING_BUDGET) {
+        warnings.push(dropped('reasoning', `extended thinking (the lane's max_tokens ${laneMax} leaves no room for Claude's least budget of ${CLAUDE_MIN_THINKING_BUDGET})`));
+        return off;
+      }
+      warnings.push(reshaped('reasoning.budget_tokens', `thinking budget ${budget} lowered to ${lowered}: Claude needs it below max_tokens (the lane's ${laneMax}), with room for the answer`));
+      budget = lowered;
     }
   } else if (budget >= clientMax) {
     if (clientMax - 1 < CLAUDE_MIN_THINKING_BUDGET) {
