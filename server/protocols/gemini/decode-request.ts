@@ -210,7 +210,10 @@ function decodeTools(tools: GeminiTool[], unmapped: UnmappedField[]): ToolDefini
       if (key === 'functionDeclarations' || !isPresent(tool[key])) continue;
       throw invalidField(`tools[${i}].${key}`, `the Gemini tool "${key}" runs at Google and cannot be translated`, 'unsupported_parameter');
     }
-    (tool.functionDeclarations ?? []).forEach((d, j) => out.push(decodeDeclaration(d, `tools[${i}].functionDeclarations[${j}]`, unmapped)));
+    const declarations: unknown = tool.functionDeclarations ?? [];
+    // The schema checks the camelCase name; a snake_case one (function_declarations) is read as it.
+    if (!Array.isArray(declarations)) throw invalidField(`tools[${i}].functionDeclarations`, 'must be an array of function declarations');
+    (declarations as NonNullable<GeminiTool['functionDeclarations']>).forEach((d, j) => out.push(decodeDeclaration(d, `tools[${i}].functionDeclarations[${j}]`, unmapped)));
   });
   return out;
 }
