@@ -21,19 +21,24 @@
 //   {includeThoughts: true, thinkingBudget: 8192}, temperature 0 / topP 1, thought parts left out
 //   of the history, functionResponse {id, name, response: {output} | {error}}: google-gemini/gemini-cli
 //   (packages/core), graniet/llm#97 (a streamGenerateContent body), Gemini thought-signature docs.
+//   On the gpt-5 lanes (OpenAI Chat, Responses) the upstream refuses temperature 0 as OpenAI does
+//   ("Only the default (1) value is supported"), so the gateway must leave it out.
 //
 // Claude's signed thinking reaches Codex inside its reasoning items' encrypted_content, Gemini CLI
 // inside the thoughtSignature of the turn's first function call, and Claude Code on a Bedrock lane
 // as its thinking blocks' signature; all come back with the history, so Claude keeps thinking
 // through the whole loop.
 //
-// Cross pairs only (the client's own protocol is a passthrough lane). Codex's apply_patch is a
-// function tool here: `custom` tools cannot cross protocols on this branch (another item of issue 14).
+// Codex declares apply_patch as a `custom` (freeform) tool: every lane that is not Responses sees a
+// function with one string argument, and Codex gets the edit back as a custom_tool_call holding the
+// exact patch, whose custom_tool_call_output becomes the lane's tool result.
+//
+// Cross pairs only (the client's own protocol is a passthrough lane).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../server/app/start-gateway.ts';
 import { PROTOCOL_IDS, type ProtocolId } from '../../server/ir/index.ts';
 import { agentScript, claudeSignature, FINAL, geminiSignature, type AgentTools } from './support/agent-upstream-script.ts';
-import { CLAUDE_CODE_TOOLS, CODEX_TOOLS, GEMINI_CLI_TOOLS, claudeCodeSession, codexSession, geminiCliSession, type SessionResult } from './support/agent-sessions.ts';
+import { CLAUDE_CODE_TOOLS, CODEX_PATCH, CODEX_TOOLS, GEMINI_CLI_TOOLS, claudeCodeSession, codexSession, geminiCliSession, type SessionResult } from './support/agent-sessions.ts';
 import { startScriptedUpstream, type ScriptedUpstream, type SeenRequest } from './support/scripted-upstream.ts';
 import { startSixLaneGateway } from './support/six-lane-gateway.ts';
 
@@ -98,6 +103,23 @@ afterAll(async () => {
   await upstream.close();
 });
 
+/** The JSON Schema a lane's request declares for the tool `name`, in that protocol's words. */
+function declaredParameters(protocol: ProtocolId, body: Json, name: string): unknown {
+  switch (protocol) {
+    case 'openai':
+    case 'cohere':
+      return (body.tools as Json[]).find((t) => t.function.name === name)?.function.parameters;
+    case 'responses':
+      return (body.tools as Json[]).find((t) => t.name === name)?.parameters;
+    case 'anthropic':
+      return (body.tools as Json[]).find((t) => t.name === name)?.input_schema;
+    case 'gemini':
+      return (body.tools as Json[]).flatMap((t) => t.functionDeclarations ?? []).find((d: Json) => d.name === name)?.parametersJsonSchema;
+    case 'bedrock':
+      return (body.toolConfig.tools as Json[]).find((t) => t.toolSpec?.name === name)?.toolSpec.inputSchema.json;
+  }
+}
+
 /**
  * Claude refuses a tool-loop follow-up with thinking on unless Claude's signed thinking comes back,
  * so every agent must bring it back: Codex in its reasoning items, Gemini CLI in its function calls'
@@ -113,7 +135,7 @@ describe.each(AGENTS)('$name session', (agent) => {
     const result = await agent.run(gateway.dataUrl, `m-${egress}`);
 
     expect(refusals).toEqual([]);
-    expect(result).toEqual({ text: FINAL, requests: 4 });
+    expect(result).toMatchObject({ text: FINAL, requests: 4 });
     const seen: SeenRequest[] = upstream.requests;
     expect(seen.map((r) => r.protocol)).toEqual([egress, egress, egress, egress]);
     // Streaming all the way (Gemini streams by path).
@@ -123,6 +145,18 @@ describe.each(AGENTS)('$name session', (agent) => {
     // Every tool call and result made it: the final request holds four results, the failing test run as an error.
     const last = seen[3]!.raw;
     expect(last).toContain('Exit code 1');
+    if (agent.protocol === 'gemini' && (egress === 'openai' || egress === 'responses')) {
+      // gpt-5 takes only the default temperature (the upstream refuses Gemini CLI's 0 with a 400): left out.
+      for (const r of seen) expect(r.json).not.toHaveProperty('temperature');
+    }
+    if (agent.protocol === 'responses') {
+      // The freeform apply_patch reached the lane as a function of one string, and came back to Codex as a custom_tool_call with the patch unchanged.
+      for (const r of seen) expect(declaredParameters(egress, r.json, 'apply_patch')).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
+      expect(Object.keys((declaredParameters(egress, seen[0]!.json, 'apply_patch') as Json).properties)).toEqual(['input']);
+      expect(result.freeformInputs).toEqual([CODEX_PATCH]);
+      // Its custom_tool_call_output is the lane's tool result in the final request.
+      expect(last).toContain('Applied the edit.');
+    }
     if (egress === 'gemini') {
       // Every function-call signature Gemini issued is back on its call in the final request.
       for (const turn of [0, 1, 2]) expect(last).toContain(geminiSignature(turn));

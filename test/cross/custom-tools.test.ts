@@ -110,3 +110,42 @@ describe.each(['anthropic', 'gemini'] as const)('custom tools to a %s lane', (la
     expect(body).toContain('Success. Updated a.txt');
   });
 });
+
+describe('custom tools on a Gemini 3 lane', () => {
+  const SIGNATURE = Buffer.from('gemini-3 signature of the patch call \xfb\xff', 'latin1').toString('base64');
+  const signed: ChatResponse = {
+    ...CALL_ANSWER,
+    content: [{ type: 'tool_call', id: 'call_patch_1', name: 'apply_patch', arguments: ARGS, signature: { origin: 'gemini', value: SIGNATURE } }],
+  };
+
+  it('the function-call signature rides in the custom_tool_call call_id and is back on the call next turn', async () => {
+    harness.upstream.enqueue(upstreamJson('gemini', signed));
+    const response = await openai.responses.create({ model: 'm-gemini', input: 'Fix a.txt', tools: TOOLS });
+    const call = response.output.find((item) => item.type === 'custom_tool_call');
+    expect(call).toMatchObject({ name: 'apply_patch', input: PATCH });
+    expect(call!.call_id).not.toBe('call_patch_1'); // the carrier, not the plain id
+
+    harness.upstream.enqueue(upstreamJson('gemini', { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }));
+    await openai.responses.create({
+      model: 'm-gemini', tools: TOOLS,
+      input: [
+        { role: 'user', content: 'Fix a.txt' },
+        { type: 'custom_tool_call', call_id: call!.call_id, name: 'apply_patch', input: call!.input },
+        { type: 'custom_tool_call_output', call_id: call!.call_id, output: 'Success. Updated a.txt' },
+      ],
+    });
+    const contents = sent().contents as { parts: { functionCall?: { name: string }; thoughtSignature?: string; functionResponse?: { name: string } }[] }[];
+    expect(contents[1]?.parts[0]).toMatchObject({ functionCall: { name: 'apply_patch' }, thoughtSignature: SIGNATURE });
+    expect(contents[2]?.parts[0]?.functionResponse?.name).toBe('apply_patch');
+  });
+
+  it('streamed: the custom_tool_call call_id carries the signature too', async () => {
+    harness.upstream.enqueue(upstreamStream('gemini', callStream().map((event) => (event.type === 'block_start' && event.block.type === 'tool_call'
+      ? { ...event, block: { ...event.block, signature: { origin: 'gemini' as const, value: SIGNATURE } } }
+      : event))));
+    const final = await openai.responses.stream({ model: 'm-gemini', input: 'Fix a.txt', tools: TOOLS }).finalResponse();
+    const call = final.output.find((item) => item.type === 'custom_tool_call');
+    expect(call).toMatchObject({ name: 'apply_patch', input: PATCH });
+    expect(call!.call_id).toContain(SIGNATURE.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''));
+  });
+});

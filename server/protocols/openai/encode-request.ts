@@ -2,6 +2,7 @@ import type { ChatRequest, ContentBlock, Message, ResponseFormat, ToolChoice } f
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { imageSourceToUrl } from '../shared/data-url.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
+import { openAiSampling } from '../shared/reasoning-models.ts';
 import { dropped } from '../shared/warnings.ts';
 import type { OpenAIContentPart, OpenAIMessage, OpenAITool, OpenAIToolChoice } from './wire.ts';
 import { encodeEffort } from './reasoning.ts';
@@ -29,13 +30,15 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
   if (request.stopSequences !== undefined) body.stop = request.stopSequences;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
+  const effort = encodeEffort(request.reasoning, lane.model, request.source, warnings);
+  // Reasoning models refuse sampling other than the defaults (shared/reasoning-models.ts).
+  const { temperature, topP } = openAiSampling(request, 'openai', lane.model, effort, warnings);
+  if (temperature !== undefined) body.temperature = temperature;
+  if (topP !== undefined) body.top_p = topP;
   if (request.topK !== undefined) warnings.push(dropped('top_k', 'top-k sampling'));
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.responseFormat !== undefined) body.response_format = encodeResponseFormat(request.responseFormat);
   if (request.user !== undefined) body.user = request.user;
-  const effort = encodeEffort(request.reasoning, lane.model, request.source, warnings);
   if (effort !== undefined) body.reasoning_effort = effort;
   if (request.stream) {
     body.stream = true;

@@ -110,9 +110,10 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
         assistantTurn().push(decodeReasoning(item as ResponsesReasoningItem, path, unmapped));
         return;
       case 'custom_tool_call': {
-        // A freeform call: its raw text travels as the one string argument of a function call.
+        // A freeform call: its raw text travels as the one string argument of a function call (and a
+        // Gemini signature in its call_id, as with function calls).
         const call = item as unknown as { call_id: string; name: string; input: string };
-        assistantTurn().push({ type: 'tool_call', id: call.call_id, name: call.name, arguments: freeformArguments(call.input) });
+        assistantTurn().push({ type: 'tool_call', ...splitCarriedId(call.call_id), name: call.name, arguments: freeformArguments(call.input) });
         return;
       }
       case 'function_call_output':

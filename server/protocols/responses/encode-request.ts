@@ -2,6 +2,7 @@ import type { ChatRequest, ContentBlock, ImageBlock, Message, ReasoningBlock, Re
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { imageSourceToUrl } from '../shared/data-url.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
+import { openAiSampling } from '../shared/reasoning-models.ts';
 import { dropped } from '../shared/warnings.ts';
 import { foreignReasoning } from './reasoning-item.ts';
 import type {
@@ -45,13 +46,15 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
+  const reasoning = encodeReasoningSetting(request.reasoning, lane.model, request.source, warnings);
+  // Reasoning models refuse sampling other than the defaults (shared/reasoning-models.ts).
+  const { temperature, topP } = openAiSampling(request, 'responses', lane.model, reasoning?.effort ?? undefined, warnings);
+  if (temperature !== undefined) body.temperature = temperature;
+  if (topP !== undefined) body.top_p = topP;
   if (request.topK !== undefined) warnings.push(dropped('top_k', 'top-k sampling'));
   if (request.seed !== undefined) warnings.push(dropped('seed', 'the sampling seed'));
   if (request.responseFormat !== undefined) body.text = { format: encodeTextFormat(request.responseFormat) };
   if (request.user !== undefined) body.safety_identifier = request.user;
-  const reasoning = encodeReasoningSetting(request.reasoning, lane.model, request.source, warnings);
   if (reasoning !== undefined) body.reasoning = reasoning;
   if (request.stream) body.stream = true;
   return { body, warnings };

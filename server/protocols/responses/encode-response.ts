@@ -33,8 +33,9 @@ export function encodeResponse(response: ChatResponse, client?: ClientContext): 
     }
     message = undefined;
     if (block.type === 'tool_call' && client?.freeformTools?.has(block.name) === true) {
-      // A call of a freeform (custom) tool: its `input` argument is the raw text the client expects.
-      output.push({ type: 'custom_tool_call', id: itemId('ctc', response.id, output.length), call_id: block.id, name: block.name, input: freeformInput(block.arguments) });
+      // A call of a freeform (custom) tool: its `input` argument is the raw text the client expects;
+      // a Gemini signature rides in its call_id as in a function call's.
+      output.push({ type: 'custom_tool_call', id: itemId('ctc', response.id, output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, input: freeformInput(block.arguments) });
     } else if (block.type === 'tool_call') {
       output.push({
         type: 'function_call',

@@ -121,15 +121,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private blockStart(index: number, block: StreamBlockStart): string {
     if (block.type === 'text') return this.textStart(index);
     const wire = this.closeMessage();
+    // A Gemini signature rides in the call_id (shared/signature-carrier.ts); no other protocol signs calls.
+    if (block.type === 'tool_call' && block.signature !== undefined && block.signature.origin !== 'gemini') this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
     if (block.type === 'tool_call' && this.client.freeformTools?.has(block.name) === true) {
-      const item: ResponsesOutputCustomToolCall = { type: 'custom_tool_call', id: itemId('ctc', this.id, this.output.length), call_id: block.id, name: block.name, input: '' };
+      const item: ResponsesOutputCustomToolCall = { type: 'custom_tool_call', id: itemId('ctc', this.id, this.output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, input: '' };
       const added = this.addItem({ ...item });
       this.blocks.set(index, { kind: 'custom', outputIndex: added.outputIndex, item, args: '', done: false });
       return wire + added.wire;
     }
     if (block.type === 'tool_call') {
-      // A Gemini signature rides in the call_id (shared/signature-carrier.ts); no other protocol signs calls.
-      if (block.signature !== undefined && block.signature.origin !== 'gemini') this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
       const item: ResponsesOutputFunctionCall = {
         type: 'function_call', id: itemId('fc', this.id, this.output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, arguments: '', status: 'in_progress',
       };

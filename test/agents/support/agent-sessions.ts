@@ -7,7 +7,12 @@ import { GoogleGenAI, type Content, type Part } from '@google/genai';
 import OpenAI from 'openai';
 import type { AgentTools } from './agent-upstream-script.ts';
 
-export interface SessionResult { text: string; requests: number }
+export interface SessionResult {
+  text: string;
+  requests: number;
+  /** The raw input of every freeform (`custom`) tool call the client received (Codex only). */
+  freeformInputs?: string[];
+}
 const MAX_TURNS = 6;
 const TASK = 'The auth tests fail since the token refactor. Find out why and fix it.';
 
@@ -81,17 +86,28 @@ export async function claudeCodeSession(gatewayUrl: string, model: string): Prom
 }
 
 // ---- Codex CLI: Responses, streaming, instructions, function tools, reasoning with summaries and
-// encrypted content, store: false, parallel calls, function_call_output. Codex declares apply_patch
-// as a `custom` (freeform) tool for models that support it; custom tools cannot cross protocols on
-// this branch, so this session declares apply_patch as the function tool with one `input` string
-// that Codex uses for other models.
+// encrypted content, store: false, parallel calls, function_call_output. apply_patch is a `custom`
+// (freeform) tool with a Lark grammar, as Codex declares it for GPT-5 models: the model writes the
+// patch itself, which comes back as a custom_tool_call whose `input` is the patch, answered with a
+// custom_tool_call_output.
+export const CODEX_PATCH = '*** Begin Patch\n*** Update File: src/auth.ts\n@@\n-  t.exp > Date.now()\n+  t.exp * 1000 > Date.now()\n*** End Patch';
+
 export const CODEX_TOOLS: AgentTools = {
   read: (path) => ({ name: 'shell', args: { command: ['bash', '-lc', `cat ${path}`], workdir: '/repo' } }),
   test: { name: 'shell', args: { command: ['bash', '-lc', 'npm test -- auth'], workdir: '/repo', timeout_ms: 120000 } },
-  edit: { name: 'apply_patch', args: { input: '*** Begin Patch\n*** Update File: src/auth.ts\n@@\n-  t.exp > Date.now()\n+  t.exp * 1000 > Date.now()\n*** End Patch' } },
+  // A lane that is not Responses carries the freeform tool as a function of one string, `input`, so its model answers that way.
+  edit: { name: 'apply_patch', args: { input: CODEX_PATCH } },
 };
 
-const CODEX_TOOL_DEFS: OpenAI.Responses.FunctionTool[] = [
+/** A short Lark grammar of the patch envelope (Codex ships a fuller one). */
+const PATCH_GRAMMAR = [
+  'start: "*** Begin Patch" LF hunk+ "*** End Patch" LF?',
+  'hunk: ("*** Add File: " | "*** Update File: " | "*** Delete File: ") /.+/ LF body',
+  'body: (/[ +@-].*/ LF)*',
+  '%import common.LF',
+].join('\n');
+
+const CODEX_TOOL_DEFS: OpenAI.Responses.Tool[] = [
   {
     type: 'function', name: 'shell', strict: false, description: 'Runs a shell command and returns its output.',
     parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } }, workdir: { type: 'string' }, timeout_ms: { type: 'number' } }, required: ['command'], additionalProperties: false },
@@ -101,8 +117,8 @@ const CODEX_TOOL_DEFS: OpenAI.Responses.FunctionTool[] = [
     parameters: { type: 'object', properties: { explanation: { type: 'string' }, plan: { type: 'array', items: { type: 'object', properties: { step: { type: 'string' }, status: { type: 'string' } }, required: ['step', 'status'], additionalProperties: false } } }, required: ['plan'], additionalProperties: false },
   },
   {
-    type: 'function', name: 'apply_patch', strict: false, description: 'Use the `apply_patch` tool to edit files.',
-    parameters: { type: 'object', properties: { input: { type: 'string', description: 'The entire contents of the apply_patch command' } }, required: ['input'], additionalProperties: false },
+    type: 'custom', name: 'apply_patch', description: 'Use the `apply_patch` tool to edit files. This is a freeform tool: write the patch itself, not JSON.',
+    format: { type: 'grammar', syntax: 'lark', definition: PATCH_GRAMMAR },
   },
 ];
 
@@ -112,17 +128,23 @@ export async function codexSession(gatewayUrl: string, model: string): Promise<S
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/repo</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>' }] },
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: TASK }] },
   ];
+  const freeformInputs: string[] = [];
   for (let turn = 0; turn < MAX_TURNS; turn++) {
     const response = await openai.responses.stream({
       model, instructions: 'You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI on a user\'s computer.',
       input, tools: CODEX_TOOL_DEFS, tool_choice: 'auto', parallel_tool_calls: true,
       reasoning: { effort: 'medium', summary: 'auto' }, store: false, include: ['reasoning.encrypted_content'], prompt_cache_key: 'codex-session-0199a1b2',
     }).finalResponse();
-    const calls = response.output.flatMap((item) => (item.type === 'function_call' ? [item] : []));
-    if (calls.length === 0) return { text: response.output_text, requests: turn + 1 };
+    const calls = response.output.flatMap((item) => (item.type === 'function_call' || item.type === 'custom_tool_call' ? [item] : []));
+    if (calls.length === 0) return { text: response.output_text, requests: turn + 1, freeformInputs };
     // Codex keeps every output item (reasoning with its encrypted content included) in the history.
     input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
     for (const call of calls) {
+      if (call.type === 'custom_tool_call') {
+        freeformInputs.push(call.input);
+        input.push({ type: 'custom_tool_call_output', call_id: call.call_id, output: execute(call.name, call.input).output });
+        continue;
+      }
       const { output, isError } = execute(call.name, call.arguments);
       input.push({ type: 'function_call_output', call_id: call.call_id, output: JSON.stringify({ output, metadata: { exit_code: isError ? 1 : 0, duration_seconds: 0.4 } }) });
     }

@@ -27,11 +27,14 @@ export interface AgentUpstreamState {
 }
 
 /** A refusal in the provider's own error shape. */
-function refuse(protocol: ProtocolId, message: string): { status: number; body: unknown } {
+function refuse(protocol: ProtocolId, message: string, param?: string): { status: number; body: unknown } {
   if (protocol === 'gemini') return { status: 400, body: { error: { code: 400, message, status: 'INVALID_ARGUMENT' } } };
   if (protocol === 'anthropic') return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message } } };
+  if (protocol === 'openai' || protocol === 'responses') return { status: 400, body: { error: { message, type: 'invalid_request_error', param: param ?? null, code: 'unsupported_value' } } };
   return { status: 400, body: { message } };
 }
+
+interface Problem { message: string; param?: string }
 
 export function agentScript(tools: AgentTools, state: AgentUpstreamState) {
   return (seen: SeenRequest): ChatResponse | { status: number; body: unknown } => {
@@ -41,10 +44,12 @@ export function agentScript(tools: AgentTools, state: AgentUpstreamState) {
     const turn = ({ 0: 0, 2: 1, 3: 2, 4: 3 } as Record<number, number>)[results];
     if (turn === undefined) return refuse(p, `unexpected history: ${results} tool results`);
 
-    const problem = p === 'gemini' ? unsignedGeminiCall(seen.json) : p === 'anthropic' || p === 'bedrock' ? unsignedClaudeLoop(seen.json, p) : undefined;
+    const problem = p === 'gemini' ? unsignedGeminiCall(seen.json)
+      : p === 'anthropic' || p === 'bedrock' ? unsignedClaudeLoop(seen.json, p)
+        : p === 'openai' || p === 'responses' ? openAiReasoningSampling(seen.json) : undefined;
     if (problem !== undefined) {
-      state.refusals.push(`${p}: ${problem}`);
-      return refuse(p, problem);
+      state.refusals.push(`${p}: ${problem.message}`);
+      return refuse(p, problem.message, problem.param);
     }
 
     const calls: { name: string; args: unknown }[] = turn === 0 ? [tools.read('src/auth.ts'), tools.read('test/auth.test.ts')] : turn === 1 ? [tools.test] : turn === 2 ? [tools.edit] : [];
@@ -72,14 +77,30 @@ function reasoningOf(p: ProtocolId, turn: number): ContentBlock {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/**
+ * OpenAI's reasoning models (o-series, GPT-5 but gpt-5-chat) take sampling at its defaults only,
+ * in Chat Completions and Responses alike (GPT-5.1 on also with reasoning effort "none").
+ */
+function openAiReasoningSampling(body: Json): Problem | undefined {
+  if (!/^(?:o[134]|gpt-5(?!-chat))/.test(String(body.model))) return undefined;
+  if ((body.reasoning_effort ?? body.reasoning?.effort) === 'none') return undefined;
+  for (const [param, fallback] of [['temperature', 1], ['top_p', 1]] as const) {
+    const value = body[param] as unknown;
+    if (value !== undefined && value !== fallback) {
+      return { param, message: `Unsupported value: '${param}' does not support ${String(value)} with this model. Only the default (${fallback}) value is supported.` };
+    }
+  }
+  return undefined;
+}
+
 /** Gemini 3: every function call it signed must come back with that signature. */
-function unsignedGeminiCall(body: Json): string | undefined {
+function unsignedGeminiCall(body: Json): Problem | undefined {
   let turn = 0;
   for (const content of body.contents as Json[]) {
     if (content.role !== 'model') continue;
     const first = (content.parts as Json[]).find((part) => part.functionCall !== undefined);
     if (first !== undefined && first.thoughtSignature !== geminiSignature(turn)) {
-      return `Function call ${first.functionCall.name} in the ${turn + 1}. model turn is missing its thought_signature`;
+      return { message: `Function call ${first.functionCall.name} in the ${turn + 1}. model turn is missing its thought_signature` };
     }
     if (first !== undefined) turn++;
   }
@@ -91,11 +112,11 @@ function unsignedGeminiCall(body: Json): string | undefined {
  * start with the signed thinking block Claude issued for it ("Expected `thinking` or
  * `redacted_thinking`, but found `tool_use`").
  */
-function unsignedClaudeLoop(body: Json, p: 'anthropic' | 'bedrock'): string | undefined {
+function unsignedClaudeLoop(body: Json, p: 'anthropic' | 'bedrock'): Problem | undefined {
   const thinkingOn = p === 'anthropic' ? body.thinking?.type === 'enabled' : body.additionalModelRequestFields?.thinking?.type === 'enabled';
   if (!thinkingOn) return undefined;
   const temperature = p === 'anthropic' ? body.temperature : body.inferenceConfig?.temperature;
-  if (temperature !== undefined && temperature !== 1) return '`temperature` may only be set to 1 when thinking is enabled';
+  if (temperature !== undefined && temperature !== 1) return { message: '`temperature` may only be set to 1 when thinking is enabled' };
   const assistants = (body.messages as Json[]).filter((m) => m.role === 'assistant');
   const last = assistants.at(-1);
   if (last === undefined) return undefined;
@@ -103,7 +124,7 @@ function unsignedClaudeLoop(body: Json, p: 'anthropic' | 'bedrock'): string | un
   const first = blocks[0];
   const signature = p === 'anthropic' ? (first?.type === 'thinking' ? first.signature : undefined) : first?.reasoningContent?.reasoningText?.signature;
   if (signature !== claudeSignature(p, assistants.length - 1)) {
-    return 'Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block';
+    return { message: 'Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block' };
   }
   return undefined;
 }

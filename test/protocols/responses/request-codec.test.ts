@@ -141,12 +141,14 @@ describe('Responses encodeRequest', () => {
   });
 
   it('maps sampling, limits, format and user, and asks to stream', () => {
+    // A model that takes sampling (OpenAI's reasoning models refuse it: openai-reasoning-sampling.test.ts).
+    const lane = { ...LANE, model: 'gpt-4.1' };
     const { body, warnings } = codec.encodeRequest(request([{ role: 'user', content: [text('x')] }], {
       stream: true, maxTokens: 300, temperature: 0.2, topP: 0.5, topK: 40, user: 'u-1', toolChoice: { type: 'required' }, parallelToolCalls: false,
       responseFormat: { type: 'json_schema', schema: { type: 'object' } },
-    }), LANE);
+    }), lane);
     expect(body).toMatchObject({
-      model: LANE.model, stream: true, max_output_tokens: 300, temperature: 0.2, top_p: 0.5, safety_identifier: 'u-1', tool_choice: 'required',
+      model: lane.model, stream: true, max_output_tokens: 300, temperature: 0.2, top_p: 0.5, safety_identifier: 'u-1', tool_choice: 'required',
       parallel_tool_calls: false, text: { format: { type: 'json_schema', name: 'response', schema: { type: 'object' } } },
     });
     expect(warnings.map((w) => w.path)).toEqual(['top_k']);
