@@ -2,6 +2,7 @@
 // gateway [--config <file>] | --validate <file> | --version
 import { parseArgs } from 'node:util';
 import { startGateway } from './app/start-gateway.ts';
+import { StartError } from './app/start-error.ts';
 import { ConfigError } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
 import { createLogger } from './observability/logger.ts';
@@ -66,6 +67,7 @@ main().then(
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`gateway: invalid configuration\n${error.message}`);
     else if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) console.error(`gateway: ${error.message}\n${USAGE}`);
+    else if (error instanceof StartError) console.error(`gateway: ${error.message}`);
     else console.error('gateway: failed to start:', error);
     process.exit(error instanceof ConfigError ? 2 : 1);
   },

@@ -89,6 +89,6 @@ export async function runDataPlaneWorker(): Promise<void> {
       }
     }
   });
-  const url = await listen(server, { host: config.listen.host, port: start.port }, { reusePort: true });
+  const url = await listen(server, { host: config.listen.host, port: start.port }, { share: 'join' });
   send({ type: 'listening', url });
 }

@@ -193,15 +193,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   let dataUrl: string;
   let adminUrl: string;
   try {
-    // With more workers, the others join the port the main thread bound (0 picks one).
-    dataUrl = await listen(dataServer, config.listen, { reusePort: config.workers > 1 });
+    // With more workers, the others join the port the main thread bound (0 picks one); a port
+    // another process holds is refused, never shared with it.
+    dataUrl = await listen(dataServer, config.listen, { setting: 'listen', ...(config.workers > 1 && { share: 'lead' }) });
     if (config.workers > 1) {
       workers = await WorkerPool.start({
         config, routing, port: Number(new URL(dataUrl).port), observers, log: options.log,
         ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(governance !== undefined && { governance }), ...(keyIssuer !== undefined && { keyIssuer }),
       });
     }
-    adminUrl = await listen(adminServer, config.adminListen);
+    adminUrl = await listen(adminServer, config.adminListen, { setting: 'admin_listen' });
   } catch (error) {
     await close(); // a port in use: release whatever did start
     throw error;
