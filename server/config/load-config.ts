@@ -17,6 +17,7 @@ import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, Provid
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
 import { readSecret } from './secret-ref.ts';
+import { resolveDataPlaneTls } from './data-plane-tls.ts';
 import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
@@ -102,6 +103,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     else governanceSecret = secret.value;
   }
   const adminTls = readAdminTls(config, relative, problem);
+  const tls = resolveDataPlaneTls(config.tls, baseDir, env, problem);
   const hooks = resolveHooks(config, baseDir, env, problem);
   const otlp = resolveOtlp(config, baseDir, env, problem);
   const teams = resolveTeams(config);
@@ -117,6 +119,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     adminListen,
     adminToken,
     adminTls,
+    tls,
     providers,
     models,
     pools,

@@ -102,6 +102,13 @@ export interface OtlpSettings {
 }
 
 /** The validated, resolved configuration the gateway runs on. Immutable. */
+/** PEM text of a server certificate, its key and, for mTLS, the CA client certificates must be signed by. */
+export interface TlsMaterial {
+  readonly cert: string;
+  readonly key: string;
+  readonly clientCa: string | undefined;
+}
+
 export interface RuntimeConfig {
   /** The file it came from, or `(embedded default)`. */
   readonly source: string;
@@ -111,7 +118,9 @@ export interface RuntimeConfig {
   readonly adminListen: ListenAddress;
   readonly adminToken: string | undefined;
   /** PEM material for HTTPS (and mTLS when `clientCa` is set) on the admin plane. */
-  readonly adminTls: { readonly cert: string; readonly key: string; readonly clientCa: string | undefined } | undefined;
+  readonly adminTls: TlsMaterial | undefined;
+  /** The same for the data plane (`tls:`), served by every worker; absent: plain HTTP. */
+  readonly tls: TlsMaterial | undefined;
   readonly providers: ReadonlyMap<string, ProviderRuntime>;
   readonly models: ReadonlyMap<string, ModelRoute>;
   readonly pools: ReadonlyMap<string, PoolRoute>;
