@@ -448,6 +448,10 @@ export interface Server {
    * On SIGTERM or SIGINT: how long requests in flight may take to finish before their connections are cut. Default 25000 (under the 30 s a Kubernetes pod gets by default). A second signal stops at once.
    */
   shutdown_timeout_ms?: number;
+  /**
+   * On SIGTERM or SIGINT, before the drain: how long the gateway keeps accepting and serving as usual while GET /readyz answers 503, so load balancers stop sending it traffic first (a Kubernetes endpoint is removed only after the pod is told to stop). Default 0. The drain's shutdown_timeout_ms follows it.
+   */
+  drain_delay_ms?: number;
 }
 /**
  * Fetching image URLs for lanes whose protocol takes image bytes only (Bedrock). Every hop is checked: http(s) only, no loopback, private, link-local or metadata address (judged on the address the name resolves to, when connecting), an image/* content type, a size and a time limit, bounded redirects. A refused fetch is a 400 naming the field.

@@ -40,9 +40,10 @@ async function main(): Promise<number> {
       process.exit(EXIT_AT_ONCE[signal] ?? 1);
     }
     stopping = true;
-    const deadlineMs = config.server.shutdownTimeoutMs;
-    log.info({ signal, deadlineMs }, 'shutting down'); // draining: requests in flight get deadlineMs
-    starting.then((gateway) => gateway.close(deadlineMs)).then(
+    const { shutdownTimeoutMs: deadlineMs, drainDelayMs } = config.server;
+    // /readyz says 503 from here; after drainDelayMs of serving as usual, requests in flight get deadlineMs.
+    log.info({ signal, deadlineMs, drainDelayMs }, 'shutting down');
+    starting.then((gateway) => gateway.close(deadlineMs, drainDelayMs)).then(
       ({ cut }) => {
         if (cut === 0) log.info({ cut }, 'shutdown complete: every request in flight finished');
         else log.warn({ cut, deadlineMs }, 'shutdown complete: the deadline cut connections still in flight');

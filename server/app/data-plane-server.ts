@@ -20,7 +20,7 @@ export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras 
   const guard = new ConnectionGuard({
     maxConnections: connectionCap(settings.maxConnections, gateway.config.workers),
     refuse: refuseConnection,
-    alwaysServed: (req) => req.method === 'GET' && req.url === '/healthz',
+    alwaysServed: (req) => req.method === 'GET' && (req.url === '/healthz' || req.url === '/readyz'),
     headerTimeoutMs: settings.headerTimeoutMs,
   });
   // Slow and idle clients are timed (headers, the request's arrival, keep-alive); the answer is

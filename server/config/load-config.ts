@@ -227,6 +227,7 @@ function resolveServer(config: GatewayConfig, problem: ReportProblem): ServerSet
     keepAliveTimeoutMs: server.keep_alive_timeout_ms ?? 5_000,
     maxConnections: server.max_connections ?? 'auto',
     shutdownTimeoutMs: server.shutdown_timeout_ms ?? 25_000,
+    drainDelayMs: server.drain_delay_ms ?? 0,
   };
 }
 

@@ -84,6 +84,8 @@ export interface ServerSettings {
   readonly maxConnections: number | 'auto';
   /** How long requests in flight may take to finish after SIGTERM before they are cut. */
   readonly shutdownTimeoutMs: number;
+  /** After SIGTERM, how long it keeps serving while /readyz says 503, before the drain. */
+  readonly drainDelayMs: number;
 }
 
 /** OTLP/HTTP export (config `otlp:`), with header secrets read. */
