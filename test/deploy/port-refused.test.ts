@@ -8,6 +8,7 @@ import { startGateway, type RunningGateway } from '../../server/app/start-gatewa
 import { loadConfigText } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { onNewConnection } from '../support/fresh-connection.ts';
+import { freePort } from '../support/free-port.ts';
 import { runGatewayToExit } from '../support/gateway-exit.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 
@@ -25,14 +26,6 @@ function holdPort(port: number, reusePort: boolean): Promise<Server> {
     cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
     return server;
   });
-}
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = await holdPort(0, false);
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 const yaml = (listen: string, admin = '127.0.0.1:0') => `listen: ${listen}\nadmin_listen: ${admin}\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`;
