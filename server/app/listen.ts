@@ -58,11 +58,11 @@ function refusal(error: NodeJS.ErrnoException, address: ListenAddress, setting: 
   const where = `${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
   switch (error.code) {
     case 'EADDRINUSE':
-      return new StartError(`${setting} ${where} is already in use by another process: stop it or choose another address`);
+      return new StartError(`${setting} ${where} is already in use by another process: stop it or choose another address`, error.code);
     case 'EACCES':
-      return new StartError(`${setting} ${where}: not allowed to listen there (ports below 1024 need privileges)`);
+      return new StartError(`${setting} ${where}: not allowed to listen there (ports below 1024 need privileges)`, error.code);
     case 'EADDRNOTAVAIL':
-      return new StartError(`${setting} ${where}: no interface of this machine has that address`);
+      return new StartError(`${setting} ${where}: no interface of this machine has that address`, error.code);
     default:
       return error;
   }
