@@ -7,7 +7,9 @@ import { connect } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../server/config/config-error.ts';
+import { startGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
+import { createLogger } from '../../server/observability/logger.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { makeTlsFixtures, type TlsFixtures } from '../support/tls-fixtures.ts';
 
@@ -31,7 +33,7 @@ async function startTls(tlsYaml: string, env: Record<string, string> = {}): Prom
   return g;
 }
 
-function sdk(g: GatewayProcess, connectOptions: { ca?: string; cert?: string; key?: string }): OpenAI {
+function sdk(g: { dataUrl: string }, connectOptions: { ca?: string; cert?: string; key?: string }): OpenAI {
   const dispatcher = new Agent({ connect: connectOptions });
   return new OpenAI({ baseURL: `${g.dataUrl}/v1`, apiKey: 'sk-client', maxRetries: 0, fetch: undiciFetch as unknown as typeof fetch, fetchOptions: { dispatcher } as object });
 }
@@ -55,17 +57,23 @@ function handshake(url: string, options: { ca: string; cert?: string; key?: stri
 
 describe('data-plane TLS', () => {
   it('serves the OpenAI SDK over HTTPS from every worker, the key read from an environment variable', async () => {
-    const g = await startTls(`tls: { cert: ${pki.files.serverCert}, key: { env: GW_TLS_KEY } }\n`, { GW_TLS_KEY: readPem(pki.files.serverKey) });
-    expect(g.dataUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const client = sdk(g, { ca: pki.pem.ca });
-    // Fresh connections land on both workers; each must answer over TLS.
-    for (let i = 0; i < 8; i++) {
-      const completion = await sdk(g, { ca: pki.pem.ca }).chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: `over TLS ${i}` }] });
-      expect(completion.choices[0]?.message.content).toContain(`over TLS ${i}`);
+    // In-process, to see which worker served: each of the two must have answered over TLS.
+    const config = loadConfigText(`listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\n${MODELS}tls: { cert: ${pki.files.serverCert}, key: { env: GW_TLS_KEY } }\n`, '/virtual/config.yaml', '/virtual', { env: { GW_TLS_KEY: readPem(pki.files.serverKey) } });
+    const gateway = await startGateway(config, { log: createLogger('silent') });
+    try {
+      expect(gateway.dataUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const at = { dataUrl: gateway.dataUrl };
+      // A client (and so a connection) each: the kernel spreads them over both workers.
+      const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => sdk(at, { ca: pki.pem.ca }).chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: `over TLS ${i}` }] })));
+      answers.forEach((completion, i) => expect(completion.choices[0]?.message.content).toContain(`over TLS ${i}`));
+      const served = await gateway.workerTelemetry();
+      expect(served.map((w) => w.worker)).toEqual([1, 2]);
+      expect(served.every((w) => w.requests > 0)).toBe(true);
+      // A client that does not trust the CA is refused by its own check: the server is really TLS.
+      await expect(ask(sdk(at, {}))).rejects.toThrow(OpenAI.APIConnectionError);
+    } finally {
+      await gateway.close(0);
     }
-    expect((await ask(client)).object).toBe('chat.completion');
-    // A client that does not trust the CA is refused by its own check: the server is really TLS.
-    await expect(ask(sdk(g, {}))).rejects.toThrow(OpenAI.APIConnectionError);
   });
 
   it('with client_ca, refuses a connection without a client certificate in the handshake and serves one with a certificate the CA signed', async () => {
