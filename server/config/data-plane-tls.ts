@@ -16,8 +16,8 @@ export function resolveDataPlaneTls(tls: DataPlaneTls | undefined, baseDir: stri
   const read = (field: 'cert' | 'key' | 'client_ca', source: PemSource | undefined): string | undefined => {
     if (source === undefined) return undefined;
     const result = readPem(source, baseDir, env);
-    if ('error' in result) problem(['tls', field], result.error);
-    else return result.value;
+    if ('value' in result) return result.value;
+    problem(['tls', field], result.error);
     return undefined;
   };
   const cert = read('cert', tls.cert);
