@@ -469,6 +469,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Data-plane readiness (no auth): 200 when it should be sent traffic, 503 while starting, draining after SIGTERM, with its governance store unreadable or a worker down */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Ready */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReadyView"];
+                    };
+                };
+                /** @description Not ready, and why */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NotReadyView"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stats": {
         parameters: {
             query?: never;
@@ -755,6 +800,13 @@ export interface components {
             provider: string;
             upstream_model: string;
         };
+        NotReadyView: {
+            message: string;
+            /** @enum {string} */
+            reason: "starting" | "draining" | "store_unreachable" | "workers_down";
+            /** @enum {string} */
+            status: "not_ready";
+        };
         PoolMemberView: {
             model: string;
             protocol: components["schemas"]["ProtocolId"];
@@ -777,6 +829,10 @@ export interface components {
          * @enum {string}
          */
         ProtocolId: "openai" | "responses" | "anthropic" | "gemini" | "bedrock" | "cohere";
+        ReadyView: {
+            /** @enum {string} */
+            status: "ready";
+        };
         RequestCounts: {
             /** @description The client disconnected before the answer ended */
             client_gone: number;

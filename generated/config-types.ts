@@ -13,6 +13,18 @@ export type ListenAddress1 = string;
  */
 export type Switch = ('on' | 'off') | boolean;
 /**
+ * The server certificate (chain), PEM.
+ */
+export type PemSource = string | SecretRef3;
+/**
+ * The certificate's private key, PEM.
+ */
+export type PemSource1 = string | SecretRef3;
+/**
+ * CA bundle, PEM; when set, client certificates are required and checked against it.
+ */
+export type PemSource2 = string | SecretRef3;
+/**
  * A header value: plain text, or a secret reference ({ env } or { file }) for credentials.
  *
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -42,6 +54,13 @@ export type ListenAddress2 = string;
  * via the `definition` "Switch".
  */
 export type Switch2 = ('on' | 'off') | boolean;
+/**
+ * PEM text: a file path (relative to this file), { file: PATH }, or { env: NAME } holding the PEM text itself.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "PemSource".
+ */
+export type PemSource3 = string | SecretRef3;
 
 /**
  * config.yaml: the deployment. Names here are a contract (DESIGN.md, Configuration shape).
@@ -97,6 +116,7 @@ export interface GatewayConfig {
   metrics?: Metrics;
   otlp?: Otlp;
   admin_tls?: AdminTls;
+  tls?: DataPlaneTls;
   /**
    * Hooks called for data-plane requests (README, Hooks): `webhook` POSTs a JSON event after each finished request, asynchronously, from a bounded queue with retries; `gate` is asked before the first upstream attempt and may deny the request (403). Gates are asked in parallel; every one must allow.
    */
@@ -147,6 +167,7 @@ export interface GatewayConfig {
     | Metrics
     | Otlp
     | AdminTls
+    | DataPlaneTls
     | Hook[]
     | Auth
     | {
@@ -427,6 +448,10 @@ export interface Server {
    * On SIGTERM or SIGINT: how long requests in flight may take to finish before their connections are cut. Default 25000 (under the 30 s a Kubernetes pod gets by default). A second signal stops at once.
    */
   shutdown_timeout_ms?: number;
+  /**
+   * On SIGTERM or SIGINT, before the drain: how long the gateway keeps accepting and serving as usual while GET /readyz answers 503, so load balancers stop sending it traffic first (a Kubernetes endpoint is removed only after the pod is told to stop). Default 0. The drain's shutdown_timeout_ms follows it.
+   */
+  drain_delay_ms?: number;
 }
 /**
  * Fetching image URLs for lanes whose protocol takes image bytes only (Bedrock). Every hop is checked: http(s) only, no loopback, private, link-local or metadata address (judged on the address the name resolves to, when connecting), an image/* content type, a size and a time limit, bounded redirects. A refused fetch is a 400 naming the field.
@@ -551,6 +576,17 @@ export interface AdminTls {
    * PEM CA bundle file; when set, a client certificate signed by it is required.
    */
   client_ca?: string;
+}
+/**
+ * TLS for the data plane (every worker serves HTTPS); with client_ca, a client must present a certificate it signed (mTLS), else the handshake fails. Read at start.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "DataPlaneTls".
+ */
+export interface DataPlaneTls {
+  cert: PemSource;
+  key: PemSource1;
+  client_ca?: PemSource2;
 }
 /**
  * This interface was referenced by `GatewayConfig`'s JSON-Schema

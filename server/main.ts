@@ -1,15 +1,20 @@
 #!/usr/bin/env node
-// gateway [--config <file>] | --validate <file> | --version
+// gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>] | --validate <file> | --version
 import { parseArgs } from 'node:util';
 import { startGateway } from './app/start-gateway.ts';
+import { StartError } from './app/start-error.ts';
 import { ConfigError } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
+import { listenOverrides } from './config/listen-overrides.ts';
 import { createLogger } from './observability/logger.ts';
 import { SERVER_VERSION } from './version.ts';
 
-const USAGE = `usage: gateway [--config <file>]      serve (default ./config.yaml, else the embedded demo config)
+const USAGE = `usage: gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>]
+                                      serve (default ./config.yaml, else the embedded demo config)
        gateway --validate <file>      check a configuration and exit
-       gateway --version`;
+       gateway --version
+environment: GATEWAY_CONFIG, GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN (a flag wins over its variable,
+             both over the file)`;
 
 /** Exit codes of a stop (README, "Limits and shutdown"); 2 is an invalid configuration. */
 const EXIT_DRAINED = 0;
@@ -19,16 +24,20 @@ const EXIT_AT_ONCE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIG
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { config: { type: 'string' }, validate: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' } },
+    options: {
+      config: { type: 'string' }, validate: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' },
+      listen: { type: 'string' }, 'admin-listen': { type: 'string' },
+    },
   });
+  const overrides = listenOverrides({ listen: values.listen, adminListen: values['admin-listen'] }, process.env);
   if (values.help === true) return console.log(USAGE), 0;
   if (values.version === true) return console.log(SERVER_VERSION), 0;
   if (values.validate !== undefined) {
-    const config = loadConfigFile(values.validate);
+    const config = loadConfigFile(values.validate, { overrides });
     console.log(`${values.validate}: OK (${config.models.size} models, ${config.pools.size} pools, ${config.configVersion})`);
     return 0;
   }
-  const config = loadConfigFile(chooseConfigFile(values.config));
+  const config = loadConfigFile(chooseConfigFile(values.config ?? (process.env.GATEWAY_CONFIG || undefined)), { overrides });
   const log = createLogger(config.logLevel);
   const starting = startGateway(config, { log });
   // Handlers go in before "gateway started" is logged: a supervisor may signal as soon as it sees it.
@@ -39,9 +48,10 @@ async function main(): Promise<number> {
       process.exit(EXIT_AT_ONCE[signal] ?? 1);
     }
     stopping = true;
-    const deadlineMs = config.server.shutdownTimeoutMs;
-    log.info({ signal, deadlineMs }, 'shutting down'); // draining: requests in flight get deadlineMs
-    starting.then((gateway) => gateway.close(deadlineMs)).then(
+    const { shutdownTimeoutMs: deadlineMs, drainDelayMs } = config.server;
+    // /readyz says 503 from here; after drainDelayMs of serving as usual, requests in flight get deadlineMs.
+    log.info({ signal, deadlineMs, drainDelayMs }, 'shutting down');
+    starting.then((gateway) => gateway.close(deadlineMs, drainDelayMs)).then(
       ({ cut }) => {
         if (cut === 0) log.info({ cut }, 'shutdown complete: every request in flight finished');
         else log.warn({ cut, deadlineMs }, 'shutdown complete: the deadline cut connections still in flight');
@@ -66,6 +76,7 @@ main().then(
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`gateway: invalid configuration\n${error.message}`);
     else if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) console.error(`gateway: ${error.message}\n${USAGE}`);
+    else if (error instanceof StartError) console.error(`gateway: ${error.message}`);
     else console.error('gateway: failed to start:', error);
     process.exit(error instanceof ConfigError ? 2 : 1);
   },

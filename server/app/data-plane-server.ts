@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { answerClientErrors } from '../http/client-errors.ts';
 import { createDataPlaneApp, type DataPlaneExtras } from '../http/data-plane-app.ts';
@@ -19,20 +20,33 @@ export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras 
   const guard = new ConnectionGuard({
     maxConnections: connectionCap(settings.maxConnections, gateway.config.workers),
     refuse: refuseConnection,
-    alwaysServed: (req) => req.method === 'GET' && req.url === '/healthz',
+    alwaysServed: (req) => req.method === 'GET' && (req.url === '/healthz' || req.url === '/readyz'),
     headerTimeoutMs: settings.headerTimeoutMs,
   });
   // Slow and idle clients are timed (headers, the request's arrival, keep-alive); the answer is
   // not: requestTimeout ends once the body is read, so a stream lasts as long as its upstream
   // writes (idle upstreams are timed per lane).
-  const server = createServer({
+  const options = {
     keepAlive: true,
     headersTimeout: settings.headerTimeoutMs,
     requestTimeout: settings.requestTimeoutMs,
     keepAliveTimeout: settings.keepAliveTimeoutMs,
     // Node checks the header and request timers this often (30 s by default: too coarse for them).
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))),
-  }, guard.listener(withFastChatRoutes(gateway, createDataPlaneApp(gateway, extras).callback())));
+  };
+  const listener = guard.listener(withFastChatRoutes(gateway, createDataPlaneApp(gateway, extras).callback()));
+  const tls = gateway.config.tls;
+  const server: Server = tls === undefined
+    ? createServer(options, listener)
+    : createHttpsServer({
+      ...options,
+      cert: tls.cert,
+      key: tls.key,
+      // A handshake is bounded like headers are (Node's default is two minutes).
+      handshakeTimeout: settings.headerTimeoutMs,
+      // mTLS: without a certificate the client CA signed, the handshake fails (no HTTP answer).
+      ...(tls.clientCa !== undefined && { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
+    }, listener);
   guard.watch(server);
   answerClientErrors(server);
   return { server, guard };

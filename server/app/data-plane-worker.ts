@@ -11,6 +11,7 @@ import { createDataPlaneServer } from './data-plane-server.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
 import { PendingReplies } from './pending-replies.ts';
+import { Readiness } from './readiness.ts';
 import { RecordForwarder } from './record-forwarder.ts';
 import { ServingState } from './serving-state.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.ts';
@@ -58,6 +59,7 @@ export async function runDataPlaneWorker(): Promise<void> {
       },
     }),
     ...(selfServe !== undefined && { selfServe }),
+    readiness: new Readiness(start.readiness),
   });
   serving.countRequestsOf(server);
   port.on('message', (command: WorkerCommand) => {
@@ -89,6 +91,6 @@ export async function runDataPlaneWorker(): Promise<void> {
       }
     }
   });
-  const url = await listen(server, { host: config.listen.host, port: start.port }, { reusePort: true });
+  const url = await listen(server, { host: config.listen.host, port: start.port }, { share: 'join' });
   send({ type: 'listening', url });
 }

@@ -28,6 +28,7 @@ import { resolveAdminAddress } from './admin-address.ts';
 import { ConnectionGuard } from './connection-guard.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
+import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
 
@@ -49,9 +50,13 @@ export interface RunningGateway {
   /**
    * Stops: no new connections, requests in flight finish (kept-alive connections close as their
    * answers end) for up to `deadlineMs` (default `server.shutdown_timeout_ms`), then the rest are
-   * cut; spend, records and webhooks are flushed either way.
+   * cut; spend, records and webhooks are flushed either way. From the call on, GET /readyz says
+   * 503; with `drainDelayMs` the gateway first keeps serving as usual that long (load balancers
+   * see the 503 and stop sending traffic), then drains.
    */
-  close(deadlineMs?: number): Promise<CloseSummary>;
+  close(deadlineMs?: number, drainDelayMs?: number): Promise<CloseSummary>;
+  /** What GET /readyz says (shared with every worker). */
+  readonly readiness: Readiness;
 }
 
 export interface CloseSummary {
@@ -61,6 +66,8 @@ export interface CloseSummary {
 
 /** After a cut, how long requests may take to settle their spend and send their records. */
 const SETTLE_AFTER_CUT_MS = 5000;
+/** How often readiness reads the governance store. */
+const STORE_CHECK_MS = 5000;
 
 export interface StartOptions {
   readonly log: Logger;
@@ -108,6 +115,20 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const serving = new ServingState(1, hooks.gates);
+  const readiness = new Readiness();
+  let storeDown = false;
+  const checkStore = () => {
+    try {
+      governance?.ping();
+      if (storeDown) options.log.info('the governance store can be read again: ready');
+      storeDown = false;
+    } catch (error) {
+      if (!storeDown) options.log.error({ err: error }, 'the governance store cannot be read: not ready');
+      storeDown = true;
+    }
+    readiness.set('store_unreachable', storeDown);
+  };
+  const storeCheck = governance === undefined ? undefined : setInterval(checkStore, STORE_CHECK_MS).unref();
   const { translations, inFlight } = serving;
   // The other workers' own counts, added in when read (their records come here as they happen).
   let workers: WorkerPool | undefined;
@@ -149,7 +170,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     : (await import('../auth/self-serve.ts')).createSelfServe(config, keyIssuer, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
   const { server: dataServer, guard: dataGuard } = createDataPlaneServer({
     config, routing, dispatchers, media, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
-  }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }) });
+  }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }), readiness });
   serving.countRequestsOf(dataServer);
   const adminApp = await createAdminApp({
     config, startedAt, log: options.log, live: {
@@ -177,7 +198,10 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     }, adminListener);
   adminGuard.watch(adminServer);
   // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
-  const close = async (deadlineMs = config.server.shutdownTimeoutMs): Promise<CloseSummary> => {
+  const close = async (deadlineMs = config.server.shutdownTimeoutMs, drainDelayMs = 0): Promise<CloseSummary> => {
+    readiness.set('draining', true);
+    clearInterval(storeCheck);
+    if (drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
     const drained = await Promise.all([dataGuard.drain(dataServer, deadlineMs), workers?.close(deadlineMs), adminGuard.drain(adminServer, deadlineMs)]);
     const cut = drained.reduce((sum, d) => sum + (d?.cut ?? 0), 0);
     if (cut > 0 && !(await inFlightSettled(inFlight, SETTLE_AFTER_CUT_MS))) options.log.warn({ inFlight: inFlight.current }, 'requests still settling after the shutdown cut');
@@ -193,21 +217,24 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   let dataUrl: string;
   let adminUrl: string;
   try {
-    // With more workers, the others join the port the main thread bound (0 picks one).
-    dataUrl = await listen(dataServer, config.listen, { reusePort: config.workers > 1 });
+    // With more workers, the others join the port the main thread bound (0 picks one); a port
+    // another process holds is refused, never shared with it.
+    dataUrl = await listen(dataServer, config.listen, { setting: 'listen', ...(config.workers > 1 && { share: 'lead' }) });
     if (config.workers > 1) {
       workers = await WorkerPool.start({
-        config, routing, port: Number(new URL(dataUrl).port), observers, log: options.log,
+        config, routing, port: Number(new URL(dataUrl).port), observers, log: options.log, readiness,
         ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(governance !== undefined && { governance }), ...(keyIssuer !== undefined && { keyIssuer }),
       });
     }
-    adminUrl = await listen(adminServer, config.adminListen);
+    adminUrl = await listen(adminServer, config.adminListen, { setting: 'admin_listen' });
   } catch (error) {
     await close(); // a port in use: release whatever did start
     throw error;
   }
+  checkStore();
+  readiness.set('starting', false);
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, hooks, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+  return { config, routing, translations, hooks, readiness, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
     workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }

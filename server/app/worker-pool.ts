@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestObserver, RequestRecord } from '../observability/request-record.ts';
 import { PendingReplies } from './pending-replies.ts';
+import type { Readiness } from './readiness.ts';
 import { workerScript } from './worker-script.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart, WorkerTelemetry } from './worker-protocol.ts';
 
@@ -25,6 +26,8 @@ export interface WorkerPoolOptions {
   /** Renders GET /metrics for a worker that was scraped; absent when metrics are off. */
   readonly metrics?: { readonly contentType: string; render(): Promise<string> };
   readonly log: Logger;
+  /** Told when a worker is down (exited, not yet listening again) and when all are up. */
+  readonly readiness: Readiness;
 }
 
 const RESPAWN_DELAY_MS = 1000;
@@ -39,6 +42,8 @@ const WORKER_CLOSE_GRACE_MS = 10_000;
 export class WorkerPool {
   private readonly options: WorkerPoolOptions;
   private readonly workers = new Map<number, Worker>();
+  /** Workers listening now. */
+  private readonly listening = new Set<number>();
   private closing = false;
   private readonly telemetryReplies = new PendingReplies<WorkerTelemetry | undefined>();
 
@@ -102,6 +107,10 @@ export class WorkerPool {
     return { cut: cuts.reduce((a, b) => a + b, 0) };
   }
 
+  private tellReadiness(): void {
+    this.options.readiness.set('workers_down', this.listening.size < this.options.config.workers - 1);
+  }
+
   /** One observer that throws (a bug, a full disk) must not stop the others, nor the main thread. */
   private tellObservers(record: RequestRecord, content: RequestContent | undefined): void {
     for (const observer of this.options.observers) {
@@ -118,7 +127,7 @@ export class WorkerPool {
     const channel = governance === undefined ? undefined : new MessageChannel();
     if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance, this.options.keyIssuer);
     const start: WorkerStart = {
-      config, worker: n, port,
+      config, worker: n, port, readiness: this.options.readiness.buffer,
       routing: { buffer: routing.memory.buffer as SharedArrayBuffer, layout: routing.memory.layout },
       ...(channel !== undefined && { governance: channel.port2 }),
     };
@@ -131,6 +140,8 @@ export class WorkerPool {
         switch (event.type) {
           case 'listening':
             listening = true;
+            this.listening.add(n);
+            this.tellReadiness();
             resolve(event.url);
             return;
           case 'records':
@@ -150,6 +161,8 @@ export class WorkerPool {
       worker.once('exit', (code) => {
         channel?.port1.close();
         routing.releaseWorker(n);
+        this.listening.delete(n);
+        this.tellReadiness();
         if (this.workers.get(n) === worker) this.workers.delete(n);
         if (!listening) return reject(new Error(`data-plane worker ${n} exited (code ${code}) before listening`));
         if (this.closing) return;

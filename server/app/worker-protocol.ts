@@ -15,6 +15,8 @@ export interface WorkerStart {
   readonly routing: { readonly buffer: SharedArrayBuffer; readonly layout: RoutingLayout };
   /** The data-plane port the main thread bound (the configured one may be 0, "any"). */
   readonly port: number;
+  /** The main thread's readiness word (app/readiness.ts), read by GET /readyz. */
+  readonly readiness: SharedArrayBuffer;
   /** Governance calls go to the main thread through this port; absent when db_path is not set. */
   readonly governance?: MessagePort;
 }

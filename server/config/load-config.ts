@@ -17,8 +17,10 @@ import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, Provid
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
 import { readSecret } from './secret-ref.ts';
+import { resolveDataPlaneTls } from './data-plane-tls.ts';
 import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
 import { parseYamlSource } from './yaml-source.ts';
+import { listenAddressProblem, type ListenOverride, type ListenOverrides } from './listen-overrides.ts';
 
 /**
  * Used when neither the config nor the catalog knows the model (an upstream model the catalog does
@@ -28,6 +30,8 @@ const FALLBACK_MAX_TOKENS = 4096;
 
 export interface LoadOptions {
   readonly env?: NodeJS.ProcessEnv;
+  /** `--listen` / `GATEWAY_LISTEN` and `--admin-listen` / `GATEWAY_ADMIN_LISTEN`, over the file's. */
+  readonly overrides?: ListenOverrides;
 }
 
 /** `gateway --config <file>`: the file given, else ./config.yaml if present, else the embedded default. */
@@ -80,7 +84,16 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     if ('error' in secret) problem(['admin_token'], secret.error);
     else adminToken = secret.value;
   }
-  const adminListen = parseListen(config.admin_listen ?? '127.0.0.1:8081');
+  // An address from a flag or the environment replaces the file's, and is checked like it.
+  const overridden = (override: ListenOverride | undefined, fromFile: string | undefined, fallback: string): string => {
+    if (override === undefined) return fromFile ?? fallback;
+    const wrong = listenAddressProblem(override.value);
+    if (wrong === undefined) return override.value;
+    problems.push({ file: override.from, path: '', message: wrong });
+    return fallback;
+  };
+  const listen = parseListen(overridden(options.overrides?.listen, config.listen, '0.0.0.0:8080'));
+  const adminListen = parseListen(overridden(options.overrides?.adminListen, config.admin_listen, '127.0.0.1:8081'));
   // A name is judged by what it resolves to, at start (app/admin-address.ts); literals here already.
   const beyondLoopback = !needsLookup(adminListen.host) && !isLoopback(adminListen.host);
   if (beyondLoopback && adminToken === undefined && config.admin_token === undefined) {
@@ -102,6 +115,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     else governanceSecret = secret.value;
   }
   const adminTls = readAdminTls(config, relative, problem);
+  const tls = resolveDataPlaneTls(config.tls, baseDir, env, problem);
   const hooks = resolveHooks(config, baseDir, env, problem);
   const otlp = resolveOtlp(config, baseDir, env, problem);
   const teams = resolveTeams(config);
@@ -113,10 +127,11 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     source: file,
     configVersion: `cfg_${createHash('sha256').update(text).update('\0').update(catalogText).digest('hex').slice(0, 16)}`,
     loadedAt: new Date(),
-    listen: parseListen(config.listen ?? '0.0.0.0:8080'),
+    listen,
     adminListen,
     adminToken,
     adminTls,
+    tls,
     providers,
     models,
     pools,
@@ -224,6 +239,7 @@ function resolveServer(config: GatewayConfig, problem: ReportProblem): ServerSet
     keepAliveTimeoutMs: server.keep_alive_timeout_ms ?? 5_000,
     maxConnections: server.max_connections ?? 'auto',
     shutdownTimeoutMs: server.shutdown_timeout_ms ?? 25_000,
+    drainDelayMs: server.drain_delay_ms ?? 0,
   };
 }
 

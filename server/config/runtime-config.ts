@@ -84,6 +84,8 @@ export interface ServerSettings {
   readonly maxConnections: number | 'auto';
   /** How long requests in flight may take to finish after SIGTERM before they are cut. */
   readonly shutdownTimeoutMs: number;
+  /** After SIGTERM, how long it keeps serving while /readyz says 503, before the drain. */
+  readonly drainDelayMs: number;
 }
 
 /** OTLP/HTTP export (config `otlp:`), with header secrets read. */
@@ -102,6 +104,13 @@ export interface OtlpSettings {
 }
 
 /** The validated, resolved configuration the gateway runs on. Immutable. */
+/** PEM text of a server certificate, its key and, for mTLS, the CA client certificates must be signed by. */
+export interface TlsMaterial {
+  readonly cert: string;
+  readonly key: string;
+  readonly clientCa: string | undefined;
+}
+
 export interface RuntimeConfig {
   /** The file it came from, or `(embedded default)`. */
   readonly source: string;
@@ -111,7 +120,9 @@ export interface RuntimeConfig {
   readonly adminListen: ListenAddress;
   readonly adminToken: string | undefined;
   /** PEM material for HTTPS (and mTLS when `clientCa` is set) on the admin plane. */
-  readonly adminTls: { readonly cert: string; readonly key: string; readonly clientCa: string | undefined } | undefined;
+  readonly adminTls: TlsMaterial | undefined;
+  /** The same for the data plane (`tls:`), served by every worker; absent: plain HTTP. */
+  readonly tls: TlsMaterial | undefined;
   readonly providers: ReadonlyMap<string, ProviderRuntime>;
   readonly models: ReadonlyMap<string, ModelRoute>;
   readonly pools: ReadonlyMap<string, PoolRoute>;

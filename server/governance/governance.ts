@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { gatewayError, GatewayFailure, type GatewayError } from '../ir/error.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -94,6 +95,8 @@ export interface LocalGovernance extends Governance, KeyAdmin {
    * `derive` runs here, synchronously: callers in other threads go through an owner-side service.
    */
   issueIdentityKey(request: IdentityKeyRequest, derive: DeriveSecret): { issued: IssuedIdentityKey; key: KeyState };
+  /** Throws when the store cannot be read or its file is gone or not writable (readiness). */
+  ping(): void;
 }
 
 export interface GovernanceOptions {
@@ -256,6 +259,13 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
       const issued = identityKeys.issue(request, derive, wall());
       if (issued.created) options.log.info({ keyId: issued.record.id, prefix: issued.record.prefix, team: issued.team, generation: issued.generation }, 'self-serve key issued');
       return { issued, key: state(issued.record) };
+    },
+
+    ping() {
+      if (closed) throw new Error('the store is closed');
+      // The file itself (a volume unmounted or the file deleted while open), then a read.
+      if (store.path !== ':memory:') accessSync(store.path, constants.R_OK | constants.W_OK);
+      store.db.prepare('SELECT count(*) FROM sqlite_master').get();
     },
 
     close() {

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { addAuthTokenRoutes, AUTH_TOKEN_PATH } from '../auth/auth-routes.ts';
 import type { SelfServe } from '../auth/self-serve.ts';
+import type { Readiness } from '../app/readiness.ts';
 import { GatewayFailure, gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
@@ -19,6 +20,8 @@ export interface DataPlaneExtras {
   readonly metrics?: { readonly contentType: string; render(): Promise<string> };
   /** Self-serve keys at /auth/token; absent: the route answers that they are not enabled. */
   readonly selfServe?: SelfServe;
+  /** What GET /readyz reports; absent: ready whenever it serves. */
+  readonly readiness?: Readiness;
 }
 
 /**
@@ -79,8 +82,19 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   router.get('/v1/models', async (ctx) => {
     if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listModels(gateway.config, ctx.headers);
   });
+  // Liveness: the process answers. Readiness: it should be sent traffic (not starting, not
+  // draining, its store readable, every worker up); 503 with the reason otherwise.
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', (ctx) => {
+    const notReady = extras.readiness?.notReady();
+    ctx.set('cache-control', 'no-store');
+    if (notReady === undefined) ctx.body = { status: 'ready' };
+    else {
+      ctx.status = 503;
+      ctx.body = { status: 'not_ready', ...notReady };
+    }
   });
   const { metrics } = extras;
   if (metrics !== undefined) {
@@ -115,7 +129,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   app.use(router.routes());
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
-    const getRoutes = ['/v1/models', '/healthz', ...(metrics === undefined ? [] : ['/metrics'])];
+    const getRoutes = ['/v1/models', '/healthz', '/readyz', ...(metrics === undefined ? [] : ['/metrics'])];
     const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v2/chat', AUTH_TOKEN_PATH, ...getRoutes].includes(ctx.path);
     if (known) ctx.set('allow', ctx.path === AUTH_TOKEN_PATH ? 'GET, POST' : getRoutes.includes(ctx.path) ? 'GET' : 'POST');
     const error = known

@@ -61,6 +61,7 @@ describe('connection cap', () => {
     expect(rawJsonBody((await anthropicShape.closed).text)).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
 
     expect((await onNewConnection(`${h.url}/healthz`)).status).toBe(200);
+    expect(await onNewConnection(`${h.url}/readyz`)).toMatchObject({ status: 200, body: '{"status":"ready"}' }); // probes are never refused
     expect(await adminAnswers()).toBe(200);
 
     // The reserve of connections that are read and refused is full of silent ones: one more is closed unread.

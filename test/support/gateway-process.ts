@@ -18,13 +18,17 @@ export interface GatewayProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Writes `configYaml` (and `files`) to a fresh directory and starts the gateway on it. */
-export async function startGatewayProcess(configYaml: string, options: { env?: Record<string, string>; files?: Record<string, string> } = {}): Promise<GatewayProcess> {
+/**
+ * Writes `configYaml` (and `files`) to a fresh directory and starts the gateway on it, named by
+ * `--config` (or by GATEWAY_CONFIG with `configFromEnv`), with `args` after it.
+ */
+export async function startGatewayProcess(configYaml: string, options: { env?: Record<string, string>; files?: Record<string, string>; args?: readonly string[]; configFromEnv?: boolean } = {}): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-process-'));
   for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, 'config.yaml'), configYaml);
-  const child = spawn(process.execPath, [join(ROOT, 'server/main.ts'), '--config', join(dir, 'config.yaml')], {
-    env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'],
+  const configFile = join(dir, 'config.yaml');
+  const child = spawn(process.execPath, [join(ROOT, 'server/main.ts'), ...(options.configFromEnv === true ? [] : ['--config', configFile]), ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env, ...(options.configFromEnv === true && { GATEWAY_CONFIG: configFile }) }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const lines: Record<string, unknown>[] = [];
