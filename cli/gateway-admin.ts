@@ -46,18 +46,23 @@ registerConfig(program);
 registerHooks(program);
 registerStats(program);
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommanderError) {
-    // commander has printed its message (or the help, or the version) already.
-    process.exitCode = error.exitCode === 0 ? 0 : 2;
-  } else if (error instanceof CliError) {
-    process.stderr.write(jsonErrors ? errorJson(error.message, error.code, error.exitCode, error.status) : `gateway-admin: ${error.message}\n`);
-    process.exitCode = error.exitCode;
-  } else {
-    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(jsonErrors ? errorJson(`unexpected failure: ${detail}`, 'internal', 1) : `gateway-admin: unexpected failure: ${detail}\n`);
-    process.exitCode = 1;
+// A function, not top-level await: the executable's bundle is CommonJS (build/build-cli.ts).
+async function main(): Promise<void> {
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // commander has printed its message (or the help, or the version) already.
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+    } else if (error instanceof CliError) {
+      process.stderr.write(jsonErrors ? errorJson(error.message, error.code, error.exitCode, error.status) : `gateway-admin: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      process.stderr.write(jsonErrors ? errorJson(`unexpected failure: ${detail}`, 'internal', 1) : `gateway-admin: unexpected failure: ${detail}\n`);
+      process.exitCode = 1;
+    }
   }
 }
+
+void main();
