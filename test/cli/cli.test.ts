@@ -1,7 +1,7 @@
 // The real `gateway-admin` CLI (cli/gateway-admin.ts) in a child process against real gateways:
 // one on plain HTTP with a SQLite store, one whose admin plane requires mTLS. Checks output (table
 // and --json), exit codes and the error messages a person reads.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,15 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+describe('the repository\'s bin scripts', () => {
+  it('are committed executable, so npx (which makes them so) leaves the tree clean', () => {
+    const bins = Object.values((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin);
+    expect(bins).toContain('cli/gateway-admin.ts');
+    const modes = execFileSync('git', ['ls-files', '--stage', '--', ...bins], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').map((line) => line.split(/\s+/));
+    expect(modes.map(([mode, , , path]) => [path, mode])).toEqual(bins.sort().map((bin) => [bin, '100755'])); // git lists by path
+  });
+});
 
 describe('gateway-admin over HTTP', () => {
   let harness: Harness;
