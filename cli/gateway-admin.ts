@@ -52,7 +52,11 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      // commander has printed its message (or the help, or the version) already.
+      // commander has printed its message (or the help, or the version) already; but the help it
+      // shows for a missing subcommand is not JSON, so --json says that failure itself.
+      if (jsonErrors && error.code === 'commander.help' && error.exitCode !== 0) {
+        process.stderr.write(errorJson('a command is missing: run without --json, or with --help, for the list', 'usage', 2));
+      }
       process.exitCode = error.exitCode === 0 ? 0 : 2;
     } else if (error instanceof CliError) {
       process.stderr.write(jsonErrors ? errorJson(error.message, error.code, error.exitCode, error.status) : `gateway-admin: ${error.message}\n`);

@@ -175,7 +175,7 @@ describe('gateway-admin over HTTP', () => {
     expect(unreachable.code).toBe(1);
     expect(parse(unreachable).error).toMatchObject({ code: 'unreachable', exit_code: 1 });
     // Usage errors found by the parser (commander) and by the CLI's own checks: exit 2, code "usage".
-    for (const args of [['keys', 'create', '--rpm', '0', '--json'], ['keys', 'revoke', '--json'], ['--json', 'info', '--endpoint', 'localhost:8081']]) {
+    for (const args of [['keys', 'create', '--rpm', '0', '--json'], ['keys', 'revoke', '--json'], ['--json', 'info', '--endpoint', 'localhost:8081'], ['keys', '--json'], ['keys', 'frobnicate', '--json']]) {
       const run = await cli(args, as);
       expect(run.code, args.join(' ')).toBe(2);
       expect(parse(run).error, args.join(' ')).toMatchObject({ code: 'usage', exit_code: 2 });
