@@ -59,10 +59,19 @@ test: check-generated typecheck test-ts test-clients
 matrix: install
 	node test/matrix/print-matrix.ts
 
-## binary: dist/gateway, one executable (Node 24 SEA) with the code, catalog, admin spec and version inside; no node_modules needed to run it
-.PHONY: binary
+## binary: dist/gateway and dist/gateway-admin, single executables (Node 24 SEA) with the code, catalog, admin spec and version inside; no node_modules needed to run them
+.PHONY: binary cli-binary cli-package
 binary: install
 	node build/build-binary.ts
+	node build/build-cli.ts --executable
+
+## cli-binary: dist/gateway-admin only (the admin CLI as a single executable)
+cli-binary: install
+	node build/build-cli.ts --executable
+
+## cli-package: dist/gateway-admin-cli-<version>.tgz, the admin CLI as an npm package (JavaScript, no dependencies, Node >= 20): npm install -g <file>
+cli-package: install
+	mkdir -p dist && cd cli && npm pack --pack-destination ../dist
 
 ## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
 bench: install

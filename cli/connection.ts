@@ -1,13 +1,15 @@
 // The connection options every command shares (--endpoint, --token, TLS and mTLS files, --json),
 // checked before any request, and the admin client they make: the generated TypeScript client
-// (clients-ts) sending through undici's fetch with an Agent that carries the TLS settings.
+// (clients-ts) sending through node:https with the TLS settings (node-fetch.ts).
+// The mTLS flags: --cert-file and --key-file, with their first names as hidden aliases (tls-flags.ts).
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { Option, type Command } from 'commander';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { createAdminClient, type Client } from '../clients-ts/src/index.ts';
 import { usageError } from './errors.ts';
+import { nodeFetch } from './node-fetch.ts';
+import { CERT_FLAG, KEY_FLAG, TLS_FLAG_ALIASES as ALIASES } from './tls-flags.ts';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:8081';
 /** How long one call may take, connect to last byte. */
@@ -18,10 +20,13 @@ interface ConnectionFlags {
   token?: string;
   insecure?: boolean;
   caCert?: string;
-  clientCert?: string;
-  clientKey?: string;
+  certFile?: string;
+  keyFile?: string;
+  clientCert?: string; // alias of certFile
+  clientKey?: string; // alias of keyFile
   json?: boolean;
 }
+
 
 export interface Connection {
   /** The admin plane's base URL, without a trailing slash. */
@@ -32,7 +37,7 @@ export interface Connection {
   /** The TLS file paths given, for error messages. */
   readonly tls: { readonly caCert?: string | undefined; readonly clientCert?: string | undefined; readonly insecure: boolean };
   readonly json: boolean;
-  close(): Promise<void>;
+  close(): void;
 }
 
 /** Adds the shared options to the program; subcommands read them with optsWithGlobals(). */
@@ -42,9 +47,11 @@ export function addConnectionOptions(program: Command): Command {
     .addOption(new Option('--token <token>', 'admin token, sent as x-admin-token').env('GATEWAY_ADMIN_TOKEN'))
     .option('--insecure', "do not verify the admin plane's TLS certificate (testing only; not with --ca-cert)")
     .option('--ca-cert <file>', "PEM CA certificate that signed the admin plane's TLS certificate")
-    .option('--client-cert <file>', 'PEM client certificate for mTLS (needs --client-key)')
-    .option('--client-key <file>', 'PEM private key of --client-cert')
-    .option('--json', 'print the answer as JSON on stdout (the admin API body, unchanged)');
+    .option(`${CERT_FLAG} <file>`, `PEM client certificate for mTLS (needs ${KEY_FLAG}; alias ${ALIASES[CERT_FLAG]})`)
+    .option(`${KEY_FLAG} <file>`, `PEM private key of ${CERT_FLAG} (alias ${ALIASES[KEY_FLAG]})`)
+    .addOption(new Option(`${ALIASES[CERT_FLAG]} <file>`).hideHelp())
+    .addOption(new Option(`${ALIASES[KEY_FLAG]} <file>`).hideHelp())
+    .option('--json', 'print the answer as JSON on stdout (the admin API body, unchanged); errors as one JSON object on stderr');
 }
 
 /** Checks the shared options and makes the client; every problem is a usage error (exit 2). */
@@ -56,38 +63,36 @@ export function connect(command: Command): Connection {
   if (flags.insecure === true && flags.caCert !== undefined) {
     throw usageError('--insecure and --ca-cert contradict each other (--ca-cert verifies the admin plane\'s certificate, --insecure skips that): pass one of them');
   }
-  if ((flags.clientCert === undefined) !== (flags.clientKey === undefined)) {
-    throw usageError(flags.clientCert === undefined ? '--client-key needs --client-cert (the certificate of that key)' : '--client-cert needs --client-key (the private key of that certificate)');
+  const certFile = aliased(flags.certFile, flags.clientCert, CERT_FLAG);
+  const keyFile = aliased(flags.keyFile, flags.clientKey, KEY_FLAG);
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw usageError(certFile === undefined
+      ? `${keyFile!.flag} needs ${CERT_FLAG} (the certificate of that key)`
+      : `${certFile.flag} needs ${KEY_FLAG} (the private key of that certificate)`);
   }
-  const tlsFlags = [flags.insecure === true && '--insecure', flags.caCert !== undefined && '--ca-cert', flags.clientCert !== undefined && '--client-cert'].filter(Boolean);
+  const tlsFlags = [flags.insecure === true && '--insecure', flags.caCert !== undefined && '--ca-cert', certFile !== undefined && certFile.flag].filter(Boolean);
   if (!https && tlsFlags.length > 0) {
     throw usageError(`${tlsFlags.join(', ')}: TLS options need an https:// endpoint, and ${endpoint} is plain HTTP: use https:// in --endpoint (or GATEWAY_ENDPOINT)`);
   }
   const ca = flags.caCert === undefined ? undefined : readCertificate('--ca-cert', flags.caCert);
-  const cert = flags.clientCert === undefined ? undefined : readCertificate('--client-cert', flags.clientCert);
-  const key = flags.clientKey === undefined ? undefined : readKey(flags.clientKey);
+  const cert = certFile === undefined ? undefined : readCertificate(certFile.flag, certFile.path);
+  const key = keyFile === undefined ? undefined : readKey(keyFile.flag, keyFile.path);
   if (cert !== undefined && key !== undefined) {
     try {
       createSecureContext({ cert, key });
     } catch {
-      throw usageError(`--client-key ${flags.clientKey} is not the private key of --client-cert ${flags.clientCert}`);
+      throw usageError(`${keyFile!.flag} ${keyFile!.path} is not the private key of ${certFile!.flag} ${certFile!.path}`);
     }
   }
-  const agent = new Agent({ connect: { ...(ca !== undefined && { ca }), ...(cert !== undefined && { cert, key }), rejectUnauthorized: flags.insecure !== true } });
-  // The generated client hands over a global Request; undici's fetch takes its own, so copy it.
-  const send = async (request: Request): Promise<Response> => {
-    const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
-    const response = await undiciFetch(request.url, { method: request.method, headers: [...request.headers], body, dispatcher: agent, signal: AbortSignal.timeout(TIMEOUT_MS) });
-    return response as unknown as Response;
-  };
+  const sender = nodeFetch({ ca, cert, key, rejectUnauthorized: flags.insecure !== true }, TIMEOUT_MS);
   const source = rootOf(command).getOptionValueSource('token');
   return {
     endpoint,
-    client: createAdminClient({ endpoint, token: flags.token, fetch: send }),
+    client: createAdminClient({ endpoint, token: flags.token, fetch: sender.fetch }),
     tokenSource: flags.token === undefined ? undefined : source === 'env' ? 'GATEWAY_ADMIN_TOKEN' : '--token',
-    tls: { caCert: flags.caCert, clientCert: flags.clientCert, insecure: flags.insecure === true },
+    tls: { caCert: flags.caCert, clientCert: certFile?.path, insecure: flags.insecure === true },
     json: flags.json === true,
-    close: () => agent.close(),
+    close: sender.close,
   };
 }
 
@@ -97,7 +102,7 @@ export async function withConnection(command: Command, work: (connection: Connec
   try {
     await work(connection);
   } finally {
-    await connection.close();
+    connection.close();
   }
 }
 
@@ -130,14 +135,21 @@ function readCertificate(flag: string, path: string): string {
   return pem;
 }
 
-function readKey(path: string): string {
-  const pem = readFile('--client-key', path);
+function readKey(flag: string, path: string): string {
+  const pem = readFile(flag, path);
   try {
     createPrivateKey(pem);
   } catch {
-    throw usageError(`the --client-key file ${path} is not a PEM private key (unencrypted)`);
+    throw usageError(`the ${flag} file ${path} is not a PEM private key (unencrypted)`);
   }
   return pem;
+}
+
+/** A flag given under its name or its alias (not both), with the name used, for messages. */
+function aliased(value: string | undefined, aliasValue: string | undefined, flag: keyof typeof ALIASES): { path: string; flag: string } | undefined {
+  if (value !== undefined && aliasValue !== undefined) throw usageError(`${ALIASES[flag]} is another name for ${flag}: pass one of them`);
+  if (value !== undefined) return { path: value, flag };
+  return aliasValue === undefined ? undefined : { path: aliasValue, flag: ALIASES[flag] };
 }
 
 function rootOf(command: Command): Command {

@@ -1,17 +1,32 @@
 // What the CLI says when something goes wrong: a sentence a person can act on, on stderr, and an
-// exit code (1: the call failed; 2: the command line is wrong).
+// exit code (1: the call failed; 2: the command line is wrong). With --json the same sentence comes
+// as one JSON object on stderr (see errorJson), with a code a program can branch on.
 import type { Connection } from './connection.ts';
+import { CERT_FLAG, KEY_FLAG } from './tls-flags.ts';
+
+/** The code of a failure: the admin API's own error code when it answered with one, else one of these. */
+export type FailureCode = 'usage' | 'unauthorized' | 'unreachable' | 'timeout' | 'tls' | 'unexpected_answer' | 'no_store' | 'internal' | (string & {});
 
 export class CliError extends Error {
   readonly exitCode: number;
-  constructor(message: string, exitCode = 1) {
+  readonly code: FailureCode;
+  /** The HTTP status of the admin API's answer, when there was one. */
+  readonly status: number | undefined;
+  constructor(message: string, exitCode = 1, code: FailureCode = 'unreachable', status?: number) {
     super(message);
     this.exitCode = exitCode;
+    this.code = code;
+    this.status = status;
   }
 }
 
 /** A bad flag or argument: exit code 2, like commander's own usage errors. */
-export const usageError = (message: string): CliError => new CliError(message, 2);
+export const usageError = (message: string): CliError => new CliError(message, 2, 'usage');
+
+/** The --json form of a failure: {"error":{"code","message","status"?,"exit_code"}}, one line. */
+export function errorJson(message: string, code: FailureCode, exitCode: number, status?: number): string {
+  return `${JSON.stringify({ error: { code, message, ...(status !== undefined && { status }), exit_code: exitCode } })}\n`;
+}
 
 /** The shape every operation of the generated client resolves to. */
 export interface OperationResult<T> {
@@ -35,14 +50,14 @@ function answerFailure(connection: Connection, status: number, body: unknown): C
   if (status === 401) {
     return new CliError(connection.tokenSource === undefined
       ? `the admin plane at ${connection.endpoint} needs an admin token (401 unauthorized): pass --token or set GATEWAY_ADMIN_TOKEN`
-      : `the admin plane at ${connection.endpoint} refused the admin token from ${connection.tokenSource} (401 unauthorized): check the token`);
+      : `the admin plane at ${connection.endpoint} refused the admin token from ${connection.tokenSource} (401 unauthorized): check the token`, 1, code ?? 'unauthorized', status);
   }
   if (code === undefined) {
     const text = typeof body === 'string' && body.trim() !== '' ? `: ${body.trim().slice(0, 200)}` : '';
-    return new CliError(`unexpected answer from ${connection.endpoint} (HTTP ${status})${text}: is --endpoint the gateway's admin plane?`);
+    return new CliError(`unexpected answer from ${connection.endpoint} (HTTP ${status})${text}: is --endpoint the gateway's admin plane?`, 1, 'unexpected_answer', status);
   }
-  if (code === 'no_store') return new CliError(`the gateway keeps no keys (${message ?? code}): set db_path in its config.yaml`);
-  return new CliError(`${message ?? code} (HTTP ${status} ${code})`);
+  if (code === 'no_store') return new CliError(`the gateway keeps no keys (${message ?? code}): set db_path in its config.yaml`, 1, code, status);
+  return new CliError(`${message ?? code} (HTTP ${status} ${code})`, 1, code, status);
 }
 
 const SERVER_NOT_TRUSTED = new Set([
@@ -66,27 +81,29 @@ export function transportFailure(connection: Connection, error: unknown): CliErr
   const detail = cause instanceof Error ? cause.message.split('\n')[0]!.replace(/^[0-9A-F]+:error:[0-9A-F]+:/, '') : String(cause);
   const at = connection.endpoint;
   const https = at.startsWith('https:');
-  if (cause instanceof Error && cause.name === 'TimeoutError') return new CliError(`no answer from the admin plane at ${at} in time (${detail})`);
+  if (cause instanceof Error && cause.name === 'TimeoutError') return new CliError(`no answer from the admin plane at ${at} in time (${detail})`, 1, 'timeout');
+  const tls = (text: string) => new CliError(text, 1, 'tls');
   const unreachable = UNREACHABLE[code];
-  if (unreachable !== undefined) return new CliError(`cannot reach the admin plane at ${at}: ${unreachable}`);
+  if (unreachable !== undefined) return new CliError(`cannot reach the admin plane at ${at}: ${unreachable}`, 1, 'unreachable');
   if (SERVER_NOT_TRUSTED.has(code)) {
-    return new CliError(`TLS failure: the admin plane's certificate at ${at} is not trusted (${detail}): `
+    return tls(`TLS failure: the admin plane's certificate at ${at} is not trusted (${detail}): `
       + (connection.tls.caCert === undefined ? 'pass the CA that signed it with --ca-cert <file>' : `it is not signed by the CA in ${connection.tls.caCert}`));
   }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return new CliError(`TLS failure: the admin plane's certificate at ${at} is not valid now (${detail})`);
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return new CliError(`TLS failure: the admin plane's certificate does not name the host of ${at} (${detail})`);
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') {
-    return new CliError(`TLS failure: ${at} does not speak TLS: use an http:// endpoint (or set admin_tls on the gateway)`);
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return tls(`TLS failure: the admin plane's certificate at ${at} is not valid now (${detail})`);
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return tls(`TLS failure: the admin plane's certificate does not name the host of ${at} (${detail})`);
+  // node:tls names OpenSSL's reason in the code, or (for a failed write) only in the message, as EPROTO.
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || (code === 'EPROTO' && /wrong version number|packet length too long/.test(detail))) {
+    return tls(`TLS failure: ${at} does not speak TLS: use an http:// endpoint (or set admin_tls on the gateway)`);
   }
   if (/ALERT_CERTIFICATE_REQUIRED/.test(code) || (https && connection.tls.clientCert === undefined && isClosed(code))) {
-    return new CliError(`TLS failure: the admin plane at ${at} requires a client certificate (mTLS) and closed the connection: pass --client-cert and --client-key`);
+    return tls(`TLS failure: the admin plane at ${at} requires a client certificate (mTLS) and closed the connection: pass ${CERT_FLAG} and ${KEY_FLAG}`);
   }
   if (/ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_UNKNOWN|UNSUPPORTED_CERTIFICATE)/.test(code) || (https && isClosed(code))) {
-    return new CliError(`TLS failure: the admin plane at ${at} rejected the client certificate ${connection.tls.clientCert ?? ''}`.trimEnd()
+    return tls(`TLS failure: the admin plane at ${at} rejected the client certificate ${connection.tls.clientCert ?? ''}`.trimEnd()
       + ' and closed the connection: it must be signed by the CA the gateway trusts (admin_tls.client_ca)');
   }
   if (isClosed(code)) return new CliError(`the admin plane at ${at} closed the connection without answering: if it serves HTTPS (admin_tls), use an https:// endpoint`);
-  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code.startsWith('ERR_OSSL')) return new CliError(`TLS failure talking to ${at}: ${detail}`);
+  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code.startsWith('ERR_OSSL') || code === 'EPROTO') return tls(`TLS failure talking to ${at}: ${detail}`);
   return new CliError(`cannot reach the admin plane at ${at}: ${detail}`);
 }
 

@@ -14,13 +14,17 @@ export function registerKeys(program: Command): void {
   keys
     .command('create')
     .description('create a virtual key; its secret is printed once, now, and never again')
-    .requiredOption('--budget-cents <int>', `spend allowed over the key's life, in US cents (0 to ${MAX_BUDGET_CENTS})`, wholeNumber(0, MAX_BUDGET_CENTS))
-    .requiredOption('--rpm <int>', `requests per minute (1 to ${MAX_RPM})`, wholeNumber(1, MAX_RPM))
+    // Both limits are optional, as in the admin API: a key without one is limited by nothing but revocation.
+    .option('--budget-cents <int>', `spend allowed over the key's life, in US cents (0 to ${MAX_BUDGET_CENTS}); none if absent`, wholeNumber(0, MAX_BUDGET_CENTS))
+    .option('--rpm <int>', `requests per minute (1 to ${MAX_RPM}); no limit if absent`, wholeNumber(1, MAX_RPM))
     .option('--name <name>', 'what the key is for, for people (1 to 200 characters)', text('--name'))
     .option('--owner <owner>', 'who holds the key, for people (1 to 200 characters)', text('--owner'))
-    .addHelpText('after', '\nExample:\n  gateway-admin keys create --budget-cents 5000 --rpm 60 --name ci-bot')
-    .action((options: { budgetCents: number; rpm: number; name?: string; owner?: string }, command: Command) => withConnection(command, async (connection) => {
-      const body = { budget_cents: options.budgetCents, rpm: options.rpm, ...(options.name !== undefined && { name: options.name }), ...(options.owner !== undefined && { owner: options.owner }) };
+    .addHelpText('after', '\nExamples:\n  gateway-admin keys create --budget-cents 5000 --rpm 60 --name ci-bot\n  gateway-admin keys create --rpm 120 --owner ops   # a rate limit, no budget')
+    .action((options: { budgetCents?: number; rpm?: number; name?: string; owner?: string }, command: Command) => withConnection(command, async (connection) => {
+      const body = {
+        ...(options.budgetCents !== undefined && { budget_cents: options.budgetCents }), ...(options.rpm !== undefined && { rpm: options.rpm }),
+        ...(options.name !== undefined && { name: options.name }), ...(options.owner !== undefined && { owner: options.owner }),
+      };
       const key = await call(connection, postApiV1AdminKeys({ client: connection.client, body }));
       if (connection.json) return printJson(key);
       print(`${renderKey(key, [['secret', key.secret]])}\n\nThe secret is shown this once: store it now.`);

@@ -1,7 +1,7 @@
 // The real `gateway-admin` CLI (cli/gateway-admin.ts) in a child process against real gateways:
 // one on plain HTTP with a SQLite store, one whose admin plane requires mTLS. Checks output (table
 // and --json), exit codes and the error messages a person reads.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,15 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+describe('the repository\'s bin scripts', () => {
+  it('are committed executable, so npx (which makes them so) leaves the tree clean', () => {
+    const bins = Object.values((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin);
+    expect(bins).toContain('cli/gateway-admin.ts');
+    const modes = execFileSync('git', ['ls-files', '--stage', '--', ...bins], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').map((line) => line.split(/\s+/));
+    expect(modes.map(([mode, , , path]) => [path, mode])).toEqual(bins.sort().map((bin) => [bin, '100755'])); // git lists by path
+  });
+});
 
 describe('gateway-admin over HTTP', () => {
   let harness: Harness;
@@ -133,6 +142,48 @@ describe('gateway-admin over HTTP', () => {
     expect((await cli(['keys', 'list'], as)).stdout).toMatch(new RegExp(`^${key.id} .* revoked$`, 'm'));
   });
 
+  it('keys create with either limit, or neither, as the admin API allows', async () => {
+    const create = async (flags: string[]) => {
+      const run = await cli(['keys', 'create', ...flags, '--json'], as);
+      expect(run, flags.join(' ')).toMatchObject({ code: 0, stderr: '' });
+      return JSON.parse(run.stdout) as { budget_cents: number | null; remaining_cents: number | null; rpm: number | null };
+    };
+    expect(await create(['--rpm', '12'])).toMatchObject({ budget_cents: null, remaining_cents: null, rpm: 12 });
+    expect(await create(['--budget-cents', '99'])).toMatchObject({ budget_cents: 99, remaining_cents: 99, rpm: null });
+    expect(await create(['--name', 'unlimited'])).toMatchObject({ budget_cents: null, rpm: null });
+    const text = await cli(['keys', 'create', '--rpm', '3'], as);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^budget:\s+none$/m);
+  });
+
+  it('--json makes failures one JSON object on stderr, with the exit codes of text mode', async () => {
+    const parse = (run: Run) => {
+      expect(run.stdout).toBe('');
+      expect(run.stderr.endsWith('\n') && !run.stderr.slice(0, -1).includes('\n')).toBe(true);
+      return JSON.parse(run.stderr) as { error: { code: string; message: string; status?: number; exit_code: number } };
+    };
+    const missing = await cli(['keys', 'revoke', 'key_00000000000000000000000000', '--json'], as);
+    expect(missing.code).toBe(1);
+    expect(parse(missing)).toEqual({ error: { code: 'not_found', message: 'no key with id "key_00000000000000000000000000" (HTTP 404 not_found)', status: 404, exit_code: 1 } });
+    const wrongToken = await cli(['--json', 'info'], { GATEWAY_ENDPOINT: harness.adminUrl, GATEWAY_ADMIN_TOKEN: 'wrong-token' });
+    expect(wrongToken.code).toBe(1);
+    const unauthorized = parse(wrongToken).error;
+    expect(unauthorized).toMatchObject({ status: 401, exit_code: 1, message: `the admin plane at ${harness.adminUrl} refused the admin token from GATEWAY_ADMIN_TOKEN (401 unauthorized): check the token` });
+    expect(unauthorized.code).toMatch(/^[a-z_]+$/);
+    expect(JSON.stringify(unauthorized)).not.toContain('wrong-token');
+    const unreachable = await cli(['info', '--json', '--endpoint', `http://127.0.0.1:${await closedPort()}`]);
+    expect(unreachable.code).toBe(1);
+    expect(parse(unreachable).error).toMatchObject({ code: 'unreachable', exit_code: 1 });
+    // Usage errors found by the parser (commander) and by the CLI's own checks: exit 2, code "usage".
+    for (const args of [['keys', 'create', '--rpm', '0', '--json'], ['keys', 'revoke', '--json'], ['--json', 'info', '--endpoint', 'localhost:8081'], ['keys', '--json'], ['keys', 'frobnicate', '--json']]) {
+      const run = await cli(args, as);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(parse(run).error, args.join(' ')).toMatchObject({ code: 'usage', exit_code: 2 });
+    }
+    // Without --json the same failure stays a sentence.
+    expect((await cli(['keys', 'revoke', 'key_00000000000000000000000000'], as)).stderr).toMatch(/^gateway-admin: no key/);
+  });
+
   it('keys revoke of an unknown id: exit 1 and the gateway\'s reason', async () => {
     const run = await cli(['keys', 'revoke', 'key_00000000000000000000000000'], as);
     expect(run).toEqual({ code: 1, stdout: '', stderr: 'gateway-admin: no key with id "key_00000000000000000000000000" (HTTP 404 not_found)\n' });
@@ -171,7 +222,6 @@ describe('gateway-admin over HTTP', () => {
       [['keys', 'create', '--budget-cents', '-5', '--rpm', '5'], `gateway-admin: option '--budget-cents <int>' argument '-5' is invalid. must be from 0 to 1000000000000, got -5`],
       [['keys', 'create', '--budget-cents', '10', '--rpm', '0'], `gateway-admin: option '--rpm <int>' argument '0' is invalid. must be from 1 to 1000000, got 0`],
       [['keys', 'create', '--budget-cents', '10', '--rpm', '1.5'], `gateway-admin: option '--rpm <int>' argument '1.5' is invalid. expected a whole number from 1 to 1000000, got "1.5"`],
-      [['keys', 'create', '--budget-cents', '10'], `gateway-admin: required option '--rpm <int>' not specified`],
       [['keys', 'revoke'], `gateway-admin: missing required argument 'id'`],
       [['keys', 'frobnicate'], `gateway-admin: unknown command 'frobnicate'`],
       [['info', '--endpoint', 'localhost:8081'], `gateway-admin: --endpoint "localhost:8081" must start with http:// or https://`],
@@ -199,7 +249,9 @@ describe('gateway-admin over HTTP', () => {
     expect(helps[0]!.stdout).toContain('--endpoint <url>');
     expect(helps[0]!.stdout).toMatch(/env:\s+GATEWAY_ENDPOINT\)/);
     expect(helps[3]!.stdout).toContain('--budget-cents <int>');
-    expect(helps[3]!.stdout).toContain('--client-cert <file>'); // global options shown on subcommands
+    expect(helps[3]!.stdout).toContain('--cert-file <file>'); // global options shown on subcommands
+    expect(helps[3]!.stdout).not.toContain('--client-cert <file>'); // the alias is named in the root help's footer only
+    expect(helps[0]!.stdout).toContain('--client-cert and --client-key are other names for --cert-file and --key-file');
     expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
   });
 });
@@ -297,11 +349,26 @@ describe('gateway-admin over mTLS', () => {
     ].join('\n') + '\n');
     gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), { env: { GATEWAY_ADMIN_TOKEN: TOKEN } }), { log: createLogger('silent') });
     endpoint = gateway.adminUrl;
-    mtls = ['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, '--client-cert', tls.files.clientCert, '--client-key', tls.files.clientKey];
+    mtls = ['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, '--cert-file', tls.files.clientCert, '--key-file', tls.files.clientKey];
   });
   afterAll(() => gateway.close());
 
-  it('with --ca-cert, --client-cert and --client-key every command works', async () => {
+  it('the first flag names, --client-cert and --client-key, still work (aliases), alone or mixed with the new ones', async () => {
+    const base = ['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca];
+    for (const pair of [
+      ['--client-cert', tls.files.clientCert, '--client-key', tls.files.clientKey],
+      ['--client-cert', tls.files.clientCert, '--key-file', tls.files.clientKey],
+      ['--cert-file', tls.files.clientCert, '--client-key', tls.files.clientKey],
+    ]) {
+      const run = await cli([...base, ...pair, 'config', 'version', '--json']);
+      expect(run, pair.join(' ')).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(run.stdout)).toMatchObject({ config_version: gateway.config.configVersion });
+    }
+    // The control: without any client certificate the same call fails.
+    expect((await cli([...base, 'config', 'version'])).code).toBe(1);
+  });
+
+  it('with --ca-cert, --cert-file and --key-file every command works', async () => {
     expect(endpoint).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const info = await cli([...mtls, 'info', '--json']);
     expect(info).toMatchObject({ code: 0, stderr: '' });
@@ -316,11 +383,11 @@ describe('gateway-admin over mTLS', () => {
 
   it('without a client certificate: exit 1, a TLS failure that asks for one', async () => {
     const run = await cli(['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, 'info']);
-    expect(run).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: TLS failure: the admin plane at ${endpoint} requires a client certificate (mTLS) and closed the connection: pass --client-cert and --client-key\n` });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: TLS failure: the admin plane at ${endpoint} requires a client certificate (mTLS) and closed the connection: pass --cert-file and --key-file\n` });
   });
 
   it('with a client certificate from a CA the gateway does not trust: exit 1, TLS failure, certificate rejected', async () => {
-    const run = await cli(['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, '--client-cert', tls.files.otherCert, '--client-key', tls.files.otherKey, 'info']);
+    const run = await cli(['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, '--cert-file', tls.files.otherCert, '--key-file', tls.files.otherKey, 'info']);
     expect(run).toEqual({
       code: 1, stdout: '',
       stderr: `gateway-admin: TLS failure: the admin plane at ${endpoint} rejected the client certificate ${tls.files.otherCert} and closed the connection: it must be signed by the CA the gateway trusts (admin_tls.client_ca)\n`,
@@ -364,10 +431,13 @@ describe('gateway-admin over mTLS', () => {
   it('contradictory or incomplete TLS flags: exit 2 before any request', async () => {
     const cases: [string[], string][] = [
       [['--insecure', '--ca-cert', tls.files.ca], `gateway-admin: --insecure and --ca-cert contradict each other (--ca-cert verifies the admin plane's certificate, --insecure skips that): pass one of them`],
-      [['--client-cert', tls.files.clientCert], 'gateway-admin: --client-cert needs --client-key (the private key of that certificate)'],
-      [['--client-key', tls.files.clientKey], 'gateway-admin: --client-key needs --client-cert (the certificate of that key)'],
+      [['--cert-file', tls.files.clientCert], 'gateway-admin: --cert-file needs --key-file (the private key of that certificate)'],
+      [['--key-file', tls.files.clientKey], 'gateway-admin: --key-file needs --cert-file (the certificate of that key)'],
+      [['--client-cert', tls.files.clientCert], 'gateway-admin: --client-cert needs --key-file (the private key of that certificate)'],
+      [['--cert-file', tls.files.clientCert, '--client-cert', tls.files.clientCert, '--key-file', tls.files.clientKey], 'gateway-admin: --client-cert is another name for --cert-file: pass one of them'],
       [['--ca-cert', join(tls.dir, 'missing.pem')], `gateway-admin: cannot read the --ca-cert file ${join(tls.dir, 'missing.pem')} (ENOENT)`],
       [['--ca-cert', tls.files.clientKey], `gateway-admin: the --ca-cert file ${tls.files.clientKey} is not a PEM certificate (-----BEGIN CERTIFICATE-----)`],
+      [['--cert-file', tls.files.clientCert, '--key-file', tls.files.otherKey], `gateway-admin: --key-file ${tls.files.otherKey} is not the private key of --cert-file ${tls.files.clientCert}`],
       [['--client-cert', tls.files.clientCert, '--client-key', tls.files.otherKey], `gateway-admin: --client-key ${tls.files.otherKey} is not the private key of --client-cert ${tls.files.clientCert}`],
     ];
     const runs = await Promise.all(cases.map(([flags]) => cli(['--endpoint', endpoint, '--token', TOKEN, ...flags, 'info'])));

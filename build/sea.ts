@@ -1,0 +1,145 @@
+// The steps every single executable of this repository is built with (build-binary.ts: dist/gateway,
+// build-cli.ts: dist/gateway-admin), on Node's single executable application support (SEA) and the
+// project's own Node 24:
+//   1. bundle   the entry point and its dependencies into one CommonJS script (SEA in Node 24 runs
+//               only CommonJS), JSON imports (package.json, spec/openapi.json) inlined;
+//   2. blob     node --experimental-sea-config: the script, its V8 code cache, and the assets;
+//   3. copy     the pinned node binary, without its debug sections (objcopy/strip, when present);
+//   4. inject   the blob into the copy (postject);
+//   5. chmod    and rename into place, then print the size.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DIST = join(ROOT, 'dist');
+/** The fuse postject flips so that node looks for the injected blob (documented with SEA). */
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+const started = performance.now();
+export const elapsed = (): string => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** The blob is tied to the exact node that made it, so that node must be the pinned one. */
+export function assertPinnedNode(): void {
+  const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const pinnedNode = packageJson.devDependencies['node'];
+  if (process.version !== `v${pinnedNode}`) {
+    throw new Error(`build with the project's node ${pinnedNode} (node_modules/.bin/node), not ${process.version} (${process.execPath})`);
+  }
+}
+
+/**
+ * A directory of this build's own for intermediate files (bundles, SEA config and blob), so two
+ * builds at once (make binary beside the test suite) cannot mix their files. Removed when the
+ * process ends well; kept, and named, when it fails.
+ */
+export function workDirectory(label: string): string {
+  mkdirSync(DIST, { recursive: true });
+  const work = mkdtempSync(join(DIST, `.sea-${label}-`));
+  process.on('exit', (code) => {
+    if (code === 0) rmSync(work, { recursive: true, force: true });
+    else console.error(`${label}: failed; intermediate files kept in ${work}`);
+  });
+  return work;
+}
+
+export interface BundleOptions {
+  format: 'cjs' | 'esm';
+  /** Warnings from these modules are expected and dropped (by log code and module path). */
+  expected?: (code: string | undefined, id: string) => boolean;
+  /** Written first in the output (a #! line for a script run directly). */
+  banner?: string;
+}
+
+/** Step 1: `input` (relative to the repository) and everything it imports, but node builtins, into `file`. */
+export async function bundle(input: string, file: string, options: BundleOptions): Promise<void> {
+  const warnings: string[] = [];
+  await build({
+    cwd: ROOT,
+    input: join(ROOT, input),
+    platform: 'node', // node builtins stay imports; everything else is bundled
+    logLevel: 'warn',
+    onLog(level, log) {
+      if (options.expected?.(log.code, log.id ?? log.message) === true) return;
+      warnings.push(`${level}: ${log.code ?? ''} ${log.message.split('\n')[0] ?? ''}`);
+    },
+    output: { file, format: options.format, codeSplitting: false, sourcemap: false, minify: false },
+  });
+  if (warnings.length > 0) throw new Error(`the ${input} bundle has warnings:\n${warnings.join('\n')}`);
+  // The entry's own #! line goes: a CommonJS script compiled as a function body may not start with
+  // one, and an ES module gets the banner's instead.
+  const bundled = `${options.banner ?? ''}${readFileSync(file, 'utf8').replace(/^#![^\n]*\n/, '')}`;
+  writeFileSync(file, bundled);
+  console.log(`bundle   ${basename(file)} ${mb(Buffer.byteLength(bundled))} (${elapsed()})`);
+}
+
+export interface ExecutableOptions {
+  /** From workDirectory(); the main script and the assets are files in it. */
+  work: string;
+  /** The CommonJS bundle the executable runs (a file name in `work`). */
+  main: string;
+  /** Asset name (what the code asks node:sea's getAsset for) -> file. */
+  assets: Record<string, string>;
+  output: string;
+}
+
+/** Steps 2 to 5: the blob, a copy of node, the injection, and the executable in place at once. */
+export function makeExecutable({ work, main, assets, output }: ExecutableOptions): void {
+  const name = basename(output);
+  const blobFile = join(work, `${name}.blob`);
+  const seaConfig = join(work, `${name}.sea-config.json`);
+  // Paths relative to `work` (where node runs): the blob records the main script's name, and an
+  // absolute one would put this checkout's path into the executable.
+  writeFileSync(seaConfig, `${JSON.stringify({
+    main,
+    output: basename(blobFile),
+    disableExperimentalSEAWarning: true,
+    useSnapshot: false,
+    useCodeCache: true, // compiled at build time: a faster start
+    assets,
+  }, null, 2)}\n`);
+  run(work, process.execPath, ['--experimental-sea-config', seaConfig]);
+  console.log(`blob     ${name}: ${mb(statSync(blobFile).size)} (${elapsed()})`);
+
+  // The pinned node; its DWARF debug sections (about 8 MB) are no use at run time. The symbol
+  // table stays, so native stacks (perf, gdb) keep their names.
+  const partial = join(work, `${name}.partial`);
+  copyFileSync(process.execPath, partial);
+  if (stripDebug(partial)) console.log(`node     ${mb(statSync(partial).size)} without debug sections (${elapsed()})`);
+  else console.log(`node     ${mb(statSync(partial).size)} (objcopy/strip not found: debug sections kept)`);
+
+  // postject's command (its library call prints the same LIEF warnings, uncatchable)
+  const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
+  run(work, process.execPath, [postject, partial, 'NODE_SEA_BLOB', blobFile, '--sentinel-fuse', SEA_FUSE]);
+  console.log(`inject   ${name} (${elapsed()})`);
+
+  // In place at once: a half-written executable is never left behind.
+  chmodSync(partial, 0o755);
+  renameSync(partial, output);
+  console.log(`built    ${output}: ${mb(statSync(output).size)} (${statSync(output).size} bytes) in ${elapsed()}`);
+}
+
+/** Runs a build step quietly; its output is shown only when it fails, or when it warns unexpectedly. */
+function run(cwd: string, command: string, args: string[]): void {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // node reports the blob it wrote; LIEF (inside postject) warns about the unnamed note sections of node's ELF file: harmless, known.
+  const stderr = (result.stderr ?? '').split('\n').filter((line) => line !== '' && !/^warning: Can't find string offset for section name '\.note|^Wrote single executable preparation blob/.test(line));
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${result.stdout ?? ''}${result.stderr ?? ''}`);
+  if (stderr.length > 0) console.warn(stderr.join('\n'));
+}
+
+function stripDebug(file: string): boolean {
+  for (const tool of ['objcopy', 'strip']) {
+    try {
+      execFileSync(tool, ['--strip-debug', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  return false;
+}
