@@ -64,6 +64,13 @@ matrix: install
 binary: install
 	node build/build-binary.ts
 
+## image: the container image (deploy/container/Containerfile) FROM scratch around dist/gateway, tagged gateway:<version> (IMAGE=name:tag to change)
+.PHONY: image
+IMAGE ?= gateway:$(shell node -p 'require("./package.json").version' 2>/dev/null)
+image: binary
+	node build/container-context.ts
+	podman build --format docker -f deploy/container/Containerfile -t $(IMAGE) dist/container-context
+
 ## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
 bench: install
 	node bench/run.ts

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// gateway [--config <file>] | --validate <file> | --version
+// gateway [--config <file>] | --validate <file> | --healthcheck <url> | --version
 import { parseArgs } from 'node:util';
 import { startGateway } from './app/start-gateway.ts';
 import { ConfigError } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
+import { probeHealth } from './healthcheck.ts';
 import { createLogger } from './observability/logger.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `usage: gateway [--config <file>]      serve (default ./config.yaml, else the embedded demo config)
        gateway --validate <file>      check a configuration and exit
+       gateway --healthcheck <url>    exit 0 if the URL answers 2xx (a container HEALTHCHECK without curl)
        gateway --version`;
 
 /** Exit codes of a stop (README, "Limits and shutdown"); 2 is an invalid configuration. */
@@ -19,10 +21,11 @@ const EXIT_AT_ONCE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIG
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { config: { type: 'string' }, validate: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' } },
+    options: { config: { type: 'string' }, validate: { type: 'string' }, healthcheck: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' } },
   });
   if (values.help === true) return console.log(USAGE), 0;
   if (values.version === true) return console.log(SERVER_VERSION), 0;
+  if (values.healthcheck !== undefined) return probeHealth(values.healthcheck);
   if (values.validate !== undefined) {
     const config = loadConfigFile(values.validate);
     console.log(`${values.validate}: OK (${config.models.size} models, ${config.pools.size} pools, ${config.configVersion})`);

@@ -2,19 +2,16 @@
 // from a directory of its own, with Node's permission model letting it read nothing but that
 // directory, so any read of the checkout (code, node_modules, catalog, spec, package.json) fails.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureGatewayBinary, GATEWAY_BINARY as BINARY } from '../support/gateway-binary.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const NODE = join(ROOT, 'node_modules/.bin/node');
-const BINARY = join(ROOT, 'dist/gateway');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
-/** What the executable is made of: when any of it is newer than dist/gateway, the test rebuilds it. */
-const SOURCES = ['server', 'generated', 'build', 'catalog/providers.yaml', 'spec/openapi.json', 'package.json', 'package-lock.json'];
 /** Generous: CI machines are noisy. The target, and what is printed, is < 500 ms. */
 const STARTUP_BOUND_MS = 3000;
 
@@ -33,36 +30,18 @@ let dir: string; // the operator's directory: the only one the executable may re
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  if (isStale()) {
-    const { stdout } = await promisify(execFile)(NODE, [join(ROOT, 'build/build-binary.ts')], { cwd: ROOT, timeout: 110_000 });
-    console.log(stdout.trimEnd());
-  }
+  const built = await ensureGatewayBinary(); // rebuilt when older than its sources
+  if (built !== '') console.log(built);
   dir = mkdtempSync(join(tmpdir(), 'gateway-binary-'));
   writeFileSync(join(dir, 'config.yaml'), DEMO_CONFIG);
   // No PATH, no NODE_PATH, a HOME of its own; reads outside `dir` are refused. Worker threads are
   // allowed: the data plane runs one per core, from the worker bundle inside the executable.
   env = { PATH: '', HOME: dir, NODE_OPTIONS: `--permission --allow-fs-read=${dir} --allow-worker --disable-warning=PERM0006` };
-}, 120_000);
+}, 160_000);
 
 afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
-
-function isStale(): boolean {
-  let built: number;
-  try {
-    built = statSync(BINARY).mtimeMs;
-  } catch {
-    return true;
-  }
-  return SOURCES.some((source) => newestMtime(join(ROOT, source)) > built);
-}
-
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path, { recursive: true, encoding: 'utf8' }).map((entry) => statSync(join(path, entry)).mtimeMs));
-}
 
 interface Run {
   code: number;
