@@ -58,6 +58,9 @@ async function main(): Promise<number> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `systemctl reload` (ExecReload in deploy/systemd/gateway.service) sends SIGHUP, whose default
+  // action would end the process: it is answered, and changes nothing yet.
+  process.on('SIGHUP', () => log.info({ signal: 'SIGHUP' }, 'SIGHUP: nothing is re-read while serving; restart to apply a new configuration'));
   await starting;
   return -1; // keep serving
 }
