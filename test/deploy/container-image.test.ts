@@ -42,9 +42,11 @@ describe.skipIf(podmanMissing)('the container image (deploy/container/Containerf
   let config: ImageConfig;
   let healthcheck: Healthcheck | undefined;
   const image = `localhost/gateway-test:${process.pid}`;
+  /** Why podman cannot run a container on this machine; undefined when it can. */
+  let engineRefusal: string | undefined;
   // A storage of the test's own (vfs: no overlay mounts needed), so the machine's images are untouched.
-  const podman = (args: string[]) =>
-    run('podman', ['--root', join(work, 'storage'), '--runroot', join(work, 'run'), '--storage-driver', 'vfs', '--cgroup-manager', 'cgroupfs', '--events-backend', 'file', ...args], { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
+  const storage = () => ['--root', join(work, 'storage'), '--runroot', join(work, 'run'), '--storage-driver', 'vfs', '--cgroup-manager', 'cgroupfs', '--events-backend', 'file'];
+  const podman = (args: string[]) => run('podman', [...storage(), ...args], { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
 
   beforeAll(async () => {
     const built = await ensureGatewayBinary();
@@ -64,6 +66,15 @@ describe.skipIf(podmanMissing)('the container image (deploy/container/Containerf
     mkdirSync(rootfs);
     await run('tar', ['-x', '--same-owner', '-p', '-f', archive, '-C', rootfs]);
     rmSync(archive);
+
+    // Can this machine run a container? The entrypoint's --version, with nothing else asked of the engine.
+    const tried = await exitOf(podman(['run', '--rm', '--network', 'none', '--no-healthcheck', image, '--version']));
+    if (tried.code !== 0) {
+      // Refused by the engine (no user namespaces, cgroups, rlimits), not the gateway failing inside it.
+      expect(tried.stderr).toMatch(/OCI|crun|runc|cgroup|namespace|setrlimit|permission/i);
+      engineRefusal = tried.stderr.trim().split('\n').at(-1);
+      console.log(`podman cannot run containers here (${engineRefusal}): the entrypoint runs in the exported image under chroot`);
+    }
   }, 300_000);
 
   afterAll(() => {
@@ -99,9 +110,35 @@ describe.skipIf(podmanMissing)('the container image (deploy/container/Containerf
     expect(statSync(join(rootfs, 'tmp')).mode & 0o7777).toBe(0o1777);
   });
 
-  it("its entrypoint serves from the image alone, as the image's user, passes its health check and stops on SIGTERM", async () => {
-    // What an operator mounts at /etc/gateway/config.yaml: the demo upstream, the store in the
-    // state directory, ports the kernel picks (tests run side by side).
+  it("without a config mounted, its entrypoint serves the embedded demo on 8080 and passes the HEALTHCHECK as written", async () => {
+    // In a network namespace of its own (as a container has), so port 8080 is its own.
+    const gateway = await startEntrypoint(undefined);
+    try {
+      expect(gateway.started).toMatchObject({ source: '(embedded default)', dataUrl: 'http://127.0.0.1:8080' });
+      // Bound on every interface (0.0.0.0:8080, listening), or a published port would reach nothing.
+      const sockets = readFileSync(`/proc/${gateway.pid}/net/tcp`, 'utf8').split('\n').map((line) => line.trim().split(/\s+/));
+      expect(sockets.some(([, local, , state]) => local === '00000000:1F90' && state === '0A')).toBe(true);
+      const probe = (healthcheck?.Test ?? []).slice(1);
+      expect(await gateway.exec(probe)).toEqual({ code: 0, stderr: '' });
+
+      // A client beside it, in its network namespace (a host tool: the image has no client in it).
+      const script = `const r = await fetch('http://127.0.0.1:8080/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'demo in the image' }] }) });
+console.log(JSON.stringify({ status: r.status, body: await r.json() }));`;
+      const answer = JSON.parse((await run('nsenter', [`--net=/proc/${gateway.pid}/ns/net`, NODE, '--input-type=module', '-e', script], { timeout: 20_000 })).stdout) as { status: number; body: { choices: { message: { content: string } }[] } };
+      expect(answer.status).toBe(200);
+      expect(answer.body.choices[0]?.message.content).toContain('demo in the image');
+
+      gateway.proc.kill('SIGTERM');
+      expect(await gateway.exited).toEqual({ code: 0, signal: null });
+      expect(gateway.stderr()).toBe('');
+    } finally {
+      if (gateway.proc.exitCode === null && gateway.proc.signalCode === null) gateway.proc.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it("with a config mounted at /etc/gateway/config.yaml, its entrypoint serves as the image's user, keeps its store in /var/lib/gateway and stops on SIGTERM", async () => {
+    // What an operator mounts: the demo upstream, the store in the state directory, ports the
+    // kernel picks (host network: the test's client reaches it directly).
     const configYaml = `listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
 log_level: info
@@ -115,11 +152,9 @@ models:
     try {
       expect(gateway.started.source).toBe('/etc/gateway/config.yaml'); // found through the image's WORKDIR
       const dataUrl = gateway.started.dataUrl as string;
-      if (gateway.pid !== undefined) {
-        const status = readFileSync(`/proc/${gateway.pid}/status`, 'utf8');
-        expect(status).toMatch(new RegExp(`^Uid:\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}$`, 'm'));
-        expect(status).toMatch(/^Groups:\s*$/m); // no supplementary groups: not root's
-      }
+      const status = readFileSync(`/proc/${gateway.pid}/status`, 'utf8');
+      expect(status).toMatch(new RegExp(`^Uid:\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}$`, 'm'));
+      expect(status).toMatch(/^Groups:\s*$/m); // no supplementary groups: not root's
 
       const chat = await fetch(`${dataUrl}/v1/chat/completions`, {
         method: 'POST',
@@ -132,17 +167,16 @@ models:
       expect(completion.choices[0]?.message.content).toContain('hello from the image');
 
       // The image's own HEALTHCHECK command, pointed at the port this run was given.
-      const probe = healthcheckCommand(`${dataUrl}/healthz`);
-      expect(await gateway.exec(probe)).toMatchObject({ code: 0 });
+      const probe = [...(healthcheck?.Test ?? []).slice(1, -1), `${dataUrl}/healthz`];
+      expect(await gateway.exec(probe)).toEqual({ code: 0, stderr: '' });
 
       gateway.proc.kill('SIGTERM');
       expect(await gateway.exited).toEqual({ code: 0, signal: null });
       expect(gateway.stderr()).toBe('');
-      const store = statSync(join(rootfs, 'var/lib/gateway/gateway.db'));
-      expect(store.uid).toBe(IMAGE_UID); // written by the gateway user, in the state directory
+      if (engineRefusal !== undefined) expect(statSync(join(rootfs, 'var/lib/gateway/gateway.db')).uid).toBe(IMAGE_UID); // the gateway user's, in the state directory
 
       // The same probe fails once nothing answers: the health check can tell.
-      const down = await gateway.exec(probe);
+      const down = await exitOf(run('unshare', [...inImage(), ...probe], { env: {}, timeout: 15_000 }));
       expect(down.code).toBe(1);
       expect(down.stderr).toContain('ECONNREFUSED');
     } finally {
@@ -150,48 +184,54 @@ models:
     }
   }, 60_000);
 
-  function healthcheckCommand(url: string): string[] {
-    const test = healthcheck?.Test ?? [];
-    expect(test[0]).toBe('CMD');
-    return [...test.slice(1, -1), url];
-  }
-
   interface Started {
     proc: ChildProcess;
-    /** The gateway's own pid on this machine (chroot), undefined inside a container engine. */
-    pid: number | undefined;
+    /** The gateway's pid on this machine. */
+    pid: number;
     started: Record<string, unknown>;
     exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
     stderr: () => string;
-    /** Runs a command the way the engine runs HEALTHCHECK: in the image, as its user. */
+    /** Runs a command the way the engine runs HEALTHCHECK: in the image, as its user, in its network. */
     exec: (command: string[]) => Promise<{ code: number; stderr: string }>;
   }
 
-  /** podman run when the machine allows it; otherwise the exported file system under chroot. */
-  async function startEntrypoint(configYaml: string): Promise<Started> {
-    const configFile = join(work, 'config.yaml');
-    writeFileSync(configFile, configYaml);
-    const name = `gateway-test-${process.pid}`;
-    const engine = await launch('podman', ['--root', join(work, 'storage'), '--runroot', join(work, 'run'), '--storage-driver', 'vfs', '--cgroup-manager', 'cgroupfs', '--events-backend', 'file',
-      'run', '--rm', '--name', name, '--network', 'host', '--read-only', '--cap-drop', 'all', '--security-opt', 'no-new-privileges', '--no-healthcheck',
-      '--volume', `${configFile}:/etc/gateway/config.yaml:ro`, image]);
-    if ('started' in engine) {
-      return { ...engine, pid: undefined, exec: (command) => exitOf(podman(['exec', name, ...command])) };
-    }
-    // The engine could not start a container at all (not the gateway failing inside one).
-    expect(engine.stderr).toMatch(/OCI|crun|runc|cgroup|namespace|setrlimit|permission/i);
-    console.log(`podman cannot run containers here (${engine.stderr.trim().split('\n').at(-1)}); running the entrypoint in the exported image under chroot`);
+  /** unshare's options that put a command in the exported image, as its user, in its working directory. */
+  function inImage(): string[] {
+    return ['--root', rootfs, '--wd', config.WorkingDir, '--setuid', String(IMAGE_UID), '--setgid', String(IMAGE_UID)];
+  }
 
-    writeFileSync(join(rootfs, 'etc/gateway/config.yaml'), configYaml); // where the mount would put it
-    const inImage = ['--root', rootfs, '--wd', config.WorkingDir, '--setuid', String(IMAGE_UID), '--setgid', String(IMAGE_UID)];
-    const chrooted = await launch('unshare', [...inImage, ...config.Entrypoint, ...(config.Cmd ?? [])]);
-    if (!('started' in chrooted)) throw new Error(`the entrypoint exited before serving: ${chrooted.stderr}`);
-    return { ...chrooted, pid: chrooted.proc.pid, exec: (command) => exitOf(run('unshare', [...inImage, ...command], { env: {}, timeout: 15_000 })) };
+  /**
+   * Runs the image's entrypoint with `configYaml` at /etc/gateway/config.yaml on the host's network,
+   * or, with none, in a network namespace of its own: by podman where it can run containers, else in
+   * the exported file system under chroot.
+   */
+  async function startEntrypoint(configYaml: string | undefined): Promise<Started> {
+    const entrypoint = [...config.Entrypoint, ...(config.Cmd ?? [])];
+    if (engineRefusal === undefined) {
+      const name = `gateway-test-${process.pid}-${configYaml === undefined ? 'demo' : 'mounted'}`;
+      const configFile = join(work, 'config.yaml');
+      if (configYaml !== undefined) writeFileSync(configFile, configYaml);
+      const launched = await launch('podman', [...storage(), 'run', '--rm', '--name', name, '--read-only', '--cap-drop', 'all', '--security-opt', 'no-new-privileges', '--no-healthcheck',
+        ...(configYaml === undefined ? ['--network', 'none'] : ['--network', 'host', '--volume', `${configFile}:/etc/gateway/config.yaml:ro`]), image]);
+      if (!('started' in launched)) throw new Error(`the container exited before serving: ${launched.stderr}`);
+      const pid = Number((await podman(['inspect', '--format', '{{.State.Pid}}', name])).stdout.trim());
+      return { ...launched, pid, exec: (command) => exitOf(podman(['exec', name, ...command])) };
+    }
+    const configPath = join(rootfs, 'etc/gateway/config.yaml'); // where the mount would put it
+    if (configYaml === undefined) rmSync(configPath, { force: true });
+    else writeFileSync(configPath, configYaml);
+    const launched = configYaml === undefined
+      ? await launch('unshare', ['--net', '--', 'sh', '-c', 'ip link set lo up && exec "$@"', 'sh', 'unshare', ...inImage(), ...entrypoint])
+      : await launch('unshare', [...inImage(), ...entrypoint]);
+    if (!('started' in launched)) throw new Error(`the entrypoint exited before serving: ${launched.stderr}`);
+    const pid = launched.proc.pid!;
+    const enter = configYaml === undefined ? ['nsenter', `--net=/proc/${pid}/ns/net`, '--', 'unshare'] : ['unshare'];
+    return { ...launched, pid, exec: (command) => exitOf(run(enter[0]!, [...enter.slice(1), ...inImage(), ...command], { env: {}, timeout: 15_000 })) };
   }
 
   /** Spawns with an empty environment and resolves at "gateway started", or with stderr at an early exit. */
   async function launch(command: string, args: string[]) {
-    const proc = spawn(command, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(command, args, { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
     let stderr = '';
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
