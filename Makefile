@@ -12,7 +12,7 @@ $(INSTALL_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-## system-packages: Debian packages the tests need (chromium, promtool), installed only when missing
+## system-packages: Debian packages the tests need (chromium, promtool, podman, systemd-analyze), installed only when missing
 system-packages:
 	bash scripts/system-packages.sh
 
