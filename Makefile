@@ -66,10 +66,11 @@ binary: install
 
 ## image: the container image (deploy/container/Containerfile) FROM scratch around dist/gateway, tagged gateway:<version> (IMAGE=name:tag to change)
 .PHONY: image
-IMAGE ?= gateway:$(shell node -p 'require("./package.json").version' 2>/dev/null)
+IMAGE_VERSION := $(shell node -p 'require("./package.json").version' 2>/dev/null)
+IMAGE ?= gateway:$(IMAGE_VERSION)
 image: binary
 	node build/container-context.ts
-	podman build --format docker -f deploy/container/Containerfile -t $(IMAGE) dist/container-context
+	podman build --format docker --build-arg VERSION=$(IMAGE_VERSION) -f deploy/container/Containerfile -t $(IMAGE) dist/container-context
 
 ## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
 bench: install

@@ -16,6 +16,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const CONTAINERFILE = join(ROOT, 'deploy/container/Containerfile');
 const IMAGE_UID = 10001;
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const run = promisify(execFile);
 
 const podmanMissing = spawnSync('podman', ['--version']).error !== undefined;
@@ -28,6 +29,7 @@ interface ImageConfig {
   Cmd?: string[] | null;
   ExposedPorts: Record<string, object>;
   StopSignal?: string;
+  Labels: Record<string, string>;
 }
 /** podman reports HEALTHCHECK beside Config, durations in nanoseconds. */
 interface Healthcheck {
@@ -53,7 +55,7 @@ describe.skipIf(podmanMissing)('the container image (deploy/container/Containerf
     if (built !== '') console.log(built);
     work = mkdtempSync(join(tmpdir(), 'gateway-image-'));
     await run(NODE, [join(ROOT, 'build/container-context.ts'), join(work, 'context')], { cwd: ROOT });
-    await podman(['build', '--quiet', '--format', 'docker', '--file', CONTAINERFILE, '--tag', image, join(work, 'context')]);
+    await podman(['build', '--quiet', '--format', 'docker', '--build-arg', `VERSION=${PACKAGE.version}`, '--file', CONTAINERFILE, '--tag', image, join(work, 'context')]);
     const inspected = (JSON.parse((await podman(['image', 'inspect', image])).stdout) as { Config: ImageConfig; Healthcheck?: Healthcheck }[])[0]!;
     config = inspected.Config;
     healthcheck = inspected.Healthcheck;
@@ -90,6 +92,7 @@ describe.skipIf(podmanMissing)('the container image (deploy/container/Containerf
     expect(healthcheck?.Test).toEqual(['CMD', '/usr/local/bin/gateway', '--healthcheck', 'http://127.0.0.1:8080/healthz']);
     expect(healthcheck?.Timeout).toBeGreaterThan(3e9); // above the probe's own 3 s limit, so its reason reaches the log
     expect(config.StopSignal).toBe('SIGTERM');
+    expect(config.Labels['org.opencontainers.image.version']).toBe(PACKAGE.version);
     const passwd = readFileSync(join(rootfs, 'etc/passwd'), 'utf8');
     expect(passwd).toMatch(new RegExp(`^gateway:x:${IMAGE_UID}:${IMAGE_UID}:[^:]*:/var/lib/gateway:/sbin/nologin$`, 'm'));
   });
