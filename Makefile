@@ -12,7 +12,7 @@ $(INSTALL_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-## system-packages: Debian packages the tests need (chromium, promtool), installed only when missing
+## system-packages: Debian packages the tests need (chromium, promtool, podman, systemd-analyze), installed only when missing
 system-packages:
 	bash scripts/system-packages.sh
 
@@ -72,6 +72,14 @@ cli-binary: install
 ## cli-package: dist/gateway-admin-cli-<version>.tgz, the admin CLI as an npm package (JavaScript, no dependencies, Node >= 20): npm install -g <file>
 cli-package: install
 	mkdir -p dist && cd cli && npm pack --pack-destination ../dist
+
+## image: the container image (deploy/container/Containerfile) FROM scratch around dist/gateway, tagged gateway:<version> (IMAGE=name:tag to change)
+.PHONY: image
+IMAGE_VERSION := $(shell node -p 'require("./package.json").version' 2>/dev/null)
+IMAGE ?= gateway:$(IMAGE_VERSION)
+image: binary
+	node build/container-context.ts
+	podman build --format docker --build-arg VERSION=$(IMAGE_VERSION) -f deploy/container/Containerfile -t $(IMAGE) dist/container-context
 
 ## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
 bench: install

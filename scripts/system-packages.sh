@@ -6,6 +6,9 @@ set -euo pipefail
 PACKAGES=(
   chromium   # headless browser for the sign-in page test (test/auth/sign-in-browser.test.ts)
   prometheus # promtool: checks the /metrics exposition in test/observability
+  podman     # builds deploy/container/Containerfile in test/deploy/container-image.test.ts
+  ca-certificates # the CA bundle the container image carries (build/container-context.ts)
+  systemd    # systemd-analyze verify/security for deploy/systemd/gateway.service (test/deploy)
 )
 
 missing=()

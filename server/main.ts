@@ -1,17 +1,19 @@
 #!/usr/bin/env node
-// gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>] | --validate <file> | --version
+// gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>] | --validate <file> | --healthcheck <url> | --version
 import { parseArgs } from 'node:util';
 import { startGateway } from './app/start-gateway.ts';
 import { StartError } from './app/start-error.ts';
 import { ConfigError } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
 import { listenOverrides } from './config/listen-overrides.ts';
+import { probeHealth } from './healthcheck.ts';
 import { createLogger } from './observability/logger.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `usage: gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>]
                                       serve (default ./config.yaml, else the embedded demo config)
        gateway --validate <file>      check a configuration and exit
+       gateway --healthcheck <url>    exit 0 if the URL answers 2xx (a container HEALTHCHECK without curl)
        gateway --version
 environment: GATEWAY_CONFIG, GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN (a flag wins over its variable,
              both over the file)`;
@@ -25,13 +27,14 @@ const EXIT_AT_ONCE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIG
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
-      config: { type: 'string' }, validate: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' },
+      config: { type: 'string' }, validate: { type: 'string' }, healthcheck: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' },
       listen: { type: 'string' }, 'admin-listen': { type: 'string' },
     },
   });
   const overrides = listenOverrides({ listen: values.listen, adminListen: values['admin-listen'] }, process.env);
   if (values.help === true) return console.log(USAGE), 0;
   if (values.version === true) return console.log(SERVER_VERSION), 0;
+  if (values.healthcheck !== undefined) return probeHealth(values.healthcheck);
   if (values.validate !== undefined) {
     const config = loadConfigFile(values.validate, { overrides });
     console.log(`${values.validate}: OK (${config.models.size} models, ${config.pools.size} pools, ${config.configVersion})`);
@@ -65,6 +68,9 @@ async function main(): Promise<number> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `systemctl reload` (ExecReload in deploy/systemd/gateway.service) sends SIGHUP, whose default
+  // action would end the process: it is answered, and changes nothing yet.
+  process.on('SIGHUP', () => log.info({ signal: 'SIGHUP' }, 'SIGHUP: nothing is re-read while serving; restart to apply a new configuration'));
   await starting;
   return -1; // keep serving
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BUILD_TIMEOUT_MS, ensureBuilt } from './build-executables.ts';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build-executables.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BINARY = join(ROOT, 'dist/gateway');

@@ -11,7 +11,7 @@ import { startGateway, type RunningGateway } from '../../server/app/start-gatewa
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { makeTlsFixtures } from '../support/tls-fixtures.ts';
-import { BUILD_TIMEOUT_MS, ensureBuilt } from './build-executables.ts';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build-executables.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -1,4 +1,4 @@
-// Builds dist/gateway and dist/gateway-admin for the tests that run them, once per test run: only
+// Builds dist/gateway and dist/gateway-admin for the tests that run them (test/binary, test/deploy), once per test run: only
 // an executable older than one of its sources is rebuilt, and a lock directory makes test files
 // running at the same time wait for one build instead of starting their own.
 import { execFile } from 'node:child_process';
