@@ -15,7 +15,7 @@ const { values } = parseArgs({ options: { dist: { type: 'string', default: join(
 const dist = values.dist!;
 
 /** The executables a release holds: the admin CLI's too once its build exists (build/build-cli.ts). */
-export const executables = ['gateway', ...(existsSync(join(ROOT, 'build/build-cli.ts')) ? ['gateway-admin'] : [])];
+const executables = ['gateway', ...(existsSync(join(ROOT, 'build/build-cli.ts')) ? ['gateway-admin'] : [])];
 
 const missing = executables.filter((name) => !existsSync(join(dist, name)) || (statSync(join(dist, name)).mode & 0o111) === 0);
 if (missing.length > 0) {

@@ -3,7 +3,7 @@
 // context, a PodDisruptionBudget, credentials only by Secret reference, config.yaml from the
 // ConfigMap (and accepted by the gateway's own loader), the one-replica rule of the embedded store.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,8 +14,7 @@ import { ensureHelm, HELM_INSTALL_TIMEOUT_MS } from '../support/helm.ts';
 
 const CHART = new URL('../../deploy/helm/gateway', import.meta.url).pathname;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Manifest = Record<string, any>;
+type Manifest = Record<string, any>; // rendered Kubernetes objects, read loosely
 
 let helm: string | undefined;
 let skipReason = '';
@@ -223,5 +222,21 @@ describe('helm chart', () => {
     expect(container(manifests).readinessProbe.httpGet.scheme).toBe('HTTPS');
     expect(container(manifests).livenessProbe.httpGet.scheme).toBe('HTTPS');
     expect(await renderError(ctx, { configFile: '- not\n- a mapping\n' })).toMatch(/configFile is not a YAML mapping/);
+  });
+});
+
+describe('helm chart, as README.md ("Kubernetes") installs it', () => {
+  it('renders the README\'s my-values.yaml into a config the gateway accepts, secrets by reference', async (ctx) => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const block = /```yaml\n# my-values\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, 'README.md has the my-values.yaml example').toBeDefined();
+    const manifests = await renderOk(ctx, parse(block!) as object);
+    const text = one(manifests, 'ConfigMap').data['config.yaml'] as string;
+    const env = Object.fromEntries(container(manifests).env.map((e: Manifest) => [e.name, `stand-in for ${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`]));
+    expect(Object.keys(env).sort()).toEqual(['ANTHROPIC_API_KEY', 'GATEWAY_GOVERNANCE_SECRET', 'OPENAI_API_KEY']);
+    const loaded = loadConfigText(text, 'config.yaml', '/etc/gateway', { env });
+    expect([...loaded.models.keys()].sort()).toEqual(['claude', 'gpt']); // the demo model is only for an install with no config
+    expect(text).not.toContain('stand-in');
+    expect(one(manifests, 'PersistentVolumeClaim').spec.resources.requests.storage).toBe('5Gi');
   });
 });

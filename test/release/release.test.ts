@@ -17,8 +17,7 @@ const EXECUTABLES = ['gateway', ...(existsSync(join(ROOT, 'build/build-cli.ts'))
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean; integrity?: string; link?: boolean }> };
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+type Json = Record<string, any>; // the SBOM, read loosely
 let dist: string;
 let bom: Json;
 let output: string;

@@ -56,8 +56,11 @@ store only) and admin_tls (the mounted Secret, when exposed). Rendered as YAML.
 {{- if hasKey $cfg "Error" -}}
 {{- fail (printf "configFile is not a YAML mapping: %s" (get $cfg "Error")) -}}
 {{- end -}}
+{{- else if .Values.config -}}
+{{- $cfg = deepCopy .Values.config -}}
 {{- else -}}
-{{- $cfg = deepCopy (default dict .Values.config) -}}
+{{- /* Nothing given: a demo that starts without credentials (values.yaml says so). */ -}}
+{{- $cfg = dict "models" (dict "demo" (dict "provider" "demo" "model" "demo-echo")) "governance" "on" -}}
 {{- end -}}
 {{- $_ := set $cfg "listen" (printf "0.0.0.0:%s" (include "gateway.dataPort" .)) -}}
 {{- if .Values.admin.expose -}}
