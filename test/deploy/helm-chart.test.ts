@@ -225,6 +225,23 @@ describe('helm chart', () => {
   });
 });
 
+describe('helm chart, data-plane TLS', () => {
+  it('mounts the tls Secret as the config\'s tls:, probes over HTTPS; with client certificates required, probes check the port', async (ctx) => {
+    const manifests = await renderOk(ctx, { tls: { secretName: 'gateway-tls' } });
+    expect(renderedConfig(manifests).tls).toEqual({ cert: '/etc/gateway-tls/data/tls.crt', key: '/etc/gateway-tls/data/tls.key' });
+    expect(container(manifests).volumeMounts).toContainEqual({ name: 'data-tls', mountPath: '/etc/gateway-tls/data', readOnly: true });
+    expect(one(manifests, 'Deployment').spec.template.spec.volumes).toContainEqual({ name: 'data-tls', secret: { secretName: 'gateway-tls', defaultMode: 0o440 } });
+    expect(container(manifests).readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http', scheme: 'HTTPS' });
+
+    const mtls = await renderOk(ctx, { tls: { secretName: 'gateway-tls', clientCa: true } });
+    expect(renderedConfig(mtls).tls.client_ca).toBe('/etc/gateway-tls/data/ca.crt');
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+      expect(container(mtls)[probe].tcpSocket, probe).toEqual({ port: 'http' });
+      expect(container(mtls)[probe].httpGet, probe).toBeUndefined();
+    }
+  });
+});
+
 describe('helm chart, as README.md ("Kubernetes") installs it', () => {
   it('renders the README\'s my-values.yaml into a config the gateway accepts, secrets by reference', async (ctx) => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -15,6 +15,8 @@ const CLIENTS = ['go', 'ts', 'py'] as const;
 let dir: string;
 let clone: string;
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+/** `git tag -a` needs a tagger; CI's machine may have no git identity configured. */
+const makeEnv = { ...process.env, GIT_COMMITTER_NAME: 'release test', GIT_COMMITTER_EMAIL: 'release-test@localhost' };
 const versionOf = (client: string) => readFileSync(join(clone, `clients-${client}/VERSION`), 'utf8').trim();
 
 beforeAll(() => {
@@ -34,7 +36,7 @@ describe('client release flow on a fresh clone', () => {
 
   it.each(CLIENTS)('make release-client CLIENT=%s tags clients-<client>/vX.Y.Z from VERSION, and the tag pushes', (client) => {
     const tag = `clients-${client}/v${versionOf(client)}`;
-    const out = execFileSync('make', ['--no-print-directory', 'release-client', `CLIENT=${client}`], { cwd: clone, encoding: 'utf8' });
+    const out = execFileSync('make', ['--no-print-directory', 'release-client', `CLIENT=${client}`], { cwd: clone, encoding: 'utf8', env: makeEnv });
     expect(out).toContain(`tagged ${tag} (push it with: git push origin ${tag})`);
     expect(git(clone, 'tag', '--list', tag).trim()).toBe(tag);
     git(clone, 'push', '--quiet', 'origin', tag);
@@ -42,7 +44,7 @@ describe('client release flow on a fresh clone', () => {
     // A second time is refused, not a moved tag.
     let refusal = '';
     try {
-      execFileSync('make', ['--no-print-directory', 'release-client', `CLIENT=${client}`], { cwd: clone, encoding: 'utf8', stdio: 'pipe' });
+      execFileSync('make', ['--no-print-directory', 'release-client', `CLIENT=${client}`], { cwd: clone, encoding: 'utf8', stdio: 'pipe', env: makeEnv });
     } catch (e) {
       refusal = String((e as { stdout?: string }).stdout);
     }

@@ -43,11 +43,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "gateway.dataPort" -}}8080{{- end -}}
 {{- define "gateway.dbPath" -}}/var/lib/gateway/gateway.db{{- end -}}
 {{- define "gateway.adminTlsDir" -}}/etc/gateway-tls/admin{{- end -}}
+{{- define "gateway.dataTlsDir" -}}/etc/gateway-tls/data{{- end -}}
 
 {{/*
 The operator's config (configFile text, else the config map) with the keys the chart owns set:
 listen (the container port), admin_listen (loopback unless exposed), db_path (the volume, embedded
-store only) and admin_tls (the mounted Secret, when exposed). Rendered as YAML.
+store only), admin_tls (the mounted Secret, when exposed) and tls (when tls.secretName is set). Rendered as YAML.
 */}}
 {{- define "gateway.config" -}}
 {{- $cfg := dict -}}
@@ -73,6 +74,14 @@ store only) and admin_tls (the mounted Secret, when exposed). Rendered as YAML.
 {{- $_ := set $cfg "admin_tls" $tls -}}
 {{- else -}}
 {{- $_ := set $cfg "admin_listen" (printf "127.0.0.1:%d" (int .Values.admin.port)) -}}
+{{- end -}}
+{{- if .Values.tls.secretName -}}
+{{- $dir := include "gateway.dataTlsDir" . -}}
+{{- $tls := dict "cert" (printf "%s/tls.crt" $dir) "key" (printf "%s/tls.key" $dir) -}}
+{{- if .Values.tls.clientCa -}}
+{{- $_ := set $tls "client_ca" (printf "%s/ca.crt" $dir) -}}
+{{- end -}}
+{{- $_ := set $cfg "tls" $tls -}}
 {{- end -}}
 {{- if eq .Values.store.mode "embedded" -}}
 {{- $_ := set $cfg "db_path" (include "gateway.dbPath" .) -}}
