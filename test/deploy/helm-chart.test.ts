@@ -70,6 +70,13 @@ const container = (manifests: Manifest[]): Manifest => one(manifests, 'Deploymen
 const renderedConfig = (manifests: Manifest[]): Manifest => parse(one(manifests, 'ConfigMap').data['config.yaml']) as Manifest;
 
 describe('helm chart', () => {
+  it('runs the gateway version of this checkout (appVersion is the default image tag)', async (ctx) => {
+    const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as Manifest;
+    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(chart.appVersion).toBe(version);
+    expect(container(await renderOk(ctx)).image).toBe(`gateway:${version}`);
+  });
+
   it('passes helm lint --strict', async (ctx) => {
     const { stdout } = await promisify(execFile)(needHelm(ctx), ['lint', '--strict', CHART], { timeout: 60_000 });
     expect(stdout).toContain('0 chart(s) failed');
