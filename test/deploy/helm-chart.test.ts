@@ -69,7 +69,7 @@ function one(manifests: Manifest[], kind: string): Manifest {
 const container = (manifests: Manifest[]): Manifest => one(manifests, 'Deployment').spec.template.spec.containers[0];
 const renderedConfig = (manifests: Manifest[]): Manifest => parse(one(manifests, 'ConfigMap').data['config.yaml']) as Manifest;
 
-describe('helm chart', () => {
+describe('helm chart', { timeout: 60_000 }, () => {
   it('runs the gateway version of this checkout (appVersion is the default image tag)', async (ctx) => {
     const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as Manifest;
     const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -232,7 +232,7 @@ describe('helm chart', () => {
   });
 });
 
-describe('helm chart, data-plane TLS', () => {
+describe('helm chart, data-plane TLS', { timeout: 60_000 }, () => {
   it('mounts the tls Secret as the config\'s tls:, probes over HTTPS; with client certificates required, probes check the port', async (ctx) => {
     const manifests = await renderOk(ctx, { tls: { secretName: 'gateway-tls' } });
     expect(renderedConfig(manifests).tls).toEqual({ cert: '/etc/gateway-tls/data/tls.crt', key: '/etc/gateway-tls/data/tls.key' });
@@ -249,7 +249,7 @@ describe('helm chart, data-plane TLS', () => {
   });
 });
 
-describe('helm chart, as README.md ("Kubernetes") installs it', () => {
+describe('helm chart, as README.md ("Kubernetes") installs it', { timeout: 60_000 }, () => {
   it('renders the README\'s my-values.yaml into a config the gateway accepts, secrets by reference', async (ctx) => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const block = /```yaml\n# my-values\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];

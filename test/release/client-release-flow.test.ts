@@ -29,7 +29,7 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('client release flow on a fresh clone', () => {
+describe('client release flow on a fresh clone', { timeout: 60_000 }, () => {
   it('starts from a clean tree (a release is refused otherwise)', () => {
     expect(git(clone, 'status', '--porcelain')).toBe('');
   });
