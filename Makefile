@@ -81,6 +81,13 @@ image: binary
 	node build/container-context.ts
 	podman build --format docker --build-arg VERSION=$(IMAGE_VERSION) -f deploy/container/Containerfile -t $(IMAGE) dist/container-context
 
+## release: the executables (dist/gateway, and dist/gateway-admin once build/build-cli.ts exists), dist/sbom.cdx.json (CycloneDX SBOM of the production dependencies and the Node runtime) and dist/SHA256SUMS (check with: cd dist && sha256sum -c SHA256SUMS)
+.PHONY: release
+release: install
+	node build/build-binary.ts
+	@if [ -f build/build-cli.ts ]; then echo "node build/build-cli.ts --executable"; node build/build-cli.ts --executable; fi
+	node build/release.ts
+
 ## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
 bench: install
 	node bench/run.ts
