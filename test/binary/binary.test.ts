@@ -13,8 +13,11 @@ import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build-executables.ts';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BINARY = join(ROOT, 'dist/gateway');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
-/** Generous: CI machines are noisy. The target, and what is printed, is < 500 ms. */
-const STARTUP_BOUND_MS = 3000;
+/**
+ * A guard against a start-up that hangs, not a performance check: beside the rest of the suite on
+ * two cores it took over 3 s. The target (< 500 ms) is printed here and measured by `make bench`.
+ */
+const STARTUP_BOUND_MS = 15_000;
 
 const DEMO_CONFIG = `listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
