@@ -104,6 +104,45 @@ func (e ModelListObject) Valid() bool {
 	}
 }
 
+// Defines values for NotReadyViewReason.
+const (
+	Draining         NotReadyViewReason = "draining"
+	Starting         NotReadyViewReason = "starting"
+	StoreUnreachable NotReadyViewReason = "store_unreachable"
+	WorkersDown      NotReadyViewReason = "workers_down"
+)
+
+// Valid indicates whether the value is a known member of the NotReadyViewReason enum.
+func (e NotReadyViewReason) Valid() bool {
+	switch e {
+	case Draining:
+		return true
+	case Starting:
+		return true
+	case StoreUnreachable:
+		return true
+	case WorkersDown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NotReadyViewStatus.
+const (
+	NotReady NotReadyViewStatus = "not_ready"
+)
+
+// Valid indicates whether the value is a known member of the NotReadyViewStatus enum.
+func (e NotReadyViewStatus) Valid() bool {
+	switch e {
+	case NotReady:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProtocolId.
 const (
 	Anthropic ProtocolId = "anthropic"
@@ -128,6 +167,21 @@ func (e ProtocolId) Valid() bool {
 	case Openai:
 		return true
 	case Responses:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadyViewStatus.
+const (
+	Ready ReadyViewStatus = "ready"
+)
+
+// Valid indicates whether the value is a known member of the ReadyViewStatus enum.
+func (e ReadyViewStatus) Valid() bool {
+	switch e {
+	case Ready:
 		return true
 	default:
 		return false
@@ -410,6 +464,19 @@ type ModelView struct {
 	UpstreamModel string `json:"upstream_model"`
 }
 
+// NotReadyView defines model for NotReadyView.
+type NotReadyView struct {
+	Message string             `json:"message"`
+	Reason  NotReadyViewReason `json:"reason"`
+	Status  NotReadyViewStatus `json:"status"`
+}
+
+// NotReadyViewReason defines model for NotReadyView.Reason.
+type NotReadyViewReason string
+
+// NotReadyViewStatus defines model for NotReadyView.Status.
+type NotReadyViewStatus string
+
 // PoolMemberView defines model for PoolMemberView.
 type PoolMemberView struct {
 	Model string `json:"model"`
@@ -438,6 +505,14 @@ type PoolView struct {
 
 // ProtocolId One of the six wire protocols
 type ProtocolId string
+
+// ReadyView defines model for ReadyView.
+type ReadyView struct {
+	Status ReadyViewStatus `json:"status"`
+}
+
+// ReadyViewStatus defines model for ReadyView.Status.
+type ReadyViewStatus string
 
 // RequestCounts defines model for RequestCounts.
 type RequestCounts struct {
@@ -748,6 +823,11 @@ type ClientInterface interface {
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetReadyz Data-plane readiness (no auth): 200 when it should be sent traffic, 503 while starting, draining after SIGTERM, with its governance store unreadable or a worker down
+	//
+	// Corresponds with GET /readyz (the `GetReadyz` operationId).
+	GetReadyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetStats A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
 	//
 	// Corresponds with GET /stats (the `GetStats` operationId).
@@ -956,6 +1036,21 @@ func (c *Client) GetHealthz(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMetricsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetReadyz Data-plane readiness (no auth): 200 when it should be sent traffic, 503 while starting, draining after SIGTERM, with its governance store unreadable or a worker down
+//
+// Corresponds with GET /readyz (the `GetReadyz` operationId).
+func (c *Client) GetReadyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetReadyzRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1333,6 +1428,33 @@ func NewGetMetricsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetReadyzRequest constructs an http.Request for the GetReadyz method
+func NewGetReadyzRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetStatsRequest constructs an http.Request for the GetStats method
 func NewGetStatsRequest(server string) (*http.Request, error) {
 	var err error
@@ -1525,6 +1647,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
+
+	// GetReadyzWithResponse Data-plane readiness (no auth): 200 when it should be sent traffic, 503 while starting, draining after SIGTERM, with its governance store unreadable or a worker down
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /readyz (the `GetReadyz` operationId).
+	GetReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadyzResponse, error)
 
 	// GetStatsWithResponse A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
 	//
@@ -2167,6 +2296,54 @@ func (r GetMetricsResponse) ContentType() string {
 	return ""
 }
 
+type GetReadyzResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReadyView
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *NotReadyView
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetReadyzResponse) GetJSON200() *ReadyView {
+	return r.JSON200
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetReadyzResponse) GetJSON503() *NotReadyView {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetReadyzResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetReadyzResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetReadyzResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetReadyzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2427,6 +2604,19 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetMetricsResponse(rsp)
+}
+
+// GetReadyzWithResponse Data-plane readiness (no auth): 200 when it should be sent traffic, 503 while starting, draining after SIGTERM, with its governance store unreadable or a worker down
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /readyz (the `GetReadyz` operationId).
+func (c *ClientWithResponses) GetReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadyzResponse, error) {
+	rsp, err := c.GetReadyz(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetReadyzResponse(rsp)
 }
 
 // GetStatsWithResponse A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
@@ -2908,6 +3098,39 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	response := &GetMetricsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetReadyzResponse parses an HTTP response from a GetReadyzWithResponse call
+func ParseGetReadyzResponse(rsp *http.Response) (*GetReadyzResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetReadyzResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReadyView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest NotReadyView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	return response, nil

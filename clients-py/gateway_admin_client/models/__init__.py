@@ -27,10 +27,15 @@ from .model_list import ModelList
 from .model_list_data_item import ModelListDataItem
 from .model_list_object import ModelListObject
 from .model_view import ModelView
+from .not_ready_view import NotReadyView
+from .not_ready_view_reason import NotReadyViewReason
+from .not_ready_view_status import NotReadyViewStatus
 from .pool_member_view import PoolMemberView
 from .pool_stats import PoolStats
 from .pool_view import PoolView
 from .protocol_id import ProtocolId
+from .ready_view import ReadyView
+from .ready_view_status import ReadyViewStatus
 from .request_counts import RequestCounts
 from .self_serve_key import SelfServeKey
 from .stats_view import StatsView
@@ -66,10 +71,15 @@ __all__ = (
     "ModelListDataItem",
     "ModelListObject",
     "ModelView",
+    "NotReadyView",
+    "NotReadyViewReason",
+    "NotReadyViewStatus",
     "PoolMemberView",
     "PoolStats",
     "PoolView",
     "ProtocolId",
+    "ReadyView",
+    "ReadyViewStatus",
     "RequestCounts",
     "SelfServeKey",
     "StatsView",

@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
+import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -108,6 +108,11 @@ export const getStats = <ThrowOnError extends boolean = false>(options?: Options
  * Data-plane liveness (served on the data plane, no auth)
  */
 export const getHealthz = <ThrowOnError extends boolean = false>(options?: Options<GetHealthzData, ThrowOnError>): RequestResult<GetHealthzResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetHealthzResponses, unknown, ThrowOnError>({ url: '/healthz', ...options });
+
+/**
+ * Data-plane readiness (no auth): 200 when it should be sent traffic, 503 while starting, draining after SIGTERM, with its governance store unreadable or a worker down
+ */
+export const getReadyz = <ThrowOnError extends boolean = false>(options?: Options<GetReadyzData, ThrowOnError>): RequestResult<GetReadyzResponses, GetReadyzErrors, ThrowOnError> => (options?.client ?? client).get<GetReadyzResponses, GetReadyzErrors, ThrowOnError>({ url: '/readyz', ...options });
 
 /**
  * Operator model and pool names, in the OpenAI list shape (the Anthropic shape when the request carries anthropic-version)

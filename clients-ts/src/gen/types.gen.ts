@@ -2,7 +2,7 @@
 // DO NOT EDIT: change the spec and run `make clients` (clients-ts/scripts/generate.sh).
 
 export type ClientOptions = {
-    baseUrl: 'http://127.0.0.1:8081' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | (string & {});
+    baseUrl: 'http://127.0.0.1:8081' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | 'http://127.0.0.1:8080' | (string & {});
 };
 
 export type ErrorView = {
@@ -172,6 +172,16 @@ export type ConfigVersionView = {
 
 export type HealthView = {
     status: 'ok';
+};
+
+export type ReadyView = {
+    status: 'ready';
+};
+
+export type NotReadyView = {
+    status: 'not_ready';
+    reason: 'starting' | 'draining' | 'store_unreachable' | 'workers_down';
+    message: string;
 };
 
 export type ModelList = {
@@ -787,6 +797,31 @@ export type GetHealthzResponses = {
 };
 
 export type GetHealthzResponse = GetHealthzResponses[keyof GetHealthzResponses];
+
+export type GetReadyzData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/readyz';
+};
+
+export type GetReadyzErrors = {
+    /**
+     * Not ready, and why
+     */
+    503: NotReadyView;
+};
+
+export type GetReadyzError = GetReadyzErrors[keyof GetReadyzErrors];
+
+export type GetReadyzResponses = {
+    /**
+     * Ready
+     */
+    200: ReadyView;
+};
+
+export type GetReadyzResponse = GetReadyzResponses[keyof GetReadyzResponses];
 
 export type GetV1ModelsData = {
     body?: never;
