@@ -215,12 +215,14 @@ describe('unauthenticated large bodies beside a legitimate client', () => {
         trials.push(await measure(attackers));
         if (trials.at(-1)!.attacked <= 2 * trials.at(-1)!.quiet) break;
       }
+      // The attack really ran: its senders kept being refused (slowly on a loaded machine, where
+      // a pass can come before many refusals have).
+      await expect.poll(() => refusedBodies, { timeout: 20_000, interval: 100 }).toBeGreaterThan(16);
     } finally {
       attackers.kill('SIGKILL');
     }
     console.log(`legitimate p99 (quiet / under attack): ${trials.map((t) => `${t.quiet.toFixed(1)} / ${t.attacked.toFixed(1)} ms`).join('; ')} (${refusedBodies} attacking requests refused)`);
-    expect(refusedBodies).toBeGreaterThan(16); // the attack really ran
     const last = trials.at(-1)!;
     expect(last.attacked).toBeLessThanOrEqual(2 * last.quiet);
-  }, 60_000);
+  }, 90_000);
 });

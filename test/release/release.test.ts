@@ -59,7 +59,7 @@ describe('make release', () => {
     const empty = mkdtempSync(join(tmpdir(), 'gateway-release-empty-'));
     try {
       const run = promisify(execFile)(NODE, [join(ROOT, 'build/release.ts'), '--dist', empty], { timeout: 60_000 });
-      await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/gateway missing or not executable: build first/) });
+      await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/missing or not executable: build first/) });
       expect(existsSync(join(empty, 'SHA256SUMS'))).toBe(false);
     } finally {
       rmSync(empty, { recursive: true, force: true });

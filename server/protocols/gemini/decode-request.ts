@@ -219,6 +219,8 @@ function decodeTools(tools: GeminiTool[], unmapped: UnmappedField[]): ToolDefini
 }
 
 function decodeDeclaration(declaration: GeminiFunctionDeclaration, path: string, unmapped: UnmappedField[]): ToolDefinition {
+  // The schema checks the camelCase name; members of a snake_case function_declarations are read unchecked.
+  if (typeof declaration !== 'object' || declaration === null || Array.isArray(declaration)) throw invalidField(path, 'must be a function declaration object');
   for (const key of ['response', 'responseJsonSchema'] as const) {
     if (isPresent(declaration[key])) unmapped.push({ path: `${path}.${key}`, value: declaration[key], disposition: 'warn', reason: 'function result schema' });
   }
