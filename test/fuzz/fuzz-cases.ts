@@ -2,6 +2,7 @@
 // operational GETs, unknown paths), a model (same-protocol lane, cross-protocol lane, a pool
 // mixing both, an unknown name), stream or not, then mutations of the body, headers, method and path.
 import { PROTOCOL_IDS, type ProtocolId } from '../../server/ir/index.ts';
+import { laneModel } from '../support/six-lane-gateway.ts';
 import { mutateBody, serialiseBody } from './mutate-body.ts';
 import { mutatedPathModel, mutateHeaders, ODD_METHODS, protocolHeaders, UNKNOWN_PATHS, type Headers } from './mutate-request.ts';
 import type { Prng } from './prng.ts';
@@ -25,7 +26,7 @@ export interface FuzzCase {
 }
 
 /** The gateway's model names the fuzz config defines (fuzz-gateway.ts). */
-export { laneModel } from '../support/six-lane-gateway.ts';
+export { laneModel };
 export const MIXED_POOL = 'mixed-pool';
 
 function chooseModel(protocol: ProtocolId, rng: Prng, notes: string[]): string {

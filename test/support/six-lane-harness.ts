@@ -2,14 +2,11 @@
 // `m-gemini`, `m-bedrock`, `m-cohere`), every provider pointed at one scriptable mock upstream.
 // Cross-protocol tests script the upstream's wire answer (built with the lane codec's own encoder,
 // see `upstreamStream`/`upstreamJson`) and read what the gateway sent it.
-import { EVENTSTREAM_HEADERS } from '../../server/framing/eventstream-frame.ts';
-import { SSE_HEADERS } from '../../server/framing/sse-format.ts';
-import { WireBatch } from '../../server/framing/wire-chunks.ts';
 import type { RunningGateway } from '../../server/app/start-gateway.ts';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
-import { codecFor } from '../../server/protocols/registry.ts';
 import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedReply } from './mock-upstream.ts';
 import { startSixLaneGateway } from './six-lane-gateway.ts';
+import { codecOf, encodeStream } from './six-protocol-server.ts';
 
 export { LANE_PROVIDER, laneModel, upstreamModelOf } from './six-lane-gateway.ts';
 
@@ -53,18 +50,11 @@ export async function startSixLaneHarness(options: SixLaneOptions = {}): Promise
 
 /** A lane's streamed answer in its real wire form, encoded by that protocol's own stream encoder. */
 export function upstreamStream(protocol: ProtocolId, events: readonly StreamEvent[]): ScriptedReply {
-  const codec = codecFor(protocol);
-  if (codec === undefined) throw new Error(`no codec for ${protocol}`);
-  const encoder = codec.createStreamEncoder({ streamUsage: true });
-  const batch = new WireBatch();
-  for (const event of events) batch.add(encoder.encode(event));
-  const body = batch.take();
-  return { headers: protocol === 'bedrock' ? { ...EVENTSTREAM_HEADERS } : { ...SSE_HEADERS }, events: [typeof body === 'string' ? body : Buffer.from(body)] };
+  const { headers, body } = encodeStream(protocol, events);
+  return { headers, events: [typeof body === 'string' ? body : Buffer.from(body)] };
 }
 
 /** A lane's non-stream answer in its real wire form. */
 export function upstreamJson(protocol: ProtocolId, response: ChatResponse): ScriptedReply {
-  const codec = codecFor(protocol);
-  if (codec === undefined) throw new Error(`no codec for ${protocol}`);
-  return { json: codec.encodeResponse(response, { streamUsage: true }).body };
+  return { json: codecOf(protocol).encodeResponse(response, { streamUsage: true }).body };
 }
