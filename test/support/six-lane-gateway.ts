@@ -9,16 +9,9 @@ import { startGateway, type RunningGateway } from '../../server/app/start-gatewa
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import { PROTOCOL_IDS, type ProtocolId } from '../../server/ir/index.ts';
 import { createLogger } from '../../server/observability/logger.ts';
+import { LANE_PROVIDER } from './protocol-routes.ts';
 
-/** Catalog provider per protocol, and the base-URL suffix its SDKs and paths expect. */
-export const LANE_PROVIDER: Record<ProtocolId, { readonly name: string; readonly suffix: string }> = {
-  openai: { name: 'openai', suffix: '/v1' },
-  responses: { name: 'openai-responses', suffix: '/v1' },
-  anthropic: { name: 'anthropic', suffix: '' },
-  gemini: { name: 'gemini', suffix: '' },
-  bedrock: { name: 'bedrock', suffix: '' },
-  cohere: { name: 'cohere', suffix: '' },
-};
+export { LANE_PROVIDER };
 
 export const laneModel = (protocol: ProtocolId) => `m-${protocol}`;
 export const upstreamModelOf = (protocol: ProtocolId) => `upstream-${protocol}`;

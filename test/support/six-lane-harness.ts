@@ -2,21 +2,15 @@
 // `m-gemini`, `m-bedrock`, `m-cohere`), every provider pointed at one scriptable mock upstream.
 // Cross-protocol tests script the upstream's wire answer (built with the lane codec's own encoder,
 // see `upstreamStream`/`upstreamJson`) and read what the gateway sent it.
-import type { RunningGateway } from '../../server/app/start-gateway.ts';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
-import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedReply } from './mock-upstream.ts';
+import { harnessOf, type Harness } from './gateway-harness.ts';
+import { startMockUpstream, type ScriptedReply } from './mock-upstream.ts';
 import { startSixLaneGateway } from './six-lane-gateway.ts';
 import { codecOf, encodeStream } from './six-protocol-server.ts';
 
 export { LANE_PROVIDER, laneModel, upstreamModelOf } from './six-lane-gateway.ts';
 
-export interface SixLaneHarness {
-  readonly gateway: RunningGateway;
-  readonly upstream: MockUpstream;
-  readonly url: string;
-  lastRequest(): RecordedRequest;
-  close(): Promise<void>;
-}
+export type SixLaneHarness = Harness;
 
 export interface SixLaneOptions {
   /** Extra top-level YAML for config.yaml (e.g. `media_fetch:`). */
@@ -32,20 +26,7 @@ export async function startSixLaneHarness(options: SixLaneOptions = {}): Promise
     ...(options.upstreamModels !== undefined && { upstreamModels: options.upstreamModels }),
     ...(options.extraYaml !== undefined && { extraYaml: [options.extraYaml] }),
   });
-  return {
-    gateway,
-    upstream,
-    url: gateway.dataUrl,
-    lastRequest() {
-      const last = upstream.requests[upstream.requests.length - 1];
-      if (last === undefined) throw new Error('the upstream received no request');
-      return last;
-    },
-    async close() {
-      await gateway.close();
-      await upstream.close();
-    },
-  };
+  return harnessOf(gateway, upstream);
 }
 
 /** A lane's streamed answer in its real wire form, encoded by that protocol's own stream encoder. */

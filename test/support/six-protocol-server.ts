@@ -10,16 +10,7 @@ import { WireBatch } from '../../server/framing/wire-chunks.ts';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
 import type { ProtocolCodec } from '../../server/protocols/codec.ts';
 import { codecFor } from '../../server/protocols/registry.ts';
-
-export function protocolOfPath(path: string): ProtocolId | undefined {
-  if (path.endsWith('/chat/completions')) return 'openai';
-  if (path.endsWith('/responses')) return 'responses';
-  if (path.endsWith('/v1/messages')) return 'anthropic';
-  if (/:(stream)?[gG]enerateContent/.test(path)) return 'gemini';
-  if (/\/converse(-stream)?$/.test(path)) return 'bedrock';
-  if (path.endsWith('/v2/chat')) return 'cohere';
-  return undefined;
-}
+import { protocolOfPath } from './protocol-routes.ts';
 
 /** One request to the mock: its protocol (from the path), the path with its query, and the body. */
 export interface ProtocolCall {
