@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_IDS, type ProtocolId } from '../server/ir/index.ts';
+import { LANE_PROVIDER } from '../test/support/protocol-routes.ts';
 
 /** The upstream model the mock is asked for at zero delay. */
 export const UPSTREAM_MODEL = 'bench-model';
@@ -16,16 +17,6 @@ export const PACED_EGRESS: readonly ProtocolId[] = ['openai', 'anthropic'];
 export const SOAK_POOL = 'soak-pool';
 /** How long the flaky lane may stay silent before the gateway fails over (a hang ends here). */
 export const SOAK_FIRST_BYTE_MS = 1000;
-
-/** Catalog provider per protocol and the base-URL suffix its requests are built on. */
-const PROVIDER: Record<ProtocolId, { name: string; suffix: string }> = {
-  openai: { name: 'openai', suffix: '/v1' },
-  responses: { name: 'openai-responses', suffix: '/v1' },
-  anthropic: { name: 'anthropic', suffix: '' },
-  gemini: { name: 'gemini', suffix: '' },
-  bedrock: { name: 'bedrock', suffix: '' },
-  cohere: { name: 'cohere', suffix: '' },
-};
 
 /** Credentials the gateway reads from its environment; none of them is real. */
 export const GATEWAY_ENV: Readonly<Record<string, string>> = {
@@ -47,7 +38,7 @@ export interface GatewayConfigOptions {
 /** Writes both files into `dir` and returns the config.yaml path. */
 export function writeGatewayConfig(options: GatewayConfigOptions): string {
   const { dir, mockUrl, paced } = options;
-  writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${PROVIDER[p].name}: { base_url: ${mockUrl}${PROVIDER[p].suffix} }`).join('\n') + '\n');
+  writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${LANE_PROVIDER[p].name}: { base_url: ${mockUrl}${LANE_PROVIDER[p].suffix} }`).join('\n') + '\n');
   // Priced, so governance on does the whole admission: price check, reservation, cost at settlement.
   const price = 'price: { input: 1, output: 2 }';
   const lines = [
@@ -56,10 +47,10 @@ export function writeGatewayConfig(options: GatewayConfigOptions): string {
     ...(options.governance ? ['db_path: ./gateway.db', 'governance: on'] : []),
     'providers:',
     // Bedrock signs with the AWS credentials of the environment (GATEWAY_ENV).
-    ...PROTOCOL_IDS.filter((p) => p !== 'bedrock').map((p) => `  ${PROVIDER[p].name}: { api_key: { env: BENCH_UPSTREAM_KEY } }`),
+    ...PROTOCOL_IDS.filter((p) => p !== 'bedrock').map((p) => `  ${LANE_PROVIDER[p].name}: { api_key: { env: BENCH_UPSTREAM_KEY } }`),
     'models:',
-    ...PROTOCOL_IDS.map((p) => `  ${gatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${UPSTREAM_MODEL}, ${price} }`),
-    ...PACED_EGRESS.map((p) => `  ${pacedGatewayModel(p)}: { provider: ${PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`),
+    ...PROTOCOL_IDS.map((p) => `  ${gatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${UPSTREAM_MODEL}, ${price} }`),
+    ...PACED_EGRESS.map((p) => `  ${pacedGatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`),
     // The soak (soak.ts): the mock fails soakFailPercent of the flaky lane's requests.
     `  soak-flaky: { provider: openai, model: flaky-${options.soakFailPercent ?? 30}, ${price}, timeouts: { first_byte_ms: ${SOAK_FIRST_BYTE_MS} } }`,
     `  soak-steady: { provider: anthropic, model: ${UPSTREAM_MODEL}, ${price} }`,

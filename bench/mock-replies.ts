@@ -15,16 +15,6 @@ const ZERO_DELAY_PIECES = Array.from({ length: 20 }, (_, i) => `${i === 0 ? '' :
 export const chunkMarker = (i: number) => `#c${i}#`;
 export const CHUNK_MARKER_PATTERN = /#c(\d+)#/g;
 
-export function protocolOfPath(path: string): ProtocolId | undefined {
-  if (path.endsWith('/chat/completions')) return 'openai';
-  if (path.endsWith('/responses')) return 'responses';
-  if (path.endsWith('/v1/messages')) return 'anthropic';
-  if (/:(stream)?[gG]enerateContent$/.test(path)) return 'gemini';
-  if (/\/converse(-stream)?$/.test(path)) return 'bedrock';
-  if (path.endsWith('/v2/chat')) return 'cohere';
-  return undefined;
-}
-
 function reply(pieces: readonly string[]): ChatResponse {
   return {
     id: 'resp_bench', model: 'bench-model',

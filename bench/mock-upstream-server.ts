@@ -6,8 +6,9 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WireChunk } from '../server/protocols/codec.ts';
+import { protocolOfPath } from '../test/support/protocol-routes.ts';
 import { drawFault, serveFault } from './mock-faults.ts';
-import { MockReplies, protocolOfPath } from './mock-replies.ts';
+import { MockReplies } from './mock-replies.ts';
 
 const PACE_PATTERN = /paced-(\d{1,4})x(\d{1,5})/;
 const replies = new MockReplies();

@@ -49,18 +49,42 @@ class ByteMask implements ClientStreamMask {
   }
 }
 
-class SseMask implements ClientStreamMask {
-  private partial: Buffer | undefined;
-  private readonly guard: DeltaSplitGuard<undefined>;
-  private readonly mask: CredentialMask;
+/**
+ * What the SSE and event-stream masks share: whole units (events, frames) go through a
+ * `DeltaSplitGuard`, and an incomplete unit at the end of a read waits for the next one.
+ */
+abstract class UnitMask<C> implements ClientStreamMask {
+  protected partial: Buffer | undefined;
+  protected readonly guard: DeltaSplitGuard<C>;
+  protected readonly mask: CredentialMask;
 
   constructor(mask: CredentialMask) {
     this.mask = mask;
     this.guard = new DeltaSplitGuard(mask);
   }
 
+  abstract push(chunk: Buffer): Buffer;
+  abstract end(): Buffer;
+
+  /** This read after what the last one left incomplete. */
+  protected joined(chunk: Buffer): Buffer {
+    return this.partial === undefined ? chunk : Buffer.concat([this.partial, chunk]);
+  }
+
+  /**
+   * Keeps `bytes` from `start` (an incomplete unit) for the next read and returns what goes out:
+   * `bytes` up to `start` as they came when no unit changed (`out` undefined), else `out` joined.
+   */
+  protected settle(bytes: Buffer, start: number, out: Buffer[] | undefined): Buffer {
+    this.partial = start === bytes.length ? undefined : Buffer.from(bytes.subarray(start));
+    if (out === undefined) return start === bytes.length ? bytes : bytes.subarray(0, start);
+    return Buffer.concat(out);
+  }
+}
+
+class SseMask extends UnitMask<undefined> {
   push(chunk: Buffer): Buffer {
-    const bytes = this.partial === undefined ? chunk : Buffer.concat([this.partial, chunk]);
+    const bytes = this.joined(chunk);
     // The usual chunk: whole events, no secret, no delta ending like one begins; native searches
     // on one latin-1 string decide it, and it goes out as it came.
     const text = bytes.toString('latin1');
@@ -82,9 +106,7 @@ class SseMask implements ClientStreamMask {
       }
       start = end;
     }
-    this.partial = start === bytes.length ? undefined : Buffer.from(bytes.subarray(start));
-    if (out === undefined) return start === bytes.length ? bytes : bytes.subarray(0, start);
-    return Buffer.concat(out);
+    return this.settle(bytes, start, out);
   }
 
   end(): Buffer {
@@ -117,18 +139,9 @@ function eventEnd(bytes: Buffer, from: number): number {
 /** An event-stream frame's headers, to encode a changed payload again. */
 type FrameContext = Buffer;
 
-class EventStreamMask implements ClientStreamMask {
-  private partial: Buffer | undefined;
-  private readonly guard: DeltaSplitGuard<FrameContext>;
-  private readonly mask: CredentialMask;
-
-  constructor(mask: CredentialMask) {
-    this.mask = mask;
-    this.guard = new DeltaSplitGuard(mask);
-  }
-
+class EventStreamMask extends UnitMask<FrameContext> {
   push(chunk: Buffer): Buffer {
-    const bytes = this.partial === undefined ? chunk : Buffer.concat([this.partial, chunk]);
+    const bytes = this.joined(chunk);
     const careful = !this.guard.idle || this.mask.mayHold(bytes.toString('latin1'));
     let out: Buffer[] | undefined;
     let start = 0;
@@ -144,9 +157,7 @@ class EventStreamMask implements ClientStreamMask {
       }
       start += total;
     }
-    this.partial = start === bytes.length ? undefined : Buffer.from(bytes.subarray(start));
-    if (out === undefined) return start === bytes.length ? bytes : bytes.subarray(0, start);
-    return Buffer.concat(out);
+    return this.settle(bytes, start, out);
   }
 
   end(): Buffer {

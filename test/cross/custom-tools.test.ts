@@ -2,9 +2,10 @@
 // as a function with one string argument, `input`, and handed back to the Responses client as
 // custom_tool_call items (stream and not); custom_tool_call_output becomes the lane's tool result.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
-import { startSixLaneHarness, upstreamJson, upstreamStream, type SixLaneHarness } from '../support/six-lane-harness.ts';
+import { upstreamJson, upstreamStream } from '../support/six-lane-harness.ts';
+import { useSixLaneHarness } from '../support/six-lane-suite.ts';
 
 const PATCH = '*** Begin Patch\n*** Update File: a.txt\n@@\n-old "line"\n+new line\n*** End Patch\n';
 const ARGS = JSON.stringify({ input: PATCH });
@@ -34,16 +35,9 @@ function callStream(): StreamEvent[] {
   ];
 }
 
-let harness: SixLaneHarness;
-let openai: OpenAI;
+const lanes = useSixLaneHarness();
 
-beforeAll(async () => {
-  harness = await startSixLaneHarness();
-  openai = new OpenAI({ apiKey: 'k', baseURL: `${harness.url}/v1`, maxRetries: 0 });
-});
-afterAll(() => harness.close());
-
-const sent = () => harness.lastRequest().json as Record<string, unknown>;
+const { sent } = lanes;
 
 /** The lane's function declaration for the custom tool. */
 function declaredTool(lane: ProtocolId): { name: string; schema: { properties: Record<string, { type: string; description: string }>; required: string[] } } {
@@ -62,8 +56,8 @@ describe.each(['anthropic', 'gemini'] as const)('custom tools to a %s lane', (la
   const callId = lane === 'gemini' ? expect.stringMatching(/apply_patch/) : 'call_patch_1';
 
   it('the tool is a function with one string argument, input; the call comes back as custom_tool_call', async () => {
-    harness.upstream.enqueue(upstreamJson(lane, CALL_ANSWER));
-    const { data: response, response: raw } = await openai.responses.create({ model: `m-${lane}`, input: 'Fix a.txt', tools: TOOLS }).withResponse();
+    lanes.harness.upstream.enqueue(upstreamJson(lane, CALL_ANSWER));
+    const { data: response, response: raw } = await lanes.openai.responses.create({ model: `m-${lane}`, input: 'Fix a.txt', tools: TOOLS }).withResponse();
     const tool = declaredTool(lane);
     expect(Object.keys(tool.schema.properties)).toEqual(['input']);
     expect(tool.schema.properties.input?.type).toBe('string');
@@ -76,9 +70,9 @@ describe.each(['anthropic', 'gemini'] as const)('custom tools to a %s lane', (la
   });
 
   it('streamed: finalResponse has the custom_tool_call with the raw input', async () => {
-    harness.upstream.enqueue(upstreamStream(lane, callStream()));
+    lanes.harness.upstream.enqueue(upstreamStream(lane, callStream()));
     const events: string[] = [];
-    const stream = openai.responses.stream({ model: `m-${lane}`, input: 'Fix a.txt', tools: TOOLS });
+    const stream = lanes.openai.responses.stream({ model: `m-${lane}`, input: 'Fix a.txt', tools: TOOLS });
     stream.on('event', (event) => events.push(event.type));
     const final = await stream.finalResponse();
     expect(final.output).toEqual([expect.objectContaining({ type: 'custom_tool_call', call_id: callId, name: 'apply_patch', input: PATCH })]);
@@ -87,8 +81,8 @@ describe.each(['anthropic', 'gemini'] as const)('custom tools to a %s lane', (la
   });
 
   it('the next turn: custom_tool_call and its output become the lane\'s call and result', async () => {
-    harness.upstream.enqueue(upstreamJson(lane, { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }));
-    const out = await openai.responses.create({
+    lanes.harness.upstream.enqueue(upstreamJson(lane, { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }));
+    const out = await lanes.openai.responses.create({
       model: `m-${lane}`, tools: TOOLS,
       input: [
         { role: 'user', content: 'Fix a.txt' },
@@ -119,14 +113,14 @@ describe('custom tools on a Gemini 3 lane', () => {
   };
 
   it('the function-call signature rides in the custom_tool_call call_id and is back on the call next turn', async () => {
-    harness.upstream.enqueue(upstreamJson('gemini', signed));
-    const response = await openai.responses.create({ model: 'm-gemini', input: 'Fix a.txt', tools: TOOLS });
+    lanes.harness.upstream.enqueue(upstreamJson('gemini', signed));
+    const response = await lanes.openai.responses.create({ model: 'm-gemini', input: 'Fix a.txt', tools: TOOLS });
     const call = response.output.find((item) => item.type === 'custom_tool_call');
     expect(call).toMatchObject({ name: 'apply_patch', input: PATCH });
     expect(call!.call_id).not.toBe('call_patch_1'); // the carrier, not the plain id
 
-    harness.upstream.enqueue(upstreamJson('gemini', { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }));
-    await openai.responses.create({
+    lanes.harness.upstream.enqueue(upstreamJson('gemini', { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }));
+    await lanes.openai.responses.create({
       model: 'm-gemini', tools: TOOLS,
       input: [
         { role: 'user', content: 'Fix a.txt' },
@@ -140,10 +134,10 @@ describe('custom tools on a Gemini 3 lane', () => {
   });
 
   it('streamed: the custom_tool_call call_id carries the signature too', async () => {
-    harness.upstream.enqueue(upstreamStream('gemini', callStream().map((event) => (event.type === 'block_start' && event.block.type === 'tool_call'
+    lanes.harness.upstream.enqueue(upstreamStream('gemini', callStream().map((event) => (event.type === 'block_start' && event.block.type === 'tool_call'
       ? { ...event, block: { ...event.block, signature: { origin: 'gemini' as const, value: SIGNATURE } } }
       : event))));
-    const final = await openai.responses.stream({ model: 'm-gemini', input: 'Fix a.txt', tools: TOOLS }).finalResponse();
+    const final = await lanes.openai.responses.stream({ model: 'm-gemini', input: 'Fix a.txt', tools: TOOLS }).finalResponse();
     const call = final.output.find((item) => item.type === 'custom_tool_call');
     expect(call).toMatchObject({ name: 'apply_patch', input: PATCH });
     expect(call!.call_id).toContain(SIGNATURE.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''));

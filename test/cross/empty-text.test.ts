@@ -2,9 +2,10 @@
 // not reach Bedrock, Anthropic or Gemini as an empty text block or an empty turn: all three refuse them.
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatResponse } from '../../server/ir/index.ts';
-import { startSixLaneHarness, upstreamJson, type SixLaneHarness } from '../support/six-lane-harness.ts';
+import { upstreamJson } from '../support/six-lane-harness.ts';
+import { useSixLaneHarness } from '../support/six-lane-suite.ts';
 
 const ANSWER: ChatResponse = {
   id: 'r1', model: 'upstream', content: [{ type: 'text', text: 'sunny' }], finish: { reason: 'stop', raw: null },
@@ -42,23 +43,16 @@ function emptyThings(body: unknown): string[] {
   return found;
 }
 
-let harness: SixLaneHarness;
-let openai: OpenAI;
-
-beforeAll(async () => {
-  harness = await startSixLaneHarness();
-  openai = new OpenAI({ apiKey: 'k', baseURL: `${harness.url}/v1`, maxRetries: 0 });
-});
-afterAll(() => harness.close());
+const lanes = useSixLaneHarness();
 
 describe('empty text never reaches a lane that refuses it', () => {
   const contents: [string, ChatCompletionMessageParam['content']][] = [['""', ''], ['null', null], ['[{text: ""}]', [{ type: 'text', text: '' }]]];
   for (const lane of ['bedrock', 'anthropic', 'gemini'] as const) {
     it.each(contents)(`openai → ${lane}: assistant content %s beside tool calls`, async (_, content) => {
-      harness.upstream.enqueue(upstreamJson(lane, ANSWER));
-      const out = await openai.chat.completions.create({ model: `m-${lane}`, messages: conversation(content) });
+      lanes.harness.upstream.enqueue(upstreamJson(lane, ANSWER));
+      const out = await lanes.openai.chat.completions.create({ model: `m-${lane}`, messages: conversation(content) });
       expect(out.choices[0]?.message.content).toBe('sunny');
-      const body = harness.lastRequest().json as Record<string, unknown>;
+      const body = lanes.harness.lastRequest().json as Record<string, unknown>;
       expect(emptyThings(body)).toEqual([]);
       // The tool call itself is still there, and the conversation still alternates.
       const turns = (body.messages ?? body.contents) as { role: string }[];

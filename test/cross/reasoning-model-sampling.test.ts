@@ -1,33 +1,26 @@
 // Sampling parameters towards OpenAI reasoning models (gpt-5-mini on the Chat lane, o4-mini on the
 // Responses lane): a translated request leaves out what those models refuse, with a warning the
 // client can read; a same-protocol client's request is passed on as it chose it. Official SDKs.
-import { GoogleGenAI } from '@google/genai';
-import { CohereClientV2 } from 'cohere-ai';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatResponse } from '../../server/ir/index.ts';
-import { startSixLaneHarness, upstreamJson, type SixLaneHarness } from '../support/six-lane-harness.ts';
+import { cohereAt, geminiAt } from '../support/sdk-at.ts';
+import { upstreamJson } from '../support/six-lane-harness.ts';
+import { useSixLaneHarness } from '../support/six-lane-suite.ts';
 
 const ANSWER: ChatResponse = {
   id: 'r1', model: 'upstream', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: null },
   usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
 };
 
-let harness: SixLaneHarness;
-let openai: OpenAI;
+const lanes = useSixLaneHarness({ upstreamModels: { openai: 'gpt-5-mini', responses: 'o4-mini' } });
 
-beforeAll(async () => {
-  harness = await startSixLaneHarness({ upstreamModels: { openai: 'gpt-5-mini', responses: 'o4-mini' } });
-  openai = new OpenAI({ apiKey: 'k', baseURL: `${harness.url}/v1`, maxRetries: 0 });
-});
-afterAll(() => harness.close());
-
-const sent = () => harness.lastRequest().json as Record<string, unknown>;
+const { sent } = lanes;
 
 describe('sampling towards OpenAI reasoning models', () => {
   it.each(['openai', 'responses'] as const)('cohere → %s: temperature and top_p left out, each a warning', async (lane) => {
-    const cohere = new CohereClientV2({ token: 'k', environment: harness.url });
-    harness.upstream.enqueue(upstreamJson(lane, ANSWER));
+    const cohere = cohereAt(lanes.harness.url);
+    lanes.harness.upstream.enqueue(upstreamJson(lane, ANSWER));
     const { data, rawResponse } = await cohere.chat({ model: `m-${lane}`, temperature: 0.2, p: 0.9, messages: [{ role: 'user', content: 'hi' }] }).withRawResponse();
     expect(data.message.content).toEqual([expect.objectContaining({ type: 'text', text: 'ok' })]);
     expect(sent()).not.toHaveProperty('temperature');
@@ -38,8 +31,8 @@ describe('sampling towards OpenAI reasoning models', () => {
   });
 
   it.each(['openai', 'responses'] as const)('gemini → %s: Gemini CLI\'s temperature 0 is left out (topP 1 is the default)', async (lane) => {
-    const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: harness.url } });
-    harness.upstream.enqueue(upstreamJson(lane, ANSWER));
+    const gemini = geminiAt(lanes.harness.url);
+    lanes.harness.upstream.enqueue(upstreamJson(lane, ANSWER));
     const out = await gemini.models.generateContent({ model: `m-${lane}`, contents: 'hi', config: { temperature: 0, topP: 1 } });
     expect(out.text).toBe('ok');
     expect(sent()).not.toHaveProperty('temperature');
@@ -48,14 +41,14 @@ describe('sampling towards OpenAI reasoning models', () => {
   });
 
   it('openai → openai (same protocol): the client\'s temperature is passed on untouched', async () => {
-    harness.upstream.enqueue(upstreamJson('openai', ANSWER));
-    await openai.chat.completions.create({ model: 'm-openai', temperature: 0, top_p: 0.5, messages: [{ role: 'user', content: 'hi' }] });
+    lanes.harness.upstream.enqueue(upstreamJson('openai', ANSWER));
+    await lanes.openai.chat.completions.create({ model: 'm-openai', temperature: 0, top_p: 0.5, messages: [{ role: 'user', content: 'hi' }] });
     expect(sent()).toMatchObject({ model: 'gpt-5-mini', temperature: 0, top_p: 0.5 });
   });
 
   it('responses → responses (same protocol): the client\'s temperature is passed on untouched', async () => {
-    harness.upstream.enqueue(upstreamJson('responses', ANSWER));
-    await openai.responses.create({ model: 'm-responses', temperature: 0.3, input: 'hi' });
+    lanes.harness.upstream.enqueue(upstreamJson('responses', ANSWER));
+    await lanes.openai.responses.create({ model: 'm-responses', temperature: 0.3, input: 'hi' });
     expect(sent()).toMatchObject({ model: 'o4-mini', temperature: 0.3 });
   });
 });

@@ -1,31 +1,24 @@
 // `seed` crosses between the protocols that have one (OpenAI Chat, Gemini, Cohere) and is dropped
 // with a warning towards those that do not (Responses, Anthropic, Bedrock). Official SDKs as clients.
-import { GoogleGenAI } from '@google/genai';
-import { CohereClientV2 } from 'cohere-ai';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId } from '../../server/ir/index.ts';
-import { startSixLaneHarness, upstreamJson, type SixLaneHarness } from '../support/six-lane-harness.ts';
+import { cohereAt, geminiAt } from '../support/sdk-at.ts';
+import { upstreamJson } from '../support/six-lane-harness.ts';
+import { useSixLaneHarness } from '../support/six-lane-suite.ts';
 
 const ANSWER: ChatResponse = {
   id: 'r1', model: 'upstream', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: null },
   usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
 };
 
-let harness: SixLaneHarness;
-let openai: OpenAI;
+const lanes = useSixLaneHarness();
 
-beforeAll(async () => {
-  harness = await startSixLaneHarness();
-  openai = new OpenAI({ apiKey: 'k', baseURL: `${harness.url}/v1`, maxRetries: 0 });
-});
-afterAll(() => harness.close());
-
-const sent = () => harness.lastRequest().json as Record<string, unknown>;
+const { sent } = lanes;
 
 async function openaiWithSeed(lane: ProtocolId): Promise<string | null> {
-  harness.upstream.enqueue(upstreamJson(lane, ANSWER));
-  const { response } = await openai.chat.completions.create({ model: `m-${lane}`, seed: 42, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  lanes.harness.upstream.enqueue(upstreamJson(lane, ANSWER));
+  const { response } = await lanes.openai.chat.completions.create({ model: `m-${lane}`, seed: 42, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
   return response.headers.get('x-gateway-warnings');
 }
 
@@ -46,16 +39,16 @@ describe('seed across protocols', () => {
   });
 
   it('gemini → openai: seed', async () => {
-    const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: harness.url } });
-    harness.upstream.enqueue(upstreamJson('openai', ANSWER));
+    const gemini = geminiAt(lanes.harness.url);
+    lanes.harness.upstream.enqueue(upstreamJson('openai', ANSWER));
     const out = await gemini.models.generateContent({ model: 'm-openai', contents: 'hi', config: { seed: 7 } });
     expect(out.text).toBe('ok');
     expect(sent().seed).toBe(7);
   });
 
   it('cohere → gemini: generationConfig.seed', async () => {
-    const cohere = new CohereClientV2({ token: 'k', environment: harness.url });
-    harness.upstream.enqueue(upstreamJson('gemini', ANSWER));
+    const cohere = cohereAt(lanes.harness.url);
+    lanes.harness.upstream.enqueue(upstreamJson('gemini', ANSWER));
     await cohere.chat({ model: 'm-gemini', seed: 9, messages: [{ role: 'user', content: 'hi' }] });
     expect((sent().generationConfig as Record<string, unknown>).seed).toBe(9);
   });

@@ -1,16 +1,13 @@
 // Answer-side warnings of a translated stream reach a streaming client: an SSE comment block just
 // before the protocol's terminator (a header of the closing metadata frame for Bedrock's event
 // stream). Each official SDK must still parse the stream whole, and the note must be in the bytes.
-import Anthropic from '@anthropic-ai/sdk';
 import { BedrockRuntimeClient, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
-import { GoogleGenAI } from '@google/genai';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { CohereClientV2 } from 'cohere-ai';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeFrame } from '../../server/framing/eventstream-frame.ts';
 import { EventStreamSplitter } from '../../server/framing/eventstream-splitter.ts';
 import type { ProtocolId, StreamEvent } from '../../server/ir/index.ts';
+import { anthropicAt, cohereAt, geminiAt, openaiAt } from '../support/sdk-at.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { startSixLaneHarness, upstreamStream, type SixLaneHarness } from '../support/six-lane-harness.ts';
 
@@ -67,7 +64,7 @@ function expectCommentBefore(raw: Buffer, terminator: string): string {
 
 describe('a translated stream tells a streaming client what it dropped', () => {
   it('openai: the chunk iterator parses, the comment precedes [DONE]', async () => {
-    const openai = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+    const openai = openaiAt(proxy.url);
     const { text, raw } = await run('anthropic', async () => {
       let out = '';
       for await (const chunk of await openai.chat.completions.create({ model: 'm-anthropic', stream: true, messages: [{ role: 'user', content: 'hi' }] })) out += chunk.choices[0]?.delta.content ?? '';
@@ -78,7 +75,7 @@ describe('a translated stream tells a streaming client what it dropped', () => {
   });
 
   it('openai: the stream helper (finalChatCompletion) parses too', async () => {
-    const openai = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+    const openai = openaiAt(proxy.url);
     const { text } = await run('anthropic', async () => {
       const done = await openai.chat.completions.stream({ model: 'm-anthropic', messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();
       return done.choices[0]?.message.content ?? '';
@@ -87,7 +84,7 @@ describe('a translated stream tells a streaming client what it dropped', () => {
   });
 
   it('responses: finalResponse parses, the comment precedes response.completed', async () => {
-    const openai = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+    const openai = openaiAt(proxy.url);
     // Gemini's thoughts (Claude's signed thinking now rides in encrypted_content and is not dropped).
     const { text, raw } = await run('gemini', async () => (await openai.responses.stream({ model: 'm-gemini', input: 'hi' }).finalResponse()).output_text);
     expect(text).toBe('hello world');
@@ -95,7 +92,7 @@ describe('a translated stream tells a streaming client what it dropped', () => {
   });
 
   it('anthropic: finalMessage parses, the comment precedes message_stop', async () => {
-    const anthropic = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
+    const anthropic = anthropicAt(proxy.url);
     const { text, raw } = await run('gemini', async () => {
       const message = await anthropic.messages.stream({ model: 'm-gemini', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
       return message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
@@ -105,7 +102,7 @@ describe('a translated stream tells a streaming client what it dropped', () => {
   });
 
   it('gemini (alt=sse): every chunk parses, the comment precedes the last chunk', async () => {
-    const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: proxy.url } });
+    const gemini = geminiAt(proxy.url);
     const { text, raw } = await run('anthropic', async () => {
       let out = '';
       for await (const chunk of await gemini.models.generateContentStream({ model: 'm-anthropic', contents: 'hi' })) out += chunk.text ?? '';
@@ -116,7 +113,7 @@ describe('a translated stream tells a streaming client what it dropped', () => {
   });
 
   it('cohere: chatStream parses, the comment precedes message-end', async () => {
-    const cohere = new CohereClientV2({ token: 'k', environment: proxy.url });
+    const cohere = cohereAt(proxy.url);
     const { text, raw } = await run('anthropic', async () => {
       let out = '';
       let ended = false;
@@ -154,7 +151,7 @@ describe('a translated stream tells a streaming client what it dropped', () => {
   });
 
   it('a stream with nothing to report carries no note', async () => {
-    const openai = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+    const openai = openaiAt(proxy.url);
     harness.upstream.enqueue(upstreamStream('anthropic', reasoningThenText('anthropic').filter((e) => !('index' in e) || e.index === 1)));
     const before = proxy.bodies.length;
     let out = '';

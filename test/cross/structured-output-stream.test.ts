@@ -2,9 +2,10 @@
 // json_schema response_format, which JSON.parses the assembled content at the end) against lanes of
 // every other protocol, stream and not: the JSON text the upstream produced must arrive whole.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
-import { startSixLaneHarness, upstreamJson, upstreamStream, type SixLaneHarness } from '../support/six-lane-harness.ts';
+import { upstreamJson, upstreamStream } from '../support/six-lane-harness.ts';
+import { useSixLaneHarness } from '../support/six-lane-suite.ts';
 
 const JSON_TEXT = '{"city":"Oslo","temperature_c":-3,"tags":["snow","wind"]}';
 const PIECES = ['{"city":"Os', 'lo","temperature_c":', '-3,"tags":["snow",', '"wind"]}'];
@@ -32,27 +33,20 @@ function streamEvents(): StreamEvent[] {
 
 const ANSWER: ChatResponse = { id: 'r1', model: 'upstream', content: [{ type: 'text', text: JSON_TEXT }], finish: { reason: 'stop', raw: null }, usage: USAGE };
 
-let harness: SixLaneHarness;
-let openai: OpenAI;
-
-beforeAll(async () => {
-  harness = await startSixLaneHarness();
-  openai = new OpenAI({ apiKey: 'k', baseURL: `${harness.url}/v1`, maxRetries: 0 });
-});
-afterAll(() => harness.close());
+const lanes = useSixLaneHarness();
 
 const LANES: ProtocolId[] = ['gemini', 'anthropic', 'bedrock', 'cohere', 'responses'];
 
 describe('OpenAI structured output through another protocol', () => {
   it.each(LANES)('to %s, streamed with the stream helper: finalChatCompletion parses the JSON', async (lane) => {
-    harness.upstream.enqueue(upstreamStream(lane, streamEvents()));
-    const final = await openai.chat.completions.stream({ model: `m-${lane}`, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT }).finalChatCompletion();
+    lanes.harness.upstream.enqueue(upstreamStream(lane, streamEvents()));
+    const final = await lanes.openai.chat.completions.stream({ model: `m-${lane}`, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT }).finalChatCompletion();
     expect(final.choices[0]?.message.parsed).toEqual(JSON.parse(JSON_TEXT));
   });
 
   it.each(LANES)('to %s, not streamed, with parse(): the JSON parses', async (lane) => {
-    harness.upstream.enqueue(upstreamJson(lane, ANSWER));
-    const done = await openai.chat.completions.parse({ model: `m-${lane}`, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT });
+    lanes.harness.upstream.enqueue(upstreamJson(lane, ANSWER));
+    const done = await lanes.openai.chat.completions.parse({ model: `m-${lane}`, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT });
     expect(done.choices[0]?.message.parsed).toEqual(JSON.parse(JSON_TEXT));
   });
 });
@@ -74,8 +68,8 @@ function realGeminiStream(): string {
 
 describe('OpenAI structured output from a real-shaped Gemini stream', () => {
   it('the stream helper parses the JSON (thoughts and the signed empty part dropped)', async () => {
-    harness.upstream.enqueue({ headers: { 'content-type': 'text/event-stream' }, events: [realGeminiStream()] });
-    const final = await openai.chat.completions.stream({ model: 'm-gemini', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT }).finalChatCompletion();
+    lanes.harness.upstream.enqueue({ headers: { 'content-type': 'text/event-stream' }, events: [realGeminiStream()] });
+    const final = await lanes.openai.chat.completions.stream({ model: 'm-gemini', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT }).finalChatCompletion();
     expect(final.choices[0]?.message.parsed).toEqual(JSON.parse(JSON_TEXT));
   });
 });

@@ -2,6 +2,7 @@
 // operational GETs, unknown paths), a model (same-protocol lane, cross-protocol lane, a pool
 // mixing both, an unknown name), stream or not, then mutations of the body, headers, method and path.
 import { PROTOCOL_IDS, type ProtocolId } from '../../server/ir/index.ts';
+import { laneModel } from '../support/six-lane-gateway.ts';
 import { mutateBody, serialiseBody } from './mutate-body.ts';
 import { mutatedPathModel, mutateHeaders, ODD_METHODS, protocolHeaders, UNKNOWN_PATHS, type Headers } from './mutate-request.ts';
 import type { Prng } from './prng.ts';
@@ -25,7 +26,7 @@ export interface FuzzCase {
 }
 
 /** The gateway's model names the fuzz config defines (fuzz-gateway.ts). */
-export const laneModel = (egress: ProtocolId) => `to-${egress}`;
+export { laneModel };
 export const MIXED_POOL = 'mixed-pool';
 
 function chooseModel(protocol: ProtocolId, rng: Prng, notes: string[]): string {
@@ -34,7 +35,7 @@ function chooseModel(protocol: ProtocolId, rng: Prng, notes: string[]): string {
   if (roll < 0.85) return laneModel(rng.pick(PROTOCOL_IDS.filter((p) => p !== protocol)));
   if (roll < 0.95) return MIXED_POOL;
   notes.push('unknown model');
-  return rng.pick(['no-such-model', '', 'TO-OPENAI', 'to-openai ', 'x'.repeat(2000)]);
+  return rng.pick(['no-such-model', '', 'M-OPENAI', 'm-openai ', 'x'.repeat(2000)]);
 }
 
 /** Path for a chat request whose model (for Gemini, Bedrock, Anthropic's path form) is in the path. */

@@ -1,31 +1,22 @@
 // The gateway under fuzz: a real `node server/main.ts` process (so a crash is an exit, not a test
 // runner's problem), two data-plane workers, governance on with a budgeted virtual key, one model
-// per egress protocol and a pool mixing three protocols, all in front of the six-protocol mock;
+// per egress protocol (test/support/six-lane-gateway.ts) and a pool mixing three protocols, all in front of the six-protocol mock;
 // a gate hook that gets every request body and a webhook, both answered by an endpoint that allows.
 // Its error-level log lines are kept: an unexpected failure or a worker that died shows there.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { PROTOCOL_IDS, type ProtocolId } from '../../server/ir/index.ts';
+import { writeSixLaneConfig } from '../support/six-lane-gateway.ts';
 import { laneModel, MIXED_POOL } from './fuzz-cases.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_TOKEN = 'fuzz-admin-token';
 export const FUZZ_UPSTREAM_KEY = 'sk-fuzz-upstream-secret';
-
-const PROVIDER: Record<ProtocolId, { name: string; suffix: string }> = {
-  openai: { name: 'openai', suffix: '/v1' },
-  responses: { name: 'openai-responses', suffix: '/v1' },
-  anthropic: { name: 'anthropic', suffix: '' },
-  gemini: { name: 'gemini', suffix: '' },
-  bedrock: { name: 'bedrock', suffix: '' },
-  cohere: { name: 'cohere', suffix: '' },
-};
 
 export interface FuzzGateway {
   readonly url: string;
@@ -49,26 +40,18 @@ async function startHookEndpoint(): Promise<{ url: string; server: Server }> {
 }
 
 function writeConfig(dir: string, upstreamUrl: string, hooksUrl: string): string {
-  writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${PROVIDER[p].name}: { base_url: ${upstreamUrl}${PROVIDER[p].suffix} }`).join('\n') + '\n');
-  const price = 'price: { input: 1, output: 2 }';
-  const lines = [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info', 'workers: 2',
-    'db_path: ./gateway.db', 'governance: on', 'limits: { max_request_bytes: 4194304 }',
-    // Lenient: a lane refused by the mock for a fuzzed body must not close it for the next case.
-    'breaker: { consecutive_failures: 1000, min_requests: 1000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }',
-    'providers:',
-    ...PROTOCOL_IDS.filter((p) => p !== 'bedrock').map((p) => `  ${PROVIDER[p].name}: { api_key: { env: FUZZ_UPSTREAM_KEY } }`),
-    'models:',
-    ...PROTOCOL_IDS.map((p) => `  ${laneModel(p)}: { provider: ${PROVIDER[p].name}, model: upstream-${p}, ${price}${p === 'anthropic' ? ', max_tokens: 1024' : ''} }`),
-    'pools:',
-    `  ${MIXED_POOL}: { members: [ { model: ${laneModel('openai')} }, { model: ${laneModel('anthropic')} }, { model: ${laneModel('gemini')} } ], max_attempts: 3 }`,
-    'hooks:',
-    `  - { name: fuzz-gate, kind: gate, url: "${hooksUrl}/gate", on_error: deny, timeout_ms: 10000, include_content: true }`,
-    `  - { name: fuzz-audit, kind: webhook, url: "${hooksUrl}/events", events: [request.completed, request.failed] }`,
-  ];
-  const path = join(dir, 'config.yaml');
-  writeFileSync(path, lines.join('\n') + '\n');
-  return path;
+  return writeSixLaneConfig(dir, {
+    upstreamUrl, logLevel: 'info', keyEnv: 'FUZZ_UPSTREAM_KEY',
+    laneExtras: (p) => `price: { input: 1, output: 2 }${p === 'anthropic' ? ', max_tokens: 1024' : ''}`,
+    extraYaml: [
+      'workers: 2', 'db_path: ./gateway.db', 'governance: on', 'limits: { max_request_bytes: 4194304 }',
+      'pools:',
+      `  ${MIXED_POOL}: { members: [ { model: ${laneModel('openai')} }, { model: ${laneModel('anthropic')} }, { model: ${laneModel('gemini')} } ], max_attempts: 3 }`,
+      'hooks:',
+      `  - { name: fuzz-gate, kind: gate, url: "${hooksUrl}/gate", on_error: deny, timeout_ms: 10000, include_content: true }`,
+      `  - { name: fuzz-audit, kind: webhook, url: "${hooksUrl}/events", events: [request.completed, request.failed] }`,
+    ],
+  });
 }
 
 async function createKey(adminUrl: string): Promise<string> {

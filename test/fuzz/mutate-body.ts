@@ -137,7 +137,7 @@ function mutateKeepingType(root: Json, rng: Prng, notes: string[]): Json {
 function mutateTree(root: Json, rng: Prng, notes: string[]): Json {
   const slots = slotsOf(root);
   if (slots.length === 0 || rng.chance(0.04)) {
-    const replacement = rng.pick<Json>([null, [], 'a string', 12, true, [root], new RawJson('{}'), new RawJson('{"model":"to-openai"}')]);
+    const replacement = rng.pick<Json>([null, [], 'a string', 12, true, [root], new RawJson('{}'), new RawJson('{"model":"m-openai"}')]);
     notes.push(`root replaced by ${toText(replacement).slice(0, 40)}`);
     return replacement;
   }

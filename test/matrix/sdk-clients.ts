@@ -1,25 +1,18 @@
 // One official SDK per ingress protocol, each pointed at the gateway by base URL only, with a
 // uniform call: ask `model` for a short answer, streaming or not, and return the text it parsed.
-import Anthropic from '@anthropic-ai/sdk';
-import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
-import { GoogleGenAI } from '@google/genai';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { CohereClientV2 } from 'cohere-ai';
-import OpenAI from 'openai';
+import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { ProtocolId } from '../../server/ir/index.ts';
+import { anthropicAt, bedrockAt, cohereAt, geminiAt, openaiAt } from '../support/sdk-at.ts';
 
 export type SdkCall = (model: string, stream: boolean) => Promise<string>;
 const PROMPT = 'Say pong.';
 
 /** `onBedrockHeaders`: sees each Bedrock answer's headers (the other SDKs use the global fetch, which a test can wrap). */
 export function sdkClients(gatewayUrl: string, options: { onBedrockHeaders?: (headers: Record<string, string>) => void } = {}): Record<ProtocolId, SdkCall> {
-  const openai = new OpenAI({ apiKey: 'k', baseURL: `${gatewayUrl}/v1`, maxRetries: 0 });
-  const anthropic = new Anthropic({ apiKey: 'k', baseURL: gatewayUrl, maxRetries: 0 });
-  const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gatewayUrl } });
-  const bedrock = new BedrockRuntimeClient({
-    region: 'us-east-1', endpoint: gatewayUrl, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
-    requestHandler: new NodeHttpHandler(), maxAttempts: 1,
-  });
+  const openai = openaiAt(gatewayUrl);
+  const anthropic = anthropicAt(gatewayUrl);
+  const gemini = geminiAt(gatewayUrl);
+  const bedrock = bedrockAt(gatewayUrl);
   const onHeaders = options.onBedrockHeaders;
   if (onHeaders !== undefined) {
     bedrock.middlewareStack.add((next) => async (args) => {
@@ -28,7 +21,7 @@ export function sdkClients(gatewayUrl: string, options: { onBedrockHeaders?: (he
       return out;
     }, { step: 'deserialize', name: 'gatewayTestHeaders' });
   }
-  const cohere = new CohereClientV2({ token: 'k', environment: gatewayUrl });
+  const cohere = cohereAt(gatewayUrl);
 
   return {
     openai: async (model, stream) => {

@@ -86,6 +86,11 @@ providers:
 ${otherKeys}${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
   const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...(options.sixProtocols && { TEST_UPSTREAM_OTHER_KEY: UPSTREAM_OTHER_KEY, AWS_ACCESS_KEY_ID: 'AKIDTESTHARNESS', AWS_SECRET_ACCESS_KEY: 'harness-aws-secret', AWS_REGION: 'us-east-1' }), ...options.env } });
   const gateway = await startGateway(config, { log: options.log ?? createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }), ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }) });
+  return harnessOf(gateway, upstream);
+}
+
+/** A started gateway and the mock upstream behind it, closed together. */
+export function harnessOf(gateway: RunningGateway, upstream: MockUpstream): Harness {
   return {
     gateway,
     upstream,

@@ -2,14 +2,8 @@
 // reports usage of exactly the request's output-token limit, and a great deal when the request
 // sets none (as a real model asked for a long answer would). What each request carried is kept,
 // so tests can check where the limit was (or was not) put.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { EVENTSTREAM_HEADERS } from '../../server/framing/eventstream-frame.ts';
-import { SSE_HEADERS } from '../../server/framing/sse-format.ts';
-import { WireBatch } from '../../server/framing/wire-chunks.ts';
-import type { ChatResponse, ProtocolId, StreamEvent, Usage } from '../../server/ir/index.ts';
-import { codecFor } from '../../server/protocols/registry.ts';
-import { protocolOfPath } from '../matrix/six-protocol-upstream.ts';
+import type { ChatResponse, ProtocolId, Usage } from '../../server/ir/index.ts';
+import { startSixProtocolServer, wantsStream, writeAnswer } from './six-protocol-server.ts';
 
 /** Output tokens billed for a request that sets no limit. */
 export const UNLIMITED_OUTPUT_TOKENS = 1_000_000;
@@ -45,49 +39,14 @@ export function limitOf(protocol: ProtocolId, body: Record<string, unknown>): nu
 
 export async function startOutputLimitUpstream(): Promise<OutputLimitUpstream> {
   const requests: LimitRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      const protocol = protocolOfPath(path.split('?')[0] ?? '');
-      const codec = protocol === undefined ? undefined : codecFor(protocol);
-      if (protocol === undefined || codec === undefined) {
-        res.writeHead(404).end();
-        return;
-      }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      const limit = limitOf(protocol, body);
-      requests.push({ protocol, path, body, limit });
-      const usage: Usage = { inputTokens: INPUT_TOKENS, outputTokens: limit ?? UNLIMITED_OUTPUT_TOKENS, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-      const reply: ChatResponse = { id: `resp_${protocol}`, model: `upstream-${protocol}`, content: [{ type: 'text', text: 'words' }], finish: { reason: 'length', raw: null }, usage };
-      const stream = body.stream === true || path.includes(':streamGenerateContent') || path.endsWith('/converse-stream');
-      if (!stream) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(codec.encodeResponse(reply, { streamUsage: true }).body));
-        return;
-      }
-      const events: StreamEvent[] = [
-        { type: 'message_start', id: reply.id, model: reply.model },
-        { type: 'block_start', index: 0, block: { type: 'text' } },
-        { type: 'block_delta', index: 0, delta: { type: 'text', text: 'words' } },
-        { type: 'block_stop', index: 0 },
-        { type: 'finish', finish: reply.finish },
-        { type: 'usage', usage },
-        { type: 'message_stop' },
-      ];
-      const encoder = codec.createStreamEncoder({ streamUsage: true, jsonArrayStream: protocol === 'gemini' && !path.includes('alt=sse') });
-      const batch = new WireBatch();
-      for (const event of events) batch.add(encoder.encode(event));
-      res.writeHead(200, protocol === 'bedrock' ? { ...EVENTSTREAM_HEADERS } : { ...SSE_HEADERS }).end(batch.take());
-    });
+  const server = await startSixProtocolServer((call, res) => {
+    const { protocol, path } = call;
+    const body = JSON.parse(call.body.toString('utf8')) as Record<string, unknown>;
+    const limit = limitOf(protocol, body);
+    requests.push({ protocol, path, body, limit });
+    const usage: Usage = { inputTokens: INPUT_TOKENS, outputTokens: limit ?? UNLIMITED_OUTPUT_TOKENS, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    const reply: ChatResponse = { id: `resp_${protocol}`, model: `upstream-${protocol}`, content: [{ type: 'text', text: 'words' }], finish: { reason: 'length', raw: null }, usage };
+    writeAnswer(res, call, reply, wantsStream(call, body));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  };
+  return { url: server.url, requests, close: () => server.close() };
 }

@@ -4,8 +4,8 @@
 // whose output the official SDKs are tested to read), so what the mock sends is real wire format.
 import { EVENTSTREAM_HEADERS } from '../../server/framing/eventstream-frame.ts';
 import { gatewayError, type ErrorKind, type ProtocolId, type StreamEvent } from '../../server/ir/index.ts';
-import { codecFor } from '../../server/protocols/registry.ts';
 import type { ScriptedReply } from './mock-upstream.ts';
+import { codecOf } from './six-protocol-server.ts';
 
 /** A stream cut into its wire events: the ones before the first text, and the rest. */
 export interface WireStream {
@@ -16,12 +16,6 @@ export interface WireStream {
   readonly fromContent: (string | Buffer)[];
   /** How many of `fromContent` carry text (the rest are the ending). */
   readonly contentEvents: number;
-}
-
-function codec(protocol: ProtocolId) {
-  const found = codecFor(protocol);
-  if (found === undefined) throw new Error(`no codec for ${protocol}`);
-  return found;
 }
 
 function irStream(text: string, model: string): StreamEvent[] {
@@ -47,7 +41,7 @@ export function streamHeaders(protocol: ProtocolId): Record<string, string> {
 
 /** A whole stream answering `text`, one wire event per IR event that has a wire form. */
 export function wireStream(protocol: ProtocolId, text: string, model = `upstream-${protocol}`): WireStream {
-  const encoder = codec(protocol).createStreamEncoder({ streamUsage: true });
+  const encoder = codecOf(protocol).createStreamEncoder({ streamUsage: true });
   const beforeContent: (string | Buffer)[] = [];
   const fromContent: (string | Buffer)[] = [];
   let contentEvents = 0;
@@ -67,7 +61,7 @@ export function wireStream(protocol: ProtocolId, text: string, model = `upstream
  * first piece of text. One encoder writes it all, as one upstream would.
  */
 export function wireErrorStream(protocol: ProtocolId, kind: ErrorKind, afterContent: boolean, text = 'partial answer'): (string | Buffer)[] {
-  const encoder = codec(protocol).createStreamEncoder({ streamUsage: true });
+  const encoder = codecOf(protocol).createStreamEncoder({ streamUsage: true });
   const events = irStream(text, `upstream-${protocol}`);
   const firstDelta = events.findIndex((e) => e.type === 'block_delta');
   const upTo = afterContent ? firstDelta + 1 : firstDelta; // before: right after the (empty) block opened
@@ -85,6 +79,6 @@ export function wireMalformed(protocol: ProtocolId): string | Buffer {
 
 /** The protocol's HTTP error answer (status, headers such as Bedrock's x-amzn-errortype, body). */
 export function wireHttpError(protocol: ProtocolId, kind: ErrorKind, status: number, extraHeaders: Record<string, string> = {}): ScriptedReply {
-  const envelope = codec(protocol).encodeError(gatewayError(kind, `upstream says ${status}`, { status }));
+  const envelope = codecOf(protocol).encodeError(gatewayError(kind, `upstream says ${status}`, { status }));
   return { status, headers: { ...envelope.headers, ...extraHeaders }, raw: envelope.body };
 }
