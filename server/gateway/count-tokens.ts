@@ -63,8 +63,14 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
     const lane = pickLane(router.members.map((m) => m.lane), call.protocol);
 
     if (lane.provider.protocol === call.protocol) {
-      const forwarded = await forward(gateway, req, call, lane, raw, json, signal);
-      return answer(res, call, forwarded, 'upstream', lane);
+      const forwarded = await forward(gateway, req, call, lane, raw, json, signal).catch((error: unknown) => {
+        // An upstream of the protocol without its count endpoint (a compatible server, the demo):
+        // the count is only advice, so it becomes an estimate that says so.
+        if (error instanceof GatewayFailure && error.error.status === 404) return undefined;
+        throw error;
+      });
+      if (forwarded !== undefined) return answer(res, call, forwarded, 'upstream', lane);
+      return answer(res, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane);
     }
     validate(ingress.validateRequest, chatBody);
     let request: ChatRequest;

@@ -78,6 +78,14 @@ describe('anthropic messages.countTokens', () => {
     expect(out.raw.estimated).toBe(true);
   });
 
+  it('an Anthropic-protocol lane without a count endpoint (404): an estimate that says it is one', async () => {
+    harness.upstream.enqueue({ status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Invalid URL (POST /v1/messages/count_tokens)' } } });
+    const out = await claudeCount('m-anthropic');
+    expect(out).toMatchObject({ how: 'estimate', upstreamCalls: 1 });
+    expect(out.raw.estimated).toBe(true);
+    expect(out.count).toBeGreaterThan(0);
+  });
+
   it('a Cohere lane (no count endpoint): an estimate that says it is one, nothing sent upstream', async () => {
     const out = await claudeCount('m-cohere');
     expect(out.how).toBe('estimate');
