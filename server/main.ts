@@ -71,7 +71,8 @@ async function main(): Promise<number> {
   process.on('SIGTERM', stop);
   // `systemctl reload` (ExecReload in deploy/systemd/gateway.service) sends SIGHUP, whose default
   // action would end the process: it re-reads the certificates (rotation), nothing else yet.
-  process.on('SIGHUP', () => void starting.then((gateway) => reloadCertificates(gateway, configFile, overrides, log)));
+  // A start that fails is reported by main() below, not again here.
+  process.on('SIGHUP', () => void starting.then((gateway) => reloadCertificates(gateway, configFile, overrides, log), () => undefined));
   await starting;
   return -1; // keep serving
 }

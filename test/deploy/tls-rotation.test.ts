@@ -3,7 +3,7 @@
 // the admin plane, a request in flight across the signal completes, and a set that does not load
 // is refused whole (the old certificate keeps serving, one log line says why, without PEM text).
 import OpenAI from 'openai';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
@@ -17,10 +17,12 @@ const next = issueServerPair(pki, 'next');
 const live = mkdtempSync(join(tmpdir(), 'gateway-rotation-'));
 const liveCert = join(live, 'server.crt');
 const liveKey = join(live, 'server.key');
-let gateway: GatewayProcess | undefined;
+const started: GatewayProcess[] = [];
 afterAll(async () => {
-  gateway?.child.kill('SIGKILL');
-  await gateway?.exited();
+  for (const g of started) {
+    g.child.kill('SIGKILL');
+    await g.exited();
+  }
   rmSync(live, { recursive: true, force: true });
 });
 
@@ -68,10 +70,11 @@ describe('certificate rotation on SIGHUP', () => {
   it('serves a new pair to new connections on every worker and the admin plane, finishes a request in flight, and refuses a broken pair', async () => {
     copyFileSync(pki.files.serverCert, liveCert);
     copyFileSync(pki.files.serverKey, liveKey);
-    const g = gateway = await startGatewayProcess(
+    const g = await startGatewayProcess(
       `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`
       + `tls: { cert: ${liveCert}, key: ${liveKey} }\nadmin_tls: { cert: ${liveCert}, key: ${liveKey} }\n`,
     );
+    started.push(g);
     const first = await fingerprintOf(pki.files.serverCert);
     const second = await fingerprintOf(next.cert);
     expect(first).not.toBe(second);
@@ -122,4 +125,48 @@ describe('certificate rotation on SIGHUP', () => {
     expect(new Set(await freshFingerprints(g.dataUrl))).toEqual(new Set([second]));
     expect(await servedFingerprint(g.adminUrl)).toBe(second);
   }, 60_000);
+
+  it('swaps the client CA: a client certificate of the new CA is served, one of the old CA refused; dropping client_ca is refused', async () => {
+    const other = makeTlsFixtures(); // a second CA, with its own server and client certificates
+    const caFile = join(live, 'clients-ca.crt');
+    copyFileSync(pki.files.ca, caFile);
+    const g = await startGatewayProcess(`listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`
+      + `tls: { cert: ${pki.files.serverCert}, key: ${pki.files.serverKey}, client_ca: ${caFile} }\n`);
+    started.push(g);
+    const oldClient = { ca: pki.pem.ca, cert: pki.pem.clientCert, key: pki.pem.clientKey };
+    const newClient = { ca: pki.pem.ca, cert: other.pem.clientCert, key: other.pem.clientKey };
+    const tryAll = (client: typeof oldClient) => Promise.all(Array.from({ length: 12 }, () => healthz(g.dataUrl, client)));
+    expect(new Set(await tryAll(oldClient))).toEqual(new Set(['ok']));
+    expect((await tryAll(newClient)).includes('ok')).toBe(false);
+
+    copyFileSync(other.files.ca, caFile);
+    const rotated = hup(g);
+    await until('the SIGHUP log line', () => rotated.logged() !== undefined);
+    expect(rotated.logged()?.level).toBe(30);
+    await until('worker 2 renewing', () => g.lines.some((l) => l.worker === 2 && l.msg === 'data-plane certificates renewed for new connections'));
+    expect(new Set(await tryAll(newClient))).toEqual(new Set(['ok']));
+    expect((await tryAll(oldClient)).includes('ok')).toBe(false);
+
+    // mTLS on or off is a server option fixed at start: refused, the new CA still checked.
+    const configFile = g.child.spawnargs[g.child.spawnargs.indexOf('--config') + 1]!;
+    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/, client_ca: [^ }]+/, ''));
+    const dropped = hup(g);
+    await until('the refusal', () => dropped.logged() !== undefined);
+    expect(dropped.logged()?.msg).toMatch(/refused.*tls: adding or removing client_ca needs a restart/);
+    expect(new Set(await tryAll(newClient))).toEqual(new Set(['ok']));
+  }, 60_000);
 });
+
+/** A bare TLS connection asking GET /healthz with a client certificate: 'ok' when answered, else how it ended. */
+function healthz(url: string, options: { ca: string; cert: string; key: string }): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port), ...options });
+    // TLS 1.3: a refused client certificate arrives as an alert on the first read.
+    let answer = '';
+    socket.once('secureConnect', () => socket.write('GET /healthz HTTP/1.1\r\nhost: gateway\r\nconnection: close\r\n\r\n'));
+    socket.on('data', (chunk: Buffer) => answer += chunk.toString());
+    socket.once('end', () => resolve(answer.startsWith('HTTP/1.1 200') ? 'ok' : `answered: ${answer.slice(0, 40)}`));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
