@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>] | --validate <file> | --healthcheck <url> | --version
 import { parseArgs } from 'node:util';
-import { startGateway } from './app/start-gateway.ts';
+import { startGateway, type RunningGateway } from './app/start-gateway.ts';
 import { StartError } from './app/start-error.ts';
-import { ConfigError } from './config/config-error.ts';
+import { ConfigError, formatProblem } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
-import { listenOverrides } from './config/listen-overrides.ts';
+import { listenOverrides, type ListenOverrides } from './config/listen-overrides.ts';
 import { probeHealth } from './healthcheck.ts';
-import { createLogger } from './observability/logger.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `usage: gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>]
@@ -40,7 +40,8 @@ async function main(): Promise<number> {
     console.log(`${values.validate}: OK (${config.models.size} models, ${config.pools.size} pools, ${config.configVersion})`);
     return 0;
   }
-  const config = loadConfigFile(chooseConfigFile(values.config ?? (process.env.GATEWAY_CONFIG || undefined)), { overrides });
+  const configFile = chooseConfigFile(values.config ?? (process.env.GATEWAY_CONFIG || undefined));
+  const config = loadConfigFile(configFile, { overrides });
   const log = createLogger(config.logLevel);
   const starting = startGateway(config, { log });
   // Handlers go in before "gateway started" is logged: a supervisor may signal as soon as it sees it.
@@ -69,10 +70,28 @@ async function main(): Promise<number> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   // `systemctl reload` (ExecReload in deploy/systemd/gateway.service) sends SIGHUP, whose default
-  // action would end the process: it is answered, and changes nothing yet.
-  process.on('SIGHUP', () => log.info({ signal: 'SIGHUP' }, 'SIGHUP: nothing is re-read while serving; restart to apply a new configuration'));
+  // action would end the process: it re-reads the certificates (rotation), nothing else yet.
+  // A start that fails is reported by main() below, not again here.
+  process.on('SIGHUP', () => void starting.then((gateway) => reloadCertificates(gateway, configFile, overrides, log), () => undefined));
   await starting;
   return -1; // keep serving
+}
+
+/**
+ * The configuration file is read again for its `tls:` and `admin_tls:` only; a set that does not
+ * load (a file missing, a key not matching) is refused whole, in one log line naming no PEM text.
+ */
+function reloadCertificates(gateway: RunningGateway, file: string | undefined, overrides: ListenOverrides, log: Logger): void {
+  const rest = 'the rest of the configuration is not re-read while serving; restart to apply it';
+  let problems: string[];
+  try {
+    const next = loadConfigFile(file, { overrides });
+    problems = gateway.renewTls({ tls: next.tls, adminTls: next.adminTls });
+  } catch (error) {
+    problems = error instanceof ConfigError ? error.problems.map(formatProblem) : [String(error)];
+  }
+  if (problems.length > 0) log.error({ signal: 'SIGHUP' }, `SIGHUP: new certificates refused, the old ones keep serving: ${problems.join('; ')}; ${rest}`);
+  else log.info({ signal: 'SIGHUP' }, `SIGHUP: certificates re-read for new connections; ${rest}`);
 }
 
 main().then(

@@ -7,6 +7,7 @@ import { withFastChatRoutes } from '../http/fast-routes.ts';
 import { refuseConnection } from '../http/refuse-connection.ts';
 import { connectionCap } from './connection-cap.ts';
 import { ConnectionGuard } from './connection-guard.ts';
+import { secureContextOptions } from './tls-rotation.ts';
 
 export interface DataPlaneServer {
   readonly server: Server;
@@ -40,12 +41,11 @@ export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras 
     ? createServer(options, listener)
     : createHttpsServer({
       ...options,
-      cert: tls.cert,
-      key: tls.key,
+      ...secureContextOptions(tls),
       // A handshake is bounded like headers are (Node's default is two minutes).
       handshakeTimeout: settings.headerTimeoutMs,
       // mTLS: without a certificate the client CA signed, the handshake fails (no HTTP answer).
-      ...(tls.clientCa !== undefined && { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
+      ...(tls.clientCa !== undefined && { requestCert: true, rejectUnauthorized: true }),
     }, listener);
   guard.watch(server);
   answerClientErrors(server);

@@ -14,6 +14,7 @@ import { PendingReplies } from './pending-replies.ts';
 import { Readiness } from './readiness.ts';
 import { RecordForwarder } from './record-forwarder.ts';
 import { ServingState } from './serving-state.ts';
+import { renewServerTls } from './tls-rotation.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.ts';
 
 /**
@@ -66,6 +67,10 @@ export async function runDataPlaneWorker(): Promise<void> {
     switch (command.type) {
       case 'telemetry':
         send({ type: 'telemetry', id: command.id, telemetry: serving.telemetry() });
+        return;
+      case 'tls':
+        renewServerTls(server, command.tls);
+        log.info('data-plane certificates renewed for new connections');
         return;
       case 'metrics':
         contentType = command.contentType;

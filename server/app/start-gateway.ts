@@ -4,7 +4,7 @@ import { createAdminApp } from '../admin/admin-app.ts';
 import { refuseForeignHosts } from '../admin/host-check.ts';
 import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
-import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
@@ -30,6 +30,7 @@ import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
+import { renewServerTls, secureContextOptions, tlsRenewalProblem } from './tls-rotation.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
 
 export interface RunningGateway {
@@ -57,6 +58,13 @@ export interface RunningGateway {
   close(deadlineMs?: number, drainDelayMs?: number): Promise<CloseSummary>;
   /** What GET /readyz says (shared with every worker). */
   readonly readiness: Readiness;
+  /**
+   * SIGHUP: the data plane (main thread and every worker) and the admin plane serve these
+   * certificates to new connections; connections already open are not touched. A set that cannot
+   * be used (a key not matching, TLS turned on or off) is refused whole: the reasons are returned
+   * and the old certificates keep serving.
+   */
+  renewTls(next: { readonly tls: TlsMaterial | undefined; readonly adminTls: TlsMaterial | undefined }): string[];
 }
 
 export interface CloseSummary {
@@ -191,10 +199,9 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const adminServer = config.adminTls === undefined
     ? createServer(adminListener)
     : createHttpsServer({
-      cert: config.adminTls.cert,
-      key: config.adminTls.key,
+      ...secureContextOptions(config.adminTls),
       // mTLS: with a client CA, a connection without a certificate it signed is refused in the handshake.
-      ...(config.adminTls.clientCa !== undefined && { ca: config.adminTls.clientCa, requestCert: true, rejectUnauthorized: true }),
+      ...(config.adminTls.clientCa !== undefined && { requestCert: true, rejectUnauthorized: true }),
     }, adminListener);
   adminGuard.watch(adminServer);
   // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
@@ -234,7 +241,17 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   checkStore();
   readiness.set('starting', false);
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  return { config, routing, translations, hooks, readiness, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+  let served = { tls: config.tls, adminTls: config.adminTls };
+  const renewTls = (next: { tls: TlsMaterial | undefined; adminTls: TlsMaterial | undefined }): string[] => {
+    const problems = [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined);
+    if (problems.length > 0) return problems;
+    renewServerTls(dataServer, next.tls);
+    if (next.tls !== undefined) workers?.renewTls(next.tls);
+    renewServerTls(adminServer, next.adminTls);
+    served = next;
+    return [];
+  };
+  return { config, routing, translations, hooks, readiness, renewTls, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
     workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }

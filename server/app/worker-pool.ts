@@ -1,5 +1,5 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
-import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import type { RoutingTable } from '../gateway/routing-table.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
 import type { LocalGovernance } from '../governance/governance.ts';
@@ -45,10 +45,19 @@ export class WorkerPool {
   /** Workers listening now. */
   private readonly listening = new Set<number>();
   private closing = false;
+  /** The data-plane TLS a worker (re)started now serves: the configured one, or the last SIGHUP's. */
+  private tls: TlsMaterial | undefined;
   private readonly telemetryReplies = new PendingReplies<WorkerTelemetry | undefined>();
 
   private constructor(options: WorkerPoolOptions) {
     this.options = options;
+    this.tls = options.config.tls;
+  }
+
+  /** Every worker serves `tls` to its new connections; a worker restarted later starts with it. */
+  renewTls(tls: TlsMaterial): void {
+    this.tls = tls;
+    for (const worker of this.workers.values()) worker.postMessage({ type: 'tls', tls } satisfies WorkerCommand);
   }
 
   static async start(options: WorkerPoolOptions): Promise<WorkerPool> {
@@ -127,7 +136,7 @@ export class WorkerPool {
     const channel = governance === undefined ? undefined : new MessageChannel();
     if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance, this.options.keyIssuer);
     const start: WorkerStart = {
-      config, worker: n, port, readiness: this.options.readiness.buffer,
+      config: { ...config, tls: this.tls }, worker: n, port, readiness: this.options.readiness.buffer,
       routing: { buffer: routing.memory.buffer as SharedArrayBuffer, layout: routing.memory.layout },
       ...(channel !== undefined && { governance: channel.port2 }),
     };

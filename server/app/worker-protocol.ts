@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import type { GateCounters } from '../hooks/hook-counters.ts';
 import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestRecord } from '../observability/request-record.ts';
@@ -52,4 +52,6 @@ export type WorkerCommand =
   /** Drain: requests in flight get up to `deadlineMs`, then their connections are cut. */
   | { readonly type: 'close'; readonly deadlineMs: number }
   | { readonly type: 'telemetry'; readonly id: number }
+  /** SIGHUP: new connections get this certificate, key and client CA (already checked by the main thread). */
+  | { readonly type: 'tls'; readonly tls: TlsMaterial }
   | { readonly type: 'metrics'; readonly id: number; readonly text: string; readonly contentType: string };

@@ -33,3 +33,12 @@ export function makeTlsFixtures(): TlsFixtures {
     pem: { ca: read('ca.crt'), clientCert: read('client.crt'), clientKey: read('client.key'), otherCert: read('other.crt'), otherKey: read('other.key') },
   };
 }
+
+/** One more server certificate for 127.0.0.1 from the fixtures' CA (a rotation's new pair); its file paths. */
+export function issueServerPair(pki: TlsFixtures, name: string): { cert: string; key: string } {
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
+  ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', '/CN=127.0.0.1');
+  writeFileSync(join(pki.dir, `${name}.ext`), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`);
+  return { cert: join(pki.dir, `${name}.crt`), key: join(pki.dir, `${name}.key`) };
+}

@@ -1,0 +1,31 @@
+import type { Server } from 'node:http';
+import { createSecureContext, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
+import type { TlsMaterial } from '../config/runtime-config.ts';
+
+/** The secure-context part of a server's TLS options (what SIGHUP may replace). */
+export function secureContextOptions(tls: TlsMaterial): SecureContextOptions {
+  return { cert: tls.cert, key: tls.key, ...(tls.clientCa !== undefined && { ca: tls.clientCa }) };
+}
+
+/**
+ * Why `next` cannot replace `current` on a running server, or undefined when it can: its parts
+ * must load together (a key matching its certificate), and HTTP/HTTPS or mTLS on/off are fixed at
+ * start (they are server options, not the secure context). The reason never quotes the PEM text.
+ */
+export function tlsRenewalProblem(plane: string, current: TlsMaterial | undefined, next: TlsMaterial | undefined): string | undefined {
+  if ((current === undefined) !== (next === undefined)) return `${plane}: turning TLS on or off needs a restart`;
+  if (current === undefined || next === undefined) return undefined;
+  if ((current.clientCa === undefined) !== (next.clientCa === undefined)) return `${plane}: adding or removing client_ca needs a restart`;
+  try {
+    createSecureContext(secureContextOptions(next));
+  } catch (e) {
+    // OpenSSL's reason (e.g. "key values mismatch"), which names no secret.
+    return `${plane}: the certificate, key and client CA cannot be used together (${(e as Error).message})`;
+  }
+  return undefined;
+}
+
+/** New connections get `tls`; connections already open keep the context they shook hands with. */
+export function renewServerTls(server: Server, tls: TlsMaterial | undefined): void {
+  if (tls !== undefined) (server as unknown as TlsServer).setSecureContext(secureContextOptions(tls));
+}
