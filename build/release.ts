@@ -14,8 +14,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { dist: { type: 'string', default: join(ROOT, 'dist') } } });
 const dist = values.dist!;
 
-/** The executables a release holds: the admin CLI's too once its build exists (build/build-cli.ts). */
-const executables = ['gateway', ...(existsSync(join(ROOT, 'build/build-cli.ts')) ? ['gateway-admin'] : [])];
+/** The executables a release holds (make binary builds both). */
+const executables = ['gateway', 'gateway-admin'];
 
 const missing = executables.filter((name) => !existsSync(join(dist, name)) || (statSync(join(dist, name)).mode & 0o111) === 0);
 if (missing.length > 0) {

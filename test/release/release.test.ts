@@ -13,7 +13,7 @@ import { npmPurl } from '../../build/sbom.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/.bin/node');
-const EXECUTABLES = ['gateway', ...(existsSync(join(ROOT, 'build/build-cli.ts')) ? ['gateway-admin'] : [])];
+const EXECUTABLES = ['gateway', 'gateway-admin'];
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean; integrity?: string; link?: boolean }> };
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
