@@ -6,11 +6,11 @@ INSTALL_STAMP := node_modules/.install-stamp
 
 .PHONY: install system-packages run generate clients check-generated typecheck test test-ts test-clients validate bench profile matrix release-client clean
 
-## install: npm dependencies (Node 24 included) from the lockfile
-install: $(INSTALL_STAMP)
-$(INSTALL_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
-	@touch $@
+## install: npm dependencies (Node 24 included) from the lockfile; skipped while package.json and package-lock.json are what the last install saw (by content: a checkout or merge that only touches their file times reinstalls nothing)
+install:
+	@want=$$(cat package.json package-lock.json | sha256sum | cut -d' ' -f1); \
+	if [ -d node_modules ] && [ "$$(cat $(INSTALL_STAMP) 2>/dev/null)" = "$$want" ]; then exit 0; fi; \
+	echo "npm ci --no-audit --no-fund"; npm ci --no-audit --no-fund && echo "$$want" > $(INSTALL_STAMP)
 
 ## system-packages: Debian packages the tests need (chromium, promtool, podman, systemd-analyze), installed only when missing
 system-packages:
@@ -81,11 +81,9 @@ image: binary
 	node build/container-context.ts
 	podman build --format docker --build-arg VERSION=$(IMAGE_VERSION) -f deploy/container/Containerfile -t $(IMAGE) dist/container-context
 
-## release: the executables (dist/gateway, and dist/gateway-admin once build/build-cli.ts exists), dist/sbom.cdx.json (CycloneDX SBOM of the production dependencies and the Node runtime) and dist/SHA256SUMS (check with: cd dist && sha256sum -c SHA256SUMS)
+## release: the executables (make binary: dist/gateway, dist/gateway-admin), dist/sbom.cdx.json (CycloneDX SBOM of the production dependencies and the Node runtime) and dist/SHA256SUMS (check with: cd dist && sha256sum -c SHA256SUMS)
 .PHONY: release
-release: install
-	node build/build-binary.ts
-	@if [ -f build/build-cli.ts ]; then echo "node build/build-cli.ts --executable"; node build/build-cli.ts --executable; fi
+release: binary
 	node build/release.ts
 
 ## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
