@@ -3,7 +3,6 @@
 // fetch and an Agent carrying the CA (and the client certificate for mTLS).
 import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../server/config/config-error.ts';
@@ -11,7 +10,7 @@ import { startGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
-import { makeTlsFixtures, type TlsFixtures } from '../support/tls-fixtures.ts';
+import { makeTlsFixtures, tlsHealthz, type TlsFixtures } from '../support/tls-fixtures.ts';
 
 let pki: TlsFixtures;
 const started: GatewayProcess[] = [];
@@ -40,21 +39,6 @@ function sdk(g: { dataUrl: string }, connectOptions: { ca?: string; cert?: strin
 
 const ask = (client: OpenAI) => client.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'over TLS' }] });
 
-/** A bare TLS connection asking GET /healthz: 'ok' when answered, else how it ended. */
-function handshake(url: string, options: { ca: string; cert?: string; key?: string }): Promise<'ok' | string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port), ...options });
-    // TLS 1.3: the server judges the client certificate after the client's side of the handshake
-    // ends, so a refusal arrives as an alert on the first read, not as a failed connect.
-    let answer = '';
-    socket.once('secureConnect', () => socket.write('GET /healthz HTTP/1.1\r\nhost: gateway\r\nconnection: close\r\n\r\n'));
-    socket.on('data', (chunk: Buffer) => answer += chunk.toString());
-    socket.once('end', () => resolve(answer.startsWith('HTTP/1.1 200') ? 'ok' : `answered: ${answer.slice(0, 40)}`));
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}
-
 describe('data-plane TLS', () => {
   it('serves the OpenAI SDK over HTTPS from every worker, the key read from an environment variable', async () => {
     // In-process, to see which worker served: each of the two must have answered over TLS.
@@ -78,9 +62,9 @@ describe('data-plane TLS', () => {
 
   it('with client_ca, refuses a connection without a client certificate in the handshake and serves one with a certificate the CA signed', async () => {
     const g = await startTls(`tls: { cert: { file: ${pki.files.serverCert} }, key: ${pki.files.serverKey}, client_ca: ${pki.files.ca} }\n`);
-    expect(await handshake(g.dataUrl, { ca: pki.pem.ca })).not.toBe('ok');
-    expect(await handshake(g.dataUrl, { ca: pki.pem.ca, cert: pki.pem.otherCert, key: pki.pem.otherKey })).not.toBe('ok');
-    expect(await handshake(g.dataUrl, { ca: pki.pem.ca, cert: pki.pem.clientCert, key: pki.pem.clientKey })).toBe('ok');
+    expect(await tlsHealthz(g.dataUrl, { ca: pki.pem.ca })).not.toBe('ok');
+    expect(await tlsHealthz(g.dataUrl, { ca: pki.pem.ca, cert: pki.pem.otherCert, key: pki.pem.otherKey })).not.toBe('ok');
+    expect(await tlsHealthz(g.dataUrl, { ca: pki.pem.ca, cert: pki.pem.clientCert, key: pki.pem.clientKey })).toBe('ok');
 
     await expect(ask(sdk(g, { ca: pki.pem.ca }))).rejects.toThrow(OpenAI.APIConnectionError);
     await expect(ask(sdk(g, { ca: pki.pem.ca, cert: pki.pem.otherCert, key: pki.pem.otherKey }))).rejects.toThrow(OpenAI.APIConnectionError);

@@ -10,7 +10,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
-import { issueServerPair, makeTlsFixtures } from '../support/tls-fixtures.ts';
+import { issueServerPair, makeTlsFixtures, tlsHealthz } from '../support/tls-fixtures.ts';
 
 const pki = makeTlsFixtures();
 const next = issueServerPair(pki, 'next');
@@ -135,7 +135,7 @@ describe('certificate rotation on SIGHUP', () => {
     started.push(g);
     const oldClient = { ca: pki.pem.ca, cert: pki.pem.clientCert, key: pki.pem.clientKey };
     const newClient = { ca: pki.pem.ca, cert: other.pem.clientCert, key: other.pem.clientKey };
-    const tryAll = (client: typeof oldClient) => Promise.all(Array.from({ length: 12 }, () => healthz(g.dataUrl, client)));
+    const tryAll = (client: typeof oldClient) => Promise.all(Array.from({ length: 12 }, () => tlsHealthz(g.dataUrl, client)));
     expect(new Set(await tryAll(oldClient))).toEqual(new Set(['ok']));
     expect((await tryAll(newClient)).includes('ok')).toBe(false);
 
@@ -156,17 +156,3 @@ describe('certificate rotation on SIGHUP', () => {
     expect(new Set(await tryAll(newClient))).toEqual(new Set(['ok']));
   }, 60_000);
 });
-
-/** A bare TLS connection asking GET /healthz with a client certificate: 'ok' when answered, else how it ended. */
-function healthz(url: string, options: { ca: string; cert: string; key: string }): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port), ...options });
-    // TLS 1.3: a refused client certificate arrives as an alert on the first read.
-    let answer = '';
-    socket.once('secureConnect', () => socket.write('GET /healthz HTTP/1.1\r\nhost: gateway\r\nconnection: close\r\n\r\n'));
-    socket.on('data', (chunk: Buffer) => answer += chunk.toString());
-    socket.once('end', () => resolve(answer.startsWith('HTTP/1.1 200') ? 'ok' : `answered: ${answer.slice(0, 40)}`));
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
 
 export interface TlsFixtures {
   readonly dir: string;
@@ -41,4 +42,19 @@ export function issueServerPair(pki: TlsFixtures, name: string): { cert: string;
   writeFileSync(join(pki.dir, `${name}.ext`), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`);
   return { cert: join(pki.dir, `${name}.crt`), key: join(pki.dir, `${name}.key`) };
+}
+
+/** A bare TLS connection asking GET /healthz (with a client certificate or not): 'ok' when answered, else how it ended. */
+export function tlsHealthz(url: string, options: { ca: string; cert?: string; key?: string }): Promise<'ok' | string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port), ...options });
+    // TLS 1.3: the server judges the client certificate after the client's side of the handshake
+    // ends, so a refusal arrives as an alert on the first read, not as a failed connect.
+    let answer = '';
+    socket.once('secureConnect', () => socket.write('GET /healthz HTTP/1.1\r\nhost: gateway\r\nconnection: close\r\n\r\n'));
+    socket.on('data', (chunk: Buffer) => answer += chunk.toString());
+    socket.once('end', () => resolve(answer.startsWith('HTTP/1.1 200') ? 'ok' : `answered: ${answer.slice(0, 40)}`));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
 }
