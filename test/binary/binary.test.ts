@@ -1,14 +1,14 @@
 // dist/gateway, the single executable (`make binary`, build/build-binary.ts), as an operator runs it:
 // from a directory of its own, with Node's permission model letting it read nothing but that
 // directory, so any read of the checkout (code, node_modules, catalog, spec, package.json) fails.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build-executables.ts';
+import { runToExit, type Exit } from '../support/run-to-exit.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BINARY = join(ROOT, 'dist/gateway');
@@ -46,21 +46,8 @@ afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function binary(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(BINARY, args, { cwd: dir, env: { ...env, ...extraEnv }, timeout: 15_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    if (typeof e.code !== 'number') throw error;
-    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+function binary(args: string[], extraEnv: Record<string, string> = {}): Promise<Exit> {
+  return runToExit(BINARY, args, { cwd: dir, env: { ...env, ...extraEnv } });
 }
 
 describe('dist/gateway, the single executable', () => {

@@ -2,7 +2,6 @@
 // operator runs it: from a directory of its own, no PATH, and Node's permission model refusing any
 // read outside that directory (so nothing of the checkout, node_modules or a system node is used),
 // against a real gateway whose admin plane requires mTLS.
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { loadConfigFile } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { makeTlsFixtures } from '../support/tls-fixtures.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build-executables.ts';
+import { runToExit, type Exit } from '../support/run-to-exit.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -42,18 +42,8 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(binary, args, { cwd: dir, env: { ...env, ...extraEnv }, timeout: 15_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
-  });
+function run(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Exit> {
+  return runToExit(binary, args, { cwd: dir, env: { ...env, ...extraEnv } });
 }
 
 describe('dist/gateway-admin, the single executable', () => {

@@ -1,7 +1,7 @@
 // The real `gateway-admin` CLI (cli/gateway-admin.ts) in a child process against real gateways:
 // one on plain HTTP with a SQLite store, one whose admin plane requires mTLS. Checks output (table
 // and --json), exit codes and the error messages a person reads.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { loadConfigFile } from '../../server/config/load-config.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { answerJson, startHookReceiver, type HookReceiver } from '../support/hook-receiver.ts';
+import { runToExit, type Exit } from '../support/run-to-exit.ts';
 import { makeTlsFixtures, type TlsFixtures } from '../support/tls-fixtures.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -22,20 +23,9 @@ const TOKEN = 'cli-test-admin-token';
 const KEY_ID = /^key_[0-9A-Z]{26}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI to completion with only PATH and `env` in its environment; a non-zero exit is a result. */
-function cli(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(NODE, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
-  });
+function cli(args: readonly string[], env: Record<string, string> = {}): Promise<Exit> {
+  return runToExit(NODE, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
 }
 
 async function closedPort(): Promise<number> {
@@ -157,7 +147,7 @@ describe('gateway-admin over HTTP', () => {
   });
 
   it('--json makes failures one JSON object on stderr, with the exit codes of text mode', async () => {
-    const parse = (run: Run) => {
+    const parse = (run: Exit) => {
       expect(run.stdout).toBe('');
       expect(run.stderr.endsWith('\n') && !run.stderr.slice(0, -1).includes('\n')).toBe(true);
       return JSON.parse(run.stderr) as { error: { code: string; message: string; status?: number; exit_code: number } };

@@ -1,11 +1,10 @@
 // `gateway --healthcheck <url>`, the container's HEALTHCHECK (there is no curl in the image): exit 0
 // only for a 2xx within the time limit, 1 with the reason on stderr otherwise.
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runToExit, type Exit } from '../support/run-to-exit.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/.bin/node');
@@ -28,15 +27,8 @@ afterAll(() => {
   server.close();
 });
 
-async function healthcheck(url: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(NODE, [join(ROOT, 'server/main.ts'), '--healthcheck', url], { timeout: 20_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    if (typeof e.code !== 'number') throw error;
-    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+function healthcheck(url: string): Promise<Exit> {
+  return runToExit(NODE, [join(ROOT, 'server/main.ts'), '--healthcheck', url], { timeoutMs: 20_000 });
 }
 
 describe('gateway --healthcheck', () => {
