@@ -60,10 +60,12 @@ matrix: install
 	node test/matrix/print-matrix.ts
 
 ## binary: dist/gateway and dist/gateway-admin, single executables (Node 24 SEA) with the code, catalog, admin spec and version inside; no node_modules needed to run them
-.PHONY: binary cli-binary cli-package
-binary: install
+.PHONY: binary gateway-binary cli-binary cli-package
+binary: gateway-binary cli-binary
+
+## gateway-binary: dist/gateway only
+gateway-binary: install
 	node build/build-binary.ts
-	node build/build-cli.ts --executable
 
 ## cli-binary: dist/gateway-admin only (the admin CLI as a single executable)
 cli-binary: install
@@ -77,7 +79,7 @@ cli-package: install
 .PHONY: image
 IMAGE_VERSION := $(shell node -p 'require("./package.json").version' 2>/dev/null)
 IMAGE ?= gateway:$(IMAGE_VERSION)
-image: binary
+image: gateway-binary
 	node build/container-context.ts
 	podman build --format docker --build-arg VERSION=$(IMAGE_VERSION) -f deploy/container/Containerfile -t $(IMAGE) dist/container-context
 
