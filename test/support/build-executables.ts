@@ -10,10 +10,13 @@ import { promisify } from 'node:util';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const LOCK = join(ROOT, 'dist/.build-lock');
-/** A lock older than this was left by a run that died; builds take well under a minute. */
-const STALE_LOCK_MS = 5 * 60_000;
 /** Enough for both builds on a busy machine (about 25 s and 15 s when idle), one after the other. */
 export const BUILD_TIMEOUT_MS = 240_000;
+/**
+ * A lock older than this was left by a run that died. Each build may run BUILD_TIMEOUT_MS, so a
+ * live holder building both is never taken for dead (the lock's time is not refreshed meanwhile).
+ */
+const STALE_LOCK_MS = 2 * BUILD_TIMEOUT_MS + 60_000;
 
 /** What each executable is made of: when any of it is newer than the executable, it is rebuilt. */
 const EXECUTABLES = {
