@@ -58,7 +58,9 @@ describe.skipIf(skipReason !== undefined)('the container image (deploy/container
     await ensureBuilt('dist/gateway'); // rebuilt when older than its sources
     work = mkdtempSync(join(tmpdir(), 'gateway-image-'));
     await run(NODE, [join(ROOT, 'build/container-context.ts'), join(work, 'context')], { cwd: ROOT });
-    await podman(['build', '--quiet', '--format', 'docker', '--build-arg', `VERSION=${PACKAGE.version}`, '--file', CONTAINERFILE, '--tag', image, join(work, 'context')]);
+    // --layers=false: no cached layer committed per instruction (half the build time on vfs);
+    // the image's files, owners and config are the same.
+    await podman(['build', '--quiet', '--layers=false', '--format', 'docker', '--build-arg', `VERSION=${PACKAGE.version}`, '--file', CONTAINERFILE, '--tag', image, join(work, 'context')]);
     const inspected = (JSON.parse((await podman(['image', 'inspect', image])).stdout) as { Config: ImageConfig; Healthcheck?: Healthcheck }[])[0]!;
     config = inspected.Config;
     healthcheck = inspected.Healthcheck;
