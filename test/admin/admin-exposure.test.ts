@@ -42,6 +42,11 @@ describe('admin_listen loopback rule', () => {
     expect(() => loadConfigText('admin_listen: 0.0.0.0:0\n', '/virtual/config.yaml', '/virtual', { env: {} })).toThrow(ConfigError);
     const named = loadConfigText('admin_listen: 127.0.0.1.invalid:0\n', '/virtual/config.yaml', '/virtual', { env: {} });
     await expect(startGateway(named, { log: createLogger('silent'), workers: 1 })).rejects.toThrow();
+    // That name fails to resolve at all; this one resolves with no DNS server (getaddrinfo reads
+    // the decimal form of an IPv4 address, which is no IP literal to the config) to 10.0.0.1, so
+    // only the loopback rule can refuse it.
+    const decimal = loadConfigText('admin_listen: 167772161:0\n', '/virtual/config.yaml', '/virtual', { env: {} });
+    await expect(startGateway(decimal, { log: createLogger('silent'), workers: 1 })).rejects.toThrow(/167772161 \(10\.0\.0\.1\), beyond loopback/);
   });
 });
 

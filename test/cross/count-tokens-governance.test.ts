@@ -3,6 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { openRaw } from '../support/raw-connection.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,5 +26,14 @@ describe('count_tokens under governance', () => {
     const client = new Anthropic({ apiKey: key.secret, baseURL: h.url, maxRetries: 0 });
     expect((await client.messages.countTokens({ model: 'claude', messages })).input_tokens).toBe(9);
     expect(h.gateway.governance!.listKeys().find((k) => k.id === key.id)!.spentMicrocents).toBe(0n);
+  });
+
+  it('an invalid key is refused from the headers, before the body arrives, and the connection closed', async () => {
+    // 30 MB declared, a few bytes sent: the answer cannot wait for the rest.
+    const head = 'POST /v1/messages/count_tokens HTTP/1.1\r\nHost: x\r\nx-api-key: gwk_wrong\r\nContent-Type: application/json\r\nContent-Length: 30000000\r\n\r\n{"model":"claude",';
+    const { text } = await openRaw(h.url, head).closed;
+    expect(text).toMatch(/^HTTP\/1\.1 401 /);
+    expect(text.toLowerCase()).toContain('connection: close');
+    expect(text).toContain('{"type":"error","error":{"type":"authentication_error"'); // Anthropic's shape (the body is chunked)
   });
 });

@@ -4,6 +4,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREDENTIAL_MARKER } from '../../server/gateway/credential-mask.ts';
 import { startSixLaneHarness, type SixLaneHarness } from '../support/six-lane-harness.ts';
 
 let harness: SixLaneHarness;
@@ -117,6 +118,15 @@ describe('anthropic messages.countTokens', () => {
 
   it('an unknown model: 404 in Anthropic\'s shape', async () => {
     await expect(anthropic.messages.countTokens({ model: 'nope', messages: MESSAGES })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+  });
+
+  it('an upstream error that echoes the operator\'s key reaches the client masked', async () => {
+    harness.upstream.enqueue({ status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'request with key upstream-key refused' } } });
+    const error = await anthropic.messages.countTokens({ model: 'm-anthropic', messages: MESSAGES }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    const body = JSON.stringify((error as InstanceType<typeof Anthropic.BadRequestError>).error);
+    expect(body).toContain(`request with key ${CREDENTIAL_MARKER} refused`);
+    expect(body).not.toContain('upstream-key');
   });
 
   it('an upstream error on the same protocol reaches the client in its shape', async () => {

@@ -39,11 +39,6 @@ function stallingStream(protocol: 'openai' | 'anthropic') {
   return { events, pauseAfter: end, pauseMs: 3000 };
 }
 
-async function settledRecords(count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (records.records.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-}
-
 describe('a client that leaves once its request reached an upstream', () => {
   it('50 streams read to their last content piece, then closed, are each charged; spent is their sum', async () => {
     const key = await createKey();
@@ -62,7 +57,7 @@ describe('a client that leaves once its request reached an upstream', () => {
       return text;
     }));
     expect(received.every((t) => t === TEXT)).toBe(true);
-    await settledRecords(50);
+    await records.atLeast(50);
     expect(records.records).toHaveLength(50);
     for (const record of records.records) {
       expect(record.clientGone).toBe(true);
@@ -85,7 +80,7 @@ describe('a client that leaves once its request reached an upstream', () => {
     while (h.upstream.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     abort.abort();
     await expect(call).rejects.toThrow();
-    await settledRecords(1);
+    await records.atLeast(1);
     expect(records.records).toHaveLength(1);
     const [record] = records.records;
     expect(record!.clientGone).toBe(true);

@@ -48,11 +48,6 @@ function expectRoutingUntouched(): void {
   }
 }
 
-async function waitForRecords(count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (records.records.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-}
-
 const usageOf = (completion: number) => ({ prompt_tokens: 10, completion_tokens: completion });
 
 describe('absurd usage from an upstream', () => {
@@ -69,7 +64,7 @@ describe('absurd usage from an upstream', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('two');
 
-    await waitForRecords(2);
+    await records.atLeast(2);
     // 10 input tokens and the ceiling's output tokens, at 100 µ¢ a token.
     const each = BigInt(10 + MAX_TOKENS_PER_COUNT) * 100n;
     expect(records.records.map((r) => r.costMicrocents)).toEqual([each, each]);
@@ -86,7 +81,7 @@ describe('absurd usage from an upstream', () => {
     h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'ok', usage: { prompt_tokens: -50, completion_tokens: 2.2 } }) });
     const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'x' }] }) });
     expect(res.status).toBe(200);
-    await waitForRecords(1);
+    await records.atLeast(1);
     expect(h.gateway.governance!.getKey(key.id)!.spentMicrocents).toBe(3n * 100n);
     expect(logLines.filter((l) => String(l.msg).includes('clamped'))).toHaveLength(1);
   });
@@ -115,7 +110,7 @@ describe('a store that fails after commit (closed database handle)', () => {
     // The mock echoes the last user message: each client got its own answer, whole.
     answers.forEach((text, i) => expect(text).toContain(i % 2 === 0 ? `n${i}` : `s${i}`));
     expect(h.upstream.requests).toHaveLength(20);
-    await waitForRecords(20);
+    await records.atLeast(20);
     expect(records.records).toHaveLength(20);
     for (const record of records.records) {
       expect(record.status).toBe(200);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openaiChatCompletion, openaiChatStreamEvents } from '../../server/demo/openai-replies.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { upstreamGate } from '../support/mock-upstream.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -80,16 +81,12 @@ describe('budgets', () => {
     // The upstream answers only once every other request was refused (or after 20 s), so no
     // settlement can free budget before all 300 were admitted or refused, however loaded the machine.
     let refused = 0;
-    let answerNow: () => void = () => {};
-    const allDecided = new Promise<void>((resolve) => {
-      answerNow = resolve;
-      setTimeout(resolve, 20_000).unref();
-    });
-    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided });
+    const allDecided = upstreamGate(20_000);
+    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided.opened });
     const statuses = await Promise.all(Array.from({ length: 300 }, () => call(key.secret).then(async (r) => {
       if (r.status === 402) {
         expect(r.headers.get('x-should-retry')).toBe('false');
-        if (++refused === 290) answerNow();
+        if (++refused === 290) allDecided.open();
       }
       await r.arrayBuffer();
       return r.status;

@@ -15,7 +15,8 @@ const COMPLETION_MARKER = 'COMPLETION-TEXT-b41e0d';
 const OTLP_TOKEN = 'otlp-token-5e8d2a';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
-const POOLS = 'pools:\n  flaky: { members: [ { model: gpt, weight: 10 }, { model: claude, weight: 1 } ] }\n';
+// `mixed` picks claude first, which cannot express n: 2 and is skipped without an upstream call.
+const POOLS = 'pools:\n  flaky: { members: [ { model: gpt, weight: 10 }, { model: claude, weight: 1 } ] }\n  mixed: { members: [ { model: claude, weight: 10 }, { model: gpt, weight: 1 } ] }\n';
 
 describe('OTLP export', () => {
   let receiver: OtlpReceiver;
@@ -44,6 +45,9 @@ describe('OTLP export', () => {
     const stream = await openai.chat.completions.create({ model: 'claude', stream: true, messages }).withResponse();
     for await (const _chunk of stream.data) { /* drain */ }
     requestIds.stream = stream.response.headers.get('x-request-id')!;
+
+    h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c3', model: 'gpt-4.1-mini', text: COMPLETION_MARKER, usage: { prompt_tokens: 6, completion_tokens: 2 } }) });
+    requestIds.skipped = (await openai.chat.completions.create({ model: 'mixed', n: 2, messages }).withResponse()).response.headers.get('x-request-id')!;
 
     await h.close(); // flushes the span queue and exports the metrics once more
   });
@@ -105,6 +109,12 @@ describe('OTLP export', () => {
       expect(attempt.endNs).toBeLessThanOrEqual(span.endNs);
     }
     expect(attempts[1]!.startNs).toBeGreaterThanOrEqual(attempts[0]!.endNs);
+  });
+
+  it('a lane skipped without an upstream call is neither an attempt nor a failover, and has no span', () => {
+    const span = requestSpan(requestIds.skipped!);
+    expect(span.attributes).toMatchObject({ 'gateway.pool': 'mixed', 'gateway.lane': 'gpt', 'gateway.attempts': 1, 'gateway.failover': false });
+    expect(childrenOf(span).map((a) => a.name)).toEqual(['chat gpt-4.1-mini']);
   });
 
   it('a translated stream', () => {

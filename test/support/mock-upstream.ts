@@ -39,6 +39,19 @@ export type ScriptedReply =
   /** Never answer (until close()). */
   | { fault: 'hang' };
 
+/**
+ * A promise for a reply's `waitFor` that the test settles with `open()` once it has seen what it
+ * waits for, or that settles by itself after `timeoutMs`, so a test that never opens it ends anyway.
+ */
+export function upstreamGate(timeoutMs: number): { readonly opened: Promise<void>; open(): void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+    setTimeout(resolve, timeoutMs).unref();
+  });
+  return { opened, open };
+}
+
 /** A reply made from the request it answers (e.g. one that echoes the credential it received). */
 export type ReplyFor = (request: RecordedRequest) => ScriptedReply;
 

@@ -43,11 +43,11 @@ export function pythonSdk(): PythonSdk {
 
 /**
  * Runs a Python script with the venv's interpreter, asynchronously (the gateway under test runs in
- * this process); its stdout, or a rejection with its stderr.
+ * this process); `args` are its sys.argv[1:]. Its stdout, or a rejection with its stderr.
  */
-export function runPython(python: string, script: string, env: Record<string, string>): Promise<string> {
+export function runPython(python: string, script: string, env: Record<string, string>, args: readonly string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-c', script], { env: { ...process.env, ...env }, timeout: 60_000 });
+    const child = spawn(python, ['-c', script, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));

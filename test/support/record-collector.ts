@@ -25,6 +25,12 @@ export class RecordCollector implements RequestObserver {
     });
   }
 
+  /** Waits (up to `timeoutMs`) until at least `count` records arrived; the test then checks how many. */
+  async atLeast(count: number, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.records.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   /** Records of one request id (there must be exactly one per request). */
   count(requestId: string): number {
     return this.records.filter((r) => r.requestId === requestId).length;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openaiChatCompletion } from '../../server/demo/openai-replies.ts';
 import { onNewConnection } from '../support/fresh-connection.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { upstreamGate } from '../support/mock-upstream.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -58,14 +59,10 @@ describe('two data-plane workers', () => {
     // The upstream answers only once every other request was refused (or after 20 s): no early
     // settlement can free budget, however loaded the machine.
     let refused = 0;
-    let answerNow: () => void = () => {};
-    const allDecided = new Promise<void>((resolve) => {
-      answerNow = resolve;
-      setTimeout(resolve, 20_000).unref();
-    });
-    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided });
+    const allDecided = upstreamGate(20_000);
+    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided.opened });
     const results = await Promise.all(Array.from({ length: 300 }, () => post(chat('priced', { max_completion_tokens: 100_000 }), key.secret).then((r) => {
-      if (r.status === 402 && ++refused === 290) answerNow();
+      if (r.status === 402 && ++refused === 290) allDecided.open();
       return r;
     })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(10);
