@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type { DataPlaneTls, PemSource } from '../../generated/config-types.ts';
 import type { ReportProblem } from './config-error.ts';
+import { readSecretText } from './secret-ref.ts';
 import type { TlsMaterial } from './runtime-config.ts';
 
 /**
@@ -35,22 +34,8 @@ export function resolveDataPlaneTls(tls: DataPlaneTls | undefined, baseDir: stri
 }
 
 function readPem(source: PemSource, baseDir: string, env: NodeJS.ProcessEnv): { value: string } | { error: string } {
-  let text: string;
-  let where: string;
-  if (typeof source === 'object' && source.env !== undefined) {
-    where = `environment variable ${source.env}`;
-    const value = env[source.env];
-    if (value === undefined || value === '') return { error: `${where} is not set` };
-    text = value;
-  } else {
-    const file = typeof source === 'string' ? source : source.file ?? '';
-    where = isAbsolute(file) ? file : resolve(baseDir, file);
-    try {
-      text = readFileSync(where, 'utf8');
-    } catch (e) {
-      return { error: `cannot read ${where} (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-    }
-  }
-  if (!text.includes('-----BEGIN ')) return { error: `${where} holds no PEM block (-----BEGIN ...)` };
-  return { value: text };
+  const read = readSecretText(typeof source === 'string' ? { file: source } : source, baseDir, env);
+  if ('error' in read) return read;
+  if (!read.text.includes('-----BEGIN ')) return { error: `${read.where} holds no PEM block (-----BEGIN ...)` };
+  return { value: read.text };
 }
