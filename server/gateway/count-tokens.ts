@@ -44,8 +44,35 @@ interface CountCall {
  * (`x-gateway-token-count: estimate` and `"estimated": true`).
  */
 export async function countTokens(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: CountCall): Promise<void> {
-  const ingress = INGRESS[call.protocol];
+  const started = performance.now();
   const client = new ClientResponse(res, { 'x-request-id': call.requestId });
+  const line: CountLine = {};
+  try {
+    await count(gateway, req, res, client, call, line);
+  } finally {
+    // Counts make no request record (nothing is generated or spent: no stats, metrics, webhooks),
+    // but each gets a log line of its own, so they are not invisible.
+    if (gateway.log.isLevelEnabled('info')) {
+      gateway.log.info({
+        requestId: call.requestId, ingress: call.protocol, ...line, status: client.status === 0 ? undefined : client.status,
+        ...(res.writableFinished ? {} : { clientGone: true }), latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+      }, 'token count');
+    }
+  }
+}
+
+/** What a count's log line tells beyond its id, protocol, status and time. */
+interface CountLine {
+  model?: string;
+  lane?: string;
+  /** `upstream` or `estimate`, as the answer's header says. */
+  count?: 'upstream' | 'estimate';
+  errorKind?: string;
+  errorCode?: string;
+}
+
+async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse, client: ClientResponse, call: CountCall, line: CountLine): Promise<void> {
+  const ingress = INGRESS[call.protocol];
   const signal = AbortSignal.any([clientGoneSignal(res), AbortSignal.timeout(gateway.config.limits.firstByteTimeoutMs)]);
   const hold = bodyMemoryOf(gateway.config).hold();
   let bodyRead = false;
@@ -60,6 +87,8 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
     const router = gateway.routing.router(modelName);
     if (router === undefined) throw new GatewayFailure(gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
     const lane = pickLane(router.members.map((m) => m.lane), call.protocol);
+    line.model = router.name;
+    line.lane = lane.name;
     client.guardCredentials(credentialMaskFor(lane.provider)); // before anything of this lane can reach the client
 
     if (lane.provider.protocol === call.protocol) {
@@ -69,8 +98,8 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
         if (error instanceof GatewayFailure && error.error.status === 404) return undefined;
         throw error;
       });
-      if (forwarded !== undefined) return answer(client, call, forwarded, 'upstream', lane);
-      return answer(client, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane);
+      if (forwarded !== undefined) return answer(client, call, forwarded, 'upstream', lane, line);
+      return answer(client, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane, line);
     }
     const chatBody = checkRequestJson(asChatBody(call.protocol, json), ingress.validateRequest);
     let request: ChatRequest;
@@ -80,14 +109,16 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
       // Content no other protocol can carry (a server tool, a document) would be refused on a chat
       // hop; a count is only advice, so it becomes an estimate from the request's size instead.
       if (!(error instanceof GatewayFailure) || error.error.status !== 400) throw error;
-      return answer(client, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane);
+      return answer(client, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane, line);
     }
     const counted = await countOnLane(gateway, lane, request, signal);
-    return answer(client, call, counted ?? estimateInputTokens(request), counted === undefined ? 'estimate' : 'upstream', lane);
+    return answer(client, call, counted ?? estimateInputTokens(request), counted === undefined ? 'estimate' : 'upstream', lane, line);
   } catch (error) {
     if (res.destroyed) return;
     const failure = error instanceof GatewayFailure ? error.error : gatewayError('server', 'internal gateway error', { code: 'internal_error' });
     if (!(error instanceof GatewayFailure)) gateway.log.error({ err: error, requestId: call.requestId }, 'unexpected count_tokens failure');
+    line.errorKind = failure.kind;
+    if (failure.code !== undefined && failure.code !== null) line.errorCode = failure.code;
     // Answered before the body was read (no key, no room for it): the connection is then closed, as for chat.
     client.sendError(ingress.codec, failure, bodyRead ? undefined : closeUnread(req));
   } finally {
@@ -164,7 +195,8 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
   }
 }
 
-function answer(client: ClientResponse, call: CountCall, count: number, how: 'upstream' | 'estimate', lane: ModelRoute): void {
+function answer(client: ClientResponse, call: CountCall, count: number, how: 'upstream' | 'estimate', lane: ModelRoute, line: CountLine): void {
+  line.count = how;
   const estimated = how === 'estimate' ? { estimated: true } : {};
   const body = call.protocol === 'anthropic' ? { input_tokens: count, ...estimated } : { totalTokens: count, ...estimated };
   client.sendBody(200, { 'content-type': 'application/json', 'x-gateway-lane': lane.name, [TOKEN_COUNT_HEADER]: how }, JSON.stringify(body));
