@@ -42,6 +42,10 @@ describe('admin_listen loopback rule', () => {
     expect(() => loadConfigText('admin_listen: 0.0.0.0:0\n', '/virtual/config.yaml', '/virtual', { env: {} })).toThrow(ConfigError);
     const named = loadConfigText('admin_listen: 127.0.0.1.invalid:0\n', '/virtual/config.yaml', '/virtual', { env: {} });
     await expect(startGateway(named, { log: createLogger('silent'), workers: 1 })).rejects.toThrow();
+    // A name that resolves (here to a documentation address) is refused for what it resolved to.
+    const refused = await startGateway(named, { log: createLogger('silent'), workers: 1, lookupAdminHost: lookupTable({ '127.0.0.1.invalid': ['203.0.113.7'] }) }).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).message).toContain('the admin plane would listen on 127.0.0.1.invalid (203.0.113.7), beyond loopback, with no admin token');
   });
 });
 
