@@ -30,7 +30,8 @@ import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
-import { renewServerTls, secureContextOptions, tlsRenewalProblem } from './tls-rotation.ts';
+import { secureContextOptions } from '../config/tls-material.ts';
+import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
 
 export interface RunningGateway {

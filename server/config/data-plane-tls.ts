@@ -1,7 +1,7 @@
-import { createSecureContext } from 'node:tls';
 import type { DataPlaneTls, PemSource } from '../../generated/config-types.ts';
 import type { ReportProblem } from './config-error.ts';
 import { readSecretText } from './secret-ref.ts';
+import { unusableTlsReason } from './tls-material.ts';
 import type { TlsMaterial } from './runtime-config.ts';
 
 /**
@@ -23,14 +23,11 @@ export function resolveDataPlaneTls(tls: DataPlaneTls | undefined, baseDir: stri
   const key = read('key', tls.key);
   const clientCa = read('client_ca', tls.client_ca);
   if (cert === undefined || key === undefined || (tls.client_ca !== undefined && clientCa === undefined)) return undefined;
-  try {
-    createSecureContext({ cert, key, ...(clientCa !== undefined && { ca: clientCa }) });
-  } catch (e) {
-    // OpenSSL's reason (e.g. "key values mismatch"), which names no secret.
-    problem(['tls'], `the certificate, key and client CA cannot be used together (${(e as Error).message})`);
-    return undefined;
-  }
-  return { cert, key, clientCa };
+  const material = { cert, key, clientCa };
+  const unusable = unusableTlsReason(material);
+  if (unusable === undefined) return material;
+  problem(['tls'], unusable);
+  return undefined;
 }
 
 function readPem(source: PemSource, baseDir: string, env: NodeJS.ProcessEnv): { value: string } | { error: string } {
