@@ -17,7 +17,7 @@ import { forwardedClientHeaders } from './relayed-headers.ts';
 import { checkRequestJson, parseJsonObject, readRequestBody } from './request-body.ts';
 import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
 import { countEndpointFor } from './token-count-endpoints.ts';
-import { estimateInputTokens } from './token-estimate.ts';
+import { estimateInputTokens, tokensInBytes } from './token-estimate.ts';
 
 /** The two count routes the gateway serves: Anthropic's `count_tokens` and Gemini's `:countTokens`. */
 export type CountingProtocol = 'anthropic' | 'gemini';
@@ -99,7 +99,7 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
         throw error;
       });
       if (forwarded !== undefined) return answer(client, call, forwarded, 'upstream', lane, line);
-      return answer(client, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane, line);
+      return answer(client, call, tokensInBytes(raw.length), 'estimate', lane, line);
     }
     const chatBody = checkRequestJson(asChatBody(call.protocol, json), ingress.validateRequest);
     let request: ChatRequest;
@@ -109,7 +109,7 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
       // Content no other protocol can carry (a server tool, a document) would be refused on a chat
       // hop; a count is only advice, so it becomes an estimate from the request's size instead.
       if (!(error instanceof GatewayFailure) || error.error.status !== 400) throw error;
-      return answer(client, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane, line);
+      return answer(client, call, tokensInBytes(raw.length), 'estimate', lane, line);
     }
     const counted = await countOnLane(gateway, lane, request, signal);
     return answer(client, call, counted ?? estimateInputTokens(request), counted === undefined ? 'estimate' : 'upstream', lane, line);
