@@ -7,7 +7,7 @@ import { withFastChatRoutes } from '../http/fast-routes.ts';
 import { refuseConnection } from '../http/refuse-connection.ts';
 import { connectionCap } from './connection-cap.ts';
 import { ConnectionGuard } from './connection-guard.ts';
-import { secureContextOptions } from './tls-rotation.ts';
+import { secureContextOptions } from '../config/tls-material.ts';
 
 export interface DataPlaneServer {
   readonly server: Server;

@@ -30,7 +30,8 @@ import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
-import { renewServerTls, secureContextOptions, tlsRenewalProblem } from './tls-rotation.ts';
+import { secureContextOptions } from '../config/tls-material.ts';
+import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
 
 export interface RunningGateway {
@@ -90,11 +91,13 @@ export interface StartOptions {
   readonly workers?: number;
   /** OIDC discovery and JWKS timings for self-serve keys; tests shorten them. */
   readonly oidcTimings?: IssuerTimings;
+  /** How `admin_listen`'s name is resolved (default: the system's lookup); tests make a name resolve beyond loopback. */
+  readonly lookupAdminHost?: Parameters<typeof resolveAdminAddress>[1];
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
 export async function startGateway(loaded: RuntimeConfig, options: StartOptions): Promise<RunningGateway> {
-  const admin = await resolveAdminAddress(loaded.adminListen.host);
+  const admin = await resolveAdminAddress(loaded.adminListen.host, options.lookupAdminHost);
   if (!admin.loopback && (loaded.adminToken === undefined || loaded.adminTls === undefined)) {
     const resolved = admin.address === loaded.adminListen.host ? '' : ` (${admin.address})`;
     throw new ConfigError([{

@@ -1,11 +1,7 @@
 import type { Server } from 'node:http';
-import { createSecureContext, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
+import type { Server as TlsServer } from 'node:tls';
 import type { TlsMaterial } from '../config/runtime-config.ts';
-
-/** The secure-context part of a server's TLS options (what SIGHUP may replace). */
-export function secureContextOptions(tls: TlsMaterial): SecureContextOptions {
-  return { cert: tls.cert, key: tls.key, ...(tls.clientCa !== undefined && { ca: tls.clientCa }) };
-}
+import { secureContextOptions, unusableTlsReason } from '../config/tls-material.ts';
 
 /**
  * Why `next` cannot replace `current` on a running server, or undefined when it can: its parts
@@ -16,13 +12,8 @@ export function tlsRenewalProblem(plane: string, current: TlsMaterial | undefine
   if ((current === undefined) !== (next === undefined)) return `${plane}: turning TLS on or off needs a restart`;
   if (current === undefined || next === undefined) return undefined;
   if ((current.clientCa === undefined) !== (next.clientCa === undefined)) return `${plane}: adding or removing client_ca needs a restart`;
-  try {
-    createSecureContext(secureContextOptions(next));
-  } catch (e) {
-    // OpenSSL's reason (e.g. "key values mismatch"), which names no secret.
-    return `${plane}: the certificate, key and client CA cannot be used together (${(e as Error).message})`;
-  }
-  return undefined;
+  const unusable = unusableTlsReason(next);
+  return unusable === undefined ? undefined : `${plane}: ${unusable}`;
 }
 
 /** New connections get `tls`; connections already open keep the context they shook hands with. */

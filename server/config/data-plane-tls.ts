@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { createSecureContext } from 'node:tls';
 import type { DataPlaneTls, PemSource } from '../../generated/config-types.ts';
 import type { ReportProblem } from './config-error.ts';
+import { readSecretText } from './secret-ref.ts';
+import { unusableTlsReason } from './tls-material.ts';
 import type { TlsMaterial } from './runtime-config.ts';
 
 /**
@@ -24,33 +23,16 @@ export function resolveDataPlaneTls(tls: DataPlaneTls | undefined, baseDir: stri
   const key = read('key', tls.key);
   const clientCa = read('client_ca', tls.client_ca);
   if (cert === undefined || key === undefined || (tls.client_ca !== undefined && clientCa === undefined)) return undefined;
-  try {
-    createSecureContext({ cert, key, ...(clientCa !== undefined && { ca: clientCa }) });
-  } catch (e) {
-    // OpenSSL's reason (e.g. "key values mismatch"), which names no secret.
-    problem(['tls'], `the certificate, key and client CA cannot be used together (${(e as Error).message})`);
-    return undefined;
-  }
-  return { cert, key, clientCa };
+  const material = { cert, key, clientCa };
+  const unusable = unusableTlsReason(material);
+  if (unusable === undefined) return material;
+  problem(['tls'], unusable);
+  return undefined;
 }
 
 function readPem(source: PemSource, baseDir: string, env: NodeJS.ProcessEnv): { value: string } | { error: string } {
-  let text: string;
-  let where: string;
-  if (typeof source === 'object' && source.env !== undefined) {
-    where = `environment variable ${source.env}`;
-    const value = env[source.env];
-    if (value === undefined || value === '') return { error: `${where} is not set` };
-    text = value;
-  } else {
-    const file = typeof source === 'string' ? source : source.file ?? '';
-    where = isAbsolute(file) ? file : resolve(baseDir, file);
-    try {
-      text = readFileSync(where, 'utf8');
-    } catch (e) {
-      return { error: `cannot read ${where} (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-    }
-  }
-  if (!text.includes('-----BEGIN ')) return { error: `${where} holds no PEM block (-----BEGIN ...)` };
-  return { value: text };
+  const read = readSecretText(typeof source === 'string' ? { file: source } : source, baseDir, env);
+  if ('error' in read) return read;
+  if (!read.text.includes('-----BEGIN ')) return { error: `${read.where} holds no PEM block (-----BEGIN ...)` };
+  return { value: read.text };
 }

@@ -16,7 +16,7 @@ import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routi
 import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
-import { readSecret } from './secret-ref.ts';
+import { readSecret, readSecretText } from './secret-ref.ts';
 import { resolveDataPlaneTls } from './data-plane-tls.ts';
 import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
 import { parseYamlSource } from './yaml-source.ts';
@@ -114,7 +114,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     if ('error' in secret) problem(['governance_secret'], secret.error);
     else governanceSecret = secret.value;
   }
-  const adminTls = readAdminTls(config, relative, problem);
+  const adminTls = readAdminTls(config, baseDir, problem);
   const tls = resolveDataPlaneTls(config.tls, baseDir, env, problem);
   const hooks = resolveHooks(config, baseDir, env, problem);
   const otlp = resolveOtlp(config, baseDir, env, problem);
@@ -314,17 +314,15 @@ function resolvePools(config: GatewayConfig, models: Map<string, ModelRoute>, br
 }
 
 /** The admin plane's certificate, key and client CA, read at load so a missing file stops the start. */
-function readAdminTls(config: GatewayConfig, relative: (p: string) => string, problem: ReportProblem): RuntimeConfig['adminTls'] {
+function readAdminTls(config: GatewayConfig, baseDir: string, problem: ReportProblem): RuntimeConfig['adminTls'] {
   const tls = config.admin_tls;
   if (tls === undefined) return undefined;
-  const read = (field: 'cert' | 'key' | 'client_ca', path: string | undefined): string | undefined => {
-    if (path === undefined) return undefined;
-    try {
-      return readFileSync(relative(path), 'utf8');
-    } catch (e) {
-      problem(['admin_tls', field], `cannot read ${relative(path)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-      return undefined;
-    }
+  const read = (field: 'cert' | 'key' | 'client_ca', file: string | undefined): string | undefined => {
+    if (file === undefined) return undefined;
+    const pem = readSecretText({ file }, baseDir, {});
+    if ('text' in pem) return pem.text;
+    problem(['admin_tls', field], pem.error);
+    return undefined;
   };
   const cert = read('cert', tls.cert);
   const key = read('key', tls.key);

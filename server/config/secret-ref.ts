@@ -15,20 +15,32 @@ const CONTROL = /[\x00-\x1f\x7f]/;
  * cannot. A file's trailing newline is not part of the secret.
  */
 export function readSecret(ref: SecretRef, baseDir: string, env: NodeJS.ProcessEnv): { value: string } | { error: string } {
+  const read = readSecretText(ref, baseDir, env, 'secret file ');
+  if ('error' in read) return read;
+  const fromFile = ref.env === undefined;
+  const value = fromFile ? read.text.replace(/\r?\n$/, '') : read.text;
+  if (value === '') return { error: `${read.where} is empty` };
+  if (CONTROL.test(value)) return { error: `${read.where} contains a line break or control character${fromFile ? ' (only one trailing newline is ignored)' : ''}` };
+  return { value };
+}
+
+/**
+ * The text a reference names, as it is (a PEM block keeps its line breaks), and where it came
+ * from for messages: `environment variable NAME`, or the file's path after `fileLabel`. An unset
+ * or empty variable and an unreadable file are errors that quote nothing of the secret.
+ */
+export function readSecretText(ref: SecretRef, baseDir: string, env: NodeJS.ProcessEnv, fileLabel = ''): { text: string; where: string } | { error: string } {
   if (ref.env !== undefined) {
-    const value = env[ref.env];
-    if (value === undefined || value === '') return { error: `environment variable ${ref.env} is not set` };
-    if (CONTROL.test(value)) return { error: `environment variable ${ref.env} contains a line break or control character` };
-    return { value };
+    const where = `environment variable ${ref.env}`;
+    const text = env[ref.env];
+    return text === undefined || text === '' ? { error: `${where} is not set` } : { text, where };
   }
   const file = ref.file ?? '';
   const path = isAbsolute(file) ? file : resolve(baseDir, file);
+  const where = `${fileLabel}${path}`;
   try {
-    const value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
-    if (value === '') return { error: `secret file ${path} is empty` };
-    if (CONTROL.test(value)) return { error: `secret file ${path} contains a line break or control character (only one trailing newline is ignored)` };
-    return { value };
+    return { text: readFileSync(path, 'utf8'), where };
   } catch (e) {
-    return { error: `cannot read secret file ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
+    return { error: `cannot read ${where} (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
   }
 }

@@ -7,6 +7,7 @@ import { GatewayFailure, gatewayError, type Usage } from '../ir/index.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AnswerSummary } from './client-response.ts';
 import type { Exchange } from './gateway-context.ts';
+import { tokensInBytes } from './token-estimate.ts';
 
 /** A request admitted under governance: its reservation, settled at the answer's end or released. */
 export interface Admitted {
@@ -100,7 +101,7 @@ function settlement(exchange: Exchange, ledgerId: string, summary: AnswerSummary
  */
 function estimate(requestBytes: number, outputTokens: number): Usage {
   return {
-    inputTokens: Math.max(1, Math.ceil(requestBytes / 4)),
+    inputTokens: tokensInBytes(requestBytes),
     outputTokens: Math.max(1, outputTokens),
     cacheReadTokens: 0,
     cacheWriteTokens: 0,

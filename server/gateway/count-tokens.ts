@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelRoute } from '../config/runtime-config.ts';
-import { GatewayFailure, gatewayError, type ChatRequest, type GatewayError } from '../ir/index.ts';
+import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
@@ -9,12 +9,15 @@ import { sendUpstream } from '../upstream/send-upstream.ts';
 import type { Gateway } from './gateway-context.ts';
 import { INGRESS } from './ingress.ts';
 import { bodyMemoryOf } from './body-memory.ts';
+import { clientGoneSignal } from './client-gone.ts';
+import { ClientResponse } from './client-response.ts';
 import { closeUnread } from './close-unread.ts';
+import { credentialMaskFor } from './credential-mask.ts';
 import { forwardedClientHeaders } from './relayed-headers.ts';
-import { redactedStreamError } from './upstream-error.ts';
-import { fieldPath, readRequestBody } from './request-body.ts';
+import { checkRequestJson, parseJsonObject, readRequestBody } from './request-body.ts';
+import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
 import { countEndpointFor } from './token-count-endpoints.ts';
-import { estimateInputTokens } from './token-estimate.ts';
+import { estimateInputTokens, tokensInBytes } from './token-estimate.ts';
 
 /** The two count routes the gateway serves: Anthropic's `count_tokens` and Gemini's `:countTokens`. */
 export type CountingProtocol = 'anthropic' | 'gemini';
@@ -41,26 +44,52 @@ interface CountCall {
  * (`x-gateway-token-count: estimate` and `"estimated": true`).
  */
 export async function countTokens(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: CountCall): Promise<void> {
+  const started = performance.now();
+  const client = new ClientResponse(res, { 'x-request-id': call.requestId });
+  const line: CountLine = {};
+  try {
+    await count(gateway, req, res, client, call, line);
+  } finally {
+    // Counts make no request record (nothing is generated or spent: no stats, metrics, webhooks),
+    // but each gets a log line of its own, so they are not invisible.
+    if (gateway.log.isLevelEnabled('info')) {
+      gateway.log.info({
+        requestId: call.requestId, ingress: call.protocol, ...line, status: client.status === 0 ? undefined : client.status,
+        ...(res.writableFinished ? {} : { clientGone: true }), latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+      }, 'token count');
+    }
+  }
+}
+
+/** What a count's log line tells beyond its id, protocol, status and time. */
+interface CountLine {
+  model?: string;
+  lane?: string;
+  /** `upstream` or `estimate`, as the answer's header says. */
+  count?: 'upstream' | 'estimate';
+  errorKind?: string;
+  errorCode?: string;
+}
+
+async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse, client: ClientResponse, call: CountCall, line: CountLine): Promise<void> {
   const ingress = INGRESS[call.protocol];
-  const signal = AbortSignal.any([closedSignal(res), AbortSignal.timeout(gateway.config.limits.firstByteTimeoutMs)]);
+  const signal = AbortSignal.any([clientGoneSignal(res), AbortSignal.timeout(gateway.config.limits.firstByteTimeoutMs)]);
   const hold = bodyMemoryOf(gateway.config).hold();
-  /** Set when the answer goes out before the body was read: the connection is then closed. */
-  let unread: Readonly<Record<string, string>> | undefined;
+  let bodyRead = false;
   try {
     // The key is checked from the headers before the body is read, as for chat.
-    if (gateway.config.governance && gateway.governance !== undefined) {
-      unread = closeUnread(req);
-      await gateway.governance.authenticate(req.headers, new URLSearchParams(call.query));
-      unread = undefined;
-    }
+    if (gateway.config.governance && gateway.governance !== undefined) await gateway.governance.authenticate(req.headers, new URLSearchParams(call.query));
     const raw = await readRequestBody(req, gateway.config.limits.maxRequestBytes, hold);
-    const json = parseObject(raw);
-    const chatBody = asChatBody(call.protocol, json);
+    bodyRead = true;
+    const json = parseJsonObject(raw);
     const modelName = call.pathModel ?? (typeof json.model === 'string' ? json.model : undefined);
     if (modelName === undefined || modelName === '') throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
     const router = gateway.routing.router(modelName);
     if (router === undefined) throw new GatewayFailure(gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
     const lane = pickLane(router.members.map((m) => m.lane), call.protocol);
+    line.model = router.name;
+    line.lane = lane.name;
+    client.guardCredentials(credentialMaskFor(lane.provider)); // before anything of this lane can reach the client
 
     if (lane.provider.protocol === call.protocol) {
       const forwarded = await forward(gateway, req, call, lane, raw, json, signal).catch((error: unknown) => {
@@ -69,10 +98,10 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
         if (error instanceof GatewayFailure && error.error.status === 404) return undefined;
         throw error;
       });
-      if (forwarded !== undefined) return answer(res, call, forwarded, 'upstream', lane);
-      return answer(res, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane);
+      if (forwarded !== undefined) return answer(client, call, forwarded, 'upstream', lane, line);
+      return answer(client, call, tokensInBytes(raw.length), 'estimate', lane, line);
     }
-    validate(ingress.validateRequest, chatBody);
+    const chatBody = checkRequestJson(asChatBody(call.protocol, json), ingress.validateRequest);
     let request: ChatRequest;
     try {
       request = ingress.codec.decodeRequest(chatBody, call.pathModel === undefined ? {} : { pathModel: call.pathModel });
@@ -80,17 +109,18 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
       // Content no other protocol can carry (a server tool, a document) would be refused on a chat
       // hop; a count is only advice, so it becomes an estimate from the request's size instead.
       if (!(error instanceof GatewayFailure) || error.error.status !== 400) throw error;
-      return answer(res, call, Math.max(1, Math.ceil(raw.length / 4)), 'estimate', lane);
+      return answer(client, call, tokensInBytes(raw.length), 'estimate', lane, line);
     }
     const counted = await countOnLane(gateway, lane, request, signal);
-    return answer(res, call, counted ?? estimateInputTokens(request), counted === undefined ? 'estimate' : 'upstream', lane);
+    return answer(client, call, counted ?? estimateInputTokens(request), counted === undefined ? 'estimate' : 'upstream', lane, line);
   } catch (error) {
     if (res.destroyed) return;
     const failure = error instanceof GatewayFailure ? error.error : gatewayError('server', 'internal gateway error', { code: 'internal_error' });
     if (!(error instanceof GatewayFailure)) gateway.log.error({ err: error, requestId: call.requestId }, 'unexpected count_tokens failure');
-    const envelope = ingress.codec.encodeError(failure);
-    res.writeHead(envelope.status, { ...envelope.headers, ...unread, 'x-request-id': call.requestId });
-    res.end(envelope.body);
+    line.errorKind = failure.kind;
+    if (failure.code !== undefined && failure.code !== null) line.errorCode = failure.code;
+    // Answered before the body was read (no key, no room for it): the connection is then closed, as for chat.
+    client.sendError(ingress.codec, failure, bodyRead ? undefined : closeUnread(req));
   } finally {
     hold.release();
   }
@@ -149,14 +179,13 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
   });
   const text = (await readBounded(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
   if (upstream.status >= 400) {
+    // Decoded and classified as a chat attempt's error is (attempt-failure.ts), when it is relayed.
     const codec = codecFor(lane.provider.protocol);
-    const decoded: GatewayError = codec === undefined || !relayErrors
-      ? gatewayError('server', `upstream ${lane.provider.name} answered ${upstream.status}`, { status: 502, code: 'bad_upstream_response' })
-      : codec.decodeError({ status: upstream.status, bodyText: text, headers: upstream.headers, retryAfterSeconds: retryAfterSeconds(upstream.headers) });
-    // The operator's credential was refused: the client must not read it as its own 401/403.
-    const error = decoded.status === 401 || decoded.status === 403
-      ? gatewayError('server', `upstream ${lane.provider.name} refused the gateway's credential`, { status: 502, code: 'upstream_auth_failed' })
-      : redactedStreamError(lane.provider, decoded); // an upstream message that echoes the credential
+    const error = isUpstreamCredentialFailure(upstream.status)
+      ? upstreamCredentialFailure(lane.provider, upstream.status)
+      : codec === undefined || !relayErrors
+        ? gatewayError('server', `upstream ${lane.provider.name} answered ${upstream.status}`, { status: 502, code: 'bad_upstream_response' })
+        : classifyUpstreamError(lane.provider, codec.decodeError({ status: upstream.status, bodyText: redactCredential(lane.provider, text), headers: upstream.headers, retryAfterSeconds: retryAfterSeconds(upstream.headers) }));
     throw new GatewayFailure(error);
   }
   try {
@@ -166,34 +195,9 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
   }
 }
 
-function answer(res: ServerResponse, call: CountCall, count: number, how: 'upstream' | 'estimate', lane: ModelRoute): void {
+function answer(client: ClientResponse, call: CountCall, count: number, how: 'upstream' | 'estimate', lane: ModelRoute, line: CountLine): void {
+  line.count = how;
   const estimated = how === 'estimate' ? { estimated: true } : {};
   const body = call.protocol === 'anthropic' ? { input_tokens: count, ...estimated } : { totalTokens: count, ...estimated };
-  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': call.requestId, 'x-gateway-lane': lane.name, [TOKEN_COUNT_HEADER]: how });
-  res.end(JSON.stringify(body));
-}
-
-function parseObject(raw: Buffer): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw new GatewayFailure(gatewayError('invalid_request', `request body is not valid JSON: ${(e as Error).message}`, { code: 'invalid_json' }));
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new GatewayFailure(gatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_json' }));
-  return value as Record<string, unknown>;
-}
-
-function validate(check: (typeof INGRESS)[CountingProtocol]['validateRequest'], body: Record<string, unknown>): void {
-  if (check(body)) return;
-  const param = fieldPath(check.errors?.[0]);
-  throw new GatewayFailure(gatewayError('invalid_request', `${param === '' ? 'request' : param}: ${check.errors?.[0]?.message ?? 'is not valid'}`, { param, code: 'invalid_request_body' }));
-}
-
-function closedSignal(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
+  client.sendBody(200, { 'content-type': 'application/json', 'x-gateway-lane': lane.name, [TOKEN_COUNT_HEADER]: how }, JSON.stringify(body));
 }

@@ -33,6 +33,11 @@ function tooLarge(limit: number): GatewayFailure {
 
 /** Parses and schema-checks a request body; errors name the field, as `messages[0].role`. */
 export function parseRequestJson(body: Buffer, validate: ValidateFunction): Record<string, unknown> {
+  return checkRequestJson(parseJsonObject(body), validate);
+}
+
+/** A request body that must be one JSON object (400 `invalid_json` otherwise). */
+export function parseJsonObject(body: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
@@ -42,12 +47,17 @@ export function parseRequestJson(body: Buffer, validate: ValidateFunction): Reco
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new GatewayFailure(gatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_json' }));
   }
+  return value as Record<string, unknown>;
+}
+
+/** Schema-checks a parsed body (400 `invalid_request_body` naming the field otherwise). */
+export function checkRequestJson(value: Record<string, unknown>, validate: ValidateFunction): Record<string, unknown> {
   if (!validate(value)) {
     const first = mostSpecific(validate.errors ?? []);
     const param = fieldPath(first);
     throw new GatewayFailure(gatewayError('invalid_request', `${param || 'body'}: ${first?.message ?? 'is invalid'}`, { param: param || null, code: 'invalid_request_body' }));
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 /** The deepest error is the one that says what is actually wrong. */

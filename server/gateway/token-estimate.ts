@@ -1,5 +1,13 @@
 import type { ChatRequest, ContentBlock } from '../ir/index.ts';
 
+/**
+ * Tokens in a body of `bytes` bytes, for when nothing better is known (an unreadable or
+ * untranslatable request, an upstream that reported no usage): about four bytes a token, never zero.
+ */
+export function tokensInBytes(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / 4));
+}
+
 /** What a picture is counted as: Anthropic and Gemini charge roughly this for a mid-sized image. */
 const TOKENS_PER_IMAGE = 1000;
 

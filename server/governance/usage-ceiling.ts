@@ -10,6 +10,9 @@ export const MAX_TOKENS_PER_COUNT = 100_000_000;
 
 const COUNTS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
 
+/** Nothing clamped: one shared empty list, so the usual case allocates none per settlement. */
+const NONE_CLAMPED: readonly ClampedCount[] = Object.freeze([]);
+
 /** A usage count the gateway would not bill as reported, and what it billed instead. */
 export interface ClampedCount {
   readonly field: (typeof COUNTS)[number];
@@ -29,7 +32,7 @@ export function clampUsage(usage: Usage): { readonly usage: Usage; readonly clam
     const billed = billable(reported);
     if (billed !== reported) (clamped ??= []).push({ field, reported, billed });
   }
-  if (clamped === undefined) return { usage, clamped: [] };
+  if (clamped === undefined) return { usage, clamped: NONE_CLAMPED };
   const fixed: { -readonly [K in keyof Usage]: Usage[K] } = { ...usage };
   for (const { field, billed } of clamped) fixed[field] = billed;
   return { usage: fixed, clamped };

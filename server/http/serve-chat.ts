@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { clientGoneSignal } from '../gateway/client-gone.ts';
 import { ClientResponse } from '../gateway/client-response.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { ContentCapture } from '../gateway/content-capture.ts';
@@ -18,10 +19,6 @@ export async function serveChat(gateway: Gateway, req: IncomingMessage, res: Ser
   const meter = new RequestMeter();
   const { traceparent } = req.headers;
   if (typeof traceparent === 'string' && traceparent.length <= 128) meter.traceparent = traceparent; // parsed (or ignored) by the trace exporter
-  const aborted = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) aborted.abort();
-  });
   const ingress = INGRESS[protocol];
   let log: Logger | undefined;
   await handleChat({
@@ -32,7 +29,7 @@ export async function serveChat(gateway: Gateway, req: IncomingMessage, res: Ser
     origin: call.origin,
     query: new URLSearchParams(call.query),
     requestId,
-    signal: aborted.signal,
+    signal: clientGoneSignal(res),
     // Made on first use: a pino child (with its redaction setup) costs more than most requests need.
     get log() {
       return (log ??= gateway.log.child({ requestId, protocol }));

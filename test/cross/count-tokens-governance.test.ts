@@ -2,12 +2,17 @@
 // shape) and spends nothing from its budget, since nothing is generated.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../server/observability/logger.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { openRaw } from '../support/raw-connection.ts';
 
 let h: Harness;
+const logLines: Record<string, unknown>[] = [];
 beforeAll(async () => {
-  h = await startHarness({ extraYaml: 'db_path: ./gateway.db\ngovernance: on\n' });
+  h = await startHarness({
+    extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
+    log: createLogger('info', { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) }),
+  });
 });
 afterAll(() => h.close());
 
@@ -26,6 +31,16 @@ describe('count_tokens under governance', () => {
     const client = new Anthropic({ apiKey: key.secret, baseURL: h.url, maxRetries: 0 });
     expect((await client.messages.countTokens({ model: 'claude', messages })).input_tokens).toBe(9);
     expect(h.gateway.governance!.listKeys().find((k) => k.id === key.id)!.spentMicrocents).toBe(0n);
+
+    // No request record (nothing generated or spent), but one log line per count, refused or answered.
+    const counts = logLines.filter((l) => l.msg === 'token count');
+    expect(counts).toMatchObject([
+      { ingress: 'anthropic', status: 401, errorKind: 'authentication' },
+      { ingress: 'anthropic', status: 200, model: 'claude', count: 'upstream' },
+    ]);
+    expect(counts[1]).toHaveProperty('lane');
+    expect(logLines.filter((l) => l.msg === 'request')).toEqual([]);
+    expect(JSON.stringify(counts)).not.toContain(key.secret);
   });
 
   it('an invalid key is refused from the headers, before the body arrives, and the connection closed', async () => {

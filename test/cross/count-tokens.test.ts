@@ -5,6 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIAL_MARKER } from '../../server/gateway/credential-mask.ts';
+import { LANE_KEY_ENV, SIX_LANE_ENV } from '../support/six-lane-gateway.ts';
 import { startSixLaneHarness, type SixLaneHarness } from '../support/six-lane-harness.ts';
 
 let harness: SixLaneHarness;
@@ -21,6 +22,8 @@ afterAll(() => harness.close());
 const MESSAGES = [{ role: 'user' as const, content: 'How many tokens is this sentence, roughly speaking?' }];
 const TOOLS = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } } }];
 const sent = () => harness.lastRequest();
+/** The operator's upstream credential on the keyed lanes. */
+const UPSTREAM_KEY = SIX_LANE_ENV[LANE_KEY_ENV] as string;
 
 async function claudeCount(model: string) {
   const before = harness.upstream.requests.length;
@@ -127,12 +130,22 @@ describe('anthropic messages.countTokens', () => {
     const body = JSON.stringify((error as InstanceType<typeof Anthropic.BadRequestError>).error);
     expect(body).toContain(`request with key ${CREDENTIAL_MARKER} refused`);
     expect(body).not.toContain('upstream-key');
+    expect((error as InstanceType<typeof Anthropic.APIError>).message).not.toContain(UPSTREAM_KEY);
   });
 
   it('an upstream error on the same protocol reaches the client in its shape', async () => {
     harness.upstream.enqueue({ status: 429, headers: { 'retry-after': '3' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } });
     const error = await anthropic.messages.countTokens({ model: 'm-anthropic', messages: MESSAGES }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+  });
+
+  it('the upstream refusing the gateway\'s credential is a 502 the client cannot take for its own key', async () => {
+    harness.upstream.enqueue({ status: 401, json: { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${UPSTREAM_KEY}` } } });
+    const error = await anthropic.messages.countTokens({ model: 'm-anthropic', messages: MESSAGES }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
+    expect((error as InstanceType<typeof Anthropic.APIError>).message).toContain("refused the gateway's credential");
+    expect(JSON.stringify((error as InstanceType<typeof Anthropic.APIError>).error)).not.toContain(UPSTREAM_KEY);
   });
 });
 

@@ -80,6 +80,19 @@ describe('the key is checked before the body is read', () => {
     await answer.closedByServer;
   });
 
+  it('count_tokens, refused before its body is read (no key, or a body declared over max_request_bytes), closes the connection as chat does', async () => {
+    const anonymous = await rawPost('/v1/messages/count_tokens', { 'x-api-key': 'gwk_wrong' }, 30 * MIB, Buffer.from('{"model":'));
+    expect(anonymous.head).toMatch(/^HTTP\/1\.1 401/);
+    expect(anonymous.head).toMatch(/\r\nconnection: close/i);
+    await anonymous.closedByServer;
+    const tooLarge = await rawPost('/v1/messages/count_tokens', { 'x-api-key': key.secret }, 33 * MIB, Buffer.from('{"model":'));
+    expect(tooLarge.head).toMatch(/^HTTP\/1\.1 413/);
+    expect(tooLarge.head).toMatch(/\r\nconnection: close/i);
+    expect((JSON.parse(tooLarge.body) as { type: string; error: { type: string } }).type).toBe('error'); // Anthropic's shape
+    await tooLarge.closedByServer;
+    expect(h.upstream.requests).toHaveLength(0);
+  });
+
   it('a key revoked while its request\'s body is still arriving is refused once the body is read', async () => {
     const created = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({}) });
     const doomed = (await created.json()) as { id: string; secret: string };
