@@ -42,12 +42,16 @@ export function parseRequestJson(body: Buffer, validate: ValidateFunction): Reco
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new GatewayFailure(gatewayError('invalid_request', 'request body must be a JSON object', { code: 'invalid_json' }));
   }
-  if (!validate(value)) {
-    const first = mostSpecific(validate.errors ?? []);
-    const param = fieldPath(first);
-    throw new GatewayFailure(gatewayError('invalid_request', `${param || 'body'}: ${first?.message ?? 'is invalid'}`, { param: param || null, code: 'invalid_request_body' }));
-  }
+  checkRequestSchema(value, validate);
   return value as Record<string, unknown>;
+}
+
+/** A 400 naming the most specific field when `value` fails its protocol's request schema. */
+export function checkRequestSchema(value: unknown, validate: ValidateFunction): void {
+  if (validate(value)) return;
+  const first = mostSpecific(validate.errors ?? []);
+  const param = fieldPath(first);
+  throw new GatewayFailure(gatewayError('invalid_request', `${param || 'body'}: ${first?.message ?? 'is invalid'}`, { param: param || null, code: 'invalid_request_body' }));
 }
 
 /** The deepest error is the one that says what is actually wrong. */
