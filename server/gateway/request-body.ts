@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { GatewayFailure, gatewayError } from '../ir/index.ts';
+import { checkRequestSchema } from '../protocols/shared/schema-check.ts';
 import type { BodyHold } from './body-memory.ts';
 
 /**
@@ -52,29 +53,6 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
 
 /** Schema-checks a parsed body (400 `invalid_request_body` naming the field otherwise). */
 export function checkRequestJson(value: Record<string, unknown>, validate: ValidateFunction): Record<string, unknown> {
-  if (!validate(value)) {
-    const first = mostSpecific(validate.errors ?? []);
-    const param = fieldPath(first);
-    throw new GatewayFailure(gatewayError('invalid_request', `${param || 'body'}: ${first?.message ?? 'is invalid'}`, { param: param || null, code: 'invalid_request_body' }));
-  }
+  checkRequestSchema(value, validate);
   return value;
-}
-
-/** The deepest error is the one that says what is actually wrong. */
-function mostSpecific(errors: readonly ErrorObject[]): ErrorObject | undefined {
-  return errors.filter((e) => e.keyword !== 'if' && e.keyword !== 'allOf').sort((a, b) => depth(b) - depth(a))[0] ?? errors[0];
-}
-
-function depth(e: ErrorObject): number {
-  return e.instancePath.split('/').length + (e.keyword === 'required' ? 1 : 0);
-}
-
-/** `/messages/0/tool_call_id` -> `messages[0].tool_call_id` (a missing property is named too). */
-export function fieldPath(error: ErrorObject | undefined): string {
-  if (error === undefined) return '';
-  const segments = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/');
-  if (error.keyword === 'required') segments.push((error.params as { missingProperty: string }).missingProperty);
-  let out = '';
-  for (const s of segments) out += /^\d+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
-  return out;
 }

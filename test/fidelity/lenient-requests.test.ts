@@ -53,6 +53,9 @@ describe('request schemas accept null for every optional member', () => {
     expect(VALIDATORS.anthropic.request({ ...MINIMAL.anthropic, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't1', name: 'f', input: null }] }] })).toBe(false);
     expect(VALIDATORS.openai.request({ model: 'm', messages: null })).toBe(false);
     expect(VALIDATORS.responses.request({ model: 'm', input: [{ type: 'reasoning', summary: null }] })).toBe(false);
+    // A null item type is read as absent, so the item is a message, which needs its content.
+    expect(VALIDATORS.responses.request({ model: 'm', input: [{ type: null, role: 'user', content: 'hi' }] }), JSON.stringify(VALIDATORS.responses.request.errors)).toBe(true);
+    expect(VALIDATORS.responses.request({ model: 'm', input: [{ type: null, role: 'user' }] })).toBe(false);
   });
 });
 

@@ -67,4 +67,39 @@ describe('thinking carrier', () => {
     }, {});
     expect(request.messages[1]!.content[0]).toEqual(thinking);
   });
+
+  it('streams to the sibling\'s client with the signature held back and sent whole, as the carrier, when the block stops', () => {
+    const thinking: ReasoningBlock = { type: 'reasoning', text: 'Plan it.', signature: 'sig-part1sig-part2', origin: 'bedrock' };
+    const redacted: ReasoningBlock = { type: 'reasoning', text: '', redacted: 'opaque-data', origin: 'bedrock' };
+    const encoder = codecFor('anthropic')!.createStreamEncoder({ streamUsage: false });
+    const wire = [
+      encoder.encode({ type: 'message_start', id: 'm1', model: 'claude' }),
+      encoder.encode({ type: 'block_start', index: 0, block: { type: 'reasoning', origin: 'bedrock' } }),
+      encoder.encode({ type: 'block_delta', index: 0, delta: { type: 'reasoning', text: 'Plan ' } }),
+      encoder.encode({ type: 'block_delta', index: 0, delta: { type: 'signature', signature: 'sig-part1' } }),
+      encoder.encode({ type: 'block_delta', index: 0, delta: { type: 'reasoning', text: 'it.' } }),
+      encoder.encode({ type: 'block_delta', index: 0, delta: { type: 'signature', signature: 'sig-part2' } }),
+      encoder.encode({ type: 'block_stop', index: 0 }),
+      encoder.encode({ type: 'block_start', index: 1, block: { type: 'redacted_reasoning', data: 'opaque-data', origin: 'bedrock' } }),
+      encoder.encode({ type: 'block_stop', index: 1 }),
+    ].join('');
+    const events = wire.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: { type: string; signature?: string }; content_block?: { data?: string } });
+    const signatures = events.filter((e) => e.delta?.type === 'signature_delta').map((e) => e.delta!.signature);
+    expect(signatures).toEqual([carriableThinking(thinking)]);
+    expect(events.find((e) => e.content_block?.data !== undefined)?.content_block?.data).toBe(carriableThinking(redacted));
+    expect(encoder.warnings).toEqual([]);
+
+    const bedrock = codecFor('bedrock')!.createStreamEncoder({ streamUsage: false });
+    const anthropic: ReasoningBlock = { ...thinking, origin: 'anthropic' };
+    const frames = [
+      bedrock.encode({ type: 'message_start', id: 'm1', model: 'claude' }),
+      bedrock.encode({ type: 'block_start', index: 0, block: { type: 'reasoning', origin: 'anthropic' } }),
+      bedrock.encode({ type: 'block_delta', index: 0, delta: { type: 'reasoning', text: 'Plan it.' } }),
+      bedrock.encode({ type: 'block_delta', index: 0, delta: { type: 'signature', signature: 'sig-part1' } }),
+      bedrock.encode({ type: 'block_delta', index: 0, delta: { type: 'signature', signature: 'sig-part2' } }),
+      bedrock.encode({ type: 'block_stop', index: 0 }),
+    ].map((chunk) => Buffer.from(chunk as Uint8Array).toString('utf8')).join('');
+    expect(frames).toContain(`"signature":"${carriableThinking(anthropic)}"`);
+    expect(frames).not.toContain('sig-part');
+  });
 });

@@ -9,7 +9,7 @@ import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeUsage } from './usage.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
-import { carriableThinking, carriedThinking, isSiblingOrigin } from '../shared/thinking-carrier.ts';
+import { SiblingThinkingStream } from '../shared/thinking-carrier.ts';
 
 const event = (type: string, payload: Record<string, unknown>) => sseEvent(JSON.stringify({ type, ...payload }), type);
 
@@ -35,8 +35,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   private readonly kinds = new Map<number, StreamBlockStart['type']>();
   /** IR blocks with no Anthropic form in this stream. */
   private readonly skipped = new Set<number>();
-  /** Bedrock-issued thinking being collected for its carrier (shared/thinking-carrier.ts). */
-  private readonly carry = new Map<number, { text: string; signature: string }>();
+  /** Bedrock-issued thinking, sent with its carrier (shared/thinking-carrier.ts). */
+  private readonly sibling = new SiblingThinkingStream('anthropic');
 
   encode(e: StreamEvent): string {
     switch (e.type) {
@@ -47,8 +47,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return this.start();
       case 'block_start': {
         const block = e.block;
-        const sibling = isSiblingOrigin(block.type === 'reasoning' || block.type === 'redacted_reasoning' ? block.origin : undefined, 'anthropic');
-        if (sibling && block.type === 'reasoning') this.carry.set(e.index, { text: '', signature: '' });
+        const sibling = this.sibling.start(e.index, block);
         if (isForeignReasoning(block, 'anthropic') && !sibling) {
           // Another protocol's reasoning: Anthropic clients would replay it as a thinking block
           // that no Anthropic upstream can verify, so it is reported instead of forwarded.
@@ -63,7 +62,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
           block.type === 'text' ? { type: 'text', text: '' }
           : block.type === 'tool_call' ? { type: 'tool_use', id: idWithSignature(block.id, block.signature), name: block.name, input: {} }
           : block.type === 'reasoning' ? { type: 'thinking', thinking: '', signature: '' }
-          : { type: 'redacted_thinking', data: sibling ? carriableThinking({ type: 'reasoning', text: '', redacted: block.data, origin: 'bedrock' }) : block.data };
+          : { type: 'redacted_thinking', data: sibling ? this.sibling.redacted(block.data) : block.data };
         return this.start() + event('content_block_start', { index, content_block: contentBlock });
       }
       case 'block_delta': {
@@ -72,12 +71,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         // A signature belongs to a thinking block; on any other block it is another protocol's
         // opaque value (Gemini signs text parts) and has no Anthropic form.
         if (d.type === 'signature' && this.kinds.get(e.index) !== 'reasoning') return '';
-        const carry = this.carry.get(e.index);
-        if (carry !== undefined && d.type === 'signature') {
-          carry.signature += d.signature; // sent whole, as the carrier, when the block stops
-          return '';
-        }
-        if (carry !== undefined && d.type === 'reasoning') carry.text += d.text;
+        if (this.sibling.hold(e.index, d)) return '';
         const index = this.indices.get(e.index) ?? 0;
         const delta =
           d.type === 'text' ? { type: 'text_delta', text: d.text }
@@ -89,9 +83,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       case 'block_stop': {
         if (this.skipped.has(e.index)) return '';
         const index = this.indices.get(e.index) ?? 0;
-        const carry = this.carry.get(e.index);
-        const signature = carry === undefined || carry.signature === '' ? ''
-          : event('content_block_delta', { index, delta: { type: 'signature_delta', signature: carriedThinking('bedrock', carry.text, carry.signature) } });
+        const carrier = this.sibling.stop(e.index);
+        const signature = carrier === undefined ? '' : event('content_block_delta', { index, delta: { type: 'signature_delta', signature: carrier } });
         return signature + event('content_block_stop', { index });
       }
       case 'finish':

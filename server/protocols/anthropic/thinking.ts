@@ -1,5 +1,5 @@
 import type { ReasoningSetting, UnmappedField } from '../../ir/index.ts';
-import { effortNamed } from '../shared/reasoning.ts';
+import { decodeEffort } from '../shared/reasoning.ts';
 
 interface AnthropicThinking {
   type?: string;
@@ -14,10 +14,7 @@ interface AnthropicThinking {
  */
 export function decodeThinking(thinking: unknown, effortName: unknown, path: string, unmapped: UnmappedField[]): ReasoningSetting | undefined {
   let effort: ReasoningSetting['effort'];
-  if (typeof effortName === 'string') {
-    effort = effortNamed(effortName);
-    if (effort === undefined) unmapped.push({ path: 'output_config.effort', value: effortName, disposition: 'warn', reason: `reasoning effort "${effortName}"` });
-  }
+  if (typeof effortName === 'string') effort = decodeEffort(effortName, 'output_config.effort', unmapped);
   const t = (thinking ?? undefined) as AnthropicThinking | undefined;
   const shown = t?.display === 'omitted' ? {} : { summary: 'auto' as const };
   switch (t?.type) {

@@ -1,7 +1,7 @@
 import type { ChatRequest, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
 import { decodeThinking } from '../anthropic/thinking.ts';
 import { claudeThinking, type ClaudeSampling } from '../shared/claude-thinking.ts';
-import { effortNamed, effortOf, isReasoningOff } from '../shared/reasoning.ts';
+import { decodeEffort, effortOf, isReasoningOff } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 import type { TranslationWarning } from '../codec.ts';
 import { dropped } from '../shared/warnings.ts';
@@ -61,10 +61,7 @@ interface NovaReasoningConfig {
 function decodeNovaReasoning(config: NovaReasoningConfig, path: string, unmapped: UnmappedField[]): ReasoningSetting | undefined {
   if (config.type === 'disabled') return { effort: 'none' };
   if (config.type !== 'enabled') return undefined;
-  const effort = typeof config.maxReasoningEffort === 'string' ? effortNamed(config.maxReasoningEffort) : undefined;
-  if (typeof config.maxReasoningEffort === 'string' && effort === undefined) {
-    unmapped.push({ path: `${path}.maxReasoningEffort`, value: config.maxReasoningEffort, disposition: 'warn', reason: `reasoning effort "${config.maxReasoningEffort}"` });
-  }
+  const effort = typeof config.maxReasoningEffort === 'string' ? decodeEffort(config.maxReasoningEffort, `${path}.maxReasoningEffort`, unmapped) : undefined;
   return { ...(effort !== undefined && { effort }), summary: 'auto' };
 }
 

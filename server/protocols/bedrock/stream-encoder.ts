@@ -8,7 +8,7 @@ import { streamExceptionType } from './errors.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
-import { carriableThinking, carriedThinking, isSiblingOrigin } from '../shared/thinking-carrier.ts';
+import { SiblingThinkingStream } from '../shared/thinking-carrier.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -41,8 +41,8 @@ export class BedrockStreamEncoder implements StreamEncoder {
   private readonly kinds = new Map<number, StreamBlockStart['type']>();
   /** IR blocks with no Bedrock form in this stream. */
   private readonly skipped = new Set<number>();
-  /** Anthropic-issued thinking being collected for its carrier (shared/thinking-carrier.ts). */
-  private readonly carry = new Map<number, { text: string; signature: string }>();
+  /** Anthropic-issued thinking, sent with its carrier (shared/thinking-carrier.ts). */
+  private readonly sibling = new SiblingThinkingStream('bedrock');
 
   encode(e: StreamEvent): Uint8Array {
     switch (e.type) {
@@ -51,8 +51,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
         return this.start();
       case 'block_start': {
         const block = e.block;
-        const sibling = isSiblingOrigin(block.type === 'reasoning' || block.type === 'redacted_reasoning' ? block.origin : undefined, 'bedrock');
-        if (sibling && block.type === 'reasoning') this.carry.set(e.index, { text: '', signature: '' });
+        const sibling = this.sibling.start(e.index, block);
         if (isForeignReasoning(block, 'bedrock') && !sibling) {
           // Another protocol's reasoning: a client would replay it as Bedrock's own.
           this.skipped.add(e.index);
@@ -66,7 +65,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
           return this.withStart(event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: idWithSignature(block.id, block.signature), name: block.name } } }));
         }
         if (block.type === 'redacted_reasoning') {
-          const data = sibling ? carriableThinking({ type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' }) : block.data;
+          const data = sibling ? this.sibling.redacted(block.data) : block.data;
           return this.withStart(event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: data } } }));
         }
         return this.start();
@@ -76,12 +75,7 @@ export class BedrockStreamEncoder implements StreamEncoder {
         if (this.skipped.has(e.index)) return EMPTY;
         // Signatures belong to reasoning; on any other block they are another protocol's (Gemini signs text).
         if (d.type === 'signature' && this.kinds.get(e.index) !== 'reasoning') return EMPTY;
-        const carry = this.carry.get(e.index);
-        if (carry !== undefined && d.type === 'signature') {
-          carry.signature += d.signature; // sent whole, as the carrier, when the block stops
-          return EMPTY;
-        }
-        if (carry !== undefined && d.type === 'reasoning') carry.text += d.text;
+        if (this.sibling.hold(e.index, d)) return EMPTY;
         const delta =
           d.type === 'text' ? { text: d.text }
           : d.type === 'tool_arguments' ? { toolUse: { input: d.partialJson } }
@@ -92,11 +86,10 @@ export class BedrockStreamEncoder implements StreamEncoder {
       case 'block_stop': {
         if (this.skipped.has(e.index)) return EMPTY;
         const contentBlockIndex = this.wireIndex(e.index);
-        const carry = this.carry.get(e.index);
+        const carrier = this.sibling.stop(e.index);
         const stop = event('contentBlockStop', { contentBlockIndex });
-        if (carry === undefined || carry.signature === '') return stop;
-        const signature = event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { signature: carriedThinking('anthropic', carry.text, carry.signature) } } });
-        return Buffer.concat([signature, stop]);
+        if (carrier === undefined) return stop;
+        return Buffer.concat([event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { signature: carrier } } }), stop]);
       }
       case 'finish': {
         this.stopped = true;

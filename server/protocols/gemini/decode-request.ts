@@ -15,6 +15,8 @@ import type { RequestOrigin } from '../codec.ts';
 import { invalidField } from '../shared/invalid-field.ts';
 import { argumentsFromObject } from '../shared/tool-arguments.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
+import validateGeminiRequest from '../../../generated/validators/gemini-request.js';
+import { checkRequestSchema } from '../shared/schema-check.ts';
 import { camelCaseRequest } from './camel-case.ts';
 import { RequestCallIds } from './call-ids.ts';
 import { openApiToJsonSchema } from './openapi-schema.ts';
@@ -38,7 +40,10 @@ type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' |
 
 /** generateContent request (schema-validated) to IR. The model and streaming come from the route. */
 export function decodeRequest(raw: Record<string, unknown>, origin: RequestOrigin): ChatRequest {
-  const body = camelCaseRequest(raw);
+  const { body, renamed } = camelCaseRequest(raw);
+  // The schema names the lowerCamelCase members: the ones a client spelled in snake_case are
+  // checked now, under the names the decoder reads, so the decoder trusts every member alike.
+  if (renamed) checkRequestSchema(body, validateGeminiRequest);
   const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
   const messages: Message[] = [];
   if (body.systemInstruction !== undefined && body.systemInstruction !== null) {
@@ -210,17 +215,12 @@ function decodeTools(tools: GeminiTool[], unmapped: UnmappedField[]): ToolDefini
       if (key === 'functionDeclarations' || !isPresent(tool[key])) continue;
       throw invalidField(`tools[${i}].${key}`, `the Gemini tool "${key}" runs at Google and cannot be translated`, 'unsupported_parameter');
     }
-    const declarations: unknown = tool.functionDeclarations ?? [];
-    // The schema checks the camelCase name; a snake_case one (function_declarations) is read as it.
-    if (!Array.isArray(declarations)) throw invalidField(`tools[${i}].functionDeclarations`, 'must be an array of function declarations');
-    (declarations as NonNullable<GeminiTool['functionDeclarations']>).forEach((d, j) => out.push(decodeDeclaration(d, `tools[${i}].functionDeclarations[${j}]`, unmapped)));
+    (tool.functionDeclarations ?? []).forEach((d, j) => out.push(decodeDeclaration(d, `tools[${i}].functionDeclarations[${j}]`, unmapped)));
   });
   return out;
 }
 
 function decodeDeclaration(declaration: GeminiFunctionDeclaration, path: string, unmapped: UnmappedField[]): ToolDefinition {
-  // The schema checks the camelCase name; members of a snake_case function_declarations are read unchecked.
-  if (typeof declaration !== 'object' || declaration === null || Array.isArray(declaration)) throw invalidField(path, 'must be a function declaration object');
   for (const key of ['response', 'responseJsonSchema'] as const) {
     if (isPresent(declaration[key])) unmapped.push({ path: `${path}.${key}`, value: declaration[key], disposition: 'warn', reason: 'function result schema' });
   }

@@ -5,7 +5,7 @@ import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { dropped } from '../shared/warnings.ts';
 import { signatureOf } from './encode-parts.ts';
 import { unattached, type PendingThinking } from './encode-response.ts';
-import { canCarryThinking, carriableThinking, carriedThinking } from '../shared/thinking-carrier.ts';
+import { canCarryThinking, carriedRedacted, carriedThinking } from '../shared/thinking-carrier.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
@@ -96,7 +96,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'tool_call':
         return { kind: 'tool', name: block.name, signature: block.signature, arguments: '' };
       case 'redacted_reasoning':
-        if (canCarryThinking(block.origin)) this.pend({ value: carriableThinking({ type: 'reasoning', text: '', redacted: block.data, origin: block.origin as ProtocolId }) as string, path: `content[${index}]`, origin: block.origin });
+        if (canCarryThinking(block.origin)) this.pend({ value: carriedRedacted(block.origin as ProtocolId, block.data), path: `content[${index}]`, origin: block.origin });
         else this.warnings.push(dropped(`content[${index}]`, 'encrypted reasoning'));
         return { kind: 'none' };
     }

@@ -1,6 +1,6 @@
 import type { ReasoningSetting, UnmappedField } from '../../ir/index.ts';
 import type { TranslationWarning } from '../codec.ts';
-import { budgetOf, effortNamed, isReasoningOff } from '../shared/reasoning.ts';
+import { budgetOf, decodeEffort, isReasoningOff } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 import { reshaped } from '../shared/warnings.ts';
 
@@ -13,10 +13,7 @@ export interface GeminiThinkingConfig {
 /** generationConfig.thinkingConfig as the IR setting: budget -1 is "the model decides", 0 is off. */
 export function decodeThinkingConfig(config: GeminiThinkingConfig, unmapped: UnmappedField[]): ReasoningSetting | undefined {
   let effort: ReasoningSetting['effort'];
-  if (typeof config.thinkingLevel === 'string') {
-    effort = effortNamed(config.thinkingLevel);
-    if (effort === undefined) unmapped.push({ path: 'generationConfig.thinkingConfig.thinkingLevel', value: config.thinkingLevel, disposition: 'warn', reason: `thinking level "${config.thinkingLevel}"` });
-  }
+  if (typeof config.thinkingLevel === 'string') effort = decodeEffort(config.thinkingLevel, 'generationConfig.thinkingConfig.thinkingLevel', unmapped, 'thinking level');
   const budget = config.thinkingBudget;
   const setting: ReasoningSetting = {
     ...(typeof budget === 'number' && budget >= 0 && { budgetTokens: budget }),

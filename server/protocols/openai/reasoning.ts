@@ -1,14 +1,13 @@
 import type { ProtocolId, ReasoningEffort, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
 import { dropped } from '../shared/warnings.ts';
 import type { TranslationWarning } from '../codec.ts';
-import { effortNamed, effortOf } from '../shared/reasoning.ts';
+import { decodeEffort, effortOf } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 
 /** `reasoning_effort` as the IR setting; a level this gateway does not know is dropped with a warning. */
 export function decodeReasoningEffort(value: unknown, unmapped: UnmappedField[]): ReasoningSetting | undefined {
   if (typeof value !== 'string') return undefined;
-  const effort = effortNamed(value);
-  if (effort === undefined) unmapped.push({ path: 'reasoning_effort', value, disposition: 'warn', reason: `reasoning effort "${value}"` });
+  const effort = decodeEffort(value, 'reasoning_effort', unmapped);
   return effort === undefined ? undefined : { effort };
 }
 

@@ -132,7 +132,6 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
 
 function decodeInputContent(content: string | ResponsesContentPart[], path: string, unmapped: UnmappedField[]): (TextBlock | ImageBlock)[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) throw missingContent(path); // an item without a type reads as a message
   return content.map((part, j) => decodeInputPart(part, `${path}[${j}]`, unmapped));
 }
 
@@ -154,7 +153,6 @@ function decodeImage(part: ResponsesInputImagePart, path: string): ImageBlock {
 /** Earlier output replayed as input: output text (or input text, which the SDK also allows) and refusals. */
 function decodeAssistantContent(content: string | ResponsesContentPart[], path: string, unmapped: UnmappedField[]): TextBlock[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) throw missingContent(path);
   return content.map((part, j): TextBlock => {
     const at = `${path}[${j}]`;
     if (part.type === 'output_text' || part.type === 'input_text') {
@@ -247,9 +245,4 @@ function decodeTextFormat(format: ResponsesTextFormat, unmapped: UnmappedField[]
     };
   }
   throw invalidField('text.format.type', `text format "${(format as { type: string }).type}" cannot be translated`, 'unsupported_parameter');
-}
-
-/** A message item (or an item whose type was left out, which reads as one) without its content. */
-function missingContent(path: string) {
-  return invalidField(path, 'a message item needs content: a string or an array of content parts');
 }

@@ -32,6 +32,7 @@ export function encodeResponse(response: ChatResponse, client?: ClientContext): 
       return;
     }
     message = undefined;
+    const carried = block.type === 'reasoning' ? carriableThinking(block) : undefined;
     if (block.type === 'tool_call' && client?.freeformTools?.has(block.name) === true) {
       // A call of a freeform (custom) tool: its `input` argument is the raw text the client expects;
       // a Gemini signature rides in its call_id as in a function call's.
@@ -45,13 +46,13 @@ export function encodeResponse(response: ChatResponse, client?: ClientContext): 
         arguments: block.arguments,
         status: 'completed',
       });
-    } else if (block.type === 'reasoning' && carriableThinking(block) !== undefined) {
+    } else if (block.type === 'reasoning' && carried !== undefined) {
       // Claude's signed thinking, carried so that the client sends it back (shared/thinking-carrier.ts).
       output.push({
         type: 'reasoning',
         id: itemId('rs', response.id, output.length),
         summary: block.text === '' ? [] : [{ type: 'summary_text', text: block.text }],
-        encrypted_content: carriableThinking(block),
+        encrypted_content: carried,
       });
     } else if (block.type === 'reasoning' && block.origin === 'responses') {
       output.push({

@@ -1,7 +1,7 @@
 import type { ProtocolId, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
 import { openAiLevel } from '../openai/reasoning.ts';
 import type { TranslationWarning } from '../codec.ts';
-import { effortNamed, effortOf, isReasoningOff } from '../shared/reasoning.ts';
+import { decodeEffort, effortOf, isReasoningOff } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 
 interface ResponsesReasoning {
@@ -18,10 +18,7 @@ export function decodeReasoningSetting(value: unknown, unmapped: UnmappedField[]
   if (value === null || typeof value !== 'object') return undefined;
   const reasoning = value as ResponsesReasoning;
   let effort: ReasoningSetting['effort'];
-  if (typeof reasoning.effort === 'string') {
-    effort = effortNamed(reasoning.effort);
-    if (effort === undefined) unmapped.push({ path: 'reasoning.effort', value: reasoning.effort, disposition: 'warn', reason: `reasoning effort "${reasoning.effort}"` });
-  }
+  if (typeof reasoning.effort === 'string') effort = decodeEffort(reasoning.effort, 'reasoning.effort', unmapped);
   const asked = reasoning.summary ?? reasoning.generate_summary;
   const summary = typeof asked === 'string' && SUMMARIES.has(asked) ? (asked as ReasoningSetting['summary']) : undefined;
   if (effort === undefined && summary === undefined) return undefined;

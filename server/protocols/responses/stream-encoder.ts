@@ -1,5 +1,5 @@
 import type { Finish, GatewayError, ProtocolId, StreamBlockStart, StreamDelta, StreamEvent, Usage } from '../../ir/index.ts';
-import { canCarryThinking, carriableThinking, carriedThinking } from '../shared/thinking-carrier.ts';
+import { canCarryThinking, carriedRedacted, carriedThinking } from '../shared/thinking-carrier.ts';
 import { sseEvent } from '../../framing/sse-format.ts';
 import type { ClientContext, StreamEncoder, TranslationWarning } from '../codec.ts';
 import { sseWarningsComment } from '../shared/stream-warnings.ts';
@@ -150,7 +150,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       id: (block.type === 'reasoning' ? block.id : undefined) ?? itemId('rs', this.id, this.output.length),
       summary: [],
       ...(block.type === 'redacted_reasoning' && {
-        encrypted_content: carry === undefined ? block.data : carriableThinking({ type: 'reasoning', text: '', redacted: block.data, origin: carry.origin }),
+        encrypted_content: carry === undefined ? block.data : carriedRedacted(carry.origin, block.data),
       }),
     };
     const added = this.addItem({ ...item, summary: [] });

@@ -1,4 +1,4 @@
-import type { ReasoningEffort, ReasoningSetting } from '../../ir/index.ts';
+import type { ReasoningEffort, ReasoningSetting, UnmappedField } from '../../ir/index.ts';
 
 /**
  * The one table between effort levels and token budgets (docs/protocols.md §3.11 repeats it).
@@ -37,6 +37,16 @@ export function effortNamed(name: string): ReasoningEffort | undefined {
   const lower = name.toLowerCase();
   if (lower === 'max') return 'xhigh';
   return (EFFORTS as readonly string[]).includes(lower) ? (lower as ReasoningEffort) : undefined;
+}
+
+/**
+ * A level a client named at `path` (`reasoning_effort`, `thinkingLevel`...) as an IR level; one this
+ * gateway does not know is reported (warn) and read as no level.
+ */
+export function decodeEffort(name: string, path: string, unmapped: UnmappedField[], what = 'reasoning effort'): ReasoningEffort | undefined {
+  const effort = effortNamed(name);
+  if (effort === undefined) unmapped.push({ path, value: name, disposition: 'warn', reason: `${what} "${name}"` });
+  return effort;
 }
 
 export function isReasoningOff(setting: ReasoningSetting): boolean {

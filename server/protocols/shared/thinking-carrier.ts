@@ -1,4 +1,4 @@
-import type { ProtocolId, ReasoningBlock } from '../../ir/index.ts';
+import type { ProtocolId, ReasoningBlock, StreamBlockStart, StreamDelta } from '../../ir/index.ts';
 
 /**
  * Claude refuses a tool-loop follow-up with thinking on unless its signed thinking block comes
@@ -18,7 +18,7 @@ const CARRIED: ReadonlySet<ProtocolId> = new Set(['anthropic', 'bedrock']);
 /** Reasoning whose proof can be carried, with that proof (`undefined` for anything else). */
 export function carriableThinking(block: ReasoningBlock): string | undefined {
   if (block.origin === undefined || !CARRIED.has(block.origin)) return undefined;
-  if (block.redacted !== undefined) return carried(block.origin, { r: block.redacted });
+  if (block.redacted !== undefined) return carriedRedacted(block.origin, block.redacted);
   if (block.signature !== undefined) return carried(block.origin, { t: block.text, s: block.signature });
   return undefined;
 }
@@ -26,6 +26,11 @@ export function carriableThinking(block: ReasoningBlock): string | undefined {
 /** The carrier for thinking streamed as text and signature pieces, once the block is complete. */
 export function carriedThinking(origin: ProtocolId, text: string, signature: string): string {
   return carried(origin, { t: text, s: signature });
+}
+
+/** The carrier for redacted (encrypted) thinking, which a stream gives whole at its block's start. */
+export function carriedRedacted(origin: ProtocolId, data: string): string {
+  return carried(origin, { r: data });
 }
 
 export function canCarryThinking(origin: ProtocolId | undefined): boolean {
@@ -63,6 +68,47 @@ export function siblingThinking(block: ReasoningBlock, own: 'anthropic' | 'bedro
   return block.origin === (own === 'anthropic' ? 'bedrock' : 'anthropic') ? carriableThinking(block) : undefined;
 }
 
-export function isSiblingOrigin(origin: ProtocolId | undefined, own: 'anthropic' | 'bedrock'): boolean {
-  return origin === (own === 'anthropic' ? 'bedrock' : 'anthropic');
+/**
+ * What an Anthropic or Bedrock stream encoder does with the sibling's thinking: its text streams as
+ * it comes, its signature is held and sent whole, as the carrier, when the block stops (the carrier
+ * needs the complete text and signature).
+ */
+export class SiblingThinkingStream {
+  private readonly open = new Map<number, { text: string; signature: string }>();
+  private readonly sibling: 'anthropic' | 'bedrock';
+
+  constructor(own: 'anthropic' | 'bedrock') {
+    this.sibling = own === 'anthropic' ? 'bedrock' : 'anthropic';
+  }
+
+  /** True when the block is the sibling's thinking (carried, not dropped as foreign). */
+  start(index: number, block: StreamBlockStart): boolean {
+    if ((block.type !== 'reasoning' && block.type !== 'redacted_reasoning') || block.origin !== this.sibling) return false;
+    if (block.type === 'reasoning') this.open.set(index, { text: '', signature: '' });
+    return true;
+  }
+
+  /** The redacted data to send for a sibling's redacted block: its carrier. */
+  redacted(data: string): string {
+    return carriedRedacted(this.sibling, data);
+  }
+
+  /** True when the delta is held back (a signature piece); reasoning text is noted and still sent. */
+  hold(index: number, delta: StreamDelta): boolean {
+    const block = this.open.get(index);
+    if (block === undefined) return false;
+    if (delta.type === 'signature') {
+      block.signature += delta.signature;
+      return true;
+    }
+    if (delta.type === 'reasoning') block.text += delta.text;
+    return false;
+  }
+
+  /** The carrier to send as the stopping block's signature; undefined when it is not a signed sibling block. */
+  stop(index: number): string | undefined {
+    const block = this.open.get(index);
+    this.open.delete(index);
+    return block === undefined || block.signature === '' ? undefined : carriedThinking(this.sibling, block.text, block.signature);
+  }
 }

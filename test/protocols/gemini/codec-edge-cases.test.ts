@@ -230,6 +230,22 @@ describe('snake_case bodies (proto field names, as in Google\'s REST examples)',
     expect(schemaErrors(SCHEMAS.request, snake)).toEqual([]);
     expect(codec.decodeRequest(snake, ORIGIN)).toEqual(decode(camel));
   });
+
+  it('are checked by the request schema like their lowerCamelCase spelling: a bad member is a 400 naming it', () => {
+    const contents = [{ role: 'user', parts: [{ text: 'Hi' }] }];
+    const cases: [Record<string, unknown>, string][] = [
+      [{ contents, tools: [{ function_declarations: { name: 'f' } }] }, 'tools[0].functionDeclarations'],
+      [{ contents, tools: [{ function_declarations: [null] }] }, 'tools[0].functionDeclarations[0]'],
+      [{ contents, tools: [{ function_declarations: [{ description: 'no name' }] }] }, 'tools[0].functionDeclarations[0].name'],
+      [{ contents, generation_config: { max_output_tokens: 'ten' } }, 'generationConfig.maxOutputTokens'],
+      [{ contents: [{ role: 'user', parts: [{ inline_data: { mime_type: 7, data: 'AA' } }] }] }, 'contents[0].parts[0].inlineData.mimeType'],
+    ];
+    for (const [body, param] of cases) {
+      // Unchecked as sent (the schema names camelCase members), refused once renamed.
+      expect(schemaErrors(SCHEMAS.request, body)).toEqual([]);
+      expect(failure(() => codec.decodeRequest(structuredClone(body), ORIGIN))).toMatchObject({ status: 400, param });
+    }
+  });
 });
 
 describe('thought signatures', () => {
