@@ -10,6 +10,7 @@ import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { redactedStreamError } from './upstream-error.ts';
 import { OpenAIUsageStrip } from '../framing/openai-usage-strip.ts';
 import { WholeLines } from '../framing/whole-lines.ts';
+import { sseEventEnd } from '../framing/sse-event-end.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -290,11 +291,10 @@ function ssePieces(bytes: Buffer): Buffer[] {
   const pieces: Buffer[] = [];
   let start = 0;
   while (start < bytes.length) {
-    const lf = bytes.indexOf('\n\n', start);
-    const crlf = bytes.indexOf('\r\n\r\n', start);
-    const end = lf === -1 && crlf === -1 ? bytes.length : Math.min(lf === -1 ? Infinity : lf + 2, crlf === -1 ? Infinity : crlf + 4);
-    pieces.push(bytes.subarray(start, end));
-    start = end;
+    const end = sseEventEnd(bytes, start);
+    const next = end === -1 ? bytes.length : end;
+    pieces.push(bytes.subarray(start, next));
+    start = next;
   }
   return pieces;
 }
