@@ -106,13 +106,13 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
     if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
-  /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
-  const relay = async (bytes: Buffer) => {
-    const out = strip === undefined ? bytes : strip.push(bytes);
+  const write = async (out: Buffer) => {
     if (out.length === 0) return;
     sent += out.length;
     await res.write(out);
   };
+  /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
+  const relay = (bytes: Buffer) => write(strip === undefined ? bytes : strip.push(bytes));
   /** Relays whole lines only (SSE); an unfinished line waits for its end. */
   const send = (bytes: Buffer) => relay(lines === undefined ? bytes : lines.take(bytes));
   /** At a clean end, a stream without a last line end still delivers what it sent. */
@@ -120,9 +120,12 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     const rest = lines?.rest();
     if (rest !== undefined) await relay(rest);
   };
-  /** The end of what is relayed: a stripped stream's unfinished last event goes out as it came. */
+  /**
+   * The end of what is relayed: a stripped stream's unfinished last event goes out as it came.
+   * Straight to the client: the strip holds only bytes that already passed the line cut.
+   */
   const flush = async () => {
-    if (strip !== undefined) await send(strip.end());
+    if (strip !== undefined) await write(strip.end());
   };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
     await flush();
