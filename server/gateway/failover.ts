@@ -3,6 +3,7 @@ import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts'
 import { allowsFailover } from '../routing/outcome.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AttemptContext, AttemptResult, RelayedError } from './attempt-result.ts';
+import { credentialMaskFor } from './credential-mask.ts';
 import type { Exchange } from './gateway-context.ts';
 import { laneRefusalOf, type LaneRefusal } from './lane-refusal.ts';
 
@@ -24,6 +25,7 @@ export type Attempt = (lane: ModelRoute) => LaneRun;
  * with Retry-After when no lane was available at all). A lane whose protocol cannot express the
  * request is skipped before anything is taken from it (its breaker, probe and slot untouched) and
  * does not count against the attempt budget; its 400 is the answer only when no lane could serve.
+ * Each lane tried has its provider's credentials masked from the client's response from then on.
  */
 export async function runWithFailover(exchange: Exchange, router: PoolRouter<ModelRoute>, attempt: Attempt): Promise<void> {
   const { gateway, res, meter } = exchange;
@@ -57,6 +59,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     }
     if (attempts > 0) router.countFailover();
     attempts++;
+    res.guardCredentials(credentialMaskFor(member.lane.provider)); // before anything of this lane can reach the client
     let result: AttemptResult;
     const attemptStart = meter.beginAttempt(member.lane);
     const sent = { value: false };
