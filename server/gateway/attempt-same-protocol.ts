@@ -48,7 +48,8 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     }));
     meter.upstreamStatus = upstream.status;
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
-    const headers: Record<string, string> = { ...relayedHeaders(upstream.headers), 'x-gateway-lane': lane.name };
+    const headers = relayedHeaders(upstream.headers); // a fresh object, this attempt's own
+    headers['x-gateway-lane'] = lane.name;
     if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readBounded(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
     return await relayStream(exchange, attempt, upstream.body, upstream.status, headers, options.stripUsage === true ? new OpenAIUsageStrip() : undefined);
   } catch (error) {
@@ -61,7 +62,8 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
   if (!looksLikeJsonObject(answer)) return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
   attempt.onCommit();
   const usage = readsUsage(exchange) ? usageOfAnswer(exchange, answer) : null;
-  await exchange.res.sendAnswer(status, { ...headers, 'content-type': headers['content-type'] ?? 'application/json' }, answer, { lane: attempt.lane, usage });
+  headers['content-type'] ??= 'application/json';
+  await exchange.res.sendAnswer(status, headers, answer, { lane: attempt.lane, usage });
   return { status: 'committed', outcome: 'success' };
 }
 
