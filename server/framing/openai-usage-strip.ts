@@ -1,4 +1,5 @@
-const EVENT_END = Buffer.from('\n\n');
+import { lastSseEventEnd, sseEventEnd } from './sse-event-end.ts';
+
 const NULL_USAGE_AFTER = Buffer.from(',"usage":null');
 const NULL_USAGE_BEFORE = Buffer.from('"usage":null,');
 const EMPTY_CHOICES = Buffer.from('"choices":[]');
@@ -9,9 +10,9 @@ const USAGE_KEY = Buffer.from('"usage"');
  * Gives an OpenAI chat stream back the shape it has without `stream_options.include_usage`, when
  * the gateway asked for usage and the client did not: the final usage-only chunk (empty
  * `choices`, a `usage` object) is removed, and so is the `"usage":null` member OpenAI adds to
- * every other chunk. Byte searches on whole SSE events, no JSON parse: a quoted `"usage"` key
- * cannot occur inside a JSON string (its quotes would be escaped). A read's unfinished last event
- * waits for the next read (a client acts on whole events only).
+ * every other chunk. Byte searches on whole SSE events (LF or CR LF framed), no JSON parse: a
+ * quoted `"usage"` key cannot occur inside a JSON string (its quotes would be escaped). A read's
+ * unfinished last event waits for the next read (a client acts on whole events only).
  */
 export class OpenAIUsageStrip {
   private pending: Buffer | undefined;
@@ -19,13 +20,13 @@ export class OpenAIUsageStrip {
   /** The whole events completed by `bytes`, stripped. */
   push(bytes: Buffer): Buffer {
     const all = this.pending === undefined ? bytes : Buffer.concat([this.pending, bytes]);
-    const end = all.lastIndexOf(EVENT_END);
-    if (end === -1) {
+    const end = lastSseEventEnd(all);
+    if (end === 0) {
       this.pending = all;
       return Buffer.alloc(0);
     }
-    this.pending = end + 2 < all.length ? Buffer.from(all.subarray(end + 2)) : undefined;
-    return strip(all.subarray(0, end + 2));
+    this.pending = end < all.length ? Buffer.from(all.subarray(end)) : undefined;
+    return strip(all.subarray(0, end));
   }
 
   /** What is left at the stream's end (an event cut short), as it came. */
@@ -42,8 +43,8 @@ function strip(events: Buffer): Buffer {
   const out: Buffer[] = [];
   let start = 0;
   while (start < events.length) {
-    const next = events.indexOf(EVENT_END, start);
-    const end = next === -1 ? events.length : next + 2;
+    const next = sseEventEnd(events, start);
+    const end = next === -1 ? events.length : next;
     const event = events.subarray(start, end);
     start = end;
     if (event.indexOf(EMPTY_CHOICES) !== -1 && event.indexOf(USAGE_OBJECT) !== -1) continue; // the usage-only chunk

@@ -9,6 +9,7 @@ export class WholeLines {
 
   /** The bytes up to and including the last line end (maybe none); the rest is kept. */
   take(bytes: Buffer): Buffer {
+    if (this.pending === undefined && endsLine(bytes)) return bytes; // the usual read: no search
     const all = this.pending === undefined ? bytes : Buffer.concat([this.pending, bytes]);
     const end = Math.max(all.lastIndexOf(10), all.lastIndexOf(13)) + 1;
     this.pending = end === all.length ? undefined : all.subarray(end);
@@ -21,4 +22,9 @@ export class WholeLines {
     this.pending = undefined;
     return rest;
   }
+}
+
+function endsLine(bytes: Buffer): boolean {
+  const last = bytes[bytes.length - 1];
+  return last === 10 || last === 13;
 }

@@ -10,6 +10,7 @@ import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { redactedStreamError } from './upstream-error.ts';
 import { OpenAIUsageStrip } from '../framing/openai-usage-strip.ts';
 import { WholeLines } from '../framing/whole-lines.ts';
+import { sseEventEnd } from '../framing/sse-event-end.ts';
 import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -47,7 +48,8 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     }));
     meter.upstreamStatus = upstream.status;
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
-    const headers: Record<string, string> = { ...relayedHeaders(upstream.headers), 'x-gateway-lane': lane.name };
+    const headers = relayedHeaders(upstream.headers); // a fresh object, this attempt's own
+    headers['x-gateway-lane'] = lane.name;
     if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readBounded(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
     return await relayStream(exchange, attempt, upstream.body, upstream.status, headers, options.stripUsage === true ? new OpenAIUsageStrip() : undefined);
   } catch (error) {
@@ -60,7 +62,8 @@ async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: 
   if (!looksLikeJsonObject(answer)) return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
   attempt.onCommit();
   const usage = readsUsage(exchange) ? usageOfAnswer(exchange, answer) : null;
-  await exchange.res.sendAnswer(status, { ...headers, 'content-type': headers['content-type'] ?? 'application/json' }, answer, { lane: attempt.lane, usage });
+  headers['content-type'] ??= 'application/json';
+  await exchange.res.sendAnswer(status, headers, answer, { lane: attempt.lane, usage });
   return { status: 'committed', outcome: 'success' };
 }
 
@@ -105,13 +108,13 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
     if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
-  /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
-  const relay = async (bytes: Buffer) => {
-    const out = strip === undefined ? bytes : strip.push(bytes);
+  const write = async (out: Buffer) => {
     if (out.length === 0) return;
     sent += out.length;
     await res.write(out);
   };
+  /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
+  const relay = (bytes: Buffer) => write(strip === undefined ? bytes : strip.push(bytes));
   /** Relays whole lines only (SSE); an unfinished line waits for its end. */
   const send = (bytes: Buffer) => relay(lines === undefined ? bytes : lines.take(bytes));
   /** At a clean end, a stream without a last line end still delivers what it sent. */
@@ -119,9 +122,12 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
     const rest = lines?.rest();
     if (rest !== undefined) await relay(rest);
   };
-  /** The end of what is relayed: a stripped stream's unfinished last event goes out as it came. */
+  /**
+   * The end of what is relayed: a stripped stream's unfinished last event goes out as it came.
+   * Straight to the client: the strip holds only bytes that already passed the line cut.
+   */
   const flush = async () => {
-    if (strip !== undefined) await send(strip.end());
+    if (strip !== undefined) await write(strip.end());
   };
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
     await flush();
@@ -290,11 +296,10 @@ function ssePieces(bytes: Buffer): Buffer[] {
   const pieces: Buffer[] = [];
   let start = 0;
   while (start < bytes.length) {
-    const lf = bytes.indexOf('\n\n', start);
-    const crlf = bytes.indexOf('\r\n\r\n', start);
-    const end = lf === -1 && crlf === -1 ? bytes.length : Math.min(lf === -1 ? Infinity : lf + 2, crlf === -1 ? Infinity : crlf + 4);
-    pieces.push(bytes.subarray(start, end));
-    start = end;
+    const end = sseEventEnd(bytes, start);
+    const next = end === -1 ? bytes.length : end;
+    pieces.push(bytes.subarray(start, next));
+    start = next;
   }
   return pieces;
 }

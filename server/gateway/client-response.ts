@@ -125,7 +125,7 @@ export class ClientResponse {
       return;
     }
     const mask = this.maskedStream();
-    const chunk = mask === undefined ? data : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    const chunk = mask === undefined ? data : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     if (chunk.length === 0) return;
     if (!this.res.write(chunk)) {
       const waitStart = performance.now();

@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { decodeFrame, encodeFrame } from '../framing/eventstream-frame.ts';
+import { lastSseEventEnd, sseEventEnd } from '../framing/sse-event-end.ts';
 import type { CredentialMask } from './credential-mask.ts';
 import { DeltaSplitGuard, type GuardedUnit } from './delta-split-guard.ts';
 
@@ -89,7 +90,7 @@ class SseMask extends UnitMask<undefined> {
     // on one latin-1 string decide it, and it goes out as it came.
     const text = bytes.toString('latin1');
     if (this.guard.idle && !this.mask.mayHold(text)) {
-      const end = lastEventEnd(text);
+      const end = lastSseEventEnd(text);
       this.partial = end === bytes.length ? undefined : Buffer.from(bytes.subarray(end));
       const sent = end === bytes.length ? bytes : bytes.subarray(0, end);
       this.guard.passed(sent);
@@ -97,7 +98,7 @@ class SseMask extends UnitMask<undefined> {
     }
     let out: Buffer[] | undefined; // only when something changed: the usual chunk goes out as it came
     let start = 0;
-    for (let end = eventEnd(bytes, start); end !== -1; end = eventEnd(bytes, start)) {
+    for (let end = sseEventEnd(bytes, start); end !== -1; end = sseEventEnd(bytes, start)) {
       const event = bytes.subarray(start, end);
       const units = this.guard.process({ bytes: event, context: undefined });
       if (out !== undefined || units.length !== 1 || units[0]!.bytes !== event) {
@@ -117,23 +118,6 @@ class SseMask extends UnitMask<undefined> {
     if (held !== undefined) parts.push(held.bytes);
     return Buffer.concat(parts);
   }
-}
-
-/** Where the last complete SSE event in `text` ends (0 when none is complete). */
-function lastEventEnd(text: string): number {
-  if (text.endsWith('\n\n')) return text.length; // the usual read: whole events
-  const lf = text.lastIndexOf('\n\n');
-  const crlf = text.lastIndexOf('\r\n\r\n');
-  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
-}
-
-/** Where the SSE event starting at `from` ends (after its blank line), or -1 when it is not complete yet. */
-function eventEnd(bytes: Buffer, from: number): number {
-  if (from >= bytes.length) return -1;
-  const lf = bytes.indexOf('\n\n', from);
-  const crlf = bytes.indexOf('\r\n\r\n', from);
-  if (lf === -1) return crlf === -1 ? -1 : crlf + 4;
-  return crlf === -1 || lf + 2 < crlf + 4 ? lf + 2 : crlf + 4;
 }
 
 /** An event-stream frame's headers, to encode a changed payload again. */

@@ -3,6 +3,7 @@ import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts'
 import { allowsFailover } from '../routing/outcome.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AttemptContext, AttemptResult, RelayedError } from './attempt-result.ts';
+import { credentialMaskFor } from './credential-mask.ts';
 import type { Exchange } from './gateway-context.ts';
 import { laneRefusalOf, type LaneRefusal } from './lane-refusal.ts';
 
@@ -24,6 +25,7 @@ export type Attempt = (lane: ModelRoute) => LaneRun;
  * with Retry-After when no lane was available at all). A lane whose protocol cannot express the
  * request is skipped before anything is taken from it (its breaker, probe and slot untouched) and
  * does not count against the attempt budget; its 400 is the answer only when no lane could serve.
+ * Each lane tried has its provider's credentials masked from the client's response from then on.
  */
 export async function runWithFailover(exchange: Exchange, router: PoolRouter<ModelRoute>, attempt: Attempt): Promise<void> {
   const { gateway, res, meter } = exchange;
@@ -57,11 +59,12 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     }
     if (attempts > 0) router.countFailover();
     attempts++;
+    res.guardCredentials(credentialMaskFor(member.lane.provider)); // before anything of this lane can reach the client
     let result: AttemptResult;
     const attemptStart = meter.beginAttempt(member.lane);
-    const sent = { value: false };
+    const context = new LaneAttempt(exchange.signal, member.lane);
     try {
-      result = await runAttempt(exchange, member.lane, run, sent);
+      result = await run(context);
     } catch (error) {
       // Thrown before any upstream verdict: the gateway's own failure, which never moves lane
       // state, but must not keep the probe.
@@ -69,6 +72,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
       meter.endAttempt(member.lane, 'gateway_local', attemptStart);
       throw error;
     } finally {
+      context.close();
       limiter.release();
     }
     meter.endAttempt(member.lane, result.status === 'client_gone' ? 'client_gone' : result.outcome, attemptStart);
@@ -76,7 +80,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
       member.cell.abandon();
       // The request reached the upstream, which may bill it: settled on an estimate unless the
       // attempt settled it with what it saw (a committed stream).
-      if (sent.value) await res.abandon({ lane: member.lane, usage: null, answerBytes: 0 });
+      if (context.sent) await res.abandon({ lane: member.lane, usage: null, answerBytes: 0 });
       return;
     }
     if (result.status === 'committed') {
@@ -119,23 +123,52 @@ function prepare(exchange: Exchange, attempt: Attempt, lane: ModelRoute, note = 
   }
 }
 
-/** One attempt with its own abort signal: the client leaving, or no content within the first-byte timeout. */
-async function runAttempt(exchange: Exchange, lane: ModelRoute, attempt: LaneRun, sent: { value: boolean }): Promise<AttemptResult> {
-  // One controller, aborted by either cause (cheaper than AbortSignal.any on every attempt).
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  if (exchange.signal.aborted) controller.abort();
-  else exchange.signal.addEventListener('abort', abort, { once: true });
-  const timeout = setTimeout(abort, lane.timeouts.firstByteMs);
-  try {
-    const onSend = () => {
-      if (!controller.signal.aborted) sent.value = true;
-    };
-    return await attempt({ lane, signal: controller.signal, onCommit: () => clearTimeout(timeout), onSend });
-  } finally {
-    clearTimeout(timeout);
-    exchange.signal.removeEventListener('abort', abort);
+/**
+ * One attempt's context: its own abort signal, aborted by the client leaving or by no content
+ * within the lane's first-byte timeout (one controller for both: cheaper than AbortSignal.any),
+ * and whether its request was sent. One object an attempt: it is its own abort listener
+ * (`handleEvent`), and its timer is handed the controller instead of a closure.
+ */
+class LaneAttempt implements AttemptContext {
+  readonly lane: ModelRoute;
+  readonly signal: AbortSignal;
+  /** The request went upstream while the attempt was live: from then on the upstream may bill it. */
+  sent = false;
+  private readonly controller = new AbortController();
+  private readonly client: AbortSignal;
+  private readonly timeout: NodeJS.Timeout;
+
+  constructor(client: AbortSignal, lane: ModelRoute) {
+    this.lane = lane;
+    this.signal = this.controller.signal;
+    this.client = client;
+    if (client.aborted) this.controller.abort();
+    else client.addEventListener('abort', this, { once: true });
+    this.timeout = setTimeout(abortController, lane.timeouts.firstByteMs, this.controller);
   }
+
+  /** The client's signal aborted. */
+  handleEvent(): void {
+    this.controller.abort();
+  }
+
+  onCommit(): void {
+    clearTimeout(this.timeout);
+  }
+
+  onSend(): void {
+    if (!this.signal.aborted) this.sent = true;
+  }
+
+  /** The attempt is over: its timer and listener go. */
+  close(): void {
+    clearTimeout(this.timeout);
+    this.client.removeEventListener('abort', this);
+  }
+}
+
+function abortController(controller: AbortController): void {
+  controller.abort();
 }
 
 function retryAfterMs(error: GatewayError): number | undefined {

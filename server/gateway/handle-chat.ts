@@ -5,8 +5,7 @@ import { bodyMemoryOf } from './body-memory.ts';
 import { closeUnread } from './close-unread.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { translatedAttempt } from './attempt-translated.ts';
-import { credentialMaskFor } from './credential-mask.ts';
-import { runWithFailover, type LaneRun } from './failover.ts';
+import { runWithFailover } from './failover.ts';
 import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
@@ -65,13 +64,9 @@ async function answer(exchange: Exchange): Promise<void> {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
       await runWithFailover(exchange, router, (lane) => {
         if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: lane.name, provider: lane.provider.name, stream }, 'attempt');
-        const run: LaneRun = lane.provider.protocol === ingress.codec.id
+        return lane.provider.protocol === ingress.codec.id
           ? (attempt) => attemptSameProtocol(exchange, attempt, sameProtocol().body, stream, { stripUsage: sameProtocol().stripUsage, capOutput })
           : translatedAttempt(exchange, lane, capOutput ? { ...decoded(), maxTokens: lane.defaultMaxTokens } : decoded()); // throws when this lane cannot express the request
-        return (attempt) => {
-          res.guardCredentials(credentialMaskFor(lane.provider)); // before anything of this lane can reach the client
-          return run(attempt);
-        };
       });
     } finally {
       await admitted?.release();

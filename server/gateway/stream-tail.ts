@@ -1,5 +1,6 @@
 import { SseParser, type SseEvent } from '../framing/sse-parser.ts';
 import { sseEvent } from '../framing/sse-format.ts';
+import { lastSseEventEnd } from '../framing/sse-event-end.ts';
 import type { StreamEvent } from '../ir/index.ts';
 import type { StreamDecoder } from '../protocols/codec.ts';
 
@@ -23,10 +24,8 @@ export class StreamTail {
    * continues in what follows, so its start is kept.
    */
   startAfter(committed: Buffer): void {
-    const lf = committed.lastIndexOf('\n\n');
-    const crlf = committed.lastIndexOf('\r\n\r\n');
-    const boundary = Math.max(lf === -1 ? -1 : lf + 2, crlf === -1 ? -1 : crlf + 4);
-    if (boundary === -1) return this.push(committed); // all of it is one unfinished event
+    const boundary = lastSseEventEnd(committed);
+    if (boundary === 0) return this.push(committed); // all of it is one unfinished event
     if (boundary < committed.length) this.push(committed.subarray(boundary));
   }
 

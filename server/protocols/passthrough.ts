@@ -33,7 +33,14 @@ export function setMemberNumber(body: Buffer, path: { readonly parent?: string; 
 
 /** `object` (a JSON object's bytes) with member `key`'s value bytes replaced, or the member inserted first. */
 function setMember(object: Buffer, key: string, encoded: Buffer): Buffer {
-  const span = findTopLevelValue(object, key);
+  return withMemberValue(object, key, encoded, findTopLevelValue(object, key));
+}
+
+/**
+ * `setMember` for a caller that has already looked the member up (`span`, from findTopLevelValue
+ * on the same bytes; undefined when absent): the body is not scanned again.
+ */
+export function withMemberValue(object: Buffer, key: string, encoded: Buffer, span: { readonly start: number; readonly end: number } | undefined): Buffer {
   if (span !== undefined) return Buffer.concat([object.subarray(0, span.start), encoded, object.subarray(span.end)]);
   const open = object.indexOf(0x7b); // '{'
   const member = Buffer.concat([Buffer.from(`${JSON.stringify(key)}:`), encoded]);

@@ -64,6 +64,23 @@ describe('the client did not ask for usage', () => {
   });
 });
 
+describe('the client did not ask for usage, upstream framing', () => {
+  it('raw: a CR LF framed stream is stripped too, and arrives in the upstream framing', async () => {
+    const crlf = (events: string[]) => events.map((e) => e.replaceAll('\n\n', '\r\n\r\n'));
+    h.upstream.enqueue({ events: crlf(upstreamStream(true)) });
+    const { text } = await rawStream({});
+    expect(text).toBe(crlf(upstreamStream(false)).join(''));
+  });
+
+  it('raw: a stream whose last line has no line end (data: [DONE] at the close) still delivers it', async () => {
+    const unterminated = (events: string[]) => [...events.slice(0, -1), events.at(-1)!.trimEnd()];
+    expect(unterminated(upstreamStream(true)).at(-1)).toBe('data: [DONE]');
+    h.upstream.enqueue({ events: unterminated(upstreamStream(true)) });
+    const { text } = await rawStream({});
+    expect(text).toBe(unterminated(upstreamStream(false)).join(''));
+  });
+});
+
 describe('the client asked for usage', () => {
   it('raw: the request goes as sent and the stream comes back as sent', async () => {
     h.upstream.enqueue({ events: upstreamStream(true) });

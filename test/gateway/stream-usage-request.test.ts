@@ -47,4 +47,14 @@ describe('OpenAIUsageStrip', () => {
     const cut = withUsage.subarray(0, withUsage.indexOf('\n\n') + 10);
     expect(Buffer.concat([strip.push(cut), strip.end()]).toString()).toBe(`${without.slice(0, without.indexOf('\n\n') + 2)}${cut.subarray(cut.indexOf('\n\n') + 2).toString()}`);
   });
+
+  it('a CR LF framed stream is stripped event by event too, not held to its end', () => {
+    const crlf = (text: string) => text.replaceAll('\n\n', '\r\n\r\n');
+    const strip = new OpenAIUsageStrip();
+    const events = openaiChatStreamEvents(spec, { includeUsage: true, textPieces: 3 }).map(crlf);
+    const firstOut = strip.push(Buffer.from(events[0]!)).toString();
+    expect(firstOut).toBe(crlf(openaiChatStreamEvents(spec, { includeUsage: false, textPieces: 3 })[0]!));
+    const rest = Buffer.concat([...events.slice(1).map((e) => strip.push(Buffer.from(e))), strip.end()]).toString();
+    expect(firstOut + rest).toBe(crlf(without));
+  });
 });
