@@ -61,12 +61,14 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   api.registerSecurityHandler('adminToken', authorized);
   api.registerSecurityHandler('bearerAuth', authorized);
   const keys = keyOperations(options.governance);
+  // What serves new requests now (it moves with every applied reload).
+  const running = () => options.configControl?.current() ?? options.config;
   api.register({
-    getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(options.config, options.startedAt) }),
+    getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(running(), options.startedAt) }),
     // The document as written: without the operationIds derived above, whose absence keeps the
     // three client generators' names in agreement.
     getApiV1AdminOpenapiJson: (): Reply => ({ status: 200, body: shippedSpec }),
-    getApiV1AdminConfigVersion: () => getConfigVersion(options.config),
+    getApiV1AdminConfigVersion: () => getConfigVersion(running()),
     getApiV1AdminKeys: () => keys.getApiV1AdminKeys(),
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
     getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
@@ -77,7 +79,7 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     },
     getStats: async (): Promise<OperationReply<'/stats', 'get'>> => {
       await options.live.refresh?.(); // the other workers' counts first: one moment's view
-      return { status: 200, body: await statsView({ config: options.config, startedAt: options.startedAt, live: options.live, keys: options.governance }) };
+      return { status: 200, body: await statsView({ config: running(), startedAt: options.startedAt, live: options.live, keys: options.governance }) };
     },
     unauthorizedHandler: () => errorReply(401, 'unauthorized', 'a valid admin token is required (x-admin-token or Authorization: Bearer)'),
     validationFail: (c: OperationContext) => errorReply(400, 'invalid_request', validationMessage(c.validation.errors ?? [])),
