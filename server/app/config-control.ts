@@ -143,6 +143,7 @@ export class GatewayConfigControl implements ConfigControl {
     if ('problems' in checked) return this.refused(trigger, checked.problems);
     const previous = this.running;
     const next = checked.next;
+    // Another text or catalog is a change; the same one may still read other secrets (compared whole).
     if (next.configVersion === previous.configVersion && sameConfiguration(next, { ...previous, loadedAt: next.loadedAt })) {
       this.deps.metrics?.counted('unchanged');
       this.deps.log.info({ ...fields(trigger), configVersion: previous.configVersion }, `${label(trigger)}: the configuration is unchanged`);
