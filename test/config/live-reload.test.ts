@@ -80,6 +80,11 @@ describe('a configuration change under steady load', () => {
     expect(v1).not.toBe(v0);
     expect(applied.applied && applied.previous.configVersion).toBe(v0);
     expect(h.gateway.configControl.currentText()).toBe(changed(startText));
+    // The admin plane names the version serving new requests.
+    const info = (await (await fetch(`${h.adminUrl}/api/v1/admin/info`)).json()) as { config_version: string; topology: { models: { name: string }[] } };
+    expect(info.config_version).toBe(v1);
+    expect(info.topology.models.map((m) => m.name)).toContain('fresh');
+    expect(((await (await fetch(`${h.adminUrl}/stats`)).json()) as { config_version: string }).config_version).toBe(v1);
 
     // The stream started on w3 ends whole, on the configuration it started with.
     for (let next = await slowChunks.next(); next.done !== true; next = await slowChunks.next()) slowText += next.value.choices[0]?.delta.content ?? '';
