@@ -37,6 +37,9 @@ export interface ReloadRun {
   /** From the gateway's log line: SIGHUP to applied (load, check, switch), and the switch alone. */
   readonly applyMs: { readonly median: number; readonly max: number };
   readonly switchMs: { readonly median: number; readonly max: number };
+  /** CPU time the reload took on the serving threads (main; the slowest worker), whatever else the machine ran. */
+  readonly mainThreadCpuMs: { readonly median: number; readonly max: number };
+  readonly workerCpuMs: { readonly median: number; readonly max: number };
   readonly before: LatencySummary;
   readonly during: LatencySummary;
   /**
@@ -134,7 +137,7 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
     phase = 'before';
     await sleep(baselineMs);
     phase = 'during';
-    const applied: { ms: number; switchMs: number }[] = [];
+    const applied: { ms: number; switchMs: number; mainThreadCpuMs: number; workerCpuMs: number }[] = [];
     for (let r = 1; r <= reloads; r++) {
       writeFileSync(file, configText((r % 2) as 0 | 1));
       const seen = lines.length;
@@ -142,7 +145,7 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
       await waitFor('the reload', () => lines.slice(seen).some((l) => typeof l.msg === 'string' && l.msg.startsWith('SIGHUP')), 30_000);
       const line = lines.slice(seen).find((l) => typeof l.msg === 'string' && l.msg.startsWith('SIGHUP'))!;
       if (line.level !== 30 || typeof line.ms !== 'number') throw new Error(`reload ${r} was not applied: ${String(line.msg)}`);
-      applied.push({ ms: line.ms, switchMs: line.switchMs as number });
+      applied.push({ ms: line.ms, switchMs: line.switchMs as number, mainThreadCpuMs: line.mainThreadCpuMs as number, workerCpuMs: line.workerCpuMs as number });
       await sleep(250);
     }
     phase = 'done';
@@ -151,6 +154,8 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
       models: RELOAD_MODELS, pools: RELOAD_POOLS, workers, reloads,
       applyMs: { median: median(applied.map((a) => a.ms)), max: Math.max(...applied.map((a) => a.ms)) },
       switchMs: { median: median(applied.map((a) => a.switchMs)), max: Math.max(...applied.map((a) => a.switchMs)) },
+      mainThreadCpuMs: { median: median(applied.map((a) => a.mainThreadCpuMs)), max: Math.max(...applied.map((a) => a.mainThreadCpuMs)) },
+      workerCpuMs: { median: median(applied.map((a) => a.workerCpuMs)), max: Math.max(...applied.map((a) => a.workerCpuMs)) },
       before: summary(latencies.before, errors.before),
       during: summary(latencies.during, errors.during),
       mainLoopLagMaxMs: { before: round(lag.before), during: round(lag.during) },
@@ -171,6 +176,7 @@ export function formatReload(run: ReloadRun): string {
   return [
     `reload: ${run.models} models, ${run.pools} pools, ${run.workers} workers, ${run.reloads} SIGHUP reloads`,
     `  time to apply (load, check, switch): median ${run.applyMs.median} ms, max ${run.applyMs.max} ms; of which the switch of every thread: median ${run.switchMs.median} ms, max ${run.switchMs.max} ms`,
+    `  CPU the reload took on the serving threads: main thread median ${run.mainThreadCpuMs.median} ms, max ${run.mainThreadCpuMs.max} ms; a worker thread median ${run.workerCpuMs.median} ms, max ${run.workerCpuMs.max} ms`,
     `  request latency (ms)  requests      p50      p99      max    >50ms  errors`,
     row('before reloads', run.before),
     row('during reloads', run.during),

@@ -50,8 +50,12 @@ export interface ConfigControlDeps {
   runnable(loaded: RuntimeConfig): Promise<RuntimeConfig>;
   /** Why the gateway could not serve this configuration's certificates (TLS on/off, a key not matching). */
   tlsProblems(next: RuntimeConfig): string[];
-  /** Every thread switches to `next`, or none does (and the reasons come back). */
-  switchTo(next: RuntimeConfig): Promise<string[]>;
+  /**
+   * Every thread switches to `next`, or none does (and the reasons come back). `cpuMs`: CPU time
+   * the switch took on this thread, and the most a worker thread took to prepare (both block
+   * requests on their thread meanwhile).
+   */
+  switchTo(next: RuntimeConfig): Promise<{ problems: string[]; cpuMs: number; workerCpuMs: number }>;
   readonly metrics?: ConfigMetrics;
   readonly log: Logger;
 }
@@ -126,15 +130,16 @@ export class GatewayConfigControl implements ConfigControl {
   }
 
   /** The text loaded as the config file and judged against the running gateway; nothing applied. */
-  private async check(text: string): Promise<{ next: RuntimeConfig } | { problems: string[] }> {
+  private async check(text: string): Promise<{ next: RuntimeConfig; cpuMs: number } | { problems: string[] }> {
     const file = this.deps.loaded.source;
     const baseDir = file === EMBEDDED_DEFAULT_SOURCE ? process.cwd() : dirname(resolve(file));
     // Off this thread: it serves requests too, and a large configuration takes a while to load.
     const verdict = await this.loader.load({ text, file, baseDir, options: this.deps.loadOptions, base: this.deps.loaded });
     if ('problems' in verdict) return { problems: verdict.problems.map(formatProblem) };
+    const cpu = process.threadCpuUsage();
     const next = await this.deps.runnable(verdict.config);
     const problems = this.deps.tlsProblems(next);
-    return problems.length > 0 ? { problems } : { next };
+    return problems.length > 0 ? { problems } : { next, cpuMs: cpuMsSince(cpu) };
   }
 
   private async change(text: string, trigger: ReloadTrigger): Promise<ReloadOutcome> {
@@ -143,6 +148,7 @@ export class GatewayConfigControl implements ConfigControl {
     if ('problems' in checked) return this.refused(trigger, checked.problems);
     const previous = this.running;
     const next = checked.next;
+    const cpu = process.threadCpuUsage();
     // Another text or catalog is a change; the same one may still read other secrets (compared whole).
     if (next.configVersion === previous.configVersion && sameConfiguration(next, { ...previous, loadedAt: next.loadedAt })) {
       this.deps.metrics?.counted('unchanged');
@@ -150,14 +156,17 @@ export class GatewayConfigControl implements ConfigControl {
       return { applied: true, config: previous, previous, unchanged: true, text };
     }
     const switching = performance.now();
-    const problems = await this.deps.switchTo(next);
+    const checkCpuMs = checked.cpuMs + cpuMsSince(cpu);
+    const { problems, cpuMs, workerCpuMs } = await this.deps.switchTo(next);
     if (problems.length > 0) return this.refused(trigger, problems);
     this.running = next;
     this.text = text;
     this.deps.metrics?.counted('applied');
     this.deps.log.info({ ...fields(trigger), configVersion: next.configVersion, previousVersion: previous.configVersion, models: next.models.size, pools: next.pools.size,
       // Loading and checking, then switching every thread (the part requests could notice).
-      ms: round(performance.now() - began), switchMs: round(performance.now() - switching) },
+      ms: round(performance.now() - began), switchMs: round(performance.now() - switching),
+      // What it cost the serving threads (the loading ran on its own thread).
+      mainThreadCpuMs: round(checkCpuMs + cpuMs), workerCpuMs: round(workerCpuMs) },
       `${label(trigger)}: configuration applied to new requests; requests in flight finish on the one they started with`);
     const outcome: Applied = { applied: true, config: next, previous, unchanged: false, text };
     for (const listener of this.listeners) {
@@ -180,6 +189,12 @@ export class GatewayConfigControl implements ConfigControl {
 /** A signal's log lines name it as the shutdown's do (`signal`), so a supervisor's reload is easy to find. */
 function fields(trigger: ReloadTrigger): { trigger: ReloadTrigger; signal?: 'SIGHUP' } {
   return trigger === 'sighup' ? { trigger, signal: 'SIGHUP' } : { trigger };
+}
+
+/** This thread's CPU time (user and system) since `from`, in ms: what a reload's step cost the thread, whatever else the machine runs. */
+export function cpuMsSince(from: NodeJS.CpuUsage): number {
+  const used = process.threadCpuUsage(from);
+  return (used.user + used.system) / 1000;
 }
 
 function round(ms: number): number {

@@ -78,16 +78,19 @@ export async function runDataPlaneWorker(): Promise<void> {
         renewServerTls(server, command.tls);
         log.info('data-plane certificates renewed for new connections');
         return;
-      case 'config':
+      case 'config': {
+        const cpu = process.threadCpuUsage();
         try {
           const routingNext = new RoutingTable(command.config, SYSTEM_CLOCK, { blocks: command.routing, worker: start.worker, previous: live.current.routing });
           prepared = { id: command.id, gateway: { ...live.current, config: command.config, routing: routingNext } };
-          send({ type: 'config-ready', id: command.id });
+          const used = process.threadCpuUsage(cpu);
+          send({ type: 'config-ready', id: command.id, cpuMs: (used.user + used.system) / 1000 });
         } catch (error) {
           prepared = undefined;
           send({ type: 'config-ready', id: command.id, error: error instanceof Error ? error.message : String(error) });
         }
         return;
+      }
       case 'config-commit':
         if (prepared?.id !== command.id) return;
         carryBodyMemory(live.current.config, prepared.gateway.config);

@@ -33,7 +33,7 @@ import { WorkerPool } from './worker-pool.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
 import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
-import { GatewayConfigControl, type ConfigControl } from './config-control.ts';
+import { cpuMsSince, GatewayConfigControl, type ConfigControl } from './config-control.ts';
 import { readFileSync } from 'node:fs';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
 import { stableJson } from '../config/restart-settings.ts';
@@ -220,12 +220,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     ...(metrics !== undefined && { metrics: metrics.config }),
     tlsProblems: (next) => [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined),
     switchTo: async (next) => {
+      let cpu = process.threadCpuUsage();
       const blocks = routingMemory.share(RoutingTable.needs(next));
       const routing = new RoutingTable(next, clock, { blocks, worker: 1, previous: live.current.routing });
-      const prepared = await workers?.prepareConfig(next, blocks);
+      const preparing = workers?.prepareConfig(next, blocks);
+      const cpuBefore = cpuMsSince(cpu);
+      const prepared = await preparing;
+      cpu = process.threadCpuUsage();
       if (prepared !== undefined && prepared.problems.length > 0) {
         prepared.abort();
-        return prepared.problems;
+        return { problems: prepared.problems, cpuMs: cpuBefore + cpuMsSince(cpu), workerCpuMs: prepared.cpuMs };
       }
       // Every thread switches in this tick: the workers on their commit message, this one now.
       prepared?.commit();
@@ -233,7 +237,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       carryBodyMemory(live.current.config, next);
       live.current = { ...live.current, config: next, routing };
       if (stableJson(next.tls) !== stableJson(served.tls) || stableJson(next.adminTls) !== stableJson(served.adminTls)) renewTls({ tls: next.tls, adminTls: next.adminTls });
-      return [];
+      return { problems: [], cpuMs: cpuBefore + cpuMsSince(cpu), workerCpuMs: prepared?.cpuMs ?? 0 };
     },
   });
   const adminApp = await createAdminApp({

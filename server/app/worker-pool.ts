@@ -50,7 +50,7 @@ export class WorkerPool {
   /** The data-plane TLS a worker (re)started now serves: the configured one, or the last SIGHUP's. */
   private tls: TlsMaterial | undefined;
   private readonly telemetryReplies = new PendingReplies<WorkerTelemetry | undefined>();
-  private readonly configReplies = new PendingReplies<string | undefined>();
+  private readonly configReplies = new PendingReplies<{ error?: string; cpuMs?: number }>();
   /** The configuration (and its routing blocks) a worker (re)started now serves. */
   private config: RuntimeConfig;
   private routing: RoutingBlocks;
@@ -67,19 +67,20 @@ export class WorkerPool {
    * `commit` switches them all at once (one message each, sent in the same tick), or `abort`
    * drops it. `problems`: the workers that could not prepare (then only abort is right).
    */
-  async prepareConfig(config: RuntimeConfig, routing: RoutingBlocks, timeoutMs = 30_000): Promise<{ problems: string[]; commit(): void; abort(): void }> {
+  async prepareConfig(config: RuntimeConfig, routing: RoutingBlocks, timeoutMs = 30_000): Promise<{ problems: string[]; cpuMs: number; commit(): void; abort(): void }> {
     const asked = [...this.workers].map(([n, worker]) => {
       let id = 0;
       const answer = this.configReplies.ask((askId) => {
         id = askId;
         worker.postMessage({ type: 'config', id, config, routing } satisfies WorkerCommand);
-      }, timeoutMs, `worker ${n} did not prepare the configuration within ${timeoutMs} ms`);
+      }, timeoutMs, { error: `did not prepare the configuration within ${timeoutMs} ms` });
       return { n, worker, id, answer };
     });
-    const answers = await Promise.all(asked.map(async (a) => ({ ...a, error: await a.answer })));
+    const answers = await Promise.all(asked.map(async (a) => ({ ...a, ...(await a.answer) })));
     const problems = answers.filter((a) => a.error !== undefined).map((a) => `data-plane worker ${a.n}: ${a.error}`);
     return {
       problems,
+      cpuMs: Math.max(0, ...answers.map((a) => a.cpuMs ?? 0)),
       commit: () => {
         this.config = config;
         this.routing = routing;
@@ -205,7 +206,7 @@ export class WorkerPool {
             this.telemetryReplies.answer(event.id, event.telemetry);
             return;
           case 'config-ready':
-            this.configReplies.answer(event.id, event.error);
+            this.configReplies.answer(event.id, { ...(event.error !== undefined && { error: event.error }), ...(event.cpuMs !== undefined && { cpuMs: event.cpuMs }) });
             return;
           case 'metrics':
             void this.renderMetricsFor(worker, event.id);

@@ -47,8 +47,8 @@ export type WorkerEvent =
   | { readonly type: 'metrics'; readonly id: number }
   /** Its drain ended; `cut`: connections still open at the deadline, cut. */
   | { readonly type: 'closed'; readonly cut: number }
-  /** A `config` was prepared (ready to switch on `config-commit`), or could not be (`error`). */
-  | { readonly type: 'config-ready'; readonly id: number; readonly error?: string };
+  /** A `config` was prepared (ready to switch on `config-commit`), or could not be (`error`); `cpuMs`: what preparing took this thread. */
+  | { readonly type: 'config-ready'; readonly id: number; readonly error?: string; readonly cpuMs?: number };
 
 /** Main → worker. */
 export type WorkerCommand =
