@@ -277,8 +277,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     if (cut > 0 && !(await inFlightSettled(inFlight, SETTLE_AFTER_CUT_MS))) options.log.warn({ inFlight: inFlight.current }, 'requests still settling after the shutdown cut');
     await dispatchers.close();
     await media.close();
-    // Every request has finished, so every webhook event is queued: send them before stopping.
     await configControl.close();
+    // Every request has finished, so every webhook event is queued: send them before stopping.
     await hooks.close(options.hookFlushMs);
     await otlp?.shutdown();
     await governance?.close();
