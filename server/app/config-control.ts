@@ -73,10 +73,11 @@ export class GatewayConfigControl implements ConfigControl {
   private text: string;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly listeners: ((outcome: Applied, trigger: ReloadTrigger) => void)[] = [];
-  private readonly loader = new ConfigLoader();
+  private readonly loader: ConfigLoader;
 
   constructor(deps: ConfigControlDeps) {
     this.deps = deps;
+    this.loader = new ConfigLoader((message) => deps.log.warn(message));
     this.running = deps.running;
     this.text = deps.text;
   }

@@ -17,6 +17,12 @@ export class ConfigLoader {
   private broken = false;
   private nextId = 1;
   private idle: NodeJS.Timeout | undefined;
+  /** Told once when the thread cannot be used and candidates are loaded in place from then on. */
+  private readonly warn: (message: string) => void;
+
+  constructor(warn: (message: string) => void = () => undefined) {
+    this.warn = warn;
+  }
   private readonly waiting = new Map<number, { resolve: (v: CandidateVerdict) => void; reject: (e: Error) => void }>();
 
   async load(candidate: Candidate): Promise<CandidateVerdict> {
@@ -29,7 +35,8 @@ export class ConfigLoader {
         this.waiting.set(id, { resolve, reject });
         worker.postMessage({ id, candidate });
       });
-    } catch {
+    } catch (error) {
+      if (!this.closing) this.warn(`the configuration loader thread failed (${(error as Error).message}): loading on the main thread instead`);
       return loadCandidate(candidate);
     } finally {
       if (this.waiting.size === 0 && this.worker === worker) this.idle = setTimeout(() => this.retire(worker), IDLE_MS).unref();
@@ -43,7 +50,10 @@ export class ConfigLoader {
     void worker.terminate();
   }
 
+  private closing = false;
+
   async close(): Promise<void> {
+    this.closing = true;
     clearTimeout(this.idle);
     const worker = this.worker;
     this.worker = undefined;
@@ -79,8 +89,9 @@ export class ConfigLoader {
       worker.once('exit', () => fail(new Error('the configuration loader thread exited')));
       this.worker = worker;
       return worker;
-    } catch {
+    } catch (error) {
       this.broken = true;
+      this.warn(`the configuration loader thread cannot start (${(error as Error).message}): loading on the main thread instead`);
       return undefined;
     }
   }

@@ -102,14 +102,16 @@ describe('dist/gateway, the single executable', () => {
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
       let stderr = '';
       proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const lines: Record<string, unknown>[] = [];
       const started = await new Promise<Record<string, unknown>>((resolve, reject) => {
         createInterface({ input: proc.stdout }).on('line', (line) => {
           const entry = JSON.parse(line) as Record<string, unknown>;
+          lines.push(entry);
           if (entry.msg === 'gateway started') resolve(entry);
         });
         void exited.then(({ code, signal }) => reject(new Error(`dist/gateway exited (${code ?? signal}) before starting: ${stderr}`)));
       });
-      return { proc, exited, workers: started.workers, dataUrl: started.dataUrl as string, adminUrl: started.adminUrl as string, stderr: () => stderr };
+      return { proc, exited, workers: started.workers, dataUrl: started.dataUrl as string, adminUrl: started.adminUrl as string, stderr: () => stderr, lines };
     }
 
     it('starts, serves a chat completion, /v1/models and the admin plane, and stops on SIGTERM', async () => {
@@ -161,6 +163,22 @@ describe('dist/gateway, the single executable', () => {
       expect(spec.status).toBe(200);
       expect(await spec.json()).toEqual(JSON.parse(readFileSync(join(ROOT, 'spec/openapi.json'), 'utf8')));
 
+      proc.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(stderr()).toBe('');
+    });
+
+    it('reloads on SIGHUP, the candidate loaded on its own thread from the embedded bundle: a new model serves', async () => {
+      writeFileSync(join(dir, 'reloaded.yaml'), DEMO_CONFIG);
+      const { proc, exited, dataUrl, stderr, lines } = await serve('reloaded.yaml');
+      const ask = () => fetch(`${dataUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'added', messages: [{ role: 'user', content: 'after the reload' }] }) });
+      expect((await ask()).status).toBe(404);
+      writeFileSync(join(dir, 'reloaded.yaml'), DEMO_CONFIG.replace('models:\n', 'models:\n  added: { provider: demo, model: demo-echo }\n'));
+      proc.kill('SIGHUP');
+      for (let waited = 0; waited < 15_000 && !lines.some((l) => l.signal === 'SIGHUP'); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lines.find((l) => l.signal === 'SIGHUP')?.msg).toMatch(/^SIGHUP: configuration applied/);
+      expect(lines.filter((l) => l.level === 40)).toEqual([]); // no "loader thread failed: loading on the main thread"
+      expect((await ask()).status).toBe(200);
       proc.kill('SIGTERM');
       expect(await exited).toEqual({ code: 0, signal: null });
       expect(stderr()).toBe('');
