@@ -6,6 +6,7 @@ import type { components } from '../../generated/admin-api.ts';
 // An import, not a file read: the bundler inlines it into the single executable (make binary).
 import shippedSpec from '../../spec/openapi.json' with { type: 'json' };
 import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { ConfigControl } from '../app/config-control.ts';
 import type { KeyAdmin } from '../governance/governance.ts';
 import type { Logger } from '../observability/logger.ts';
 import { hasAdminToken } from './admin-token.ts';
@@ -21,7 +22,10 @@ import { statsView } from './stats-view.ts';
 import { validationMessage } from './validation-message.ts';
 
 export interface AdminOptions {
+  /** The configuration the gateway started with (the admin token, the admin plane's own settings). */
   readonly config: RuntimeConfig;
+  /** The running configuration and its changes (reload, validate, apply); current() is what info and /stats show. */
+  readonly configControl?: ConfigControl;
   readonly startedAt: number;
   readonly log: Logger;
   /** Check every answer against the spec too (tests): a handler that drifts from the spec fails loudly. */

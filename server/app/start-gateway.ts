@@ -33,6 +33,8 @@ import { WorkerPool } from './worker-pool.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
 import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
+import type { ConfigControl } from './config-control.ts';
+import type { LoadOptions } from '../config/load-config.ts';
 
 export interface RunningGateway {
   readonly config: RuntimeConfig;
@@ -66,6 +68,8 @@ export interface RunningGateway {
    * and the old certificates keep serving.
    */
   renewTls(next: { readonly tls: TlsMaterial | undefined; readonly adminTls: TlsMaterial | undefined }): string[];
+  /** The running configuration, changed while serving (SIGHUP, the admin plane's reload and apply). */
+  readonly configControl: ConfigControl;
 }
 
 export interface CloseSummary {
@@ -93,6 +97,13 @@ export interface StartOptions {
   readonly oidcTimings?: IssuerTimings;
   /** How `admin_listen`'s name is resolved (default: the system's lookup); tests make a name resolve beyond loopback. */
   readonly lookupAdminHost?: Parameters<typeof resolveAdminAddress>[1];
+  /**
+   * The YAML the configuration was loaded from (default: the source file read again, or the
+   * embedded default), and how it was loaded (environment, listen overrides): reloads load the
+   * same way.
+   */
+  readonly configText?: string;
+  readonly loadOptions?: LoadOptions;
 }
 
 /** Starts the demo upstream (if the config uses it), the data plane and the admin plane. */
@@ -183,8 +194,19 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     config, routing, dispatchers, media, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
   }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }), readiness });
   serving.countRequestsOf(dataServer);
+  const notYet = (): never => {
+    throw new Error('configuration reload is not implemented yet');
+  };
+  const configControl: ConfigControl = {
+    current: () => config,
+    currentText: () => options.configText ?? '',
+    reloadFromFile: async () => notYet(),
+    validateText: async () => notYet(),
+    applyText: async () => notYet(),
+    onApplied: () => undefined,
+  };
   const adminApp = await createAdminApp({
-    config, startedAt, log: options.log, live: {
+    config, configControl, startedAt, log: options.log, live: {
       routing, clock, requests,
       inFlight: { get current() { return fleet.inFlight(inFlight.current); } },
       hooks: { list: () => fleet.hooks(hooks.list()) },
@@ -254,7 +276,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     served = next;
     return [];
   };
-  return { config, routing, translations, hooks, readiness, renewTls, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+  return { config, configControl, routing, translations, hooks, readiness, renewTls, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
     workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }
