@@ -280,15 +280,9 @@ type ConfigRollback struct {
 
 // ConfigValidation defines model for ConfigValidation.
 type ConfigValidation struct {
-	// ConfigVersion When valid: the version it would run as
-	ConfigVersion *string `json:"config_version,omitempty"`
-
-	// Problems Each as file:line:column: path: message; empty when valid
+	// Problems Each as file:line:column: path: message; empty when valid. A setting that applies only at a restart (listen, admin_listen, workers, the store) is a problem too: a reload or apply would refuse it
 	Problems []string `json:"problems"`
-
-	// RestartRequired Settings that differ from the running ones but apply only at a restart (listen, admin_listen, workers, db_path); a reload or apply with them is refused
-	RestartRequired *[]string `json:"restart_required,omitempty"`
-	Valid           bool      `json:"valid"`
+	Valid    bool     `json:"valid"`
 }
 
 // ConfigVersionDetail defines model for ConfigVersionDetail.
@@ -2453,6 +2447,8 @@ type PostApiV1AdminConfigApplyResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ConfigApplied
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON409 the response for an HTTP 409 `application/json` response
@@ -2468,6 +2464,11 @@ type PostApiV1AdminConfigApplyResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostApiV1AdminConfigApplyResponse) GetJSON200() *ConfigApplied {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2736,6 +2737,8 @@ type PostApiV1AdminConfigValidateResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ConfigValidation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -2747,6 +2750,11 @@ type PostApiV1AdminConfigValidateResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostApiV1AdminConfigValidateResponse) GetJSON200() *ConfigValidation {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostApiV1AdminConfigValidateResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -4049,6 +4057,13 @@ func ParsePostApiV1AdminConfigApplyResponse(rsp *http.Response) (*PostApiV1Admin
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4271,6 +4286,13 @@ func ParsePostApiV1AdminConfigValidateResponse(rsp *http.Response) (*PostApiV1Ad
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized

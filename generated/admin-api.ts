@@ -71,6 +71,7 @@ export interface paths {
                         "application/json": components["schemas"]["ConfigApplied"];
                     };
                 };
+                400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 409: components["responses"]["ConfigNotWritable"];
                 413: components["responses"]["PayloadTooLarge"];
@@ -246,6 +247,7 @@ export interface paths {
                         "application/json": components["schemas"]["ConfigValidation"];
                     };
                 };
+                400: components["responses"]["BadRequest"];
                 401: components["responses"]["Unauthorized"];
                 413: components["responses"]["PayloadTooLarge"];
                 415: components["responses"]["UnsupportedYamlMediaType"];
@@ -955,12 +957,8 @@ export interface components {
             version?: number;
         };
         ConfigValidation: {
-            /** @description When valid: the version it would run as */
-            config_version?: string;
-            /** @description Each as file:line:column: path: message; empty when valid */
+            /** @description Each as file:line:column: path: message; empty when valid. A setting that applies only at a restart (listen, admin_listen, workers, the store) is a problem too: a reload or apply would refuse it */
             problems: string[];
-            /** @description Settings that differ from the running ones but apply only at a restart (listen, admin_listen, workers, db_path); a reload or apply with them is refused */
-            restart_required?: string[];
             valid: boolean;
         };
         ConfigVersionDetail: {

@@ -7,8 +7,6 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 T = TypeVar("T", bound="ConfigValidation")
 
 
@@ -17,28 +15,18 @@ class ConfigValidation:
     """
     Attributes:
         valid (bool):
-        problems (list[str]): Each as file:line:column: path: message; empty when valid
-        config_version (str | Unset): When valid: the version it would run as
-        restart_required (list[str] | Unset): Settings that differ from the running ones but apply only at a restart
-            (listen, admin_listen, workers, db_path); a reload or apply with them is refused
+        problems (list[str]): Each as file:line:column: path: message; empty when valid. A setting that applies only at
+            a restart (listen, admin_listen, workers, the store) is a problem too: a reload or apply would refuse it
     """
 
     valid: bool
     problems: list[str]
-    config_version: str | Unset = UNSET
-    restart_required: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         valid = self.valid
 
         problems = self.problems
-
-        config_version = self.config_version
-
-        restart_required: list[str] | Unset = UNSET
-        if not isinstance(self.restart_required, Unset):
-            restart_required = self.restart_required
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -48,10 +36,6 @@ class ConfigValidation:
                 "problems": problems,
             }
         )
-        if config_version is not UNSET:
-            field_dict["config_version"] = config_version
-        if restart_required is not UNSET:
-            field_dict["restart_required"] = restart_required
 
         return field_dict
 
@@ -62,15 +46,9 @@ class ConfigValidation:
 
         problems = cast(list[str], d.pop("problems"))
 
-        config_version = d.pop("config_version", UNSET)
-
-        restart_required = cast(list[str], d.pop("restart_required", UNSET))
-
         config_validation = cls(
             valid=valid,
             problems=problems,
-            config_version=config_version,
-            restart_required=restart_required,
         )
 
         config_validation.additional_properties = d

@@ -591,17 +591,9 @@ export type ConfigView = {
 export type ConfigValidation = {
     valid: boolean;
     /**
-     * Each as file:line:column: path: message; empty when valid
+     * Each as file:line:column: path: message; empty when valid. A setting that applies only at a restart (listen, admin_listen, workers, the store) is a problem too: a reload or apply would refuse it
      */
     problems: Array<string>;
-    /**
-     * When valid: the version it would run as
-     */
-    config_version?: string;
-    /**
-     * Settings that differ from the running ones but apply only at a restart (listen, admin_listen, workers, db_path); a reload or apply with them is refused
-     */
-    restart_required?: Array<string>;
 };
 
 export type ConfigApplied = {
@@ -933,6 +925,10 @@ export type PostApiV1AdminConfigValidateData = {
 
 export type PostApiV1AdminConfigValidateErrors = {
     /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
      * Missing or wrong admin token
      */
     401: ErrorView;
@@ -968,6 +964,10 @@ export type PostApiV1AdminConfigApplyData = {
 };
 
 export type PostApiV1AdminConfigApplyErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
     /**
      * Missing or wrong admin token
      */
