@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>] | --validate <file> | --healthcheck <url> | --version
 import { parseArgs } from 'node:util';
-import { startGateway, type RunningGateway } from './app/start-gateway.ts';
+import { startGateway } from './app/start-gateway.ts';
 import { StartError } from './app/start-error.ts';
-import { ConfigError, formatProblem } from './config/config-error.ts';
-import { chooseConfigFile, loadConfigFile } from './config/load-config.ts';
-import { listenOverrides, type ListenOverrides } from './config/listen-overrides.ts';
+import { ConfigError } from './config/config-error.ts';
+import { chooseConfigFile, loadConfigFile, loadConfigSource } from './config/load-config.ts';
+import { listenOverrides } from './config/listen-overrides.ts';
 import { probeHealth } from './healthcheck.ts';
-import { createLogger, type Logger } from './observability/logger.ts';
+import { createLogger } from './observability/logger.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `usage: gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>]
@@ -41,9 +41,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const configFile = chooseConfigFile(values.config ?? (process.env.GATEWAY_CONFIG || undefined));
-  const config = loadConfigFile(configFile, { overrides });
+  const { config, text } = loadConfigSource(configFile, { overrides });
   const log = createLogger(config.logLevel);
-  const starting = startGateway(config, { log });
+  const starting = startGateway(config, { log, configText: text, loadOptions: { overrides } });
   // Handlers go in before "gateway started" is logged: a supervisor may signal as soon as it sees it.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -70,28 +70,13 @@ async function main(): Promise<number> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   // `systemctl reload` (ExecReload in deploy/systemd/gateway.service) sends SIGHUP, whose default
-  // action would end the process: it re-reads the certificates (rotation), nothing else yet.
+  // action would end the process: the configuration file, the catalog and the secrets they name
+  // are read again and applied to new requests (certificates included), or refused whole in one
+  // log line while the running configuration keeps serving (app/config-control.ts).
   // A start that fails is reported by main() below, not again here.
-  process.on('SIGHUP', () => void starting.then((gateway) => reloadCertificates(gateway, configFile, overrides, log), () => undefined));
+  process.on('SIGHUP', () => void starting.then((gateway) => gateway.configControl.reloadFromFile('sighup'), () => undefined).catch((error: unknown) => log.error({ err: error, signal: 'SIGHUP' }, 'SIGHUP: reload failed')));
   await starting;
   return -1; // keep serving
-}
-
-/**
- * The configuration file is read again for its `tls:` and `admin_tls:` only; a set that does not
- * load (a file missing, a key not matching) is refused whole, in one log line naming no PEM text.
- */
-function reloadCertificates(gateway: RunningGateway, file: string | undefined, overrides: ListenOverrides, log: Logger): void {
-  const rest = 'the rest of the configuration is not re-read while serving; restart to apply it';
-  let problems: string[];
-  try {
-    const next = loadConfigFile(file, { overrides });
-    problems = gateway.renewTls({ tls: next.tls, adminTls: next.adminTls });
-  } catch (error) {
-    problems = error instanceof ConfigError ? error.problems.map(formatProblem) : [String(error)];
-  }
-  if (problems.length > 0) log.error({ signal: 'SIGHUP' }, `SIGHUP: new certificates refused, the old ones keep serving: ${problems.join('; ')}; ${rest}`);
-  else log.info({ signal: 'SIGHUP' }, `SIGHUP: certificates re-read for new connections; ${rest}`);
 }
 
 main().then(

@@ -66,17 +66,19 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   api.registerSecurityHandler('adminToken', authorized);
   api.registerSecurityHandler('bearerAuth', authorized);
   const keys = keyOperations(options.governance);
+  // What serves new requests now (it moves with every applied reload).
+  const running = () => options.configControl?.current() ?? options.config;
   const configs = options.configControl === undefined
     ? undefined
     : configOperations({ control: options.configControl, history: options.configHistory ?? memoryConfigHistory(), log: options.log });
   // Without a ConfigControl (an admin app built on its own, in tests) the configuration operations are absent.
   const configured = <A extends unknown[], R>(handler: ((...args: A) => R) | undefined) => (...args: A) => (handler === undefined ? errorReply(404, 'not_found', 'this gateway cannot change its configuration') : handler(...args));
   api.register({
-    getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(options.config, options.startedAt) }),
+    getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(running(), options.startedAt) }),
     // The document as written: without the operationIds derived above, whose absence keeps the
     // three client generators' names in agreement.
     getApiV1AdminOpenapiJson: (): Reply => ({ status: 200, body: shippedSpec }),
-    getApiV1AdminConfigVersion: () => getConfigVersion(options.configControl?.current() ?? options.config),
+    getApiV1AdminConfigVersion: () => getConfigVersion(running()),
     getApiV1AdminConfig: configured(configs?.getApiV1AdminConfig),
     postApiV1AdminConfigReload: configured(configs?.postApiV1AdminConfigReload),
     postApiV1AdminConfigValidate: (c: OperationContext) => configured(configs?.postApiV1AdminConfigValidate)(c.request.requestBody as string),
@@ -95,7 +97,7 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     },
     getStats: async (): Promise<OperationReply<'/stats', 'get'>> => {
       await options.live.refresh?.(); // the other workers' counts first: one moment's view
-      return { status: 200, body: await statsView({ config: options.config, startedAt: options.startedAt, live: options.live, keys: options.governance }) };
+      return { status: 200, body: await statsView({ config: running(), startedAt: options.startedAt, live: options.live, keys: options.governance }) };
     },
     unauthorizedHandler: () => errorReply(401, 'unauthorized', 'a valid admin token is required (x-admin-token or Authorization: Bearer)'),
     validationFail: (c: OperationContext) => errorReply(400, 'invalid_request', validationMessage(c.validation.errors ?? [])),

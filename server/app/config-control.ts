@@ -1,4 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, formatProblem } from '../config/config-error.ts';
+import { EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
+import { loadConfigText, type LoadOptions } from '../config/load-config.ts';
+import { restartProblems, sameConfiguration } from '../config/restart-settings.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
+import { parseYamlSource } from '../config/yaml-source.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { ConfigMetrics } from '../observability/metrics-config.ts';
 
 /** What asked for a configuration change (recorded with each applied version). */
 export type ReloadTrigger = 'start' | 'sighup' | 'reload' | 'apply' | 'rollback';
@@ -25,6 +34,149 @@ export interface ConfigControl {
   validateText(text: string): Promise<readonly string[]>;
   /** Validates and applies this YAML text (does NOT write the file; the admin side writes it). */
   applyText(text: string, trigger: 'apply' | 'rollback'): Promise<ReloadOutcome>;
-  /** Called after every applied change (history keeps versions from this). */
+  /** Called after every applied change (history keeps versions from this); not for an unchanged one. */
   onApplied(listener: (outcome: Extract<ReloadOutcome, { applied: true }>, trigger: ReloadTrigger) => void): void;
+}
+
+/** What the control needs from the running gateway (start-gateway.ts). */
+export interface ConfigControlDeps {
+  /** The configuration as loaded at start (restart-only settings are judged against it). */
+  readonly loaded: RuntimeConfig;
+  /** The configuration running now (the loaded one as start made it run: demo upstream, workers). */
+  readonly running: RuntimeConfig;
+  readonly text: string;
+  readonly loadOptions: LoadOptions;
+  /** The loaded configuration as it would run (what start does to it: the demo upstream's address, the worker count). */
+  runnable(loaded: RuntimeConfig): Promise<RuntimeConfig>;
+  /** Why the gateway could not serve this configuration's certificates (TLS on/off, a key not matching). */
+  tlsProblems(next: RuntimeConfig): string[];
+  /** Every thread switches to `next`, or none does (and the reasons come back). */
+  switchTo(next: RuntimeConfig): Promise<string[]>;
+  readonly metrics?: ConfigMetrics;
+  readonly log: Logger;
+}
+
+type Applied = Extract<ReloadOutcome, { applied: true }>;
+
+/**
+ * The running configuration and its changes, one at a time (a reload waits for the one before it
+ * to end). A candidate is loaded exactly as at start (schema, catalog, secrets), then checked for
+ * restart-only settings and usable certificates; only then does every thread switch.
+ */
+export class GatewayConfigControl implements ConfigControl {
+  private readonly deps: ConfigControlDeps;
+  private running: RuntimeConfig;
+  private text: string;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly listeners: ((outcome: Applied, trigger: ReloadTrigger) => void)[] = [];
+
+  constructor(deps: ConfigControlDeps) {
+    this.deps = deps;
+    this.running = deps.running;
+    this.text = deps.text;
+  }
+
+  current(): RuntimeConfig {
+    return this.running;
+  }
+
+  currentText(): string {
+    return this.text;
+  }
+
+  onApplied(listener: (outcome: Applied, trigger: ReloadTrigger) => void): void {
+    this.listeners.push(listener);
+  }
+
+  reloadFromFile(trigger: 'sighup' | 'reload'): Promise<ReloadOutcome> {
+    return this.serial(async () => {
+      const file = this.deps.loaded.source;
+      if (file === EMBEDDED_DEFAULT_SOURCE) return this.refused(trigger, ['the gateway runs on its embedded default configuration: there is no file to read again (start it with --config FILE)']);
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        return this.refused(trigger, [formatProblem({ file, path: '', message: `cannot read the configuration (${(error as NodeJS.ErrnoException).code ?? 'error'})` })]);
+      }
+      return this.change(text, trigger);
+    });
+  }
+
+  validateText(text: string): Promise<readonly string[]> {
+    return this.serial(async () => {
+      const checked = await this.check(text);
+      return 'problems' in checked ? checked.problems : [];
+    });
+  }
+
+  applyText(text: string, trigger: 'apply' | 'rollback'): Promise<ReloadOutcome> {
+    return this.serial(() => this.change(text, trigger));
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The text loaded as the config file and judged against the running gateway; nothing applied. */
+  private async check(text: string): Promise<{ next: RuntimeConfig } | { problems: string[] }> {
+    const file = this.deps.loaded.source;
+    const baseDir = file === EMBEDDED_DEFAULT_SOURCE ? process.cwd() : dirname(resolve(file));
+    let loaded: RuntimeConfig;
+    try {
+      loaded = loadConfigText(text, file, baseDir, this.deps.loadOptions);
+    } catch (error) {
+      if (error instanceof ConfigError) return { problems: error.problems.map(formatProblem) };
+      throw error;
+    }
+    const restart = restartProblems(this.deps.loaded, loaded, parseYamlSource(text, file)).map(formatProblem);
+    const next = await this.deps.runnable(loaded);
+    const problems = [...restart, ...this.deps.tlsProblems(next)];
+    return problems.length > 0 ? { problems } : { next };
+  }
+
+  private async change(text: string, trigger: ReloadTrigger): Promise<ReloadOutcome> {
+    const checked = await this.check(text);
+    if ('problems' in checked) return this.refused(trigger, checked.problems);
+    const previous = this.running;
+    const next = checked.next;
+    if (next.configVersion === previous.configVersion && sameConfiguration(next, { ...previous, loadedAt: next.loadedAt })) {
+      this.deps.metrics?.counted('unchanged');
+      this.deps.log.info({ ...fields(trigger), configVersion: previous.configVersion }, `${label(trigger)}: the configuration is unchanged`);
+      return { applied: true, config: previous, previous, unchanged: true, text };
+    }
+    const started = performance.now();
+    const problems = await this.deps.switchTo(next);
+    if (problems.length > 0) return this.refused(trigger, problems);
+    this.running = next;
+    this.text = text;
+    this.deps.metrics?.counted('applied');
+    this.deps.log.info({ ...fields(trigger), configVersion: next.configVersion, previousVersion: previous.configVersion, models: next.models.size, pools: next.pools.size, ms: Math.round(performance.now() - started) },
+      `${label(trigger)}: configuration applied to new requests; requests in flight finish on the one they started with`);
+    const outcome: Applied = { applied: true, config: next, previous, unchanged: false, text };
+    for (const listener of this.listeners) {
+      try {
+        listener(outcome, trigger);
+      } catch (error) {
+        this.deps.log.error({ err: error }, 'a configuration listener failed');
+      }
+    }
+    return outcome;
+  }
+
+  private refused(trigger: ReloadTrigger, problems: readonly string[]): ReloadOutcome {
+    this.deps.metrics?.counted('refused');
+    this.deps.log.error({ ...fields(trigger), configVersion: this.running.configVersion }, `${label(trigger)}: configuration refused, the running one keeps serving: ${problems.join('; ')}`);
+    return { applied: false, problems };
+  }
+}
+
+/** A signal's log lines name it as the shutdown's do (`signal`), so a supervisor's reload is easy to find. */
+function fields(trigger: ReloadTrigger): { trigger: ReloadTrigger; signal?: 'SIGHUP' } {
+  return trigger === 'sighup' ? { trigger, signal: 'SIGHUP' } : { trigger };
+}
+
+function label(trigger: ReloadTrigger): string {
+  return trigger === 'sighup' ? 'SIGHUP' : trigger;
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Gateway } from '../gateway/gateway-context.ts';
+import type { LiveGateway } from '../gateway/gateway-context.ts';
 import { answerClientErrors } from '../http/client-errors.ts';
 import { createDataPlaneApp, type DataPlaneExtras } from '../http/data-plane-app.ts';
 import { withFastChatRoutes } from '../http/fast-routes.ts';
@@ -15,8 +15,12 @@ export interface DataPlaneServer {
   readonly guard: ConnectionGuard;
 }
 
-/** The data plane's HTTP server, the same in the main thread and in each worker thread. */
-export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras = {}): DataPlaneServer {
+/**
+ * The data plane's HTTP server, the same in the main thread and in each worker thread. Its server
+ * settings, connection cap and TLS on/off are the starting configuration's (they need a restart).
+ */
+export function createDataPlaneServer(live: LiveGateway, extras: DataPlaneExtras = {}): DataPlaneServer {
+  const gateway = live.current;
   const settings = gateway.config.server;
   const guard = new ConnectionGuard({
     maxConnections: connectionCap(settings.maxConnections, gateway.config.workers),
@@ -35,7 +39,7 @@ export function createDataPlaneServer(gateway: Gateway, extras: DataPlaneExtras 
     // Node checks the header and request timers this often (30 s by default: too coarse for them).
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))),
   };
-  const listener = guard.listener(withFastChatRoutes(gateway, createDataPlaneApp(gateway, extras).callback()));
+  const listener = guard.listener(withFastChatRoutes(live, createDataPlaneApp(live, extras).callback()));
   const tls = gateway.config.tls;
   const server: Server = tls === undefined
     ? createServer(options, listener)

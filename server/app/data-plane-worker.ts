@@ -1,10 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RoutingTable } from '../gateway/routing-table.ts';
+import { carryBodyMemory } from '../gateway/body-memory.ts';
+import type { Gateway } from '../gateway/gateway-context.ts';
 import { GovernanceProxy } from '../governance/governance-channel.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { createLogger } from '../observability/logger.ts';
 import { SYSTEM_CLOCK } from '../routing/clock.ts';
-import { RoutingMemory } from '../routing/routing-memory.ts';
 import { Dispatchers } from '../upstream/dispatchers.ts';
 import { MediaFetcher } from '../media/media-fetcher.ts';
 import { createDataPlaneServer } from './data-plane-server.ts';
@@ -34,7 +35,7 @@ export async function runDataPlaneWorker(): Promise<void> {
   const dispatchers = new Dispatchers();
   const media = new MediaFetcher(config.mediaFetch);
   const governance = start.governance === undefined ? undefined : new GovernanceProxy(start.governance);
-  const routing = new RoutingTable(config, SYSTEM_CLOCK, { memory: new RoutingMemory(start.routing.layout, start.routing.buffer), worker: start.worker });
+  const routing = new RoutingTable(config, SYSTEM_CLOCK, { blocks: start.routing, worker: start.worker });
   // Gates only: webhooks are observers, and observers run in the main thread.
   const hooks = new Hooks(config.hooks.filter((h) => h.kind === 'gate'), { log });
   const serving = new ServingState(start.worker, hooks.gates);
@@ -46,10 +47,15 @@ export async function runDataPlaneWorker(): Promise<void> {
   const selfServe = config.auth === undefined || governance === undefined
     ? undefined
     : (await import('../auth/self-serve.ts')).createSelfServe(config, { issue: (person) => governance.issueKey(person) }, { log });
-  const { server, guard } = createDataPlaneServer({
-    config, routing, dispatchers, media, clock: SYSTEM_CLOCK, log, translations: serving.translations, observers: [forwarder], gates: hooks.gates, inFlight: serving.inFlight,
-    ...(governance !== undefined && { governance }),
-  }, {
+  const live: { current: Gateway } = {
+    current: {
+      config, routing, dispatchers, media, clock: SYSTEM_CLOCK, log, translations: serving.translations, observers: [forwarder], gates: hooks.gates, inFlight: serving.inFlight,
+      ...(governance !== undefined && { governance }),
+    },
+  };
+  /** A configuration change prepared and waiting for the main thread's word to switch. */
+  let prepared: { id: number; gateway: Gateway } | undefined;
+  const { server, guard } = createDataPlaneServer(live, {
     ...(config.metrics.enabled && {
       metrics: {
         get contentType() {
@@ -71,6 +77,25 @@ export async function runDataPlaneWorker(): Promise<void> {
       case 'tls':
         renewServerTls(server, command.tls);
         log.info('data-plane certificates renewed for new connections');
+        return;
+      case 'config':
+        try {
+          const routingNext = new RoutingTable(command.config, SYSTEM_CLOCK, { blocks: command.routing, worker: start.worker, previous: live.current.routing });
+          prepared = { id: command.id, gateway: { ...live.current, config: command.config, routing: routingNext } };
+          send({ type: 'config-ready', id: command.id });
+        } catch (error) {
+          prepared = undefined;
+          send({ type: 'config-ready', id: command.id, error: error instanceof Error ? error.message : String(error) });
+        }
+        return;
+      case 'config-commit':
+        if (prepared?.id !== command.id) return;
+        carryBodyMemory(live.current.config, prepared.gateway.config);
+        live.current = prepared.gateway;
+        prepared = undefined;
+        return;
+      case 'config-abort':
+        if (prepared?.id === command.id) prepared = undefined;
         return;
       case 'metrics':
         contentType = command.contentType;

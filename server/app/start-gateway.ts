@@ -34,7 +34,13 @@ import { WorkerPool } from './worker-pool.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
 import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
-import type { ConfigControl } from './config-control.ts';
+import { GatewayConfigControl, type ConfigControl } from './config-control.ts';
+import { readFileSync } from 'node:fs';
+import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
+import { stableJson } from '../config/restart-settings.ts';
+import { CELL_FLOATS } from '../routing/breaker-cell.ts';
+import { carryBodyMemory } from '../gateway/body-memory.ts';
+import type { Gateway } from '../gateway/gateway-context.ts';
 import type { LoadOptions } from '../config/load-config.ts';
 
 export interface RunningGateway {
@@ -119,20 +125,29 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     }]);
   }
   let demo: DemoUpstream | undefined;
-  // The admin plane binds the address that was judged, not the name looked up a second time.
-  let config: RuntimeConfig = { ...loaded, adminListen: { host: admin.address, port: loaded.adminListen.port } };
-  if (usesDemoUpstream(loaded)) {
-    demo = await startDemoUpstream();
-    config = withDemoUpstream(config, demo.url);
-  }
-  if (options.workers !== undefined) config = { ...config, workers: options.workers };
+  // What start makes of a loaded configuration, and a reload of the next one: the admin plane
+  // binds the address that was judged (not the name looked up a second time), demo providers
+  // point at the demo upstream (started when first needed), and tests' worker count wins.
+  const runnable = async (next: RuntimeConfig): Promise<RuntimeConfig> => {
+    let out: RuntimeConfig = { ...next, adminListen: { host: admin.address, port: next.adminListen.port } };
+    if (usesDemoUpstream(next)) {
+      demo ??= await startDemoUpstream();
+      out = withDemoUpstream(out, demo.url);
+    }
+    return options.workers === undefined ? out : { ...out, workers: options.workers };
+  };
+  const config = await runnable(loaded);
+  /** The certificates each plane serves new connections now (SIGHUP and reloads renew them). */
+  let served = { tls: config.tls, adminTls: config.adminTls };
   if (config.workers > 1 && options.clock !== undefined) throw new Error('an injected clock reaches the data plane only with workers: 1');
   const startedAt = Date.now();
   const clock = options.clock ?? SYSTEM_CLOCK;
   const dispatchers = new Dispatchers();
   const media = new MediaFetcher(config.mediaFetch);
-  // Sized for every worker; the main thread is worker 1 (it serves too: one isolate fewer).
-  const routing = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, config.workers)), worker: 1 });
+  // Lane blocks count for every worker; the main thread is worker 1 (it serves too: one isolate fewer).
+  const routingMemory = new RoutingMemory(config.workers, CELL_FLOATS);
+  const startBlocks = routingMemory.share(RoutingTable.needs(config));
+  routingMemory.adopt(startBlocks);
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
   const hooks = new Hooks(config.hooks, { log: options.log });
@@ -153,17 +168,24 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   };
   const storeCheck = governance === undefined ? undefined : setInterval(checkStore, STORE_CHECK_MS).unref();
   const { translations, inFlight } = serving;
+  // What the main thread's requests get; a configuration change replaces it whole (live.current).
+  const live: { current: Gateway } = {
+    current: {
+      config, routing: new RoutingTable(config, clock, { blocks: startBlocks, worker: 1 }), dispatchers, media, clock, log: options.log, translations, observers: [], gates: hooks.gates, inFlight,
+      ...(governance !== undefined && { governance }),
+    },
+  };
   // The other workers' own counts, added in when read (their records come here as they happen).
   let workers: WorkerPool | undefined;
   const fleet = new FleetView(async () => (await workers?.telemetry()) ?? []);
   // The registry also feeds OTLP metrics, so it exists when either exit is on.
   const metrics = config.metrics.enabled || config.otlp !== undefined
-    ? new GatewayMetrics({ routing: () => routing.snapshot(), translations: () => fleet.translations(translations.snapshot()) })
+    ? new GatewayMetrics({ routing: () => live.current.routing.snapshot(), translations: () => fleet.translations(translations.snapshot()), configVersion: () => live.current.config.configVersion })
     : undefined;
   // Loaded only when configured: a gateway without `otlp:` never loads the OpenTelemetry SDK.
   const otlp = config.otlp === undefined
     ? undefined
-    : (await import('../observability/otlp-export.ts')).startOtlpExport({ settings: config.otlp, lanes: laneFacts(config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
+    : (await import('../observability/otlp-export.ts')).startOtlpExport({ settings: config.otlp, lanes: laneFacts(() => live.current.config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
   const metricsEndpoint = metrics === undefined || !config.metrics.enabled ? undefined : {
     get contentType() {
       return metrics.contentType;
@@ -191,26 +213,38 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const selfServe = config.auth === undefined
     ? undefined
     : (await import('../auth/self-serve.ts')).createSelfServe(config, keyIssuer, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
-  const { server: dataServer, guard: dataGuard } = createDataPlaneServer({
-    config, routing, dispatchers, media, clock, log: options.log, translations, observers, gates: hooks.gates, inFlight, ...(governance !== undefined && { governance }),
-  }, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }), readiness });
+  live.current = { ...live.current, observers };
+  const { server: dataServer, guard: dataGuard } = createDataPlaneServer(live, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }), readiness });
   serving.countRequestsOf(dataServer);
-  const notYet = (): never => {
-    throw new Error('configuration reload is not implemented yet');
-  };
-  const configControl: ConfigControl = {
-    current: () => config,
-    currentText: () => options.configText ?? '',
-    reloadFromFile: async () => notYet(),
-    validateText: async () => notYet(),
-    applyText: async () => notYet(),
-    onApplied: () => undefined,
-  };
+  const configControl = new GatewayConfigControl({
+    loaded, running: config, text: options.configText ?? startText(loaded), loadOptions: options.loadOptions ?? {}, runnable, log: options.log,
+    ...(metrics !== undefined && { metrics: metrics.config }),
+    tlsProblems: (next) => [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined),
+    switchTo: async (next) => {
+      const blocks = routingMemory.share(RoutingTable.needs(next));
+      const routing = new RoutingTable(next, clock, { blocks, worker: 1, previous: live.current.routing });
+      const prepared = await workers?.prepareConfig(next, blocks);
+      if (prepared !== undefined && prepared.problems.length > 0) {
+        prepared.abort();
+        return prepared.problems;
+      }
+      // Every thread switches in this tick: the workers on their commit message, this one now.
+      prepared?.commit();
+      routingMemory.adopt(blocks);
+      carryBodyMemory(live.current.config, next);
+      live.current = { ...live.current, config: next, routing };
+      if (stableJson(next.tls) !== stableJson(served.tls) || stableJson(next.adminTls) !== stableJson(served.adminTls)) renewTls({ tls: next.tls, adminTls: next.adminTls });
+      return [];
+    },
+  });
   const adminApp = await createAdminApp({
     config, configControl, startedAt, log: options.log,
     ...(governance !== undefined && { configHistory: sqliteConfigHistory(governance.store.db) }),
     live: {
-      routing, clock, requests,
+      get routing() {
+        return live.current.routing;
+      },
+      clock, requests,
       inFlight: { get current() { return fleet.inFlight(inFlight.current); } },
       hooks: { list: () => fleet.hooks(hooks.list()) },
       refresh: () => fleet.refresh(),
@@ -257,7 +291,11 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     dataUrl = await listen(dataServer, config.listen, { setting: 'listen', ...(config.workers > 1 && { share: 'lead' }) });
     if (config.workers > 1) {
       workers = await WorkerPool.start({
-        config, routing, port: Number(new URL(dataUrl).port), observers, log: options.log, readiness,
+        config, routing: startBlocks, port: Number(new URL(dataUrl).port), observers, log: options.log, readiness,
+        releaseWorker: (n) => {
+          routingMemory.releaseWorker(n);
+          live.current.routing.releaseWorker(n);
+        },
         ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(governance !== undefined && { governance }), ...(keyIssuer !== undefined && { keyIssuer }),
       });
     }
@@ -269,7 +307,6 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   checkStore();
   readiness.set('starting', false);
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
-  let served = { tls: config.tls, adminTls: config.adminTls };
   const renewTls = (next: { tls: TlsMaterial | undefined; adminTls: TlsMaterial | undefined }): string[] => {
     const problems = [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined);
     if (problems.length > 0) return problems;
@@ -279,15 +316,29 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     served = next;
     return [];
   };
-  return { config, configControl, routing, translations, hooks, readiness, renewTls, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+  return { get config() {
+    return live.current.config;
+  }, get routing() {
+    return live.current.routing;
+  }, configControl, translations, hooks, readiness, renewTls, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
     workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }
 
 /** Upstream model and protocol of each configured lane, for the attempt spans. */
-function laneFacts(config: RuntimeConfig): (name: string) => LaneFacts | undefined {
+function laneFacts(config: () => RuntimeConfig): (name: string) => LaneFacts | undefined {
   return (name) => {
-    const lane = config.models.get(name);
+    const lane = config().models.get(name);
     return lane === undefined ? undefined : { upstreamModel: lane.upstreamModel, protocol: lane.provider.protocol };
   };
+}
+
+/** The text a configuration was loaded from, when the caller did not say: its file, read again, or the embedded default. */
+function startText(loaded: RuntimeConfig): string {
+  if (loaded.source === EMBEDDED_DEFAULT_SOURCE) return EMBEDDED_DEFAULT_CONFIG;
+  try {
+    return readFileSync(loaded.source, 'utf8');
+  } catch {
+    return '';
+  }
 }

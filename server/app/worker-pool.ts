@@ -1,6 +1,6 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
-import type { RoutingTable } from '../gateway/routing-table.ts';
+import type { RoutingBlocks } from '../routing/routing-memory.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
 import type { LocalGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
@@ -14,8 +14,10 @@ import type { WorkerCommand, WorkerEvent, WorkerStart, WorkerTelemetry } from '.
 
 export interface WorkerPoolOptions {
   readonly config: RuntimeConfig;
-  /** The main thread's view of the shared routing memory (sized for `config.workers`). */
-  readonly routing: RoutingTable;
+  /** The shared routing blocks of `config` (lane blocks sized for `config.workers`). */
+  readonly routing: RoutingBlocks;
+  /** A worker ended without finishing its requests: give back the lane slots and probes it held. */
+  releaseWorker(worker: number): void;
   readonly governance?: LocalGovernance;
   /** Self-serve key issuance, answered here for the workers' /auth/token. */
   readonly keyIssuer?: KeyIssuer;
@@ -48,10 +50,52 @@ export class WorkerPool {
   /** The data-plane TLS a worker (re)started now serves: the configured one, or the last SIGHUP's. */
   private tls: TlsMaterial | undefined;
   private readonly telemetryReplies = new PendingReplies<WorkerTelemetry | undefined>();
+  private readonly configReplies = new PendingReplies<string | undefined>();
+  /** The configuration (and its routing blocks) a worker (re)started now serves. */
+  private config: RuntimeConfig;
+  private routing: RoutingBlocks;
 
   private constructor(options: WorkerPoolOptions) {
     this.options = options;
     this.tls = options.config.tls;
+    this.config = options.config;
+    this.routing = options.routing;
+  }
+
+  /**
+   * Every worker builds the gateway of `config` beside the one it serves (the slow part), then
+   * `commit` switches them all at once (one message each, sent in the same tick), or `abort`
+   * drops it. `problems`: the workers that could not prepare (then only abort is right).
+   */
+  async prepareConfig(config: RuntimeConfig, routing: RoutingBlocks, timeoutMs = 30_000): Promise<{ problems: string[]; commit(): void; abort(): void }> {
+    const asked = [...this.workers].map(([n, worker]) => {
+      let id = 0;
+      const answer = this.configReplies.ask((askId) => {
+        id = askId;
+        worker.postMessage({ type: 'config', id, config, routing } satisfies WorkerCommand);
+      }, timeoutMs, `worker ${n} did not prepare the configuration within ${timeoutMs} ms`);
+      return { n, worker, id, answer };
+    });
+    const answers = await Promise.all(asked.map(async (a) => ({ ...a, error: await a.answer })));
+    const problems = answers.filter((a) => a.error !== undefined).map((a) => `data-plane worker ${a.n}: ${a.error}`);
+    return {
+      problems,
+      commit: () => {
+        this.config = config;
+        this.routing = routing;
+        for (const a of answers) a.worker.postMessage({ type: 'config-commit', id: a.id } satisfies WorkerCommand);
+        // A worker restarted while this was prepared started on the configuration before it.
+        for (const [n, worker] of this.workers) {
+          if (answers.some((a) => a.n === n && a.worker === worker)) continue;
+          const id = -n;
+          worker.postMessage({ type: 'config', id, config, routing } satisfies WorkerCommand);
+          worker.postMessage({ type: 'config-commit', id } satisfies WorkerCommand);
+        }
+      },
+      abort: () => {
+        for (const a of answers) a.worker.postMessage({ type: 'config-abort', id: a.id } satisfies WorkerCommand);
+      },
+    };
   }
 
   /** Every worker serves `tls` to its new connections; a worker restarted later starts with it. */
@@ -132,12 +176,13 @@ export class WorkerPool {
   }
 
   private spawn(n: number): Promise<string> {
-    const { config, governance, log, routing, port } = this.options;
+    const { governance, log, port } = this.options;
+    const { config, routing } = this;
     const channel = governance === undefined ? undefined : new MessageChannel();
     if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance, this.options.keyIssuer);
     const start: WorkerStart = {
       config: { ...config, tls: this.tls }, worker: n, port, readiness: this.options.readiness.buffer,
-      routing: { buffer: routing.memory.buffer as SharedArrayBuffer, layout: routing.memory.layout },
+      routing,
       ...(channel !== undefined && { governance: channel.port2 }),
     };
     const [script, evalOption] = workerScript();
@@ -159,6 +204,9 @@ export class WorkerPool {
           case 'telemetry':
             this.telemetryReplies.answer(event.id, event.telemetry);
             return;
+          case 'config-ready':
+            this.configReplies.answer(event.id, event.error);
+            return;
           case 'metrics':
             void this.renderMetricsFor(worker, event.id);
         }
@@ -169,7 +217,7 @@ export class WorkerPool {
       });
       worker.once('exit', (code) => {
         channel?.port1.close();
-        routing.releaseWorker(n);
+        this.options.releaseWorker(n);
         this.listening.delete(n);
         this.tellReadiness();
         if (this.workers.get(n) === worker) this.workers.delete(n);

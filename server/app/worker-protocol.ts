@@ -4,7 +4,7 @@ import type { GateCounters } from '../hooks/hook-counters.ts';
 import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestRecord } from '../observability/request-record.ts';
 import type { TranslationSnapshot } from '../observability/translation-stats.ts';
-import type { RoutingLayout } from '../routing/routing-memory.ts';
+import type { RoutingBlocks } from '../routing/routing-memory.ts';
 
 /** What the main thread hands a data-plane worker when it starts it (structured-cloned). */
 export interface WorkerStart {
@@ -12,7 +12,8 @@ export interface WorkerStart {
   readonly config: RuntimeConfig;
   /** 2 and up (the main thread is 1); recorded as the holder of lane slots and half-open probes. */
   readonly worker: number;
-  readonly routing: { readonly buffer: SharedArrayBuffer; readonly layout: RoutingLayout };
+  /** The routing state's shared blocks for this configuration (routing-memory.ts). */
+  readonly routing: RoutingBlocks;
   /** The data-plane port the main thread bound (the configured one may be 0, "any"). */
   readonly port: number;
   /** The main thread's readiness word (app/readiness.ts), read by GET /readyz. */
@@ -45,7 +46,9 @@ export type WorkerEvent =
   /** A scrape of GET /metrics reached this worker: the main thread renders the one registry. */
   | { readonly type: 'metrics'; readonly id: number }
   /** Its drain ended; `cut`: connections still open at the deadline, cut. */
-  | { readonly type: 'closed'; readonly cut: number };
+  | { readonly type: 'closed'; readonly cut: number }
+  /** A `config` was prepared (ready to switch on `config-commit`), or could not be (`error`). */
+  | { readonly type: 'config-ready'; readonly id: number; readonly error?: string };
 
 /** Main → worker. */
 export type WorkerCommand =
@@ -54,4 +57,12 @@ export type WorkerCommand =
   | { readonly type: 'telemetry'; readonly id: number }
   /** SIGHUP: new connections get this certificate, key and client CA (already checked by the main thread). */
   | { readonly type: 'tls'; readonly tls: TlsMaterial }
-  | { readonly type: 'metrics'; readonly id: number; readonly text: string; readonly contentType: string };
+  | { readonly type: 'metrics'; readonly id: number; readonly text: string; readonly contentType: string }
+  /**
+   * A configuration change, in two steps so that every thread switches together: `config` builds
+   * the next gateway (routing table over these blocks) and answers `config-ready`; `config-commit`
+   * makes it the one new requests get; `config-abort` drops it (another thread could not prepare).
+   */
+  | { readonly type: 'config'; readonly id: number; readonly config: RuntimeConfig; readonly routing: RoutingBlocks }
+  | { readonly type: 'config-commit'; readonly id: number }
+  | { readonly type: 'config-abort'; readonly id: number };

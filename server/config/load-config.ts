@@ -42,14 +42,19 @@ export function chooseConfigFile(explicit: string | undefined, cwd = process.cwd
 }
 
 export function loadConfigFile(file: string | undefined, options: LoadOptions = {}): RuntimeConfig {
-  if (file === undefined) return loadConfigText(EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE, process.cwd(), options);
+  return loadConfigSource(file, options).config;
+}
+
+/** The same, with the text it was loaded from (kept for reloads and the version history). */
+export function loadConfigSource(file: string | undefined, options: LoadOptions = {}): { config: RuntimeConfig; text: string } {
+  if (file === undefined) return { config: loadConfigText(EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE, process.cwd(), options), text: EMBEDDED_DEFAULT_CONFIG };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new ConfigError([{ file, path: '', message: `cannot read the configuration (${(e as NodeJS.ErrnoException).code ?? 'error'})` }]);
   }
-  return loadConfigText(text, file, dirname(resolve(file)), options);
+  return { config: loadConfigText(text, file, dirname(resolve(file)), options), text };
 }
 
 /** Parses, validates and resolves a config; every problem found is reported at once. */

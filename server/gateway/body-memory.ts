@@ -9,7 +9,8 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
  */
 export class BodyMemory {
   private held = 0;
-  private readonly limit: number;
+  /** Changed only by a configuration change (carryBodyMemory). */
+  private limit: number;
 
   constructor(limit: number) {
     this.limit = limit;
@@ -30,6 +31,11 @@ export class BodyMemory {
     if (this.held + bytes > this.limit) return false;
     this.held += bytes;
     return true;
+  }
+
+  /** @internal for carryBodyMemory */
+  setLimit(limit: number): void {
+    this.limit = limit;
   }
 
   /** @internal for BodyHold */
@@ -70,4 +76,14 @@ export function bodyMemoryOf(config: RuntimeConfig): BodyMemory {
     perConfig.set(config, memory);
   }
   return memory;
+}
+
+/**
+ * A configuration change: the next configuration's requests share the thread's memory with the
+ * bodies still held by the previous one's (a fresh count would let both hold the whole limit).
+ */
+export function carryBodyMemory(previous: RuntimeConfig, next: RuntimeConfig): void {
+  const memory = bodyMemoryOf(previous);
+  memory.setLimit(next.limits.maxRequestBytesInFlight);
+  perConfig.set(next, memory);
 }

@@ -36,6 +36,15 @@ export interface Gateway {
   readonly observers: readonly RequestObserver[];
 }
 
+/**
+ * The data plane's gateway now. A configuration change replaces `current` whole (a new Gateway with
+ * the new configuration and routing table); each request reads it once, when it starts, and keeps
+ * that one to its end, so requests in flight finish on the configuration they started with.
+ */
+export interface LiveGateway {
+  readonly current: Gateway;
+}
+
 /** One client request on its way through the pipeline. */
 export interface Exchange {
   readonly gateway: Gateway;

@@ -91,7 +91,7 @@ export class RequestMeter {
   }
 
   /** The record, once the response has ended (or the client is gone). */
-  finish(exchange: { readonly requestId: string; readonly ingress: ProtocolId; readonly res: ClientResponse; readonly clientGone: boolean }): RequestRecord {
+  finish(exchange: { readonly requestId: string; readonly configVersion: string; readonly ingress: ProtocolId; readonly res: ClientResponse; readonly clientGone: boolean }): RequestRecord {
     const end = performance.now();
     const { res } = exchange;
     const answer = res.answer;
@@ -101,6 +101,7 @@ export class RequestMeter {
     const status = res.status !== 0 ? res.status : exchange.clientGone ? CLIENT_CLOSED_REQUEST : 500;
     return {
       requestId: exchange.requestId,
+      configVersion: exchange.configVersion,
       startedAt: performance.timeOrigin + this.start,
       ...(this.traceparent !== undefined && { traceparent: this.traceparent }),
       ...(this.keyId !== undefined && { keyId: this.keyId }),

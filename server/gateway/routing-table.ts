@@ -3,13 +3,15 @@ import type { Clock } from '../routing/clock.ts';
 import { CELL_FLOATS, type CellSnapshot } from '../routing/breaker-cell.ts';
 import { LaneLimiter } from '../routing/lane-limiter.ts';
 import { PoolRouter, type PoolMemberSpec } from '../routing/pool-router.ts';
-import { RoutingMemory, type RoutingLayout } from '../routing/routing-memory.ts';
+import { cellSlot, laneCounters, privateBlocks, releaseLaneSlots, type RoutingBlocks, type RoutingNeeds } from '../routing/routing-memory.ts';
 
 export interface RoutingShare {
-  /** The memory every thread maps (RoutingTable.layout() sized); absent: this thread's own. */
-  readonly memory?: RoutingMemory;
+  /** The blocks every thread maps (RoutingMemory.share of RoutingTable.needs); absent: this thread's own. */
+  readonly blocks?: RoutingBlocks;
   /** This thread's worker number, 1-based (the main thread, when it serves, is 1). */
   readonly worker?: number;
+  /** The table this one replaces in this thread: pools keep their members' places in the weighted rotation. */
+  readonly previous?: RoutingTable;
 }
 
 interface PoolSpec {
@@ -20,43 +22,61 @@ interface PoolSpec {
 }
 
 /**
+ * A lane's identity across configurations: its name, provider, base URL and upstream model. A lane
+ * whose identity is the same in the next configuration keeps its state (breaker cells, requests in
+ * flight); one whose provider or upstream model changed is a new lane and starts fresh. Credentials,
+ * limits, timeouts and prices may change without making it another lane.
+ */
+export function laneKey(lane: ModelRoute): string {
+  return `${lane.name}\u0000${lane.provider.name}\u0000${lane.provider.baseUrl}\u0000${lane.upstreamModel}`;
+}
+
+function cellKey(pool: string, lane: ModelRoute): string {
+  return `${pool}\u0001${laneKey(lane)}`;
+}
+
+/**
  * The routing state of a running gateway: one PoolRouter per pool, and one per model used on its
  * own (a pool of one, so breaker state is always per pool and lane), plus each lane's concurrency
- * limiter, shared by every pool the lane is in. Built once per configuration. The state lives in a
- * RoutingMemory that every data-plane worker maps; slots are assigned in configuration order, the
- * same in every thread.
+ * limiter, shared by every pool the lane is in. Built once per configuration, in every thread, over
+ * the same shared blocks (routing-memory.ts), found by lane and pool identity.
  */
 export class RoutingTable {
   private readonly routers = new Map<string, PoolRouter<ModelRoute>>();
   private readonly limiters = new Map<string, LaneLimiter>();
-  readonly memory: RoutingMemory;
+  readonly blocks: RoutingBlocks;
 
-  /** The memory a configuration needs with `workers` threads. */
-  static layout(config: RuntimeConfig, workers: number): RoutingLayout {
-    const cells = poolSpecs(config).reduce((n, p) => n + p.members.length, 0);
-    return { cells, lanes: config.models.size, pools: poolSpecs(config).length, workers, cellFloats: CELL_FLOATS };
+  /** The blocks a configuration needs. */
+  static needs(config: RuntimeConfig): RoutingNeeds {
+    const specs = poolSpecs(config);
+    return {
+      lanes: [...config.models.values()].map(laneKey),
+      cells: specs.flatMap((pool) => pool.members.map((m) => cellKey(pool.name, m.lane))),
+      pools: specs.map((pool) => pool.name),
+    };
   }
 
   constructor(config: RuntimeConfig, clock: Clock, share: RoutingShare = {}) {
-    this.memory = share.memory ?? new RoutingMemory(RoutingTable.layout(config, 1));
+    this.blocks = share.blocks ?? privateBlocks(RoutingTable.needs(config), CELL_FLOATS);
     const worker = share.worker ?? 1;
-    const { workers } = this.memory.layout;
-    let lane = 0;
+    const block = (map: ReadonlyMap<string, SharedArrayBuffer>, key: string) => {
+      const found = map.get(key);
+      if (found === undefined) throw new Error(`routing memory has no block for ${key.replaceAll(/[\u0000\u0001]/g, '/')}`);
+      return found;
+    };
     for (const model of config.models.values()) {
-      this.limiters.set(model.name, new LaneLimiter(model.maxConcurrent, {
-        total: this.memory.laneInFlight, index: lane, mine: this.memory.laneInFlightByWorker, mineIndex: lane * workers + (worker - 1),
-      }));
-      lane++;
+      this.limiters.set(model.name, new LaneLimiter(model.maxConcurrent, laneCounters(block(this.blocks.lanes, laneKey(model)), worker)));
     }
-    let cell = 0;
-    poolSpecs(config).forEach((pool, index) => {
-      const cells = pool.members.map(() => this.memory.cell(cell++));
+    for (const pool of poolSpecs(config)) {
+      const cells = pool.members.map((m) => cellSlot(block(this.blocks.cells, cellKey(pool.name, m.lane)), this.blocks.cellFloats));
+      const previous = share.previous?.routers.get(pool.name);
       this.routers.set(pool.name, new PoolRouter({
         ...pool,
         clock,
-        shared: { cells, failovers: { counts: this.memory.poolFailovers, index }, worker },
+        shared: { cells, failovers: { counts: new Int32Array(block(this.blocks.pools, pool.name)), index: 0 }, worker },
+        ...(previous !== undefined && { rotationFrom: previous }),
       }));
-    });
+    }
   }
 
   router(name: string): PoolRouter<ModelRoute> | undefined {
@@ -74,11 +94,7 @@ export class RoutingTable {
    * held are given back, or they would stay taken for good.
    */
   releaseWorker(worker: number): void {
-    const { workers, lanes } = this.memory.layout;
-    for (let lane = 0; lane < lanes; lane++) {
-      const held = Atomics.exchange(this.memory.laneInFlightByWorker, lane * workers + (worker - 1), 0);
-      if (held > 0) Atomics.sub(this.memory.laneInFlight, lane, held);
-    }
+    for (const block of this.blocks.lanes.values()) releaseLaneSlots(block, worker);
     for (const router of this.routers.values()) for (const m of router.members) m.cell.releaseProbeOf(worker);
   }
 

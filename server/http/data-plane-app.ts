@@ -5,7 +5,7 @@ import type { SelfServe } from '../auth/self-serve.ts';
 import type { Readiness } from '../app/readiness.ts';
 import { GatewayFailure, gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
-import type { Gateway } from '../gateway/gateway-context.ts';
+import type { LiveGateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { countTokens } from '../gateway/count-tokens.ts';
 import { geminiCountTokensModel, geminiRoute } from './gemini-route.ts';
@@ -28,13 +28,13 @@ export interface DataPlaneExtras {
  * The data plane (default :8080): one route family per wire protocol, plus the operational routes
  * and /auth/token (self-serve keys; it says it is off when `extras.selfServe` is undefined).
  */
-export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {}): Koa {
+export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = {}): Koa {
   const app = new Koa();
   const router = new Router();
 
   const chat = (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
     ctx.respond = false; // the pipeline writes the response itself
-    return serveChat(gateway, ctx.req, ctx.res, { protocol, origin, query: ctx.querystring, requestId: ctx.state.requestId as string });
+    return serveChat(live.current, ctx.req, ctx.res, { protocol, origin, query: ctx.querystring, requestId: ctx.state.requestId as string });
   };
   // Path parameters arrive percent-decoded from the router.
   const param = (ctx: Koa.Context, name: string) => String(ctx.params[name]);
@@ -45,7 +45,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   // Input-token counts (Claude Code asks before each turn): routed like chat, nothing spent.
   const count = (ctx: Koa.Context, protocol: 'anthropic' | 'gemini', pathModel?: string) => {
     ctx.respond = false;
-    return countTokens(gateway, ctx.req, ctx.res, { protocol, ...(pathModel !== undefined && { pathModel }), query: ctx.querystring, requestId: ctx.state.requestId as string });
+    return countTokens(live.current, ctx.req, ctx.res, { protocol, ...(pathModel !== undefined && { pathModel }), query: ctx.querystring, requestId: ctx.state.requestId as string });
   };
   router.post('/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic'));
   router.post('/:model/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic', param(ctx, 'model')));
@@ -65,6 +65,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   // With governance on, the operational routes that tell about the deployment can ask for a key
   // too (`models_require_key`, `metrics.require_key`); a refusal is a 401 in the client's shape.
   const keyed = async (ctx: Koa.Context, required: boolean): Promise<boolean> => {
+    const gateway = live.current;
     const { governance } = gateway;
     if (!required || !gateway.config.governance || governance === undefined) return true;
     try {
@@ -80,7 +81,8 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
     }
   };
   router.get('/v1/models', async (ctx) => {
-    if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listModels(gateway.config, ctx.headers);
+    const { config } = live.current;
+    if (await keyed(ctx, config.modelsRequireKey)) ctx.body = listModels(config, ctx.headers);
   });
   // Liveness: the process answers. Readiness: it should be sent traffic (not starting, not
   // draining, its store readable, every worker up); 503 with the reason otherwise.
@@ -99,7 +101,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   const { metrics } = extras;
   if (metrics !== undefined) {
     router.get('/metrics', async (ctx) => {
-      if (!(await keyed(ctx, gateway.config.metrics.requireKey))) return;
+      if (!(await keyed(ctx, live.current.config.metrics.requireKey))) return;
       ctx.body = await metrics.render();
       ctx.type = metrics.contentType;
     });
@@ -118,7 +120,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
     try {
       await next();
     } catch (error) {
-      gateway.log.error({ err: error, path: ctx.path }, 'unexpected data plane failure');
+      live.current.log.error({ err: error, path: ctx.path }, 'unexpected data plane failure');
       if (ctx.res.headersSent) return void ctx.res.destroy();
       const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
       ctx.status = envelope.status;
@@ -140,6 +142,6 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
     ctx.set(envelope.headers);
     ctx.body = envelope.body;
   });
-  app.on('error', (error: unknown) => gateway.log.warn({ err: error }, 'data plane connection error'));
+  app.on('error', (error: unknown) => live.current.log.warn({ err: error }, 'data plane connection error'));
   return app;
 }

@@ -41,6 +41,7 @@ export function requestAttributes(record: RequestRecord): Attributes {
     'http.request.method': 'POST',
     'http.response.status_code': record.status,
     'gateway.request_id': record.requestId,
+    'gateway.config_version': record.configVersion,
     'gateway.ingress': record.ingress,
     'gateway.stream': record.stream,
     'gateway.attempts': record.attempts.length - skippedCount(record),

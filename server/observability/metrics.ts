@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { ConfigMetrics } from './metrics-config.ts';
 import { RequestMetrics } from './metrics-requests.ts';
 import { registerStateMetrics, type StateSources } from './metrics-state.ts';
 
@@ -11,14 +12,18 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   /** Hand to the gateway's observers: every finished request updates the metrics. */
   readonly observer: RequestMetrics;
+  /** Which configuration serves, and how its changes ended. */
+  readonly config: ConfigMetrics;
 
-  constructor(sources: StateSources) {
+  /** `configVersion`: the version serving new requests, read at scrape time. */
+  constructor(sources: StateSources & { readonly configVersion: () => string }) {
     collectDefaultMetrics({ register: this.registry });
     // Gauges whose names end in _total, which promtool (rightly) flags; the handle counts they
     // give are of little use for a gateway anyway.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
     this.observer = new RequestMetrics(this.registry);
     registerStateMetrics(this.registry, sources);
+    this.config = new ConfigMetrics(this.registry, sources.configVersion);
   }
 
   get contentType(): string {

@@ -21,6 +21,7 @@ export class RequestLog implements RequestObserver {
     const { usage } = record;
     this.log.info({
       requestId: record.requestId,
+      configVersion: record.configVersion,
       ...(record.ledgerId !== undefined && { ledgerId: record.ledgerId }),
       ...(record.keyId !== undefined && { keyId: record.keyId }),
       ...(record.model !== undefined && { model: record.model }),

@@ -15,6 +15,8 @@ import type { RequestContent } from './request-content.ts';
  */
 export interface RequestRecord {
   readonly requestId: string;
+  /** The configuration version that served it: the one in effect when it started (a reload meanwhile does not change it). */
+  readonly configVersion: string;
   /** Wall-clock time the request started (ms since the epoch, sub-millisecond precision). */
   readonly startedAt: number;
   /** The W3C `traceparent` the client sent, so the request's trace can join the caller's. */

@@ -38,6 +38,8 @@ export interface PoolRouterOptions<L> {
   readonly clock: Clock;
   /** Where the state lives when threads share it: one cell slot per member, the failover counter, this thread's worker number. */
   readonly shared?: { readonly cells: readonly CellSlot[]; readonly failovers: { readonly counts: Int32Array; readonly index: number }; readonly worker: number };
+  /** The same pool under the configuration this one replaces: members it had keep their place in the rotation. */
+  readonly rotationFrom?: PoolRouter<unknown>;
 }
 
 /**
@@ -63,8 +65,15 @@ export class PoolRouter<L> {
       ...m,
       cell: new BreakerCell(options.settings, options.clock, shared?.cells[i] ?? privateCellSlot(), shared?.worker),
     }));
-    this.rotation = new SmoothWeightedRoundRobin(this.members.map((m) => m.weight));
+    const before = options.rotationFrom;
+    this.rotation = new SmoothWeightedRoundRobin(this.members.map((m) => m.weight), before === undefined ? undefined : this.members.map((m) => before.rotationOf(m.name)));
     this.failoverCount = shared?.failovers ?? { counts: new Int32Array(new SharedArrayBuffer(4)), index: 0 };
+  }
+
+  /** A member's place in this thread's rotation (0 for a name that is not a member). */
+  rotationOf(name: string): number {
+    const i = this.members.findIndex((m) => m.name === name);
+    return i < 0 ? 0 : this.rotation.currentOf(i);
   }
 
   /** Requests that went on to another lane after a failed attempt (across all workers). */

@@ -1,23 +1,31 @@
 /**
- * The routing state's memory: one SharedArrayBuffer that every data-plane worker thread maps, so a
- * breaker trip, a half-open probe or a lane's in-flight count is one fact across threads.
+ * The routing state's memory, shared by every data-plane worker thread, so a breaker trip, a
+ * half-open probe or a lane's in-flight count is one fact across threads.
  *
- * Layout (all zero means "fresh": closed breakers, empty windows, nothing in flight):
- *   Int32  locks[cells]                    one spin lock per breaker cell
- *   Int32  laneInFlight[lanes]             total in flight per lane (max_concurrent)
- *   Int32  laneInFlightByWorker[lanes * workers]  what each worker holds, returned if it dies
- *   Int32  poolFailovers[pools]
- *   Float64 cells[cells * CELL_FLOATS]     breaker fields, see breaker-cell.ts
- * Slots are assigned in configuration order, which every thread sees the same way because the
- * main thread hands workers the configuration it loaded.
+ * The state is kept in small SharedArrayBuffers ("blocks") keyed by identity, not in one buffer
+ * laid out by the configuration: a configuration change hands every thread the blocks of the new
+ * configuration, and whatever did not change (a lane, a pool's member) keeps its very block. So its
+ * state carries over exactly, even for requests still in flight on the old configuration, which
+ * keep writing into the same block. Zeroed memory means "fresh": closed breakers, empty windows,
+ * nothing in flight.
+ *   lane block  Int32 [total in flight, held by worker 1, .., held by worker N]  (max_concurrent)
+ *   cell block  Int32 lock, padding, Float64 fields[cellFloats]                  (breaker-cell.ts)
+ *   pool block  Int32 [failovers]
  */
-export interface RoutingLayout {
-  readonly cells: number;
-  readonly lanes: number;
-  readonly pools: number;
+export interface RoutingBlocks {
+  /** Worker threads the lane blocks count for (fixed for the life of the process). */
   readonly workers: number;
-  /** Float64 fields per breaker cell. */
   readonly cellFloats: number;
+  readonly lanes: ReadonlyMap<string, SharedArrayBuffer>;
+  readonly cells: ReadonlyMap<string, SharedArrayBuffer>;
+  readonly pools: ReadonlyMap<string, SharedArrayBuffer>;
+}
+
+/** The identities one configuration needs blocks for (RoutingTable.needs). */
+export interface RoutingNeeds {
+  readonly lanes: readonly string[];
+  readonly cells: readonly string[];
+  readonly pools: readonly string[];
 }
 
 /** One breaker cell's fields and its lock. */
@@ -27,40 +35,81 @@ export interface CellSlot {
   readonly lockIndex: number;
 }
 
+/** Bytes before a cell's fields: its lock, padded to Float64 alignment. */
+const CELL_HEADER = 8;
+
+/**
+ * The owner of the blocks (the main thread): hands out the blocks a configuration needs, the ones
+ * it already had kept, and forgets the ones no longer needed, except a lane's counter while some
+ * request still holds a slot of it (a lane removed and added back before it drained finds it).
+ */
 export class RoutingMemory {
-  readonly buffer: SharedArrayBuffer;
-  readonly layout: RoutingLayout;
-  private readonly locks: Int32Array;
-  readonly laneInFlight: Int32Array;
-  readonly laneInFlightByWorker: Int32Array;
-  readonly poolFailovers: Int32Array;
-  private readonly cells: Float64Array;
+  readonly workers: number;
+  readonly cellFloats: number;
+  private lanes = new Map<string, SharedArrayBuffer>();
+  private cells = new Map<string, SharedArrayBuffer>();
+  private pools = new Map<string, SharedArrayBuffer>();
+  /** Removed lanes' counters, until nothing is in flight on them. */
+  private readonly retired = new Map<string, SharedArrayBuffer>();
 
-  /** A fresh buffer (`buffer` undefined) or a view of one another thread created with the same layout. */
-  constructor(layout: RoutingLayout, buffer?: SharedArrayBuffer) {
-    const ints = layout.cells + layout.lanes + layout.lanes * layout.workers + layout.pools;
-    const floatsAt = Math.ceil((ints * 4) / 8) * 8;
-    const bytes = floatsAt + layout.cells * layout.cellFloats * 8;
-    if (buffer !== undefined && buffer.byteLength !== bytes) throw new Error(`routing memory is ${buffer.byteLength} bytes, the layout needs ${bytes}`);
-    this.layout = layout;
-    this.buffer = buffer ?? new SharedArrayBuffer(bytes);
-    let at = 0;
-    const ints32 = (n: number) => {
-      const view = new Int32Array(this.buffer, at * 4, n);
-      at += n;
-      return view;
-    };
-    this.locks = ints32(layout.cells);
-    this.laneInFlight = ints32(layout.lanes);
-    this.laneInFlightByWorker = ints32(layout.lanes * layout.workers);
-    this.poolFailovers = ints32(layout.pools);
-    this.cells = new Float64Array(this.buffer, floatsAt, layout.cells * layout.cellFloats);
+  constructor(workers: number, cellFloats: number) {
+    this.workers = workers;
+    this.cellFloats = cellFloats;
   }
 
-  cell(index: number): CellSlot {
-    const start = index * this.layout.cellFloats;
-    return { fields: this.cells.subarray(start, start + this.layout.cellFloats), locks: this.locks, lockIndex: index };
+  /**
+   * The blocks `needs` names: the ones already handed out kept, new ones zeroed. Nothing changes
+   * here until `adopt` (a change that is refused after this leaves the memory as it was).
+   */
+  share(needs: RoutingNeeds): RoutingBlocks {
+    const lanes = pick(this.lanes, needs.lanes, 4 * (1 + this.workers), (key) => this.retired.get(key));
+    return { workers: this.workers, cellFloats: this.cellFloats, lanes, cells: pick(this.cells, needs.cells, CELL_HEADER + 8 * this.cellFloats), pools: pick(this.pools, needs.pools, 4) };
   }
+
+  /** `blocks` (from share) are now the ones in use; lanes left out that still have requests in flight are kept aside. */
+  adopt(blocks: RoutingBlocks): void {
+    for (const [key, block] of this.lanes) if (!blocks.lanes.has(key)) this.retired.set(key, block);
+    for (const key of blocks.lanes.keys()) this.retired.delete(key);
+    for (const [key, block] of this.retired) if (Atomics.load(new Int32Array(block), 0) === 0) this.retired.delete(key);
+    this.lanes = new Map(blocks.lanes);
+    this.cells = new Map(blocks.cells);
+    this.pools = new Map(blocks.pools);
+  }
+
+  /** A worker thread ended: the lane slots it held, in current and removed lanes alike, are given back. */
+  releaseWorker(worker: number): void {
+    for (const block of [...this.lanes.values(), ...this.retired.values()]) releaseLaneSlots(block, worker);
+  }
+}
+
+function pick(had: ReadonlyMap<string, SharedArrayBuffer>, keys: readonly string[], bytes: number, revive?: (key: string) => SharedArrayBuffer | undefined): Map<string, SharedArrayBuffer> {
+  const out = new Map<string, SharedArrayBuffer>();
+  for (const key of keys) out.set(key, had.get(key) ?? revive?.(key) ?? new SharedArrayBuffer(bytes));
+  return out;
+}
+
+/** Blocks for one thread alone (tests, tools, a table built without a shared memory). */
+export function privateBlocks(needs: RoutingNeeds, cellFloats: number): RoutingBlocks {
+  const memory = new RoutingMemory(1, cellFloats);
+  const blocks = memory.share(needs);
+  memory.adopt(blocks);
+  return blocks;
+}
+
+/** A lane block's counters as a LaneLimiter takes them, for this thread's worker number. */
+export function laneCounters(block: SharedArrayBuffer, worker: number): { total: Int32Array; index: number; mine: Int32Array; mineIndex: number } {
+  const ints = new Int32Array(block);
+  return { total: ints, index: 0, mine: ints, mineIndex: worker };
+}
+
+export function releaseLaneSlots(block: SharedArrayBuffer, worker: number): void {
+  const ints = new Int32Array(block);
+  const held = Atomics.exchange(ints, worker, 0);
+  if (held > 0) Atomics.sub(ints, 0, held);
+}
+
+export function cellSlot(block: SharedArrayBuffer, cellFloats: number): CellSlot {
+  return { fields: new Float64Array(block, CELL_HEADER, cellFloats), locks: new Int32Array(block, 0, 1), lockIndex: 0 };
 }
 
 /**

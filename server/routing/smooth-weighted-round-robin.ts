@@ -7,9 +7,14 @@ export class SmoothWeightedRoundRobin {
   private readonly weights: readonly number[];
   private readonly current: number[];
 
-  constructor(weights: readonly number[]) {
+  /** `current`: each member's place carried over from a rotation this one replaces (a configuration change). */
+  constructor(weights: readonly number[], current?: readonly number[]) {
     this.weights = weights;
-    this.current = weights.map(() => 0);
+    this.current = weights.map((_, i) => current?.[i] ?? 0);
+  }
+
+  currentOf(index: number): number {
+    return this.current[index] ?? 0;
   }
 
   /** Index of the next member among the eligible ones, or undefined when none is eligible. */

@@ -7,6 +7,7 @@ export function fabricatedRecord(overrides: Partial<RequestRecord> = {}): Reques
   next++;
   return {
     requestId: `req_test${String(next).padStart(4, '0')}`,
+    configVersion: 'cfg_0123456789abcdef',
     startedAt: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
     keyId: 'key_01JABCDEFGHJKMNPQRSTVWXYZ0',
     model: 'chat',

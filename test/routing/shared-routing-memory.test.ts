@@ -1,12 +1,13 @@
-// Routing state in shared memory: two RoutingTables over one buffer stand for two worker threads
-// (same layout, same slots); real threads share one half-open probe. (Whether the cell lock's
+// Routing state in shared memory: two RoutingTables over the same blocks stand for two worker
+// threads; real threads share one half-open probe. (Whether the cell lock's
 // compare-and-swap closes the nanosecond race between two first askers is not something a test on
 // a busy 2-core machine can show reliably; what these show is that the state is one across threads.)
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../server/config/load-config.ts';
 import { RoutingTable } from '../../server/gateway/routing-table.ts';
-import { RoutingMemory } from '../../server/routing/routing-memory.ts';
+import { CELL_FLOATS } from '../../server/routing/breaker-cell.ts';
+import { RoutingMemory, type RoutingBlocks } from '../../server/routing/routing-memory.ts';
 import { FakeClock } from './fake-clock.ts';
 
 const CONFIG = `models:
@@ -19,9 +20,9 @@ pools:
 function twoWorkers() {
   const config = loadConfigText(CONFIG, 'config.yaml', '/tmp');
   const clock = new FakeClock();
-  const memory = new RoutingMemory(RoutingTable.layout(config, 2));
-  const one = new RoutingTable(config, clock, { memory, worker: 1 });
-  const two = new RoutingTable(config, clock, { memory: new RoutingMemory(memory.layout, memory.buffer), worker: 2 });
+  const blocks = new RoutingMemory(2, CELL_FLOATS).share(RoutingTable.needs(config));
+  const one = new RoutingTable(config, clock, { blocks, worker: 1 });
+  const two = new RoutingTable(config, clock, { blocks, worker: 2 });
   return { config, clock, one, two };
 }
 
@@ -67,7 +68,7 @@ describe('routing state shared by workers', () => {
     expect(one.limiter(a).current).toBe(0);
   });
 
-  it('real threads over one buffer, started together: one probe among them each round', async () => {
+  it('real threads over the same blocks, started together: one probe among them each round', async () => {
     const { one, clock } = twoWorkers();
     const cell = one.router('ab')!.members[0]!.cell;
     const threads = 2; // one per core, each spinning hot, so they see the start together
@@ -76,7 +77,7 @@ describe('routing state shared by workers', () => {
     const control = new Int32Array(new SharedArrayBuffer(8));
     const now = new Float64Array(new SharedArrayBuffer(8));
     const results = new Int32Array(new SharedArrayBuffer(4 * threads * rounds));
-    const racers = Array.from({ length: threads }, (_, i) => startRacer(one.memory.buffer as SharedArrayBuffer, { index: i, rounds, control, now, results }));
+    const racers = Array.from({ length: threads }, (_, i) => startRacer(one.blocks, { index: i, rounds, control, now, results }));
     await Promise.all(racers.map((r) => r.ready));
     for (let round = 1; round <= rounds; round++) {
       cell.record('lane_fault');
@@ -96,19 +97,18 @@ describe('routing state shared by workers', () => {
 });
 
 /**
- * A thread with its own RoutingTable over the shared buffer. Each round it waits for the start
+ * A thread with its own RoutingTable over the shared blocks. Each round it waits for the start
  * signal, asks the cell for admission many times and writes how many probes it got.
  */
-function startRacer(buffer: SharedArrayBuffer, shared: { index: number; rounds: number; control: Int32Array; now: Float64Array; results: Int32Array }) {
+function startRacer(blocks: RoutingBlocks, shared: { index: number; rounds: number; control: Int32Array; now: Float64Array; results: Int32Array }) {
   const script = `
     const { workerData: d, parentPort } = require('node:worker_threads');
     (async () => {
       const { RoutingTable } = await import(d.tableModule);
-      const { RoutingMemory } = await import(d.memoryModule);
       const { loadConfigText } = await import(d.configModule);
       const config = loadConfigText(d.config, 'config.yaml', '/tmp');
       const clock = { now: () => d.now[0], random: () => 0.5 };
-      const table = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, 2), d.buffer), worker: (d.index % 2) + 1 });
+      const table = new RoutingTable(config, clock, { blocks: d.blocks, worker: (d.index % 2) + 1 });
       const cell = table.router('ab').members[0].cell;
       parentPort.postMessage('ready');
       for (let round = 1; round <= d.rounds; round++) {
@@ -125,9 +125,8 @@ function startRacer(buffer: SharedArrayBuffer, shared: { index: number; rounds: 
   const thread = new Worker(script, {
     eval: true,
     workerData: {
-      ...shared, buffer, config: CONFIG, threads: shared.results.length / shared.rounds,
+      ...shared, blocks, config: CONFIG, threads: shared.results.length / shared.rounds,
       tableModule: module('../../server/gateway/routing-table.ts'),
-      memoryModule: module('../../server/routing/routing-memory.ts'),
       configModule: module('../../server/config/load-config.ts'),
     },
   });
