@@ -85,7 +85,7 @@ describe.skipIf(!canMount())('apply on a read-only file system (skipped where mo
 describe('apply on the embedded default configuration', () => {
   let gateway: RunningGateway;
   const token = 'embedded-admin-token-31';
-  const admin = async (method: string, path: string, body?: string) => {
+  const admin = async (method: string, path: string, body?: string): Promise<{ status: number; json: any }> => {
     const response = await fetch(`${gateway.adminUrl}${path}`, { method, headers: { 'x-admin-token': token, ...(body !== undefined && { 'content-type': 'application/yaml' }) }, ...(body !== undefined && { body }) });
     return { status: response.status, json: await response.json() };
   };
