@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import type { IssuerTimings } from '../../server/auth/oidc-issuer.ts';
-import { loadConfigFile } from '../../server/config/load-config.ts';
+import { loadConfigSource } from '../../server/config/load-config.ts';
 import { createLogger, type Logger } from '../../server/observability/logger.ts';
 import type { RequestObserver } from '../../server/observability/request-record.ts';
 import type { Clock } from '../../server/routing/clock.ts';
@@ -84,8 +84,10 @@ providers:
   openai: { api_key: { env: TEST_UPSTREAM_OPENAI_KEY } }
   anthropic: { api_key: { file: ./anthropic.key } }
 ${otherKeys}${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
-  const config = loadConfigFile(join(dir, 'config.yaml'), { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...(options.sixProtocols && { TEST_UPSTREAM_OTHER_KEY: UPSTREAM_OTHER_KEY, AWS_ACCESS_KEY_ID: 'AKIDTESTHARNESS', AWS_SECRET_ACCESS_KEY: 'harness-aws-secret', AWS_REGION: 'us-east-1' }), ...options.env } });
-  const gateway = await startGateway(config, { log: options.log ?? createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }), ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }) });
+  // Reloads (configControl) load the file the same way: the same environment.
+  const loadOptions = { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...(options.sixProtocols && { TEST_UPSTREAM_OTHER_KEY: UPSTREAM_OTHER_KEY, AWS_ACCESS_KEY_ID: 'AKIDTESTHARNESS', AWS_SECRET_ACCESS_KEY: 'harness-aws-secret', AWS_REGION: 'us-east-1' }), ...options.env } };
+  const { config, text } = loadConfigSource(join(dir, 'config.yaml'), loadOptions);
+  const gateway = await startGateway(config, { configText: text, loadOptions, log: options.log ?? createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }), ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }) });
   return harnessOf(gateway, upstream);
 }
 
