@@ -8,7 +8,9 @@
 //   probe       unloaded latency in µs: one request at a time, direct / proxy / gateway interleaved
 //   throughput  autocannon at each connection count: req/s, p50/p99, CPU µs per request, ratios
 //   paced       16 concurrent streams of 20 chunks 10 ms apart: first byte, gaps, coalesced chunks
-//   memory      gateway RSS idle after start, peak under load, after load (always)
+//   reload      a gateway of 200 models and 50 pools reloaded by SIGHUP 20 times under keep-alive load:
+//               time to apply, and request latency before and during the reloads (none over 50 ms)
+//   memory      gateway RSS idle after start, peak under load, after load (always, unless only reload runs)
 //   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): load through a pool with one lane
 //               failing (500, reset, hang): client errors, failovers, breaker trips, RSS slope
 //
@@ -19,7 +21,7 @@
 //   BENCH_CONNECTIONS           throughput connection counts [32,128]; comparison rows
 //                               (workers: 1, the other four protocols) run at the first one only
 //   BENCH_FILTER                keep gateway scenarios whose name contains this (baselines always run)
-//   BENCH_SECTIONS              comma list of probe,throughput,paced [all]
+//   BENCH_SECTIONS              comma list of probe,throughput,paced,reload [all]
 //   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [2000; quick: 200]
 //   BENCH_PROBE_ROUNDS          measured probe rounds per repeat [2000; quick: 200]
 //   BENCH_PACED_ROUNDS          paced rounds per target and repeat [4; quick: 1]
@@ -42,6 +44,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Fleet } from './fleet.ts';
 import { runLatencyProbe } from './latency-probe.ts';
+import { formatReload, runReloadBench } from './reload.ts';
 import { memoryRows, PeakRss } from './memory.ts';
 import { runPacedStreams } from './paced-streams.ts';
 import { formatReport, resultsJson } from './report.ts';
@@ -75,7 +78,18 @@ function headline(settings: Settings, fleet: Fleet): string {
   ].join('\n');
 }
 
+/** The reload section starts its own gateway (a large configuration) and reports on its own. */
+async function runReloadSection(settings: Settings): Promise<void> {
+  const run = await runReloadBench(root, settings, log);
+  console.log(formatReload(run));
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'reload.json'), JSON.stringify({ date: new Date().toISOString(), loadavg_at_start: loadavg(), ...run }, null, 2) + '\n');
+  log(`written ${join(resultsDir, 'reload.json')}`);
+}
+
 async function runSuite(settings: Settings): Promise<void> {
+  if (settings.sections.includes('reload')) await runReloadSection(settings);
+  if (settings.sections.every((s) => s === 'reload')) return;
   const fleet = await Fleet.start(gatewayVariantsFor(settings), settings, root);
   const stopOnSignal = () => void fleet.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);

@@ -1,7 +1,8 @@
 // make binary: dist/gateway, one executable with everything the gateway needs at run time (no
 // node_modules, no checkout), built with the steps in sea.ts:
 //   1. bundle   server/main.ts and its dependencies into one CommonJS script, and
-//               server/app/worker-entry.ts into another (worker threads), with spec/openapi.json
+//               server/app/worker-entry.ts into another (worker threads), and
+//               server/config/config-loader-entry.ts into a third (the reload's loader thread), with spec/openapi.json
 //               and package.json inlined (they are imports);
 //   2-5.        the SEA blob (the script, its code cache, and as assets the shipped catalog and the
 //               worker threads' script: server/config/catalog.ts reads it with node:sea's getAsset),
@@ -20,11 +21,13 @@ const work = workDirectory('gateway');
 const expected = (code: string | undefined, id: string) => code === 'EVAL' && /[\\/]depd[\\/]/.test(id);
 await bundle('server/main.ts', join(work, 'gateway.cjs'), { format: 'cjs', expected });
 await bundle('server/app/worker-entry.ts', join(work, 'worker.cjs'), { format: 'cjs', expected });
+// The thread that loads a configuration offered to a running gateway (SIGHUP, reload, apply).
+await bundle('server/config/config-loader-entry.ts', join(work, 'config-loader.cjs'), { format: 'cjs', expected });
 
 makeExecutable({
   work,
   main: 'gateway.cjs',
   // Asset name -> file; the names are the ones the server asks node:sea for.
-  assets: { 'catalog/providers.yaml': join(ROOT, 'catalog/providers.yaml'), 'worker.cjs': 'worker.cjs' },
+  assets: { 'catalog/providers.yaml': join(ROOT, 'catalog/providers.yaml'), 'worker.cjs': 'worker.cjs', 'config-loader.cjs': 'config-loader.cjs' },
   output: join(DIST, 'gateway'),
 });

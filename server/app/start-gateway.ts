@@ -277,6 +277,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     await dispatchers.close();
     await media.close();
     // Every request has finished, so every webhook event is queued: send them before stopping.
+    await configControl.close();
     await hooks.close(options.hookFlushMs);
     await otlp?.shutdown();
     await governance?.close();

@@ -1,11 +1,11 @@
 import type { ConfigProblem } from './config-error.ts';
 import type { RuntimeConfig } from './runtime-config.ts';
-import type { YamlSource } from './yaml-source.ts';
+import { parseYamlSource, type YamlSource } from './yaml-source.ts';
 
 /**
  * The settings a running gateway cannot change, each with why: a reload, apply or rollback that
  * changes one is refused whole ("needs a restart"), never half applied. Everything else in a
- * configuration changes live (config/README: models, pools, providers and their credentials, the
+ * configuration changes live (README, "Live reload": models, pools, providers and their credentials, the
  * catalog and its prices, breakers, limits, models_require_key, metrics.require_key, and the
  * certificates of tls/admin_tls, whose on/off is checked by tls-rotation.ts).
  */
@@ -27,11 +27,16 @@ const RESTART_ONLY: readonly { readonly path: readonly string[]; readonly read: 
   { path: ['teams'], read: (c) => c.teams, why: 'self-serve key issuance is set up with them at start' },
 ];
 
-/** Each restart-only setting `next` changes from `running` (both as loaded, before start resolved anything). */
-export function restartProblems(running: RuntimeConfig, next: RuntimeConfig, source: YamlSource): ConfigProblem[] {
+/**
+ * Each restart-only setting `next` changes from `running` (both as loaded, before start resolved
+ * anything), located in `text` (`next`'s YAML, parsed again only when there is something to say).
+ */
+export function restartProblems(running: RuntimeConfig, next: RuntimeConfig, text: string): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
+  let source: YamlSource | undefined;
   for (const setting of RESTART_ONLY) {
     if (stableJson(setting.read(running)) === stableJson(setting.read(next))) continue;
+    source ??= parseYamlSource(text, next.source);
     const pos = source.locate(setting.path) ?? source.locate(setting.path.slice(0, 1));
     problems.push({
       file: source.file,
