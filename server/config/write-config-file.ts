@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, open, rename, stat, unlink } from 'node:fs/promises';
+import { access, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Why the config file could not be written; the message names the file and the system's reason. */
@@ -24,8 +24,9 @@ function failure(file: string, step: string, error: unknown): ConfigWriteError {
 }
 
 /** Whether `writeConfigFile` could replace the file: its directory must take a new file. */
-export async function configFileWritable(file: string): Promise<boolean> {
+export async function configFileWritable(path: string): Promise<boolean> {
   try {
+    const file = await realpath(path).catch(() => path);
     await access(dirname(file), constants.W_OK | constants.X_OK);
     return !(await stat(file).catch(() => undefined))?.isDirectory();
   } catch {
@@ -37,9 +38,11 @@ export async function configFileWritable(file: string): Promise<boolean> {
  * Replaces `file` with `text` atomically: a temporary file in the same directory (so the rename
  * stays on one file system), written and fsynced, renamed over the file, then the directory
  * fsynced so the rename itself survives a crash. A reader sees the old file or the new one, never
- * a part. The file keeps its permission bits. Any failure leaves the old file and no temporary one.
+ * a part. The file keeps its permission bits; a symbolic link stays one (the file it points to is
+ * replaced). Any failure leaves the old file and no temporary one.
  */
-export async function writeConfigFile(file: string, text: string): Promise<void> {
+export async function writeConfigFile(path: string, text: string): Promise<void> {
+  const file = await realpath(path).catch(() => path);
   const dir = dirname(file);
   const mode = (await stat(file).catch(() => undefined))?.mode ?? 0o600;
   const temporary = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -57,7 +60,7 @@ export async function writeConfigFile(file: string, text: string): Promise<void>
     await rename(temporary, file);
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
-    throw failure(file, step, error);
+    throw failure(path, step, error);
   }
   // The rename is done; a directory that cannot be fsynced (some file systems) is no failure.
   const directory = await open(dir, 'r').catch(() => undefined);
