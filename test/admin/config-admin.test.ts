@@ -165,3 +165,31 @@ describe('config admin API: validate, apply, reload, versions, diff, rollback', 
     }
   });
 });
+
+describe('config admin API with two data-plane workers', () => {
+  let upstream: MockUpstream;
+  let gw: ConfigGateway;
+  beforeAll(async () => {
+    upstream = await startMockUpstream();
+    gw = await startConfigGateway({ upstream, workers: 2 });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('once apply has answered, every worker serves the new model; after a rollback none does', async () => {
+    expect((await gw.admin('POST', '/api/v1/admin/config/apply', WITH_NEW_MODEL)).status).toBe(200);
+    // Concurrent requests open several connections, which the kernel spreads over both workers;
+    // batches go on (a few at most) until each worker has served some.
+    let served: number[] = [];
+    for (let batch = 0; batch < 10 && !(served.length === 2 && served.every((n) => n > 0)); batch++) {
+      expect(await Promise.all(Array.from({ length: 12 }, () => chat(gw, 'gpt-new')))).toEqual(Array(12).fill('gpt-4.1-nano'));
+      served = (await gw.gateway.workerTelemetry()).map((w) => w.requests);
+    }
+    expect(served.length === 2 && served.every((n) => n > 0), `requests per worker: ${served.join(', ')}`).toBe(true);
+    expect((await gw.admin('POST', '/api/v1/admin/config/rollback')).status).toBe(200);
+    const after = await Promise.allSettled(Array.from({ length: 12 }, () => chat(gw, 'gpt-new')));
+    expect(after.map((r) => (r.status === 'rejected' ? (r.reason as { status?: number }).status : 'served'))).toEqual(Array(12).fill(404));
+  });
+});

@@ -44,11 +44,11 @@ export interface ConfigGateway {
   close(): Promise<void>;
 }
 
-export async function startConfigGateway(options: { upstream: MockUpstream; yaml?: string; dir?: string; env?: Record<string, string> }): Promise<ConfigGateway> {
+export async function startConfigGateway(options: { upstream: MockUpstream; yaml?: string; dir?: string; env?: Record<string, string>; workers?: number }): Promise<ConfigGateway> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'gateway-config-'));
   const file = options.dir !== undefined ? join(dir, 'config.yaml') : writeConfigDir(dir, options.upstream, options.yaml ?? baseConfigYaml());
   const env = { CONFIG_ADMIN_TOKEN, CONFIG_UPSTREAM_KEY, ...options.env };
-  const gateway = await startGateway(loadConfigFile(file, { env }), { log: createLogger('silent'), validateAdminResponses: true, workers: 1, loadOptions: { env } });
+  const gateway = await startGateway(loadConfigFile(file, { env }), { log: createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, loadOptions: { env } });
   return {
     gateway,
     file,
