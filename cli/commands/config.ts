@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
-  getApiV1AdminConfig, getApiV1AdminConfigDiff, getApiV1AdminConfigVersion, getApiV1AdminConfigVersions, postApiV1AdminConfigApply,
+  getApiV1AdminConfig, getApiV1AdminConfigDiff, getApiV1AdminConfigVersion, getApiV1AdminConfigVersions, getApiV1AdminConfigVersionsByV, postApiV1AdminConfigApply,
   postApiV1AdminConfigReload, postApiV1AdminConfigRollback, postApiV1AdminConfigValidate, type ConfigApplied,
 } from '../../clients-ts/src/index.ts';
 import { withConnection } from '../connection.ts';
@@ -23,9 +23,12 @@ export function registerConfig(program: Command): void {
 
   config
     .command('show')
-    .description('print the running configuration as YAML, every secret masked ({ env } and { file } references as written)')
-    .action((_options: unknown, command: Command) => withConnection(command, async (connection) => {
-      const view = await call(connection, getApiV1AdminConfig({ client: connection.client }));
+    .description('print the running configuration (or a kept version) as YAML, every secret masked ({ env } and { file } references as written)')
+    .argument('[version]', 'a version as `config versions` lists it; default: the running configuration', version)
+    .action((target: number | undefined, _options: unknown, command: Command) => withConnection(command, async (connection) => {
+      const view = target === undefined
+        ? await call(connection, getApiV1AdminConfig({ client: connection.client }))
+        : await call(connection, getApiV1AdminConfigVersionsByV({ client: connection.client, path: { v: target } }));
       if (connection.json) printJson(view);
       else print(view.yaml);
     }));

@@ -92,6 +92,8 @@ describe('gateway-admin config', () => {
     expect(lines[1]).toMatch(/^2\s+cfg_[0-9a-f]{16}\s+\S+Z\s+apply\s+\*$/);
     expect(lines[2]).toMatch(new RegExp(`^1\\s+${startVersion}\\s+\\S+Z\\s+start$`));
     expect(lines[3]).toBe('(kept in the store, the last 100)');
+    expect(await cli('config', 'show', '1')).toMatchObject({ code: 0, stdout: startText });
+    expect(JSON.parse((await cli('config', 'show', '2', '--json')).stdout)).toMatchObject({ version: 2, trigger: 'apply', yaml: withModel });
     const json = JSON.parse((await cli('config', 'versions', '--json')).stdout);
     expect(json).toMatchObject({ stored: true, kept: 100, data: [{ version: 2, current: true }, { version: 1, current: false }] });
     expect(json.data[0].config_version).toMatch(CFG);
