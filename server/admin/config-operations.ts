@@ -1,7 +1,7 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import type { components } from '../../generated/admin-api.ts';
 import type { ConfigControl, ReloadOutcome } from '../app/config-control.ts';
-import type { ConfigHistory, ConfigVersion } from '../config/config-history.ts';
+import type { ConfigHistory, ConfigVersion, ConfigVersionInfo } from '../config/config-history.ts';
 import { EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
 import { maskConfigText, secretsOf } from '../config/masked-config.ts';
 import { ConfigWriteError, configFileWritable, writeConfigFile } from '../config/write-config-file.ts';
@@ -49,7 +49,7 @@ export function configOperations({ control, history, log }: ConfigOperationsOpti
   };
 
   const newestVersion = (): number => history.list()[0]?.version ?? 1;
-  const entry = (version: ConfigVersion, newest = newestVersion()): VersionEntry => ({
+  const entry = (version: ConfigVersionInfo, newest = newestVersion()): VersionEntry => ({
     version: version.version,
     config_version: version.configVersion,
     applied_at: version.appliedAt.toISOString(),
@@ -151,9 +151,10 @@ export function configOperations({ control, history, log }: ConfigOperationsOpti
 
     getApiV1AdminConfigDiff(query: { from?: number; to?: number }): OperationReply<'/api/v1/admin/config/diff', 'get'> {
       const versions = history.list();
-      const to = query.to === undefined ? versions[0] : history.get(query.to);
+      const to = history.get(query.to ?? versions[0]?.version ?? 1);
       if (to === undefined) return errorReply(404, 'not_found', noSuchVersion(query.to ?? 1, history));
-      const from = query.from === undefined ? versions.find((v) => v.version < to.version) : history.get(query.from);
+      const earlier = versions.find((v) => v.version < to.version);
+      const from = query.from === undefined ? (earlier === undefined ? undefined : history.get(earlier.version)) : history.get(query.from);
       if (from === undefined) {
         return errorReply(404, 'not_found', query.from === undefined ? `version ${to.version} is the oldest kept: there is nothing before it to compare with` : noSuchVersion(query.from, history));
       }
@@ -167,10 +168,10 @@ export function configOperations({ control, history, log }: ConfigOperationsOpti
     },
 
     async postApiV1AdminConfigRollback(body: { version?: number } | undefined): Promise<OperationReply<'/api/v1/admin/config/rollback', 'post'>> {
-      const versions = history.list();
       let target: ConfigVersion | undefined;
       if (body?.version === undefined) {
-        target = versions[1];
+        const previous = history.list()[1];
+        target = previous === undefined ? undefined : history.get(previous.version);
         if (target === undefined) return errorReply(409, 'no_previous_version', 'there is no earlier version to roll back to: only the running one is kept');
       } else {
         target = history.get(body.version);

@@ -3,14 +3,18 @@ import type { ReloadTrigger } from '../app/config-control.ts';
 /** How many versions are kept; the oldest beyond this are forgotten. */
 export const CONFIG_VERSIONS_KEPT = 100;
 
-/** One applied configuration: the exact text (for rollback; shown masked) and what applied it. */
-export interface ConfigVersion {
+/** One applied configuration and what applied it. */
+export interface ConfigVersionInfo {
   /** 1, 2, ... in the order applied; never reused, also once old versions are forgotten. */
   readonly version: number;
   /** The content hash the configuration ran as (load-config.ts). */
   readonly configVersion: string;
   readonly appliedAt: Date;
   readonly trigger: ReloadTrigger;
+}
+
+/** With its exact text (for rollback; shown masked). */
+export interface ConfigVersion extends ConfigVersionInfo {
   readonly text: string;
 }
 
@@ -28,8 +32,8 @@ export interface ConfigHistory {
   readonly kept: number;
   /** Adds a version and returns it; the newest itself when it has the same text and config_version. */
   record(entry: NewConfigVersion): ConfigVersion;
-  /** Newest first. */
-  list(): readonly ConfigVersion[];
+  /** Newest first, without the texts (up to `kept` of them, each as large as a config file). */
+  list(): readonly ConfigVersionInfo[];
   get(version: number): ConfigVersion | undefined;
 }
 
@@ -53,7 +57,7 @@ export function memoryConfigHistory(kept = CONFIG_VERSIONS_KEPT): ConfigHistory 
       if (versions.length > kept) versions.splice(0, versions.length - kept);
       return version;
     },
-    list: () => versions.toReversed(),
+    list: () => versions.toReversed().map(({ text: _text, ...info }) => info),
     get: (version) => versions.find((v) => v.version === version),
   };
 }

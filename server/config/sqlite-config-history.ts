@@ -1,22 +1,25 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { ReloadTrigger } from '../app/config-control.ts';
-import { CONFIG_VERSIONS_KEPT, sameConfiguration, type ConfigHistory, type ConfigVersion } from './config-history.ts';
+import { CONFIG_VERSIONS_KEPT, sameConfiguration, type ConfigHistory, type ConfigVersion, type ConfigVersionInfo } from './config-history.ts';
 
-interface Row {
+interface InfoRow {
   version: number;
   config_version: string;
   applied_at: number;
   trigger: string;
+}
+
+interface Row extends InfoRow {
   text: string;
 }
 
-const ofRow = (row: Row): ConfigVersion => ({
+const ofInfoRow = (row: InfoRow): ConfigVersionInfo => ({
   version: Number(row.version),
   configVersion: row.config_version,
   appliedAt: new Date(Number(row.applied_at)),
   trigger: row.trigger as ReloadTrigger,
-  text: row.text,
 });
+const ofRow = (row: Row): ConfigVersion => ({ ...ofInfoRow(row), text: row.text });
 
 /**
  * The history in the governance store's `config_versions` table (migration 3), so versions survive
@@ -26,7 +29,7 @@ export function sqliteConfigHistory(db: DatabaseSync, kept = CONFIG_VERSIONS_KEP
   const newestRow = db.prepare('SELECT * FROM config_versions ORDER BY version DESC LIMIT 1');
   const insert = db.prepare('INSERT INTO config_versions (config_version, applied_at, trigger, text) VALUES (?, ?, ?, ?) RETURNING *');
   const prune = db.prepare('DELETE FROM config_versions WHERE version <= ?');
-  const all = db.prepare('SELECT * FROM config_versions ORDER BY version DESC');
+  const all = db.prepare('SELECT version, config_version, applied_at, trigger FROM config_versions ORDER BY version DESC');
   const one = db.prepare('SELECT * FROM config_versions WHERE version = ?');
   return {
     stored: true,
@@ -46,7 +49,7 @@ export function sqliteConfigHistory(db: DatabaseSync, kept = CONFIG_VERSIONS_KEP
         throw error;
       }
     },
-    list: () => (all.all() as unknown as Row[]).map(ofRow),
+    list: () => (all.all() as unknown as InfoRow[]).map(ofInfoRow),
     get: (version) => {
       const row = one.get(version) as Row | undefined;
       return row === undefined ? undefined : ofRow(row);

@@ -29,6 +29,7 @@ describe.each([
   it('numbers versions from 1, newest first, and keeps the last `kept` without reusing numbers', () => {
     for (let n = 1; n <= 5; n++) expect(history.record(entry(n)).version).toBe(n);
     expect(history.list().map((v) => v.version)).toEqual([5, 4, 3]);
+    expect(history.list()[0]).toEqual({ version: 5, configVersion: 'cfg_5', appliedAt: entry(5).appliedAt, trigger: 'apply' }); // no text: the list stays small
     expect(history.get(2)).toBeUndefined();
     expect(history.get(4)).toEqual({ version: 4, ...entry(4) });
   });
