@@ -39,6 +39,12 @@ export interface ReloadRun {
   readonly switchMs: { readonly median: number; readonly max: number };
   readonly before: LatencySummary;
   readonly during: LatencySummary;
+  /**
+   * The main thread's longest event-loop delay (prom-client's nodejs_eventloop_lag_max_seconds,
+   * read every 200 ms), before and during the reloads: what the reload's own work on that thread
+   * costs, apart from the machine's noise in the request latencies.
+   */
+  readonly mainLoopLagMaxMs: { readonly before: number; readonly during: number };
 }
 
 /** One of the two versions the file alternates between: weights and prices differ. */
@@ -94,12 +100,14 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
     log(`reload: ${RELOAD_MODELS} models, ${RELOAD_POOLS} pools, ${workers} workers; ${CLIENTS} keep-alive clients; ${reloads} reloads`);
 
     let phase: 'warmup' | 'before' | 'during' | 'done' = 'warmup';
+    // Read through a call: the phase moves on while requests and scrapes are awaited.
+    const now = (): string => phase;
     const latencies = { before: [] as number[], during: [] as number[] };
     const errors = { before: 0, during: 0 };
     const client = async (n: number) => {
-      for (let i = n; phase !== 'done'; i += CLIENTS) {
+      for (let i = n; now() !== 'done'; i += CLIENTS) {
         const body = JSON.stringify({ model: `pool${i % RELOAD_POOLS}`, messages: [{ role: 'user', content: 'hi' }] });
-        const at = phase as string; // phase moves on while requests run (the loop's test narrowed its type)
+        const at = now();
         const t0 = performance.now();
         try {
           const res = await request(`${url}/v1/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, dispatcher: agent });
@@ -112,6 +120,16 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
       }
     };
     const clients = Promise.all(Array.from({ length: CLIENTS }, (_, n) => client(n)));
+    const lag = { before: 0, during: 0 };
+    const scraper = (async () => {
+      while (now() !== 'done') {
+        const at = now();
+        const text = await (await fetch(`${url}/metrics`)).text();
+        const seconds = Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1] ?? 0);
+        if ((at === 'before' || at === 'during') && at === now()) lag[at] = Math.max(lag[at], seconds * 1000);
+        await sleep(200);
+      }
+    })();
     await sleep(1000);
     phase = 'before';
     await sleep(baselineMs);
@@ -128,13 +146,14 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
       await sleep(250);
     }
     phase = 'done';
-    await clients;
+    await Promise.all([clients, scraper]);
     return {
       models: RELOAD_MODELS, pools: RELOAD_POOLS, workers, reloads,
       applyMs: { median: median(applied.map((a) => a.ms)), max: Math.max(...applied.map((a) => a.ms)) },
       switchMs: { median: median(applied.map((a) => a.switchMs)), max: Math.max(...applied.map((a) => a.switchMs)) },
       before: summary(latencies.before, errors.before),
       during: summary(latencies.during, errors.during),
+      mainLoopLagMaxMs: { before: round(lag.before), during: round(lag.during) },
     };
   } finally {
     await agent.close();
@@ -155,6 +174,7 @@ export function formatReload(run: ReloadRun): string {
     `  request latency (ms)  requests      p50      p99      max    >50ms  errors`,
     row('before reloads', run.before),
     row('during reloads', run.during),
+    `  the main thread's longest event-loop delay: ${run.mainLoopLagMaxMs.before} ms before the reloads, ${run.mainLoopLagMaxMs.during} ms during them`,
     `${pass ? 'PASS' : 'FAIL'} reload: no request over ${RELOAD_STALL_TARGET_MS} ms and none failed during reloads (max ${run.during.max} ms, ${run.during.over50} over, ${run.during.errors} errors)`,
   ].join('\n');
 }

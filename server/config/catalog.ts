@@ -18,14 +18,25 @@ const MERGED_MAPS = new Set(['headers', 'query', 'error_map', 'models']);
  * The result is validated as a whole, so a partial override is fine and a typo is not.
  */
 export function loadCatalog(operatorFile: string | undefined): Catalog {
-  const shippedText = isSea() ? getAsset(SHIPPED_CATALOG, 'utf8') : readFileSync(new URL(`../../${SHIPPED_CATALOG}`, import.meta.url), 'utf8');
-  const shipped = parseYamlSource(shippedText, SHIPPED_CATALOG);
+  const shipped = shippedCatalog();
   const overlay = operatorFile === undefined ? undefined : readOperatorCatalog(operatorFile);
   const merged = overlay === undefined ? shipped.value : mergeCatalogs(shipped.value, overlay.value);
   if (!validateCatalog(merged)) {
     throw new ConfigError(schemaProblems(overlay ?? shipped, validateCatalog.errors));
   }
   return merged as Catalog;
+}
+
+/**
+ * The shipped catalog, parsed once per thread: it cannot change while the process runs, and a
+ * reload (which loads the configuration again, catalog included) should not pay for it each time.
+ * Nothing changes the parsed value (merging copies what it overrides).
+ */
+let shipped: YamlSource | undefined;
+function shippedCatalog(): YamlSource {
+  if (shipped !== undefined) return shipped;
+  const text = isSea() ? getAsset(SHIPPED_CATALOG, 'utf8') : readFileSync(new URL(`../../${SHIPPED_CATALOG}`, import.meta.url), 'utf8');
+  return (shipped = parseYamlSource(text, SHIPPED_CATALOG));
 }
 
 function readOperatorCatalog(file: string): YamlSource {

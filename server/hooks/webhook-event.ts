@@ -20,6 +20,8 @@ export interface WebhookEvent {
     /** The request's id (x-request-id), as in the gateway's log lines. */
     readonly id: string;
     readonly started_at: string;
+    /** The configuration version that served it (the one in effect when it started). */
+    readonly config_version: string;
     readonly key_id: string | null;
     readonly model: string | null;
     readonly pool: string | null;
@@ -68,6 +70,7 @@ export function webhookEvent(record: RequestRecord, stamp: { readonly id: string
     request: {
       id: record.requestId,
       started_at: new Date(record.startedAt).toISOString(),
+      config_version: record.configVersion,
       key_id: record.keyId ?? null,
       model: record.model ?? null,
       pool: record.pool ?? null,

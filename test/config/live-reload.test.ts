@@ -59,6 +59,9 @@ describe('a configuration change under steady load', () => {
     const secret = await createKey();
     const sdk = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: secret, maxRetries: 0 });
     const v0 = h.gateway.config.configVersion;
+    // What the version history is told: each applied change with its trigger (an unchanged reload is not one).
+    const told: string[] = [];
+    h.gateway.configControl.onApplied((outcome, trigger) => told.push(`${trigger} ${outcome.previous.configVersion}->${outcome.config.configVersion}`));
     await expect(sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
 
     // A stream on w3 that has begun and stalls for two seconds, across the change that removes w3.
@@ -80,6 +83,11 @@ describe('a configuration change under steady load', () => {
     expect(v1).not.toBe(v0);
     expect(applied.applied && applied.previous.configVersion).toBe(v0);
     expect(h.gateway.configControl.currentText()).toBe(changed(startText));
+    // The admin plane names the version serving new requests.
+    const info = (await (await fetch(`${h.adminUrl}/api/v1/admin/info`)).json()) as { config_version: string; topology: { models: { name: string }[] } };
+    expect(info.config_version).toBe(v1);
+    expect(info.topology.models.map((m) => m.name)).toContain('fresh');
+    expect(((await (await fetch(`${h.adminUrl}/stats`)).json()) as { config_version: string }).config_version).toBe(v1);
 
     // The stream started on w3 ends whole, on the configuration it started with.
     for (let next = await slowChunks.next(); next.done !== true; next = await slowChunks.next()) slowText += next.value.choices[0]?.delta.content ?? '';
@@ -102,6 +110,7 @@ describe('a configuration change under steady load', () => {
     await until('traffic after the reload', () => load.results.filter((r) => r.startedAt > t2).length >= 60, 30_000);
     expect(share(splitAfter(load.results, t2), 'up-two')).toBeGreaterThan(0.65);
     expect(await h.gateway.configControl.reloadFromFile('reload')).toMatchObject({ applied: true, unchanged: true });
+    expect(told).toEqual([`apply ${v0}->${v1}`, `reload ${v1}->${v2}`]);
 
     const all = [...(await load.stop()), ...(await priced.stop())];
     // Both workers served (and so switched): the clients' connections were spread over them.

@@ -50,6 +50,7 @@ describe('webhook event', () => {
       request: {
         id: 'req_abc',
         started_at: '2026-01-02T03:04:05.678Z',
+        config_version: 'cfg_0123456789abcdef',
         key_id: 'key_01JABCDEFGHJKMNPQRSTVWXYZ0',
         model: 'chat',
         pool: 'chat',
