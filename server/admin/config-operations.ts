@@ -89,7 +89,11 @@ export function configOperations({ control, history, log }: ConfigOperationsOpti
       return errorReply(409, 'no_config_file', 'the gateway runs the embedded default configuration, with no file to write: start it with --config FILE to change its configuration');
     }
     const problems = await control.validateText(text);
-    if (problems.length > 0) return refused(problems);
+    if (problems.length > 0) {
+      // Said as a refused reload is (the file was not touched, nothing changed).
+      log.error({ trigger, configVersion: control.current().configVersion }, `${trigger}: configuration refused, the running one keeps serving: ${problems.join('; ')}`);
+      return refused(problems);
+    }
     const previousText = control.currentText();
     try {
       await writeConfigFile(file, text);
