@@ -41,6 +41,15 @@ describe('gateway-admin config', () => {
     await upstream.close();
   });
 
+  it('--help lists every config command with its arguments', async () => {
+    const help = await cli('config', '--help');
+    expect(help.code).toBe(0);
+    for (const line of ['version', 'show [version]', 'reload', 'validate <file>', 'apply <file>', 'versions', 'diff [from] [to]', 'rollback [version]']) {
+      expect(help.stdout).toMatch(new RegExp(`^ {2}${line.replace(/[[\]]/g, '\\$&')}\\s`, 'm'));
+    }
+    expect((await cli('config', 'rollback', '--help')).stdout.split('\n')[0]).toBe('Usage: gateway-admin config rollback [options] [version]');
+  });
+
   it('show: the running YAML as it is (nothing secret in it); --json: the ConfigView', async () => {
     expect(await cli('config', 'show')).toMatchObject({ code: 0, stdout: startText, stderr: '' });
     const json = await cli('config', 'show', '--json');
