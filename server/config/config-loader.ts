@@ -5,20 +5,25 @@ import { loadCandidate, type Candidate, type CandidateVerdict } from './load-can
 /**
  * Loads candidate configurations on a thread of its own, so the main thread, which serves requests
  * too, is never blocked by it: parsing, validating and resolving a large configuration (the shipped
- * catalog included) takes tens to hundreds of milliseconds. Started at the first reload, kept for
- * the next ones, unreferenced (it never keeps the process alive). Should the thread be unusable, a
- * candidate is loaded here instead: slower for requests meanwhile, never wrong.
+ * catalog included) takes tens to hundreds of milliseconds. Started at a reload, kept for the next
+ * ones until it has been idle a while (an isolate's memory is not kept for nothing), unreferenced
+ * (it never keeps the process alive). Should the thread be unusable, a candidate is loaded here
+ * instead: slower for requests meanwhile, never wrong.
  */
+const IDLE_MS = 60_000;
+
 export class ConfigLoader {
   private worker: Worker | undefined;
   private broken = false;
   private nextId = 1;
+  private idle: NodeJS.Timeout | undefined;
   private readonly waiting = new Map<number, { resolve: (v: CandidateVerdict) => void; reject: (e: Error) => void }>();
 
   async load(candidate: Candidate): Promise<CandidateVerdict> {
     const worker = this.thread();
     if (worker === undefined) return loadCandidate(candidate);
     const id = this.nextId++;
+    clearTimeout(this.idle);
     try {
       return await new Promise<CandidateVerdict>((resolve, reject) => {
         this.waiting.set(id, { resolve, reject });
@@ -26,13 +31,25 @@ export class ConfigLoader {
       });
     } catch {
       return loadCandidate(candidate);
+    } finally {
+      if (this.waiting.size === 0 && this.worker === worker) this.idle = setTimeout(() => this.retire(worker), IDLE_MS).unref();
     }
   }
 
+  /** An idle thread ends; the next load starts another. */
+  private retire(worker: Worker): void {
+    if (this.worker !== worker || this.waiting.size > 0) return;
+    this.worker = undefined;
+    void worker.terminate();
+  }
+
   async close(): Promise<void> {
+    clearTimeout(this.idle);
     const worker = this.worker;
     this.worker = undefined;
     this.broken = true;
+    for (const waiter of this.waiting.values()) waiter.reject(new Error('the configuration loader is closing'));
+    this.waiting.clear();
     await worker?.terminate();
   }
 
@@ -52,6 +69,7 @@ export class ConfigLoader {
       });
       // A thread that dies takes its questions with it: they are answered here instead.
       const fail = (error: Error) => {
+        if (this.worker !== worker) return; // retired or closed on purpose
         this.broken = true;
         this.worker = undefined;
         for (const waiter of this.waiting.values()) waiter.reject(error);
