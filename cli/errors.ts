@@ -12,20 +12,33 @@ export class CliError extends Error {
   readonly code: FailureCode;
   /** The HTTP status of the admin API's answer, when there was one. */
   readonly status: number | undefined;
-  constructor(message: string, exitCode = 1, code: FailureCode = 'unreachable', status?: number) {
+  /** A refused configuration's problems, each `file:line:column: path: message`. */
+  readonly problems: readonly string[] | undefined;
+  constructor(message: string, exitCode = 1, code: FailureCode = 'unreachable', status?: number, problems?: readonly string[]) {
     super(message);
     this.exitCode = exitCode;
     this.code = code;
     this.status = status;
+    this.problems = problems;
   }
 }
 
 /** A bad flag or argument: exit code 2, like commander's own usage errors. */
 export const usageError = (message: string): CliError => new CliError(message, 2, 'usage');
 
-/** The --json form of a failure: {"error":{"code","message","status"?,"exit_code"}}, one line. */
-export function errorJson(message: string, code: FailureCode, exitCode: number, status?: number): string {
-  return `${JSON.stringify({ error: { code, message, ...(status !== undefined && { status }), exit_code: exitCode } })}\n`;
+/** The --json form of a failure: {"error":{"code","message","status"?,"problems"?,"exit_code"}}, one line. */
+export function errorJson(message: string, code: FailureCode, exitCode: number, status?: number, problems?: readonly string[]): string {
+  return `${JSON.stringify({ error: { code, message, ...(status !== undefined && { status }), ...(problems !== undefined && { problems }), exit_code: exitCode } })}\n`;
+}
+
+/** A failure as a person reads it: the sentence, then a refused configuration's problems one a line. */
+export function errorText(error: CliError): string {
+  return `gateway-admin: ${error.message}\n${(error.problems ?? []).map((p) => `  ${p}\n`).join('')}`;
+}
+
+/** A configuration with problems (refused by the gateway, or found by validate). */
+export function configProblems(message: string, problems: readonly string[], status?: number): CliError {
+  return new CliError(`${message} (${problems.length} problem${problems.length === 1 ? '' : 's'}):`, 1, 'config_invalid', status, problems);
 }
 
 /** The shape every operation of the generated client resolves to. */
@@ -44,7 +57,7 @@ export async function call<T>(connection: Connection, operation: Promise<Operati
 }
 
 function answerFailure(connection: Connection, status: number, body: unknown): CliError {
-  const apiError = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const apiError = (body as { error?: { code?: unknown; message?: unknown; problems?: unknown } } | undefined)?.error;
   const code = typeof apiError?.code === 'string' ? apiError.code : undefined;
   const message = typeof apiError?.message === 'string' ? apiError.message : undefined;
   if (status === 401) {
@@ -55,6 +68,9 @@ function answerFailure(connection: Connection, status: number, body: unknown): C
   if (code === undefined) {
     const text = typeof body === 'string' && body.trim() !== '' ? `: ${body.trim().slice(0, 200)}` : '';
     return new CliError(`unexpected answer from ${connection.endpoint} (HTTP ${status})${text}: is --endpoint the gateway's admin plane?`, 1, 'unexpected_answer', status);
+  }
+  if (code === 'config_invalid' && Array.isArray(apiError?.problems)) {
+    return configProblems('the gateway refused the configuration; the running one keeps serving', apiError.problems.map(String), status);
   }
   if (code === 'no_store') return new CliError(`the gateway keeps no keys (${message ?? code}): set db_path in its config.yaml`, 1, code, status);
   return new CliError(`${message ?? code} (HTTP ${status} ${code})`, 1, code, status);

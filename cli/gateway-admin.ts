@@ -12,7 +12,7 @@ import { registerInfo } from './commands/info.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerStats } from './commands/stats.ts';
 import { addConnectionOptions } from './connection.ts';
-import { CliError, errorJson } from './errors.ts';
+import { CliError, errorJson, errorText } from './errors.ts';
 import { CERT_FLAG, KEY_FLAG, TLS_FLAG_ALIASES } from './tls-flags.ts';
 
 const VERSION = packageJson.version;
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       }
       process.exitCode = error.exitCode === 0 ? 0 : 2;
     } else if (error instanceof CliError) {
-      process.stderr.write(jsonErrors ? errorJson(error.message, error.code, error.exitCode, error.status) : `gateway-admin: ${error.message}\n`);
+      process.stderr.write(jsonErrors ? errorJson(error.message, error.code, error.exitCode, error.status, error.problems) : errorText(error));
       process.exitCode = error.exitCode;
     } else {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

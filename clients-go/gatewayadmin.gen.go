@@ -17,6 +17,60 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for ConfigVersionDetailTrigger.
+const (
+	ConfigVersionDetailTriggerApply    ConfigVersionDetailTrigger = "apply"
+	ConfigVersionDetailTriggerReload   ConfigVersionDetailTrigger = "reload"
+	ConfigVersionDetailTriggerRollback ConfigVersionDetailTrigger = "rollback"
+	ConfigVersionDetailTriggerSighup   ConfigVersionDetailTrigger = "sighup"
+	ConfigVersionDetailTriggerStart    ConfigVersionDetailTrigger = "start"
+)
+
+// Valid indicates whether the value is a known member of the ConfigVersionDetailTrigger enum.
+func (e ConfigVersionDetailTrigger) Valid() bool {
+	switch e {
+	case ConfigVersionDetailTriggerApply:
+		return true
+	case ConfigVersionDetailTriggerReload:
+		return true
+	case ConfigVersionDetailTriggerRollback:
+		return true
+	case ConfigVersionDetailTriggerSighup:
+		return true
+	case ConfigVersionDetailTriggerStart:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConfigVersionEntryTrigger.
+const (
+	ConfigVersionEntryTriggerApply    ConfigVersionEntryTrigger = "apply"
+	ConfigVersionEntryTriggerReload   ConfigVersionEntryTrigger = "reload"
+	ConfigVersionEntryTriggerRollback ConfigVersionEntryTrigger = "rollback"
+	ConfigVersionEntryTriggerSighup   ConfigVersionEntryTrigger = "sighup"
+	ConfigVersionEntryTriggerStart    ConfigVersionEntryTrigger = "start"
+)
+
+// Valid indicates whether the value is a known member of the ConfigVersionEntryTrigger enum.
+func (e ConfigVersionEntryTrigger) Valid() bool {
+	switch e {
+	case ConfigVersionEntryTriggerApply:
+		return true
+	case ConfigVersionEntryTriggerReload:
+		return true
+	case ConfigVersionEntryTriggerRollback:
+		return true
+	case ConfigVersionEntryTriggerSighup:
+		return true
+	case ConfigVersionEntryTriggerStart:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthViewStatus.
 const (
 	Ok HealthViewStatus = "ok"
@@ -197,6 +251,95 @@ type BuildInfo struct {
 	Node string `json:"node"`
 }
 
+// ConfigApplied defines model for ConfigApplied.
+type ConfigApplied struct {
+	// ConfigVersion The version now serving
+	ConfigVersion string `json:"config_version"`
+
+	// PreviousConfigVersion The version that served before
+	PreviousConfigVersion string `json:"previous_config_version"`
+
+	// Unchanged True: the content was the running one's; nothing was applied and no version added
+	Unchanged bool               `json:"unchanged"`
+	Version   ConfigVersionEntry `json:"version"`
+}
+
+// ConfigDiff defines model for ConfigDiff.
+type ConfigDiff struct {
+	// Diff Unified diff of the two masked YAML texts; empty when they are the same
+	Diff string             `json:"diff"`
+	From ConfigVersionEntry `json:"from"`
+	To   ConfigVersionEntry `json:"to"`
+}
+
+// ConfigRollback defines model for ConfigRollback.
+type ConfigRollback struct {
+	// Version The version to restore; default: the one before the running version
+	Version *int `json:"version,omitempty"`
+}
+
+// ConfigValidation defines model for ConfigValidation.
+type ConfigValidation struct {
+	// Problems Each as file:line:column: path: message; empty when valid. A setting that applies only at a restart (listen, admin_listen, workers, the store) is a problem too: a reload or apply would refuse it
+	Problems []string `json:"problems"`
+	Valid    bool     `json:"valid"`
+}
+
+// ConfigVersionDetail defines model for ConfigVersionDetail.
+type ConfigVersionDetail struct {
+	AppliedAt time.Time `json:"applied_at"`
+
+	// ConfigVersion Content hash of the configuration and catalog, cfg_ + 16 hex digits (as in InfoView)
+	ConfigVersion string `json:"config_version"`
+
+	// Current True for the version serving now
+	Current bool `json:"current"`
+
+	// Trigger What applied it: the start, SIGHUP, POST .../config/reload, .../config/apply or .../config/rollback
+	Trigger ConfigVersionDetailTrigger `json:"trigger"`
+
+	// Version Sequence number: 1, 2, ... in the order applied
+	Version int `json:"version"`
+
+	// Yaml The text applied, secrets masked
+	Yaml string `json:"yaml"`
+}
+
+// ConfigVersionDetailTrigger What applied it: the start, SIGHUP, POST .../config/reload, .../config/apply or .../config/rollback
+type ConfigVersionDetailTrigger string
+
+// ConfigVersionEntry defines model for ConfigVersionEntry.
+type ConfigVersionEntry struct {
+	AppliedAt time.Time `json:"applied_at"`
+
+	// ConfigVersion Content hash of the configuration and catalog, cfg_ + 16 hex digits (as in InfoView)
+	ConfigVersion string `json:"config_version"`
+
+	// Current True for the version serving now
+	Current bool `json:"current"`
+
+	// Trigger What applied it: the start, SIGHUP, POST .../config/reload, .../config/apply or .../config/rollback
+	Trigger ConfigVersionEntryTrigger `json:"trigger"`
+
+	// Version Sequence number: 1, 2, ... in the order applied
+	Version int `json:"version"`
+}
+
+// ConfigVersionEntryTrigger What applied it: the start, SIGHUP, POST .../config/reload, .../config/apply or .../config/rollback
+type ConfigVersionEntryTrigger string
+
+// ConfigVersionList defines model for ConfigVersionList.
+type ConfigVersionList struct {
+	// Data Newest first
+	Data []ConfigVersionEntry `json:"data"`
+
+	// Kept How many versions are kept at most; older ones are forgotten
+	Kept int `json:"kept"`
+
+	// Stored True: kept in the store (db_path) and across restarts; false: for the life of this process
+	Stored bool `json:"stored"`
+}
+
 // ConfigVersionView defines model for ConfigVersionView.
 type ConfigVersionView struct {
 	// ConfigVersion Content hash of the running configuration, cfg_ + 16 hex digits (as in InfoView)
@@ -206,12 +349,34 @@ type ConfigVersionView struct {
 	LoadedAt time.Time `json:"loaded_at"`
 }
 
+// ConfigView defines model for ConfigView.
+type ConfigView struct {
+	// ConfigVersion cfg_ + 16 hex digits
+	ConfigVersion string    `json:"config_version"`
+	LoadedAt      time.Time `json:"loaded_at"`
+
+	// Source The config file's path, or (embedded default)
+	Source string `json:"source"`
+
+	// Version The running version's sequence number (GET .../config/versions)
+	Version int `json:"version"`
+
+	// Writable Whether apply and rollback can write the config file (false for the embedded default)
+	Writable bool `json:"writable"`
+
+	// Yaml The running configuration's text, every secret masked: plain values of credential-named headers, credentials in hook URLs, and any text equal to a secret the configuration resolved
+	Yaml string `json:"yaml"`
+}
+
 // ErrorView defines model for ErrorView.
 type ErrorView struct {
 	Error struct {
 		// Code Stable machine code, e.g. unauthorized, not_found, invalid_request
 		Code    string `json:"code"`
 		Message string `json:"message"`
+
+		// Problems A configuration refused (code config_invalid): every problem found, each as file:line:column: path: message (like the gateway's start)
+		Problems *[]string `json:"problems,omitempty"`
 
 		// Reason Which check failed, where a code has several (POST /auth/token invalid_token: expired, not_yet_valid, too_old, issuer, audience, algorithm, unknown_key, signature, claims, access_token, malformed, invalid)
 		Reason *string `json:"reason,omitempty"`
@@ -651,6 +816,12 @@ type WebhookCounters struct {
 // BadRequest defines model for BadRequest.
 type BadRequest = ErrorView
 
+// ConfigNotWritable defines model for ConfigNotWritable.
+type ConfigNotWritable = ErrorView
+
+// ConfigRefused defines model for ConfigRefused.
+type ConfigRefused = ErrorView
+
 // NoStore defines model for NoStore.
 type NoStore = ErrorView
 
@@ -665,6 +836,21 @@ type Unauthorized = ErrorView
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = ErrorView
+
+// UnsupportedYamlMediaType defines model for UnsupportedYamlMediaType.
+type UnsupportedYamlMediaType = ErrorView
+
+// GetApiV1AdminConfigDiffParams defines parameters for GetApiV1AdminConfigDiff.
+type GetApiV1AdminConfigDiffParams struct {
+	// From The older side; default: the version before `to`
+	From *int `form:"from,omitempty" json:"from,omitempty"`
+
+	// To The newer side; default: the running version
+	To *int `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// PostApiV1AdminConfigRollbackJSONRequestBody defines body for PostApiV1AdminConfigRollback for application/json ContentType.
+type PostApiV1AdminConfigRollbackJSONRequestBody = ConfigRollback
 
 // PostApiV1AdminKeysJSONRequestBody defines body for PostApiV1AdminKeys for application/json ContentType.
 type PostApiV1AdminKeysJSONRequestBody = KeyCreate
@@ -746,10 +932,63 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetApiV1AdminConfig The running configuration as YAML, every secret masked ({ env } and { file } references are shown as written)
+	//
+	// Corresponds with GET /api/v1/admin/config (the `GetApiV1AdminConfig` operationId).
+	GetApiV1AdminConfig(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostApiV1AdminConfigApplyWithBody Validate a configuration, write it to the config file (a temporary file in the same directory, fsync, rename) and apply it
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/admin/config/apply (the `PostApiV1AdminConfigApply` operationId).
+	PostApiV1AdminConfigApplyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetApiV1AdminConfigDiff A unified diff between two versions' YAML texts (secrets masked in both)
+	//
+	// Corresponds with GET /api/v1/admin/config/diff (the `GetApiV1AdminConfigDiff` operationId).
+	GetApiV1AdminConfigDiff(ctx context.Context, params *GetApiV1AdminConfigDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostApiV1AdminConfigReload Re-read the config file, the operator catalog and the secrets they reference, and apply them (like SIGHUP); refused whole when anything is wrong
+	//
+	// Corresponds with POST /api/v1/admin/config/reload (the `PostApiV1AdminConfigReload` operationId).
+	PostApiV1AdminConfigReload(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostApiV1AdminConfigRollbackWithBody Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+	PostApiV1AdminConfigRollbackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostApiV1AdminConfigRollback Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+	PostApiV1AdminConfigRollback(ctx context.Context, body PostApiV1AdminConfigRollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostApiV1AdminConfigValidateWithBody Check a configuration without applying it or writing anything
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/admin/config/validate (the `PostApiV1AdminConfigValidate` operationId).
+	PostApiV1AdminConfigValidateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetApiV1AdminConfigVersion The running configuration's version and when it was loaded
 	//
 	// Corresponds with GET /api/v1/admin/config/version (the `GetApiV1AdminConfigVersion` operationId).
 	GetApiV1AdminConfigVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetApiV1AdminConfigVersions The configurations applied, newest first (start, SIGHUP, reload, apply, rollback); kept in the store when db_path is set, else for the life of the process
+	//
+	// Corresponds with GET /api/v1/admin/config/versions (the `GetApiV1AdminConfigVersions` operationId).
+	GetApiV1AdminConfigVersions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetApiV1AdminConfigVersionsV One version with its YAML, every secret masked
+	//
+	// Corresponds with GET /api/v1/admin/config/versions/{v} (the `GetApiV1AdminConfigVersionsV` operationId).
+	GetApiV1AdminConfigVersionsV(ctx context.Context, v int, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetApiV1AdminHooks The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
 	//
@@ -839,11 +1078,154 @@ type ClientInterface interface {
 	GetV1Models(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// GetApiV1AdminConfig The running configuration as YAML, every secret masked ({ env } and { file } references are shown as written)
+//
+// Corresponds with GET /api/v1/admin/config (the `GetApiV1AdminConfig` operationId).
+func (c *Client) GetApiV1AdminConfig(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminConfigRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminConfigApplyWithBody Validate a configuration, write it to the config file (a temporary file in the same directory, fsync, rename) and apply it
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/admin/config/apply (the `PostApiV1AdminConfigApply` operationId).
+func (c *Client) PostApiV1AdminConfigApplyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminConfigApplyRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApiV1AdminConfigDiff A unified diff between two versions' YAML texts (secrets masked in both)
+//
+// Corresponds with GET /api/v1/admin/config/diff (the `GetApiV1AdminConfigDiff` operationId).
+func (c *Client) GetApiV1AdminConfigDiff(ctx context.Context, params *GetApiV1AdminConfigDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminConfigDiffRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminConfigReload Re-read the config file, the operator catalog and the secrets they reference, and apply them (like SIGHUP); refused whole when anything is wrong
+//
+// Corresponds with POST /api/v1/admin/config/reload (the `PostApiV1AdminConfigReload` operationId).
+func (c *Client) PostApiV1AdminConfigReload(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminConfigReloadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminConfigRollbackWithBody Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+func (c *Client) PostApiV1AdminConfigRollbackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminConfigRollbackRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminConfigRollback Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+func (c *Client) PostApiV1AdminConfigRollback(ctx context.Context, body PostApiV1AdminConfigRollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminConfigRollbackRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminConfigValidateWithBody Check a configuration without applying it or writing anything
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/admin/config/validate (the `PostApiV1AdminConfigValidate` operationId).
+func (c *Client) PostApiV1AdminConfigValidateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminConfigValidateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetApiV1AdminConfigVersion The running configuration's version and when it was loaded
 //
 // Corresponds with GET /api/v1/admin/config/version (the `GetApiV1AdminConfigVersion` operationId).
 func (c *Client) GetApiV1AdminConfigVersion(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetApiV1AdminConfigVersionRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApiV1AdminConfigVersions The configurations applied, newest first (start, SIGHUP, reload, apply, rollback); kept in the store when db_path is set, else for the life of the process
+//
+// Corresponds with GET /api/v1/admin/config/versions (the `GetApiV1AdminConfigVersions` operationId).
+func (c *Client) GetApiV1AdminConfigVersions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminConfigVersionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApiV1AdminConfigVersionsV One version with its YAML, every secret masked
+//
+// Corresponds with GET /api/v1/admin/config/versions/{v} (the `GetApiV1AdminConfigVersionsV` operationId).
+func (c *Client) GetApiV1AdminConfigVersionsV(ctx context.Context, v int, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminConfigVersionsVRequest(c.Server, v)
 	if err != nil {
 		return nil, err
 	}
@@ -1091,6 +1473,224 @@ func (c *Client) GetV1Models(ctx context.Context, reqEditors ...RequestEditorFn)
 	return c.Client.Do(req)
 }
 
+// NewGetApiV1AdminConfigRequest constructs an http.Request for the GetApiV1AdminConfig method
+func NewGetApiV1AdminConfigRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostApiV1AdminConfigApplyRequestWithBody constructs an http.Request for the PostApiV1AdminConfigApply method, with any body, and a specified content type
+func NewPostApiV1AdminConfigApplyRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config/apply")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetApiV1AdminConfigDiffRequest constructs an http.Request for the GetApiV1AdminConfigDiff method
+func NewGetApiV1AdminConfigDiffRequest(server string, params *GetApiV1AdminConfigDiffParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config/diff")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostApiV1AdminConfigReloadRequest constructs an http.Request for the PostApiV1AdminConfigReload method
+func NewPostApiV1AdminConfigReloadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config/reload")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostApiV1AdminConfigRollbackRequest calls the generic PostApiV1AdminConfigRollback builder with application/json body
+func NewPostApiV1AdminConfigRollbackRequest(server string, body PostApiV1AdminConfigRollbackJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostApiV1AdminConfigRollbackRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostApiV1AdminConfigRollbackRequestWithBody constructs an http.Request for the PostApiV1AdminConfigRollback method, with any body, and a specified content type
+func NewPostApiV1AdminConfigRollbackRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config/rollback")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostApiV1AdminConfigValidateRequestWithBody constructs an http.Request for the PostApiV1AdminConfigValidate method, with any body, and a specified content type
+func NewPostApiV1AdminConfigValidateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config/validate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetApiV1AdminConfigVersionRequest constructs an http.Request for the GetApiV1AdminConfigVersion method
 func NewGetApiV1AdminConfigVersionRequest(server string) (*http.Request, error) {
 	var err error
@@ -1101,6 +1701,67 @@ func NewGetApiV1AdminConfigVersionRequest(server string) (*http.Request, error) 
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/admin/config/version")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetApiV1AdminConfigVersionsRequest constructs an http.Request for the GetApiV1AdminConfigVersions method
+func NewGetApiV1AdminConfigVersionsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config/versions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetApiV1AdminConfigVersionsVRequest constructs an http.Request for the GetApiV1AdminConfigVersionsV method
+func NewGetApiV1AdminConfigVersionsVRequest(server string, v int) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "v", v, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/config/versions/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1553,12 +2214,75 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetApiV1AdminConfigWithResponse The running configuration as YAML, every secret masked ({ env } and { file } references are shown as written)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/config (the `GetApiV1AdminConfig` operationId).
+	GetApiV1AdminConfigWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigResponse, error)
+
+	// PostApiV1AdminConfigApplyWithBodyWithResponse Validate a configuration, write it to the config file (a temporary file in the same directory, fsync, rename) and apply it
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/config/apply (the `PostApiV1AdminConfigApply` operationId).
+	PostApiV1AdminConfigApplyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigApplyResponse, error)
+
+	// GetApiV1AdminConfigDiffWithResponse A unified diff between two versions' YAML texts (secrets masked in both)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/config/diff (the `GetApiV1AdminConfigDiff` operationId).
+	GetApiV1AdminConfigDiffWithResponse(ctx context.Context, params *GetApiV1AdminConfigDiffParams, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigDiffResponse, error)
+
+	// PostApiV1AdminConfigReloadWithResponse Re-read the config file, the operator catalog and the secrets they reference, and apply them (like SIGHUP); refused whole when anything is wrong
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/config/reload (the `PostApiV1AdminConfigReload` operationId).
+	PostApiV1AdminConfigReloadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigReloadResponse, error)
+
+	// PostApiV1AdminConfigRollbackWithBodyWithResponse Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+	PostApiV1AdminConfigRollbackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigRollbackResponse, error)
+
+	// PostApiV1AdminConfigRollbackWithResponse Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+	PostApiV1AdminConfigRollbackWithResponse(ctx context.Context, body PostApiV1AdminConfigRollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigRollbackResponse, error)
+
+	// PostApiV1AdminConfigValidateWithBodyWithResponse Check a configuration without applying it or writing anything
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/config/validate (the `PostApiV1AdminConfigValidate` operationId).
+	PostApiV1AdminConfigValidateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigValidateResponse, error)
+
 	// GetApiV1AdminConfigVersionWithResponse The running configuration's version and when it was loaded
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/admin/config/version (the `GetApiV1AdminConfigVersion` operationId).
 	GetApiV1AdminConfigVersionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigVersionResponse, error)
+
+	// GetApiV1AdminConfigVersionsWithResponse The configurations applied, newest first (start, SIGHUP, reload, apply, rollback); kept in the store when db_path is set, else for the life of the process
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/config/versions (the `GetApiV1AdminConfigVersions` operationId).
+	GetApiV1AdminConfigVersionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigVersionsResponse, error)
+
+	// GetApiV1AdminConfigVersionsVWithResponse One version with its YAML, every secret masked
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/config/versions/{v} (the `GetApiV1AdminConfigVersionsV` operationId).
+	GetApiV1AdminConfigVersionsVWithResponse(ctx context.Context, v int, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigVersionsVResponse, error)
 
 	// GetApiV1AdminHooksWithResponse The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
 	//
@@ -1670,6 +2394,413 @@ type ClientWithResponsesInterface interface {
 	GetV1ModelsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetV1ModelsResponse, error)
 }
 
+type GetApiV1AdminConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigView
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminConfigResponse) GetJSON200() *ConfigView {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminConfigResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminConfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostApiV1AdminConfigApplyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigApplied
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ConfigNotWritable
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedYamlMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ConfigRefused
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON200() *ConfigApplied {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON409() *ConfigNotWritable {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON415() *UnsupportedYamlMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostApiV1AdminConfigApplyResponse) GetJSON422() *ConfigRefused {
+	return r.JSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r PostApiV1AdminConfigApplyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostApiV1AdminConfigApplyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostApiV1AdminConfigApplyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostApiV1AdminConfigApplyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetApiV1AdminConfigDiffResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigDiff
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminConfigDiffResponse) GetJSON200() *ConfigDiff {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetApiV1AdminConfigDiffResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminConfigDiffResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetApiV1AdminConfigDiffResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminConfigDiffResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminConfigDiffResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminConfigDiffResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminConfigDiffResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostApiV1AdminConfigReloadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigApplied
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ConfigRefused
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostApiV1AdminConfigReloadResponse) GetJSON200() *ConfigApplied {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostApiV1AdminConfigReloadResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostApiV1AdminConfigReloadResponse) GetJSON422() *ConfigRefused {
+	return r.JSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r PostApiV1AdminConfigReloadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostApiV1AdminConfigReloadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostApiV1AdminConfigReloadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostApiV1AdminConfigReloadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostApiV1AdminConfigRollbackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigApplied
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ConfigNotWritable
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ConfigRefused
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON200() *ConfigApplied {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON409() *ConfigNotWritable {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostApiV1AdminConfigRollbackResponse) GetJSON422() *ConfigRefused {
+	return r.JSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r PostApiV1AdminConfigRollbackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostApiV1AdminConfigRollbackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostApiV1AdminConfigRollbackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostApiV1AdminConfigRollbackResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostApiV1AdminConfigValidateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigValidation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedYamlMediaType
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostApiV1AdminConfigValidateResponse) GetJSON200() *ConfigValidation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostApiV1AdminConfigValidateResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostApiV1AdminConfigValidateResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostApiV1AdminConfigValidateResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PostApiV1AdminConfigValidateResponse) GetJSON415() *UnsupportedYamlMediaType {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r PostApiV1AdminConfigValidateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostApiV1AdminConfigValidateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostApiV1AdminConfigValidateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostApiV1AdminConfigValidateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetApiV1AdminConfigVersionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1712,6 +2843,116 @@ func (r GetApiV1AdminConfigVersionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetApiV1AdminConfigVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetApiV1AdminConfigVersionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigVersionList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminConfigVersionsResponse) GetJSON200() *ConfigVersionList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminConfigVersionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminConfigVersionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminConfigVersionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminConfigVersionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminConfigVersionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetApiV1AdminConfigVersionsVResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConfigVersionDetail
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminConfigVersionsVResponse) GetJSON200() *ConfigVersionDetail {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetApiV1AdminConfigVersionsVResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminConfigVersionsVResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetApiV1AdminConfigVersionsVResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminConfigVersionsVResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminConfigVersionsVResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminConfigVersionsVResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminConfigVersionsVResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2433,6 +3674,97 @@ func (r GetV1ModelsResponse) ContentType() string {
 	return ""
 }
 
+// GetApiV1AdminConfigWithResponse The running configuration as YAML, every secret masked ({ env } and { file } references are shown as written)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/config (the `GetApiV1AdminConfig` operationId).
+func (c *ClientWithResponses) GetApiV1AdminConfigWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigResponse, error) {
+	rsp, err := c.GetApiV1AdminConfig(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminConfigResponse(rsp)
+}
+
+// PostApiV1AdminConfigApplyWithBodyWithResponse Validate a configuration, write it to the config file (a temporary file in the same directory, fsync, rename) and apply it
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/config/apply (the `PostApiV1AdminConfigApply` operationId).
+func (c *ClientWithResponses) PostApiV1AdminConfigApplyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigApplyResponse, error) {
+	rsp, err := c.PostApiV1AdminConfigApplyWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminConfigApplyResponse(rsp)
+}
+
+// GetApiV1AdminConfigDiffWithResponse A unified diff between two versions' YAML texts (secrets masked in both)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/config/diff (the `GetApiV1AdminConfigDiff` operationId).
+func (c *ClientWithResponses) GetApiV1AdminConfigDiffWithResponse(ctx context.Context, params *GetApiV1AdminConfigDiffParams, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigDiffResponse, error) {
+	rsp, err := c.GetApiV1AdminConfigDiff(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminConfigDiffResponse(rsp)
+}
+
+// PostApiV1AdminConfigReloadWithResponse Re-read the config file, the operator catalog and the secrets they reference, and apply them (like SIGHUP); refused whole when anything is wrong
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/config/reload (the `PostApiV1AdminConfigReload` operationId).
+func (c *ClientWithResponses) PostApiV1AdminConfigReloadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigReloadResponse, error) {
+	rsp, err := c.PostApiV1AdminConfigReload(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminConfigReloadResponse(rsp)
+}
+
+// PostApiV1AdminConfigRollbackWithBodyWithResponse Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+func (c *ClientWithResponses) PostApiV1AdminConfigRollbackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigRollbackResponse, error) {
+	rsp, err := c.PostApiV1AdminConfigRollbackWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminConfigRollbackResponse(rsp)
+}
+
+// PostApiV1AdminConfigRollbackWithResponse Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/config/rollback (the `PostApiV1AdminConfigRollback` operationId).
+func (c *ClientWithResponses) PostApiV1AdminConfigRollbackWithResponse(ctx context.Context, body PostApiV1AdminConfigRollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigRollbackResponse, error) {
+	rsp, err := c.PostApiV1AdminConfigRollback(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminConfigRollbackResponse(rsp)
+}
+
+// PostApiV1AdminConfigValidateWithBodyWithResponse Check a configuration without applying it or writing anything
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/config/validate (the `PostApiV1AdminConfigValidate` operationId).
+func (c *ClientWithResponses) PostApiV1AdminConfigValidateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminConfigValidateResponse, error) {
+	rsp, err := c.PostApiV1AdminConfigValidateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminConfigValidateResponse(rsp)
+}
+
 // GetApiV1AdminConfigVersionWithResponse The running configuration's version and when it was loaded
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2444,6 +3776,32 @@ func (c *ClientWithResponses) GetApiV1AdminConfigVersionWithResponse(ctx context
 		return nil, err
 	}
 	return ParseGetApiV1AdminConfigVersionResponse(rsp)
+}
+
+// GetApiV1AdminConfigVersionsWithResponse The configurations applied, newest first (start, SIGHUP, reload, apply, rollback); kept in the store when db_path is set, else for the life of the process
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/config/versions (the `GetApiV1AdminConfigVersions` operationId).
+func (c *ClientWithResponses) GetApiV1AdminConfigVersionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigVersionsResponse, error) {
+	rsp, err := c.GetApiV1AdminConfigVersions(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminConfigVersionsResponse(rsp)
+}
+
+// GetApiV1AdminConfigVersionsVWithResponse One version with its YAML, every secret masked
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/config/versions/{v} (the `GetApiV1AdminConfigVersionsV` operationId).
+func (c *ClientWithResponses) GetApiV1AdminConfigVersionsVWithResponse(ctx context.Context, v int, reqEditors ...RequestEditorFn) (*GetApiV1AdminConfigVersionsVResponse, error) {
+	rsp, err := c.GetApiV1AdminConfigVersionsV(ctx, v, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminConfigVersionsVResponse(rsp)
 }
 
 // GetApiV1AdminHooksWithResponse The configured hooks (gate and webhook), each with its kind, target URL (credentials masked), events and counters
@@ -2645,6 +4003,323 @@ func (c *ClientWithResponses) GetV1ModelsWithResponse(ctx context.Context, reqEd
 	return ParseGetV1ModelsResponse(rsp)
 }
 
+// ParseGetApiV1AdminConfigResponse parses an HTTP response from a GetApiV1AdminConfigWithResponse call
+func ParseGetApiV1AdminConfigResponse(rsp *http.Response) (*GetApiV1AdminConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostApiV1AdminConfigApplyResponse parses an HTTP response from a PostApiV1AdminConfigApplyWithResponse call
+func ParsePostApiV1AdminConfigApplyResponse(rsp *http.Response) (*PostApiV1AdminConfigApplyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostApiV1AdminConfigApplyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigApplied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ConfigNotWritable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedYamlMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ConfigRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetApiV1AdminConfigDiffResponse parses an HTTP response from a GetApiV1AdminConfigDiffWithResponse call
+func ParseGetApiV1AdminConfigDiffResponse(rsp *http.Response) (*GetApiV1AdminConfigDiffResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminConfigDiffResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigDiff
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostApiV1AdminConfigReloadResponse parses an HTTP response from a PostApiV1AdminConfigReloadWithResponse call
+func ParsePostApiV1AdminConfigReloadResponse(rsp *http.Response) (*PostApiV1AdminConfigReloadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostApiV1AdminConfigReloadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigApplied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ConfigRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostApiV1AdminConfigRollbackResponse parses an HTTP response from a PostApiV1AdminConfigRollbackWithResponse call
+func ParsePostApiV1AdminConfigRollbackResponse(rsp *http.Response) (*PostApiV1AdminConfigRollbackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostApiV1AdminConfigRollbackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigApplied
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ConfigNotWritable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ConfigRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostApiV1AdminConfigValidateResponse parses an HTTP response from a PostApiV1AdminConfigValidateWithResponse call
+func ParsePostApiV1AdminConfigValidateResponse(rsp *http.Response) (*PostApiV1AdminConfigValidateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostApiV1AdminConfigValidateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigValidation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedYamlMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetApiV1AdminConfigVersionResponse parses an HTTP response from a GetApiV1AdminConfigVersionWithResponse call
 func ParseGetApiV1AdminConfigVersionResponse(rsp *http.Response) (*GetApiV1AdminConfigVersionResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2672,6 +4347,86 @@ func ParseGetApiV1AdminConfigVersionResponse(rsp *http.Response) (*GetApiV1Admin
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetApiV1AdminConfigVersionsResponse parses an HTTP response from a GetApiV1AdminConfigVersionsWithResponse call
+func ParseGetApiV1AdminConfigVersionsResponse(rsp *http.Response) (*GetApiV1AdminConfigVersionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminConfigVersionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigVersionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetApiV1AdminConfigVersionsVResponse parses an HTTP response from a GetApiV1AdminConfigVersionsVWithResponse call
+func ParseGetApiV1AdminConfigVersionsVResponse(rsp *http.Response) (*GetApiV1AdminConfigVersionsVResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminConfigVersionsVResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConfigVersionDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	}
 

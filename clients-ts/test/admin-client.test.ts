@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import {
   createAdminClient,
   deleteApiV1AdminKeysById,
+  getApiV1AdminConfig,
+  getApiV1AdminConfigDiff,
   getApiV1AdminConfigVersion,
+  getApiV1AdminConfigVersions,
   getApiV1AdminHooks,
   getApiV1AdminInfo,
   getApiV1AdminKeys,
@@ -15,6 +18,8 @@ import {
   getMetrics,
   getStats,
   isTransportError,
+  postApiV1AdminConfigRollback,
+  postApiV1AdminConfigValidate,
   postApiV1AdminKeys,
   postAuthToken,
 } from '../src/index.ts';
@@ -134,6 +139,34 @@ describe('config version', () => {
     expect(data?.config_version).toMatch(CONFIG_VERSION);
     expect(data?.config_version).toBe(info.data?.config_version);
     expect(Date.parse(data?.loaded_at ?? '')).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('configuration', () => {
+  it('shows the running configuration (the hook URL\'s token masked) as version 1 of the history', async () => {
+    const [{ data, error }, versions] = await Promise.all([getApiV1AdminConfig({ client }), getApiV1AdminConfigVersions({ client })]);
+    expect(error).toBeUndefined();
+    expect(data?.version).toBe(1);
+    expect(data?.writable).toBe(true);
+    expect(data?.yaml).toContain('/gate?token=***');
+    expect(data?.yaml).not.toContain('live-hook-secret');
+    expect(versions.data).toMatchObject({ stored: true, data: [{ version: 1, trigger: 'start', current: true, config_version: data?.config_version }] });
+  });
+
+  it('validates a YAML body (sent as application/yaml): its problems, nothing applied', async () => {
+    const bad = await postApiV1AdminConfigValidate({ client, body: 'models: { x: { provider: nowhere, model: m } }\n' as unknown as Blob });
+    expect(bad.data?.valid).toBe(false);
+    expect(bad.data?.problems.join('\n')).toMatch(/config\.yaml:1:\d+: models\.x\.provider: unknown provider "nowhere"/);
+    expect((await getApiV1AdminConfigVersions({ client })).data?.data).toHaveLength(1);
+  });
+
+  it('answers a diff or a rollback with nothing before version 1 with an ErrorView', async () => {
+    const diff = await getApiV1AdminConfigDiff({ client, query: { from: 7 } });
+    expect(diff.response?.status).toBe(404);
+    expect(diff.error).toMatchObject({ error: { code: 'not_found' } });
+    const rollback = await postApiV1AdminConfigRollback({ client, body: {} });
+    expect(rollback.response?.status).toBe(409);
+    expect(rollback.error).toMatchObject({ error: { code: 'no_previous_version' } });
   });
 });
 

@@ -7,9 +7,11 @@ import type { components } from '../../generated/admin-api.ts';
 import shippedSpec from '../../spec/openapi.json' with { type: 'json' };
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ConfigControl } from '../app/config-control.ts';
+import { memoryConfigHistory, type ConfigHistory } from '../config/config-history.ts';
 import type { KeyAdmin } from '../governance/governance.ts';
 import type { Logger } from '../observability/logger.ts';
 import { hasAdminToken } from './admin-token.ts';
+import { configOperations } from './config-operations.ts';
 import { getConfigVersion } from './config-version.ts';
 import { hookView } from './hooks-view.ts';
 import { infoView } from './info.ts';
@@ -17,6 +19,7 @@ import { keyOperations } from './keys.ts';
 import type { LiveState } from './live-state.ts';
 import { operationId } from './operation-id.ts';
 import { readJsonBody } from './read-json-body.ts';
+import { readYamlBody } from './read-yaml-body.ts';
 import { errorBody, errorReply, type OperationReply, type Reply } from './reply.ts';
 import { statsView } from './stats-view.ts';
 import { validationMessage } from './validation-message.ts';
@@ -26,6 +29,8 @@ export interface AdminOptions {
   readonly config: RuntimeConfig;
   /** The running configuration and its changes (reload, validate, apply); current() is what info and /stats show. */
   readonly configControl?: ConfigControl;
+  /** Where applied configurations are kept (the store's, when there is one); default: in memory. */
+  readonly configHistory?: ConfigHistory;
   readonly startedAt: number;
   readonly log: Logger;
   /** Check every answer against the spec too (tests): a handler that drifts from the spec fails loudly. */
@@ -63,12 +68,25 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   const keys = keyOperations(options.governance);
   // What serves new requests now (it moves with every applied reload).
   const running = () => options.configControl?.current() ?? options.config;
+  const configs = options.configControl === undefined
+    ? undefined
+    : configOperations({ control: options.configControl, history: options.configHistory ?? memoryConfigHistory(), log: options.log });
+  // Without a ConfigControl (an admin app built on its own, in tests) the configuration operations are absent.
+  const configured = <A extends unknown[], R>(handler: ((...args: A) => R) | undefined) => (...args: A) => (handler === undefined ? errorReply(404, 'not_found', 'this gateway cannot change its configuration') : handler(...args));
   api.register({
     getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(running(), options.startedAt) }),
     // The document as written: without the operationIds derived above, whose absence keeps the
     // three client generators' names in agreement.
     getApiV1AdminOpenapiJson: (): Reply => ({ status: 200, body: shippedSpec }),
     getApiV1AdminConfigVersion: () => getConfigVersion(running()),
+    getApiV1AdminConfig: configured(configs?.getApiV1AdminConfig),
+    postApiV1AdminConfigReload: configured(configs?.postApiV1AdminConfigReload),
+    postApiV1AdminConfigValidate: (c: OperationContext) => configured(configs?.postApiV1AdminConfigValidate)(c.request.requestBody as string),
+    postApiV1AdminConfigApply: (c: OperationContext) => configured(configs?.postApiV1AdminConfigApply)(c.request.requestBody as string),
+    getApiV1AdminConfigVersions: configured(configs?.getApiV1AdminConfigVersions),
+    getApiV1AdminConfigVersionsV: (c: OperationContext) => configured(configs?.getApiV1AdminConfigVersionsV)(Number(c.request.params.v)),
+    getApiV1AdminConfigDiff: (c: OperationContext) => configured(configs?.getApiV1AdminConfigDiff)(numberQuery(c, ['from', 'to'])),
+    postApiV1AdminConfigRollback: (c: OperationContext) => configured(configs?.postApiV1AdminConfigRollback)(c.request.requestBody as { version?: number } | undefined),
     getApiV1AdminKeys: () => keys.getApiV1AdminKeys(),
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
     getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
@@ -105,16 +123,18 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     const request = { method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string | string[]> };
     // A body is read only for an operation that takes one, and only from a caller with the token
     // (the others get their 401 from openapi-backend without it being read).
-    let body: Record<string, unknown> | undefined;
-    if (api.router.matchOperation(request)?.requestBody !== undefined && hasToken(ctx.headers)) {
-      const read = await readJsonBody(ctx.req);
+    let body: Record<string, unknown> | string | undefined;
+    const takes = api.router.matchOperation(request)?.requestBody;
+    if (takes !== undefined && hasToken(ctx.headers)) {
+      // A configuration comes as YAML text; every other body is a JSON object.
+      const read = 'content' in takes && takes.content['application/yaml'] !== undefined ? await readYamlBody(ctx.req) : await readJsonBody(ctx.req);
       if (!read.ok) {
         ctx.status = read.status;
         if (read.status === 413) ctx.set('connection', 'close'); // the rest of the body is not worth reading
         ctx.body = errorBody(read.code, read.message);
         return;
       }
-      body = read.value;
+      body = 'text' in read ? read.text : read.value;
     }
     const reply = (await api.handleRequest({ ...request, ...(body !== undefined && { body }) })) as Reply;
     ctx.status = reply.status;
@@ -123,6 +143,16 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   });
   app.on('error', (error: unknown) => options.log.warn({ err: error }, 'admin plane error'));
   return app;
+}
+
+/** Integer query parameters (the spec checks their form first); absent ones are left out. */
+function numberQuery<K extends string>(c: OperationContext, names: readonly K[]): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  for (const name of names) {
+    const value = c.request.query[name];
+    if (value !== undefined) out[name] = Number(Array.isArray(value) ? value[0] : value);
+  }
+  return out;
 }
 
 /** The {id} path parameter; the spec makes it a required string, checked before any handler runs. */

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
+import { sqliteConfigHistory } from '../config/sqlite-config-history.ts';
 import { refuseForeignHosts } from '../admin/host-check.ts';
 import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -241,7 +242,9 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     },
   });
   const adminApp = await createAdminApp({
-    config, configControl, startedAt, log: options.log, live: {
+    config, configControl, startedAt, log: options.log,
+    ...(governance !== undefined && { configHistory: sqliteConfigHistory(governance.store.db) }),
+    live: {
       get routing() {
         return live.current.routing;
       },

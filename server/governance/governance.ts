@@ -11,7 +11,7 @@ import { LastUsed } from './last-used.ts';
 import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
 import { resolveServerSecret } from './server-secret.ts';
 import { SettlementBatch } from './settlement-batch.ts';
-import { openStore } from './store.ts';
+import { openStore, type Store } from './store.ts';
 
 export type { CreatedKey, DeriveSecret, IdentityKeyRequest, IssuedIdentityKey, KeyRecord, KeyRef, KeyState, NewKey, Reservation, Settlement };
 
@@ -97,6 +97,8 @@ export interface LocalGovernance extends Governance, KeyAdmin {
   issueIdentityKey(request: IdentityKeyRequest, derive: DeriveSecret): { issued: IssuedIdentityKey; key: KeyState };
   /** Throws when the store cannot be read or its file is gone or not writable (readiness). */
   ping(): void;
+  /** The SQLite store, which also keeps the configuration history (config/sqlite-config-history.ts). */
+  readonly store: Store;
 }
 
 export interface GovernanceOptions {
@@ -260,6 +262,8 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
       if (issued.created) options.log.info({ keyId: issued.record.id, prefix: issued.record.prefix, team: issued.team, generation: issued.generation }, 'self-serve key issued');
       return { issued, key: state(issued.record) };
     },
+
+    store,
 
     ping() {
       if (closed) throw new Error('the store is closed');

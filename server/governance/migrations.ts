@@ -69,6 +69,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- Every configuration applied (start, SIGHUP, reload, apply, rollback), newest = running; the
+      -- exact YAML for rollback. Bounded by the writer (config/sqlite-config-history.ts).
+      CREATE TABLE config_versions (
+        version        INTEGER PRIMARY KEY,
+        config_version TEXT NOT NULL,
+        applied_at     INTEGER NOT NULL,
+        trigger        TEXT NOT NULL CHECK (trigger IN ('start', 'sighup', 'reload', 'apply', 'rollback')),
+        text           TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The newest schema this build knows. */

@@ -39,7 +39,7 @@ describe('openStore', () => {
     expect(pragma('locking_mode')).toBe('exclusive');
     expect(schemaVersion(store.db)).toBe(SCHEMA_VERSION);
     const tables = (store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-    expect(tables).toEqual(['identities', 'keys', 'meta', 'spend_ledger']);
+    expect(tables).toEqual(['config_versions', 'identities', 'keys', 'meta', 'spend_ledger']);
   });
 
   it('keeps its data across close and reopen, without migrating again', () => {

@@ -41,7 +41,9 @@ writeFileSync(join(dir, 'config.yaml'), [
   `  - { name: policy, kind: gate, url: "${hooksUrl}/gate?token=live-hook-secret", on_error: allow, timeout_ms: 2000 }`,
   `  - { name: audit, kind: webhook, url: "${hooksUrl}/events", events: [request.completed, request.failed] }`,
 ].join('\n') + '\n');
-const gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), { env: { GATEWAY_ADMIN_TOKEN: token } }), { log: createLogger('silent') });
+// Reloads and validations (the config operations) load the file as the start did.
+const loadOptions = { env: { GATEWAY_ADMIN_TOKEN: token } };
+const gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), loadOptions), { log: createLogger('silent'), loadOptions });
 const child = spawn(command[0]!, command.slice(1), {
   stdio: 'inherit',
   env: { ...process.env, GATEWAY_ENDPOINT: gateway.adminUrl, GATEWAY_ADMIN_TOKEN: token, GATEWAY_DATA_URL: gateway.dataUrl },

@@ -2,7 +2,17 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .build_info import BuildInfo
+from .config_applied import ConfigApplied
+from .config_diff import ConfigDiff
+from .config_rollback import ConfigRollback
+from .config_validation import ConfigValidation
+from .config_version_detail import ConfigVersionDetail
+from .config_version_detail_trigger import ConfigVersionDetailTrigger
+from .config_version_entry import ConfigVersionEntry
+from .config_version_entry_trigger import ConfigVersionEntryTrigger
+from .config_version_list import ConfigVersionList
 from .config_version_view import ConfigVersionView
+from .config_view import ConfigView
 from .error_view import ErrorView
 from .error_view_error import ErrorViewError
 from .gate_counters import GateCounters
@@ -46,7 +56,17 @@ from .webhook_counters import WebhookCounters
 
 __all__ = (
     "BuildInfo",
+    "ConfigApplied",
+    "ConfigDiff",
+    "ConfigRollback",
+    "ConfigValidation",
+    "ConfigVersionDetail",
+    "ConfigVersionDetailTrigger",
+    "ConfigVersionEntry",
+    "ConfigVersionEntryTrigger",
+    "ConfigVersionList",
     "ConfigVersionView",
+    "ConfigView",
     "ErrorView",
     "ErrorViewError",
     "GateCounters",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -21,11 +21,14 @@ class ErrorViewError:
         reason (str | Unset): Which check failed, where a code has several (POST /auth/token invalid_token: expired,
             not_yet_valid, too_old, issuer, audience, algorithm, unknown_key, signature, claims, access_token, malformed,
             invalid)
+        problems (list[str] | Unset): A configuration refused (code config_invalid): every problem found, each as
+            file:line:column: path: message (like the gateway's start)
     """
 
     code: str
     message: str
     reason: str | Unset = UNSET
+    problems: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -34,6 +37,10 @@ class ErrorViewError:
         message = self.message
 
         reason = self.reason
+
+        problems: list[str] | Unset = UNSET
+        if not isinstance(self.problems, Unset):
+            problems = self.problems
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -45,6 +52,8 @@ class ErrorViewError:
         )
         if reason is not UNSET:
             field_dict["reason"] = reason
+        if problems is not UNSET:
+            field_dict["problems"] = problems
 
         return field_dict
 
@@ -57,10 +66,13 @@ class ErrorViewError:
 
         reason = d.pop("reason", UNSET)
 
+        problems = cast(list[str], d.pop("problems", UNSET))
+
         error_view_error = cls(
             code=code,
             message=message,
             reason=reason,
+            problems=problems,
         )
 
         error_view_error.additional_properties = d

@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
+import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigData, GetApiV1AdminConfigDiffData, GetApiV1AdminConfigDiffErrors, GetApiV1AdminConfigDiffResponses, GetApiV1AdminConfigErrors, GetApiV1AdminConfigResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminConfigVersionsByVData, GetApiV1AdminConfigVersionsByVErrors, GetApiV1AdminConfigVersionsByVResponses, GetApiV1AdminConfigVersionsData, GetApiV1AdminConfigVersionsErrors, GetApiV1AdminConfigVersionsResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminConfigApplyData, PostApiV1AdminConfigApplyErrors, PostApiV1AdminConfigApplyResponses, PostApiV1AdminConfigReloadData, PostApiV1AdminConfigReloadErrors, PostApiV1AdminConfigReloadResponses, PostApiV1AdminConfigRollbackData, PostApiV1AdminConfigRollbackErrors, PostApiV1AdminConfigRollbackResponses, PostApiV1AdminConfigValidateData, PostApiV1AdminConfigValidateErrors, PostApiV1AdminConfigValidateResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -84,6 +84,92 @@ export const getApiV1AdminConfigVersion = <ThrowOnError extends boolean = false>
     security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
     url: '/api/v1/admin/config/version',
     ...options
+});
+
+/**
+ * The running configuration as YAML, every secret masked ({ env } and { file } references are shown as written)
+ */
+export const getApiV1AdminConfig = <ThrowOnError extends boolean = false>(options?: Options<GetApiV1AdminConfigData, ThrowOnError>): RequestResult<GetApiV1AdminConfigResponses, GetApiV1AdminConfigErrors, ThrowOnError> => (options?.client ?? client).get<GetApiV1AdminConfigResponses, GetApiV1AdminConfigErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config',
+    ...options
+});
+
+/**
+ * Re-read the config file, the operator catalog and the secrets they reference, and apply them (like SIGHUP); refused whole when anything is wrong
+ */
+export const postApiV1AdminConfigReload = <ThrowOnError extends boolean = false>(options?: Options<PostApiV1AdminConfigReloadData, ThrowOnError>): RequestResult<PostApiV1AdminConfigReloadResponses, PostApiV1AdminConfigReloadErrors, ThrowOnError> => (options?.client ?? client).post<PostApiV1AdminConfigReloadResponses, PostApiV1AdminConfigReloadErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config/reload',
+    ...options
+});
+
+/**
+ * Check a configuration without applying it or writing anything
+ */
+export const postApiV1AdminConfigValidate = <ThrowOnError extends boolean = false>(options: Options<PostApiV1AdminConfigValidateData, ThrowOnError>): RequestResult<PostApiV1AdminConfigValidateResponses, PostApiV1AdminConfigValidateErrors, ThrowOnError> => (options.client ?? client).post<PostApiV1AdminConfigValidateResponses, PostApiV1AdminConfigValidateErrors, ThrowOnError>({
+    bodySerializer: null,
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config/validate',
+    ...options,
+    headers: {
+        'Content-Type': 'application/yaml',
+        ...options.headers
+    }
+});
+
+/**
+ * Validate a configuration, write it to the config file (a temporary file in the same directory, fsync, rename) and apply it
+ */
+export const postApiV1AdminConfigApply = <ThrowOnError extends boolean = false>(options: Options<PostApiV1AdminConfigApplyData, ThrowOnError>): RequestResult<PostApiV1AdminConfigApplyResponses, PostApiV1AdminConfigApplyErrors, ThrowOnError> => (options.client ?? client).post<PostApiV1AdminConfigApplyResponses, PostApiV1AdminConfigApplyErrors, ThrowOnError>({
+    bodySerializer: null,
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config/apply',
+    ...options,
+    headers: {
+        'Content-Type': 'application/yaml',
+        ...options.headers
+    }
+});
+
+/**
+ * The configurations applied, newest first (start, SIGHUP, reload, apply, rollback); kept in the store when db_path is set, else for the life of the process
+ */
+export const getApiV1AdminConfigVersions = <ThrowOnError extends boolean = false>(options?: Options<GetApiV1AdminConfigVersionsData, ThrowOnError>): RequestResult<GetApiV1AdminConfigVersionsResponses, GetApiV1AdminConfigVersionsErrors, ThrowOnError> => (options?.client ?? client).get<GetApiV1AdminConfigVersionsResponses, GetApiV1AdminConfigVersionsErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config/versions',
+    ...options
+});
+
+/**
+ * One version with its YAML, every secret masked
+ */
+export const getApiV1AdminConfigVersionsByV = <ThrowOnError extends boolean = false>(options: Options<GetApiV1AdminConfigVersionsByVData, ThrowOnError>): RequestResult<GetApiV1AdminConfigVersionsByVResponses, GetApiV1AdminConfigVersionsByVErrors, ThrowOnError> => (options.client ?? client).get<GetApiV1AdminConfigVersionsByVResponses, GetApiV1AdminConfigVersionsByVErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config/versions/{v}',
+    ...options
+});
+
+/**
+ * A unified diff between two versions' YAML texts (secrets masked in both)
+ */
+export const getApiV1AdminConfigDiff = <ThrowOnError extends boolean = false>(options?: Options<GetApiV1AdminConfigDiffData, ThrowOnError>): RequestResult<GetApiV1AdminConfigDiffResponses, GetApiV1AdminConfigDiffErrors, ThrowOnError> => (options?.client ?? client).get<GetApiV1AdminConfigDiffResponses, GetApiV1AdminConfigDiffErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config/diff',
+    ...options
+});
+
+/**
+ * Apply an earlier version's exact text again (default: the version before the running one), writing the config file like apply; it becomes a new version
+ */
+export const postApiV1AdminConfigRollback = <ThrowOnError extends boolean = false>(options?: Options<PostApiV1AdminConfigRollbackData, ThrowOnError>): RequestResult<PostApiV1AdminConfigRollbackResponses, PostApiV1AdminConfigRollbackErrors, ThrowOnError> => (options?.client ?? client).post<PostApiV1AdminConfigRollbackResponses, PostApiV1AdminConfigRollbackErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/config/rollback',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options?.headers
+    }
 });
 
 /**

@@ -16,6 +16,10 @@ export type ErrorView = {
          * Which check failed, where a code has several (POST /auth/token invalid_token: expired, not_yet_valid, too_old, issuer, audience, algorithm, unknown_key, signature, claims, access_token, malformed, invalid)
          */
         reason?: string;
+        /**
+         * A configuration refused (code config_invalid): every problem found, each as file:line:column: path: message (like the gateway's start)
+         */
+        problems?: Array<string>;
     };
 };
 
@@ -501,6 +505,129 @@ export type SelfServeKey = {
     openai_base_url: string;
 };
 
+export type ConfigVersionEntry = {
+    /**
+     * Sequence number: 1, 2, ... in the order applied
+     */
+    version: number;
+    /**
+     * Content hash of the configuration and catalog, cfg_ + 16 hex digits (as in InfoView)
+     */
+    config_version: string;
+    applied_at: string;
+    /**
+     * What applied it: the start, SIGHUP, POST .../config/reload, .../config/apply or .../config/rollback
+     */
+    trigger: 'start' | 'sighup' | 'reload' | 'apply' | 'rollback';
+    /**
+     * True for the version serving now
+     */
+    current: boolean;
+};
+
+export type ConfigVersionList = {
+    /**
+     * Newest first
+     */
+    data: Array<ConfigVersionEntry>;
+    /**
+     * True: kept in the store (db_path) and across restarts; false: for the life of this process
+     */
+    stored: boolean;
+    /**
+     * How many versions are kept at most; older ones are forgotten
+     */
+    kept: number;
+};
+
+export type ConfigVersionDetail = {
+    /**
+     * Sequence number: 1, 2, ... in the order applied
+     */
+    version: number;
+    /**
+     * Content hash of the configuration and catalog, cfg_ + 16 hex digits (as in InfoView)
+     */
+    config_version: string;
+    applied_at: string;
+    /**
+     * What applied it: the start, SIGHUP, POST .../config/reload, .../config/apply or .../config/rollback
+     */
+    trigger: 'start' | 'sighup' | 'reload' | 'apply' | 'rollback';
+    /**
+     * True for the version serving now
+     */
+    current: boolean;
+    /**
+     * The text applied, secrets masked
+     */
+    yaml: string;
+};
+
+export type ConfigView = {
+    /**
+     * The running version's sequence number (GET .../config/versions)
+     */
+    version: number;
+    /**
+     * cfg_ + 16 hex digits
+     */
+    config_version: string;
+    loaded_at: string;
+    /**
+     * The config file's path, or (embedded default)
+     */
+    source: string;
+    /**
+     * Whether apply and rollback can write the config file (false for the embedded default)
+     */
+    writable: boolean;
+    /**
+     * The running configuration's text, every secret masked: plain values of credential-named headers, credentials in hook URLs, and any text equal to a secret the configuration resolved
+     */
+    yaml: string;
+};
+
+export type ConfigValidation = {
+    valid: boolean;
+    /**
+     * Each as file:line:column: path: message; empty when valid. A setting that applies only at a restart (listen, admin_listen, workers, the store) is a problem too: a reload or apply would refuse it
+     */
+    problems: Array<string>;
+};
+
+export type ConfigApplied = {
+    /**
+     * True: the content was the running one's; nothing was applied and no version added
+     */
+    unchanged: boolean;
+    /**
+     * The version now serving
+     */
+    config_version: string;
+    /**
+     * The version that served before
+     */
+    previous_config_version: string;
+    version: ConfigVersionEntry;
+};
+
+export type ConfigDiff = {
+    from: ConfigVersionEntry;
+    to: ConfigVersionEntry;
+    /**
+     * Unified diff of the two masked YAML texts; empty when they are the same
+     */
+    diff: string;
+};
+
+export type ConfigRollback = {
+    /**
+     * The version to restore; default: the one before the running version
+     */
+    version?: number;
+};
+
 export type GetApiV1AdminInfoData = {
     body?: never;
     path?: never;
@@ -731,6 +858,302 @@ export type GetApiV1AdminConfigVersionResponses = {
 };
 
 export type GetApiV1AdminConfigVersionResponse = GetApiV1AdminConfigVersionResponses[keyof GetApiV1AdminConfigVersionResponses];
+
+export type GetApiV1AdminConfigData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/config';
+};
+
+export type GetApiV1AdminConfigErrors = {
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+};
+
+export type GetApiV1AdminConfigError = GetApiV1AdminConfigErrors[keyof GetApiV1AdminConfigErrors];
+
+export type GetApiV1AdminConfigResponses = {
+    /**
+     * The running configuration
+     */
+    200: ConfigView;
+};
+
+export type GetApiV1AdminConfigResponse = GetApiV1AdminConfigResponses[keyof GetApiV1AdminConfigResponses];
+
+export type PostApiV1AdminConfigReloadData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/config/reload';
+};
+
+export type PostApiV1AdminConfigReloadErrors = {
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * The configuration has problems and was not applied; the running one keeps serving (code config_invalid, every problem in error.problems)
+     */
+    422: ErrorView;
+};
+
+export type PostApiV1AdminConfigReloadError = PostApiV1AdminConfigReloadErrors[keyof PostApiV1AdminConfigReloadErrors];
+
+export type PostApiV1AdminConfigReloadResponses = {
+    /**
+     * Applied, or unchanged (the same content as the running configuration)
+     */
+    200: ConfigApplied;
+};
+
+export type PostApiV1AdminConfigReloadResponse = PostApiV1AdminConfigReloadResponses[keyof PostApiV1AdminConfigReloadResponses];
+
+export type PostApiV1AdminConfigValidateData = {
+    /**
+     * The YAML text, UTF-8
+     */
+    body: Blob | File;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/config/validate';
+};
+
+export type PostApiV1AdminConfigValidateErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * The request body is larger than the admin plane accepts (code request_too_large)
+     */
+    413: ErrorView;
+    /**
+     * The request body is not application/yaml or text/plain (code unsupported_media_type)
+     */
+    415: ErrorView;
+};
+
+export type PostApiV1AdminConfigValidateError = PostApiV1AdminConfigValidateErrors[keyof PostApiV1AdminConfigValidateErrors];
+
+export type PostApiV1AdminConfigValidateResponses = {
+    /**
+     * The verdict: valid, or the problems found
+     */
+    200: ConfigValidation;
+};
+
+export type PostApiV1AdminConfigValidateResponse = PostApiV1AdminConfigValidateResponses[keyof PostApiV1AdminConfigValidateResponses];
+
+export type PostApiV1AdminConfigApplyData = {
+    /**
+     * The YAML text, UTF-8
+     */
+    body: Blob | File;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/config/apply';
+};
+
+export type PostApiV1AdminConfigApplyErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * The config file cannot be written (code config_not_writable), or the gateway runs the embedded default with no file (code no_config_file); nothing was applied. Rollback: no earlier version (code no_previous_version)
+     */
+    409: ErrorView;
+    /**
+     * The request body is larger than the admin plane accepts (code request_too_large)
+     */
+    413: ErrorView;
+    /**
+     * The request body is not application/yaml or text/plain (code unsupported_media_type)
+     */
+    415: ErrorView;
+    /**
+     * The configuration has problems and was not applied; the running one keeps serving (code config_invalid, every problem in error.problems)
+     */
+    422: ErrorView;
+};
+
+export type PostApiV1AdminConfigApplyError = PostApiV1AdminConfigApplyErrors[keyof PostApiV1AdminConfigApplyErrors];
+
+export type PostApiV1AdminConfigApplyResponses = {
+    /**
+     * Applied, or unchanged (the same content as the running configuration)
+     */
+    200: ConfigApplied;
+};
+
+export type PostApiV1AdminConfigApplyResponse = PostApiV1AdminConfigApplyResponses[keyof PostApiV1AdminConfigApplyResponses];
+
+export type GetApiV1AdminConfigVersionsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/config/versions';
+};
+
+export type GetApiV1AdminConfigVersionsErrors = {
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+};
+
+export type GetApiV1AdminConfigVersionsError = GetApiV1AdminConfigVersionsErrors[keyof GetApiV1AdminConfigVersionsErrors];
+
+export type GetApiV1AdminConfigVersionsResponses = {
+    /**
+     * The versions kept
+     */
+    200: ConfigVersionList;
+};
+
+export type GetApiV1AdminConfigVersionsResponse = GetApiV1AdminConfigVersionsResponses[keyof GetApiV1AdminConfigVersionsResponses];
+
+export type GetApiV1AdminConfigVersionsByVData = {
+    body?: never;
+    path: {
+        /**
+         * The version's sequence number (1, 2, ...)
+         */
+        v: number;
+    };
+    query?: never;
+    url: '/api/v1/admin/config/versions/{v}';
+};
+
+export type GetApiV1AdminConfigVersionsByVErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * No such resource (code not_found)
+     */
+    404: ErrorView;
+};
+
+export type GetApiV1AdminConfigVersionsByVError = GetApiV1AdminConfigVersionsByVErrors[keyof GetApiV1AdminConfigVersionsByVErrors];
+
+export type GetApiV1AdminConfigVersionsByVResponses = {
+    /**
+     * The version
+     */
+    200: ConfigVersionDetail;
+};
+
+export type GetApiV1AdminConfigVersionsByVResponse = GetApiV1AdminConfigVersionsByVResponses[keyof GetApiV1AdminConfigVersionsByVResponses];
+
+export type GetApiV1AdminConfigDiffData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * The older side; default: the version before `to`
+         */
+        from?: number;
+        /**
+         * The newer side; default: the running version
+         */
+        to?: number;
+    };
+    url: '/api/v1/admin/config/diff';
+};
+
+export type GetApiV1AdminConfigDiffErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * No such resource (code not_found)
+     */
+    404: ErrorView;
+};
+
+export type GetApiV1AdminConfigDiffError = GetApiV1AdminConfigDiffErrors[keyof GetApiV1AdminConfigDiffErrors];
+
+export type GetApiV1AdminConfigDiffResponses = {
+    /**
+     * The diff
+     */
+    200: ConfigDiff;
+};
+
+export type GetApiV1AdminConfigDiffResponse = GetApiV1AdminConfigDiffResponses[keyof GetApiV1AdminConfigDiffResponses];
+
+export type PostApiV1AdminConfigRollbackData = {
+    body?: ConfigRollback;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/config/rollback';
+};
+
+export type PostApiV1AdminConfigRollbackErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * No such resource (code not_found)
+     */
+    404: ErrorView;
+    /**
+     * The config file cannot be written (code config_not_writable), or the gateway runs the embedded default with no file (code no_config_file); nothing was applied. Rollback: no earlier version (code no_previous_version)
+     */
+    409: ErrorView;
+    /**
+     * The request body is larger than the admin plane accepts (code request_too_large)
+     */
+    413: ErrorView;
+    /**
+     * The request body is not application/json (code unsupported_media_type)
+     */
+    415: ErrorView;
+    /**
+     * The configuration has problems and was not applied; the running one keeps serving (code config_invalid, every problem in error.problems)
+     */
+    422: ErrorView;
+};
+
+export type PostApiV1AdminConfigRollbackError = PostApiV1AdminConfigRollbackErrors[keyof PostApiV1AdminConfigRollbackErrors];
+
+export type PostApiV1AdminConfigRollbackResponses = {
+    /**
+     * Applied, or unchanged (the version's content is already running)
+     */
+    200: ConfigApplied;
+};
+
+export type PostApiV1AdminConfigRollbackResponse = PostApiV1AdminConfigRollbackResponses[keyof PostApiV1AdminConfigRollbackResponses];
 
 export type GetApiV1AdminHooksData = {
     body?: never;

@@ -1,0 +1,58 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { ReloadTrigger } from '../app/config-control.ts';
+import { CONFIG_VERSIONS_KEPT, sameConfiguration, type ConfigHistory, type ConfigVersion, type ConfigVersionInfo } from './config-history.ts';
+
+interface InfoRow {
+  version: number;
+  config_version: string;
+  applied_at: number;
+  trigger: string;
+}
+
+interface Row extends InfoRow {
+  text: string;
+}
+
+const ofInfoRow = (row: InfoRow): ConfigVersionInfo => ({
+  version: Number(row.version),
+  configVersion: row.config_version,
+  appliedAt: new Date(Number(row.applied_at)),
+  trigger: row.trigger as ReloadTrigger,
+});
+const ofRow = (row: Row): ConfigVersion => ({ ...ofInfoRow(row), text: row.text });
+
+/**
+ * The history in the governance store's `config_versions` table (migration 3), so versions survive
+ * restarts. Writes are rare (a start, a reload) and synchronous like the rest of the store.
+ */
+export function sqliteConfigHistory(db: DatabaseSync, kept = CONFIG_VERSIONS_KEPT): ConfigHistory {
+  const newestRow = db.prepare('SELECT * FROM config_versions ORDER BY version DESC LIMIT 1');
+  const insert = db.prepare('INSERT INTO config_versions (config_version, applied_at, trigger, text) VALUES (?, ?, ?, ?) RETURNING *');
+  const prune = db.prepare('DELETE FROM config_versions WHERE version <= ?');
+  const all = db.prepare('SELECT version, config_version, applied_at, trigger FROM config_versions ORDER BY version DESC');
+  const one = db.prepare('SELECT * FROM config_versions WHERE version = ?');
+  return {
+    stored: true,
+    kept,
+    record(entry) {
+      const newest = newestRow.get() as Row | undefined;
+      const current = newest === undefined ? undefined : ofRow(newest);
+      if (sameConfiguration(current, entry)) return current;
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const row = ofRow(insert.get(entry.configVersion, entry.appliedAt.getTime(), entry.trigger, entry.text) as unknown as Row);
+        prune.run(row.version - kept);
+        db.exec('COMMIT');
+        return row;
+      } catch (error) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    list: () => (all.all() as unknown as InfoRow[]).map(ofInfoRow),
+    get: (version) => {
+      const row = one.get(version) as Row | undefined;
+      return row === undefined ? undefined : ofRow(row);
+    },
+  };
+}
