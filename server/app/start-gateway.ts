@@ -29,6 +29,7 @@ import { ConnectionGuard } from './connection-guard.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
 import { Readiness } from './readiness.ts';
+import { StartError } from './start-error.ts';
 import { WorkerPool } from './worker-pool.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
 import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
@@ -122,7 +123,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // Sized for every worker; the main thread is worker 1 (it serves too: one isolate fewer).
   const routing = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, config.workers)), worker: 1 });
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
-  const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const governance = config.dbPath === undefined ? undefined : openGovernance(config.dbPath, { secret: config.governanceSecret, clock, log: options.log });
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const serving = new ServingState(1, hooks.gates);
@@ -265,4 +266,17 @@ function laneFacts(config: RuntimeConfig): (name: string) => LaneFacts | undefin
     const lane = config.models.get(name);
     return lane === undefined ? undefined : { upstreamModel: lane.upstreamModel, protocol: lane.provider.protocol };
   };
+}
+
+/**
+ * The store's refusals (held by another gateway, not a database, a newer schema, ...) name the
+ * file and say what to do: a StartError, printed as that one sentence without a stack trace.
+ */
+function openGovernance(dbPath: string, options: Omit<Parameters<typeof createGovernance>[0], 'dbPath'>): LocalGovernance {
+  try {
+    return createGovernance({ dbPath, ...options });
+  } catch (error) {
+    if (error instanceof Error && error.message.includes(dbPath)) throw new StartError(error.message);
+    throw error;
+  }
 }
