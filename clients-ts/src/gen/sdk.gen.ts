@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
+import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostApiV1AdminStoreBackupData, PostApiV1AdminStoreBackupErrors, PostApiV1AdminStoreBackupResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -74,6 +74,17 @@ export const deleteApiV1AdminKeysById = <ThrowOnError extends boolean = false>(o
 export const getApiV1AdminKeysById = <ThrowOnError extends boolean = false>(options: Options<GetApiV1AdminKeysByIdData, ThrowOnError>): RequestResult<GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysByIdErrors, ThrowOnError> => (options.client ?? client).get<GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysByIdErrors, ThrowOnError>({
     security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
     url: '/api/v1/admin/keys/{id}',
+    ...options
+});
+
+/**
+ * A consistent copy of the embedded store (db_path), made while the gateway serves
+ *
+ * Copies the SQLite store through a separate read-only connection (one read transaction: every spend committed before the copy began is in it, requests keep being admitted and settled meanwhile) into a temporary file beside db_path, answers its bytes and removes it. The copy is a complete SQLite database in rollback-journal mode: it passes PRAGMA integrity_check and holds the keys, their spend, the spend ledger and self-serve identities. To restore: stop the gateway, replace the db_path file with the copy (and remove any leftover db_path-wal and db_path-shm files), start it again.
+ */
+export const postApiV1AdminStoreBackup = <ThrowOnError extends boolean = false>(options?: Options<PostApiV1AdminStoreBackupData, ThrowOnError>): RequestResult<PostApiV1AdminStoreBackupResponses, PostApiV1AdminStoreBackupErrors, ThrowOnError> => (options?.client ?? client).post<PostApiV1AdminStoreBackupResponses, PostApiV1AdminStoreBackupErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/store/backup',
     ...options
 });
 
