@@ -21,7 +21,8 @@ export function registerStore(program: Command): void {
     .argument('<file>', 'where to write the copy (replaced atomically if it exists)')
     .description('copy the store while the gateway serves: keys, spend, ledger and identities, as a SQLite file (restore: stop the gateway, replace db_path with it, start)')
     .action((file: string, _options: unknown, command: Command) => withConnection(command, async (connection) => {
-      const bytes = Buffer.from(await call(connection, postApiV1AdminStoreBackup({ client: connection.client, parseAs: 'arrayBuffer' })) as ArrayBuffer);
+      const copy = await call(connection, postApiV1AdminStoreBackup({ client: connection.client }));
+      const bytes = Buffer.from(await copy.arrayBuffer());
       if (!bytes.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) {
         throw new CliError(`the answer from ${connection.endpoint} is not a SQLite database (${bytes.length} bytes): nothing written`, 1, 'unexpected_answer', 200);
       }

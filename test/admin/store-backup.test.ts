@@ -96,7 +96,7 @@ describe('POST /api/v1/admin/store/backup', () => {
 
       // The generated client receives the same bytes (a Blob).
       const viaClient = await postApiV1AdminStoreBackup({ client: createAdminClient({ endpoint: harness.adminUrl, token: TOKEN }) });
-      expect(viaClient.response.status).toBe(200);
+      expect(viaClient.response?.status).toBe(200);
       expect(inspect(new Uint8Array(await (viaClient.data as Blob).arrayBuffer()), created.id).integrity).toBe('ok');
     } finally {
       stop = true;
