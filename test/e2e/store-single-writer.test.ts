@@ -66,7 +66,7 @@ describe('the embedded store: one writer, many readers', () => {
     const rows = JSON.parse(await sqlite3ReadOnly(`SELECT k.id, k.spent_microcents AS spent, (SELECT count(*) FROM spend_ledger s WHERE s.key_id = k.id) AS settled FROM keys k`)) as { id: string; spent: number; settled: number }[];
     expect(rows).toEqual([{ id: created.id, spent: expect.any(Number), settled: 3 }]);
     expect(rows[0]!.spent).toBeGreaterThan(0);
-    await client.chat.completions.create({ model: 'priced', messages: [{ role: 'user', content: 'after the reader' }] });
+    await client.chat.completions.create({ model: 'priced', messages: [{ role: 'user', content: 'hello 3' }] }); // priced as the first three
 
     // A second gateway on the same db_path: refused before it listens, in one sentence.
     const second = await runGatewayToExit(config(), { env });
