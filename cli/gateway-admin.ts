@@ -11,6 +11,7 @@ import { registerHooks } from './commands/hooks.ts';
 import { registerInfo } from './commands/info.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerStats } from './commands/stats.ts';
+import { registerStore } from './commands/store.ts';
 import { addConnectionOptions } from './connection.ts';
 import { CliError, errorJson, errorText } from './errors.ts';
 import { CERT_FLAG, KEY_FLAG, TLS_FLAG_ALIASES } from './tls-flags.ts';
@@ -45,6 +46,7 @@ registerKeys(program);
 registerConfig(program);
 registerHooks(program);
 registerStats(program);
+registerStore(program);
 
 // A function, not top-level await: the executable's bundle is CommonJS (build/build-cli.ts).
 async function main(): Promise<void> {

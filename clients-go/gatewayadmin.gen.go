@@ -1034,6 +1034,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
 	GetApiV1AdminOpenapiJson(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostApiV1AdminStoreBackup A consistent copy of the embedded store (db_path), made while the gateway serves
+	//
+	// Copies the SQLite store through a separate read-only connection (one read transaction: every spend committed before the copy began is in it, requests keep being admitted and settled meanwhile) into a temporary file beside db_path, answers its bytes and removes it. The copy is a complete SQLite database in rollback-journal mode: it passes PRAGMA integrity_check and holds the keys, their spend, the spend ledger and self-serve identities. To restore: stop the gateway, replace the db_path file with the copy (and remove any leftover db_path-wal and db_path-shm files), start it again.
+	//
+	// Corresponds with POST /api/v1/admin/store/backup (the `PostApiV1AdminStoreBackup` operationId).
+	PostApiV1AdminStoreBackup(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PostAuthTokenWithBody Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
 	//
 	// The ID token is verified against the configured issuer's discovery document and JWKS. The key is deterministic per identity (issuer and subject) and budgeted from the team's child_default when first issued; after the key is revoked, the next exchange issues a new one. A refused token writes nothing. Answers carry Cache-Control: no-store. The same fields form-encoded (curl -d id_token=...) are accepted too.
@@ -1350,6 +1357,23 @@ func (c *Client) GetApiV1AdminKeysId(ctx context.Context, id string, reqEditors 
 // Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
 func (c *Client) GetApiV1AdminOpenapiJson(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetApiV1AdminOpenapiJsonRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminStoreBackup A consistent copy of the embedded store (db_path), made while the gateway serves
+//
+// Copies the SQLite store through a separate read-only connection (one read transaction: every spend committed before the copy began is in it, requests keep being admitted and settled meanwhile) into a temporary file beside db_path, answers its bytes and removes it. The copy is a complete SQLite database in rollback-journal mode: it passes PRAGMA integrity_check and holds the keys, their spend, the spend ledger and self-serve identities. To restore: stop the gateway, replace the db_path file with the copy (and remove any leftover db_path-wal and db_path-shm files), start it again.
+//
+// Corresponds with POST /api/v1/admin/store/backup (the `PostApiV1AdminStoreBackup` operationId).
+func (c *Client) PostApiV1AdminStoreBackup(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminStoreBackupRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1995,6 +2019,33 @@ func NewGetApiV1AdminOpenapiJsonRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewPostApiV1AdminStoreBackupRequest constructs an http.Request for the PostApiV1AdminStoreBackup method
+func NewPostApiV1AdminStoreBackupRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/store/backup")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPostAuthTokenRequest calls the generic PostAuthToken builder with application/json body
 func NewPostAuthTokenRequest(server string, body PostAuthTokenJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2339,6 +2390,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
 	GetApiV1AdminOpenapiJsonWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminOpenapiJsonResponse, error)
+
+	// PostApiV1AdminStoreBackupWithResponse A consistent copy of the embedded store (db_path), made while the gateway serves
+	//
+	// Copies the SQLite store through a separate read-only connection (one read transaction: every spend committed before the copy began is in it, requests keep being admitted and settled meanwhile) into a temporary file beside db_path, answers its bytes and removes it. The copy is a complete SQLite database in rollback-journal mode: it passes PRAGMA integrity_check and holds the keys, their spend, the spend ledger and self-serve identities. To restore: stop the gateway, replace the db_path file with the copy (and remove any leftover db_path-wal and db_path-shm files), start it again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/store/backup (the `PostApiV1AdminStoreBackup` operationId).
+	PostApiV1AdminStoreBackupWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostApiV1AdminStoreBackupResponse, error)
 
 	// PostAuthTokenWithBodyWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
 	//
@@ -3372,6 +3432,68 @@ func (r GetApiV1AdminOpenapiJsonResponse) ContentType() string {
 	return ""
 }
 
+// PostApiV1AdminStoreBackupResponse200Headers the declared response headers of an HTTP 200 response for PostApiV1AdminStoreBackup
+type PostApiV1AdminStoreBackupResponse200Headers struct {
+	ContentDisposition *string
+}
+
+type PostApiV1AdminStoreBackupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorView
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ErrorView
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostApiV1AdminStoreBackupResponse200Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostApiV1AdminStoreBackupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostApiV1AdminStoreBackupResponse) GetJSON409() *ErrorView {
+	return r.JSON409
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostApiV1AdminStoreBackupResponse) GetJSON500() *ErrorView {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PostApiV1AdminStoreBackupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostApiV1AdminStoreBackupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostApiV1AdminStoreBackupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostApiV1AdminStoreBackupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type PostAuthTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3906,6 +4028,21 @@ func (c *ClientWithResponses) GetApiV1AdminOpenapiJsonWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseGetApiV1AdminOpenapiJsonResponse(rsp)
+}
+
+// PostApiV1AdminStoreBackupWithResponse A consistent copy of the embedded store (db_path), made while the gateway serves
+//
+// Copies the SQLite store through a separate read-only connection (one read transaction: every spend committed before the copy began is in it, requests keep being admitted and settled meanwhile) into a temporary file beside db_path, answers its bytes and removes it. The copy is a complete SQLite database in rollback-journal mode: it passes PRAGMA integrity_check and holds the keys, their spend, the spend ledger and self-serve identities. To restore: stop the gateway, replace the db_path file with the copy (and remove any leftover db_path-wal and db_path-shm files), start it again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/store/backup (the `PostApiV1AdminStoreBackup` operationId).
+func (c *ClientWithResponses) PostApiV1AdminStoreBackupWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostApiV1AdminStoreBackupResponse, error) {
+	rsp, err := c.PostApiV1AdminStoreBackup(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminStoreBackupResponse(rsp)
 }
 
 // PostAuthTokenWithBodyWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
@@ -4736,6 +4873,59 @@ func ParseGetApiV1AdminOpenapiJsonResponse(rsp *http.Response) (*GetApiV1AdminOp
 		}
 		response.JSON401 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParsePostApiV1AdminStoreBackupResponse parses an HTTP response from a PostApiV1AdminStoreBackupWithResponse call
+func ParsePostApiV1AdminStoreBackupResponse(rsp *http.Response) (*PostApiV1AdminStoreBackupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostApiV1AdminStoreBackupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostApiV1AdminStoreBackupResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil

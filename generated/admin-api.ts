@@ -631,6 +631,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/store/backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A consistent copy of the embedded store (db_path), made while the gateway serves
+         * @description Copies the SQLite store through a separate read-only connection (one read transaction: every spend committed before the copy began is in it, requests keep being admitted and settled meanwhile) into a temporary file beside db_path, answers its bytes and removes it. The copy is a complete SQLite database in rollback-journal mode: it passes PRAGMA integrity_check and holds the keys, their spend, the spend ledger and self-serve identities. To restore: stop the gateway, replace the db_path file with the copy (and remove any leftover db_path-wal and db_path-shm files), start it again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The store's bytes: a SQLite database file */
+                200: {
+                    headers: {
+                        /** @description attachment, with a file name carrying the copy's time (gateway-store-<UTC time>.db) */
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/vnd.sqlite3": string;
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                /** @description There is no embedded store to copy: db_path is not configured (code no_store) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                /** @description The copy could not be made, e.g. no room beside db_path for the temporary file (code backup_failed) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/token": {
         parameters: {
             query?: never;

@@ -9,6 +9,7 @@ PACKAGES=(
   podman     # builds deploy/container/Containerfile in test/deploy/container-image.test.ts
   ca-certificates # the CA bundle the container image carries (build/container-context.ts)
   systemd    # systemd-analyze verify/security for deploy/systemd/gateway.service (test/deploy)
+  sqlite3    # the read-only reader beside a serving gateway (test/e2e/store-single-writer.test.ts)
 )
 
 missing=()

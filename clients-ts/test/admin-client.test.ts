@@ -21,6 +21,7 @@ import {
   postApiV1AdminConfigRollback,
   postApiV1AdminConfigValidate,
   postApiV1AdminKeys,
+  postApiV1AdminStoreBackup,
   postAuthToken,
 } from '../src/index.ts';
 
@@ -291,5 +292,17 @@ describe('the data plane\'s POST /auth/token', () => {
     expect(data).toBeUndefined();
     expect(response?.status).toBe(404);
     expect(error?.error.code).toBe('self_serve_disabled');
+  });
+});
+
+describe('POST /api/v1/admin/store/backup', () => {
+  it('answers the embedded store as a SQLite file (a Blob)', async () => {
+    const { data, error, response } = await postApiV1AdminStoreBackup({ client });
+    expect(error).toBeUndefined();
+    expect(response?.status).toBe(200);
+    expect(response?.headers.get('content-type')).toBe('application/vnd.sqlite3');
+    if (data === undefined) throw new Error('no data');
+    const bytes = Buffer.from(await data.arrayBuffer());
+    expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
   });
 });

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import formats from 'ajv-formats';
 import Koa from 'koa';
 import { OpenAPIBackend, type Context as OperationContext, type Document } from 'openapi-backend';
@@ -22,6 +23,7 @@ import { readJsonBody } from './read-json-body.ts';
 import { readYamlBody } from './read-yaml-body.ts';
 import { errorBody, errorReply, type OperationReply, type Reply } from './reply.ts';
 import { statsView } from './stats-view.ts';
+import { storeBackup } from './store-backup.ts';
 import { validationMessage } from './validation-message.ts';
 
 export interface AdminOptions {
@@ -91,6 +93,7 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
     getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
     deleteApiV1AdminKeysId: (c: OperationContext) => keys.deleteApiV1AdminKeysId(pathId(c)),
+    postApiV1AdminStoreBackup: () => storeBackup(options.config.dbPath, options.log),
     getApiV1AdminHooks: async (): Promise<OperationReply<'/api/v1/admin/hooks', 'get'>> => {
       await options.live.refresh?.();
       return { status: 200, body: { data: options.live.hooks.list().map(hookView) } };
@@ -110,7 +113,8 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   if (options.validateResponses === true) {
     api.register('postResponseHandler', (c: OperationContext) => {
       const reply = c.response as Reply;
-      if (c.operation === undefined || reply.status >= 400) return reply;
+      // A streamed body (the store backup's bytes) is not JSON to check.
+      if (c.operation === undefined || reply.status >= 400 || reply.body instanceof Readable) return reply;
       const result = api.validateResponse(reply.body, c.operation, reply.status);
       if (result.errors) throw new Error(`admin response violates the spec: ${JSON.stringify(result.errors)}`);
       return reply;

@@ -30,6 +30,7 @@ import { ConnectionGuard } from './connection-guard.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
 import { Readiness } from './readiness.ts';
+import { StartError } from './start-error.ts';
 import { WorkerPool } from './worker-pool.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
 import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
@@ -149,7 +150,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const startBlocks = routingMemory.share(RoutingTable.needs(config));
   routingMemory.adopt(startBlocks);
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
-  const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const governance = config.dbPath === undefined ? undefined : openGovernance(config.dbPath, { secret: config.governanceSecret, clock, log: options.log });
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const serving = new ServingState(1, hooks.gates);
@@ -345,5 +346,18 @@ function startText(loaded: RuntimeConfig): string {
     return readFileSync(loaded.source, 'utf8');
   } catch {
     return '';
+  }
+}
+
+/**
+ * The store's refusals (held by another gateway, not a database, a newer schema, ...) name the
+ * file and say what to do: a StartError, printed as that one sentence without a stack trace.
+ */
+function openGovernance(dbPath: string, options: Omit<Parameters<typeof createGovernance>[0], 'dbPath'>): LocalGovernance {
+  try {
+    return createGovernance({ dbPath, ...options });
+  } catch (error) {
+    if (error instanceof Error && error.message.includes(dbPath)) throw new StartError(error.message);
+    throw error;
   }
 }

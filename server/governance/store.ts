@@ -1,13 +1,18 @@
 import { DatabaseSync } from 'node:sqlite';
 import { migrate } from './migrations.ts';
+import { lockStore, type StoreLock } from './store-lock.ts';
 
 /**
- * How long opening waits for a file another process holds. Only opening can wait: once open, this
- * process holds the file exclusively, so requests never block on a lock.
+ * How long a statement waits for a lock. Opening can wait for a file another process is opening;
+ * once open, only readers share the file (WAL: they never block this writer), so requests do not
+ * wait in practice.
  */
 const BUSY_TIMEOUT_MS = 1000;
 
-/** The embedded SQLite file holding keys, spend and meta. One process owns it while open. */
+/**
+ * The embedded SQLite file holding keys, spend and meta. One process owns (writes) it while open,
+ * guarded by its companion lock (store-lock.ts); other processes may read it.
+ */
 export interface Store {
   readonly path: string;
   readonly db: DatabaseSync;
@@ -18,19 +23,21 @@ export interface Store {
 
 /** Opens (creating if needed) and migrates the store; any failure is an Error naming the file. */
 export function openStore(path: string): Store {
+  // Budgets and spend are kept in this process's memory and are authoritative there, so a second
+  // process writing the same file would let both admit against the same budget: the companion
+  // lock refuses a second gateway on the same db_path ("locked") before the store is touched.
+  let lock: StoreLock | undefined;
   let db: DatabaseSync;
   try {
+    if (path !== ':memory:') lock = lockStore(path, BUSY_TIMEOUT_MS);
     db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
   } catch (error) {
+    lock?.release();
     throw storeError(path, error);
   }
   try {
-    // Budgets and spend are kept in this process's memory and are authoritative there, so a second
-    // process writing the same file would let both admit against the same budget. EXCLUSIVE makes
-    // the lock this process takes permanent until close: a second gateway on the same db_path is
-    // refused at start ("locked") instead of silently doubling every budget. (In WAL mode it also
-    // means no -shm file: the WAL index lives in this process's memory.)
-    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    // Normal locking (not EXCLUSIVE): readers such as `sqlite3 -readonly` and the backup's own
+    // connection (store-backup.ts) share the file through the -shm index.
     // WAL: a commit is one sequential append to the -wal file instead of rewriting pages in place.
     db.exec('PRAGMA journal_mode = WAL');
     // FULL: every commit fsyncs the WAL before it returns. A settled request's spend is committed
@@ -44,11 +51,9 @@ export function openStore(path: string): Store {
       throw new Error(`${path} failed its integrity check (${check.map((row) => row.quick_check).slice(0, 3).join('; ')}): restore it from a backup`);
     }
     migrate(db, path);
-    // A write takes the exclusive lock now, at start, even when there was nothing to migrate.
-    db.exec('BEGIN IMMEDIATE');
-    db.exec('COMMIT');
   } catch (error) {
     db.close();
+    lock?.release();
     throw storeError(path, error);
   }
   const database = db;
@@ -68,6 +73,7 @@ export function openStore(path: string): Store {
     },
     close() {
       if (database.isOpen) database.close();
+      lock?.release();
     },
   };
 }

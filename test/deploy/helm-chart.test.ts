@@ -1,7 +1,8 @@
 // The Helm chart (deploy/helm/gateway): `helm lint`, then `helm template` with several value sets,
 // each rendering parsed and held to what a deployment review asks: probes, a locked-down security
 // context, a PodDisruptionBudget, credentials only by Secret reference, config.yaml from the
-// ConfigMap (and accepted by the gateway's own loader), the one-replica rule of the embedded store.
+// ConfigMap (and accepted by the gateway's own loader), the one-replica rule of the embedded store,
+// N replicas on PostgreSQL with the database URL only ever a Secret reference.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,9 +136,8 @@ describe('helm chart', { timeout: 60_000 }, () => {
     expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
   });
 
-  it('refuses more than one replica with the embedded store, and PostgreSQL until issue 17', async (ctx) => {
-    expect(await renderError(ctx, { replicaCount: 3 })).toMatch(/replicaCount is 3 but store\.mode is embedded/);
-    expect(await renderError(ctx, { store: { mode: 'postgres' }, replicaCount: 3 })).toMatch(/depends on issue 17 .*not built yet/);
+  it('refuses more than one replica with the embedded store, pointing at PostgreSQL for more', async (ctx) => {
+    expect(await renderError(ctx, { replicaCount: 3 })).toMatch(/replicaCount is 3 but store\.mode is embedded.*store\.mode postgres/);
     expect(await renderError(ctx, { store: { mode: 'redis' } })).toMatch(/store\.mode "redis" is not one of/);
   });
 
@@ -151,6 +151,47 @@ describe('helm chart', { timeout: 60_000 }, () => {
     expect(one(manifests, 'PodDisruptionBudget').spec).toMatchObject({ minAvailable: 2 });
     // Governance needs a store.
     expect(await renderError(ctx, { store: { mode: 'none' }, replicaCount: 2 })).toMatch(/governance is on/);
+  });
+
+  it('runs N replicas on PostgreSQL: database_url an { env: } reference, the URL from the named Secret, no claim, rolling updates, a PDB', async (ctx) => {
+    const values = { store: { mode: 'postgres', postgres: { existingSecret: 'gateway-db', key: 'url' } }, replicaCount: 3 };
+    const manifests = await renderOk(ctx, values);
+    const deployment = one(manifests, 'Deployment');
+    expect(deployment.spec.replicas).toBe(3);
+    expect(deployment.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+    expect(only(manifests, 'PersistentVolumeClaim')).toHaveLength(0);
+    expect(deployment.spec.template.spec.volumes.map((v: Manifest) => v.name)).not.toContain('store');
+    expect(container(manifests).volumeMounts.map((m: Manifest) => m.name)).not.toContain('store');
+    const config = renderedConfig(manifests);
+    expect(config.database_url).toEqual({ env: 'GATEWAY_DATABASE_URL' });
+    expect(config.db_path).toBeUndefined();
+    expect(container(manifests).env).toEqual([{ name: 'GATEWAY_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'gateway-db', key: 'url' } } }]);
+    expect(only(manifests, 'Secret')).toHaveLength(0); // the chart points at the operator's Secret, never makes one
+    const pdb = one(manifests, 'PodDisruptionBudget');
+    expect(pdb.spec).toMatchObject({ maxUnavailable: 1 }); // drains take one pod at a time
+    expect(await renderOk(ctx, { ...values, podDisruptionBudget: { minAvailable: 2 } }).then((m) => one(m, 'PodDisruptionBudget').spec.minAvailable)).toBe(2);
+  });
+
+  it('renders no database URL, password or secret value anywhere, the ConfigMap included', async (ctx) => {
+    const secretLooking = 'postgres://gateway:s3cret-pw@db.internal:5432/gateway';
+    // Even a URL the operator pastes into the config is replaced by the chart's reference.
+    const manifests = await renderOk(ctx, {
+      store: { mode: 'postgres', postgres: { existingSecret: 'gateway-db', key: 'url' } }, replicaCount: 2,
+      configFile: `models:\n  demo: { provider: demo, model: demo-echo }\ngovernance: "on"\ndatabase_url: ${secretLooking}\n`,
+    });
+    const configMapText = one(manifests, 'ConfigMap').data['config.yaml'] as string;
+    expect(parse(configMapText).database_url).toEqual({ env: 'GATEWAY_DATABASE_URL' });
+    const everything = JSON.stringify(manifests);
+    expect(everything).not.toContain('s3cret-pw');
+    expect(everything).not.toContain('postgres://');
+  });
+
+  it('refuses PostgreSQL mode without its Secret, a db_path beside it, or the variable given twice; and database_url outside it', async (ctx) => {
+    expect(await renderError(ctx, { store: { mode: 'postgres' }, replicaCount: 3 })).toMatch(/store\.postgres\.existingSecret is empty/);
+    const postgres = { mode: 'postgres', postgres: { existingSecret: 'gateway-db' } };
+    expect(await renderError(ctx, { store: postgres, config: { db_path: './x.db', models: { demo: { provider: 'demo', model: 'demo-echo' } } } })).toMatch(/postgres but the config sets db_path/);
+    expect(await renderError(ctx, { store: postgres, secretEnv: { GATEWAY_DATABASE_URL: { secretName: 'other', key: 'url' } } })).toMatch(/set it in one place/);
+    expect(await renderError(ctx, { config: { database_url: { env: 'GATEWAY_DATABASE_URL' }, models: { demo: { provider: 'demo', model: 'demo-echo' } } } })).toMatch(/sets database_url but store\.mode is embedded/);
   });
 
   it('has a PodDisruptionBudget and a Service that select the pods', async (ctx) => {

@@ -1,7 +1,8 @@
 // The embedded store: pragmas, versioned migrations, and a clear refusal (naming the file) for
-// every file it must not use: not a database, unreadable, newer schema, held by another process.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// every file it must not use: not a database, unreadable, newer schema, held by another process;
+// readers in other processes are welcome while it is open.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ describe('openStore', () => {
     expect(pragma('journal_mode')).toBe('wal');
     expect(pragma('synchronous')).toBe(2); // FULL
     expect(pragma('foreign_keys')).toBe(1);
-    expect(pragma('locking_mode')).toBe('exclusive');
+    expect(pragma('locking_mode')).toBe('normal'); // readers share it; the writer is guarded by <db_path>.lock
     expect(schemaVersion(store.db)).toBe(SCHEMA_VERSION);
     const tables = (store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
     expect(tables).toEqual(['config_versions', 'identities', 'keys', 'meta', 'spend_ledger']);
@@ -106,6 +107,27 @@ describe('openStore', () => {
     expect(schemaVersion(tracked(openStore(path)).db)).toBe(SCHEMA_VERSION);
   });
 
+  it('lets another process read it while open (WAL with its -shm index), committed rows included', async () => {
+    const path = tempDbPath();
+    const store = tracked(openStore(path));
+    store.transaction(() => store.db.prepare("INSERT INTO meta (key, value) VALUES ('probe', 'visible')").run());
+    expect(existsSync(`${path}-shm`)).toBe(true);
+    expect(existsSync(`${path}.lock`)).toBe(true);
+    const script = `const { DatabaseSync } = await import('node:sqlite'); const db = new DatabaseSync(process.env.DB_PATH, { readOnly: true }); console.log(JSON.stringify(db.prepare("SELECT value FROM meta WHERE key = 'probe'").get()));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { DB_PATH: path });
+    expect(JSON.parse(stdout)).toEqual({ value: 'visible' });
+    // The writer is not held up by that reader: the next commit goes through.
+    store.transaction(() => store.db.prepare("UPDATE meta SET value = 'changed' WHERE key = 'probe'").run());
+  });
+
+  it('leaves <db_path>.lock in place after close, and a later open takes it again', () => {
+    const path = tempDbPath();
+    openStore(path).close();
+    expect(existsSync(`${path}.lock`)).toBe(true);
+    tracked(openStore(path));
+    expect(openError(path).message).toContain('is locked by another process');
+  });
+
   it('runs a write transaction all or nothing', () => {
     const store = tracked(openStore(tempDbPath()));
     const insert = store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
@@ -169,6 +191,12 @@ describe('migrate', () => {
     raw.close();
   });
 });
+
+function run(file: string, args: string[], env: Record<string, string>): Promise<{ stdout: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { env: { ...process.env, ...env } }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve({ stdout })));
+  });
+}
 
 /** A child process that opens the store and keeps it open until killed. */
 async function holdInChild(path: string): Promise<ChildProcess> {

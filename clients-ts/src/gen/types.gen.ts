@@ -834,6 +834,39 @@ export type GetApiV1AdminKeysByIdResponses = {
 
 export type GetApiV1AdminKeysByIdResponse = GetApiV1AdminKeysByIdResponses[keyof GetApiV1AdminKeysByIdResponses];
 
+export type PostApiV1AdminStoreBackupData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/store/backup';
+};
+
+export type PostApiV1AdminStoreBackupErrors = {
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * There is no embedded store to copy: db_path is not configured (code no_store)
+     */
+    409: ErrorView;
+    /**
+     * The copy could not be made, e.g. no room beside db_path for the temporary file (code backup_failed)
+     */
+    500: ErrorView;
+};
+
+export type PostApiV1AdminStoreBackupError = PostApiV1AdminStoreBackupErrors[keyof PostApiV1AdminStoreBackupErrors];
+
+export type PostApiV1AdminStoreBackupResponses = {
+    /**
+     * The store's bytes: a SQLite database file
+     */
+    200: Blob | File;
+};
+
+export type PostApiV1AdminStoreBackupResponse = PostApiV1AdminStoreBackupResponses[keyof PostApiV1AdminStoreBackupResponses];
+
 export type GetApiV1AdminConfigVersionData = {
     body?: never;
     path?: never;

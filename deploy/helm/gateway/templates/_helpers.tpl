@@ -42,13 +42,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/* Where the chart puts things inside the pod. */}}
 {{- define "gateway.dataPort" -}}8080{{- end -}}
 {{- define "gateway.dbPath" -}}/var/lib/gateway/gateway.db{{- end -}}
+{{- define "gateway.databaseUrlEnv" -}}GATEWAY_DATABASE_URL{{- end -}}
 {{- define "gateway.adminTlsDir" -}}/etc/gateway-tls/admin{{- end -}}
 {{- define "gateway.dataTlsDir" -}}/etc/gateway-tls/data{{- end -}}
 
 {{/*
 The operator's config (configFile text, else the config map) with the keys the chart owns set:
 listen (the container port), admin_listen (loopback unless exposed), db_path (the volume, embedded
-store only), admin_tls (the mounted Secret, when exposed) and tls (when tls.secretName is set). Rendered as YAML.
+store only), database_url (an { env: } reference, postgres store only), admin_tls (the mounted
+Secret, when exposed) and tls (when tls.secretName is set). Rendered as YAML.
 */}}
 {{- define "gateway.config" -}}
 {{- $cfg := dict -}}
@@ -85,6 +87,9 @@ store only), admin_tls (the mounted Secret, when exposed) and tls (when tls.secr
 {{- end -}}
 {{- if eq .Values.store.mode "embedded" -}}
 {{- $_ := set $cfg "db_path" (include "gateway.dbPath" .) -}}
+{{- else if eq .Values.store.mode "postgres" -}}
+{{- /* A reference only: the URL carries the password, so it stays in its Secret. */ -}}
+{{- $_ := set $cfg "database_url" (dict "env" (include "gateway.databaseUrlEnv" .)) -}}
 {{- end -}}
 {{- toYaml $cfg -}}
 {{- end -}}
@@ -97,10 +102,18 @@ Refusals, each a sentence saying what to change. Called once, from the Deploymen
 {{- $mode := .Values.store.mode -}}
 {{- $replicas := int .Values.replicaCount -}}
 {{- if eq $mode "postgres" -}}
-{{- fail "store.mode postgres (N replicas sharing a PostgreSQL store) depends on issue 17 (the fleet: shared keys, spend and limits across gateways), which is not built yet. Use store.mode embedded (one replica) or store.mode none (no governance)." -}}
+{{- if not .Values.store.postgres.existingSecret -}}
+{{- fail "store.mode is postgres but store.postgres.existingSecret is empty: name the Secret whose key (store.postgres.key) holds the database URL; the chart reads it as GATEWAY_DATABASE_URL and never renders it" -}}
+{{- end -}}
+{{- if hasKey (default dict .Values.secretEnv) (include "gateway.databaseUrlEnv" .) -}}
+{{- fail "secretEnv.GATEWAY_DATABASE_URL is set and store.mode is postgres, which provides that variable from store.postgres.existingSecret: set it in one place (store.postgres)" -}}
+{{- end -}}
+{{- if hasKey $cfg "db_path" -}}
+{{- fail "store.mode is postgres but the config sets db_path: the store is PostgreSQL (database_url), not a file; drop db_path" -}}
+{{- end -}}
 {{- else if eq $mode "embedded" -}}
 {{- if gt $replicas 1 -}}
-{{- fail (printf "replicaCount is %d but store.mode is embedded: the embedded SQLite store (db_path) is one file on one volume and may be opened by one gateway only. Run replicaCount: 1, or store.mode none (no governance) for more replicas; PostgreSQL for N replicas waits for issue 17." $replicas) -}}
+{{- fail (printf "replicaCount is %d but store.mode is embedded: the embedded SQLite store (db_path) is one file on one volume and may be opened by one gateway only. Run replicaCount: 1, or store.mode postgres (a shared PostgreSQL store, store.postgres.existingSecret) for more replicas, or store.mode none (no governance)." $replicas) -}}
 {{- end -}}
 {{- else if eq $mode "none" -}}
 {{- if hasKey $cfg "db_path" -}}
@@ -112,6 +125,9 @@ Refusals, each a sentence saying what to change. Called once, from the Deploymen
 {{- end -}}
 {{- else -}}
 {{- fail (printf "store.mode %q is not one of embedded, none, postgres" $mode) -}}
+{{- end -}}
+{{- if and (ne $mode "postgres") (hasKey $cfg "database_url") -}}
+{{- fail (printf "the config sets database_url but store.mode is %s: use store.mode postgres (with store.postgres.existingSecret), which sets database_url itself" $mode) -}}
 {{- end -}}
 {{- if lt $replicas 0 -}}
 {{- fail "replicaCount must not be negative" -}}
@@ -132,6 +148,7 @@ Refusals, each a sentence saying what to change. Called once, from the Deploymen
 {{- end -}}
 {{- if .Values.admin.tokenSecret.name -}}{{- $provided = append $provided "GATEWAY_ADMIN_TOKEN" -}}{{- end -}}
 {{- if .Values.store.governanceSecret.secretName -}}{{- $provided = append $provided "GATEWAY_GOVERNANCE_SECRET" -}}{{- end -}}
+{{- if eq $mode "postgres" -}}{{- $provided = append $provided (include "gateway.databaseUrlEnv" .) -}}{{- end -}}
 {{- range regexFindAll "(?m)^\\s*env: *['\"]?[A-Za-z_][A-Za-z0-9_]*" (include "gateway.config" .) -1 -}}
 {{- $name := regexReplaceAll "^\\s*env: *['\"]?" . "" -}}
 {{- if not (has $name $provided) -}}
