@@ -183,6 +183,17 @@ describe('a configuration change under steady load', () => {
     expect(h.gateway.configControl.currentText()).toBe(text);
   }, 60_000);
 
+  it('a rollback (the previous text applied again) restores the previous version exactly', async () => {
+    const before = { version: h.gateway.config.configVersion, text: h.gateway.configControl.currentText() };
+    const next = await h.gateway.configControl.applyText(before.text.replace('  fragile: {', '  rolled: { provider: openai, model: up-rolled }\n  fragile: {'), 'apply');
+    expect(next).toMatchObject({ applied: true, unchanged: false });
+    const back = await h.gateway.configControl.applyText(before.text, 'rollback');
+    expect(back).toMatchObject({ applied: true, unchanged: false });
+    expect(h.gateway.config.configVersion).toBe(before.version);
+    expect(h.gateway.configControl.currentText()).toBe(before.text);
+    expect(h.gateway.config.models.has('rolled')).toBe(false);
+  });
+
   it('refuses settings that need a restart, saying so', async () => {
     const text = h.gateway.configControl.currentText();
     const cases: [string, RegExp][] = [
