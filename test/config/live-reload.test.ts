@@ -64,12 +64,21 @@ describe('a configuration change under steady load', () => {
     h.gateway.configControl.onApplied((outcome, trigger) => told.push(`${trigger} ${outcome.previous.configVersion}->${outcome.config.configVersion}`));
     await expect(sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
 
-    // A stream on w3 that has begun and stalls for two seconds, across the change that removes w3.
-    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } }, { includeUsage: true, textPieces: 6 }), pauseAfter: 2, pauseMs: 2000 });
+    // A stream on w3 that has begun and stalls for six seconds, across the change that removes w3.
+    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } }, { includeUsage: true, textPieces: 6 }), pauseAfter: 2, pauseMs: 6000 });
     const slow = await sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'slow' }], stream: true });
-    const slowChunks = slow[Symbol.asyncIterator]();
-    let slowText = '';
-    for (let i = 0; i < 2; i++) slowText += (await slowChunks.next()).value?.choices[0]?.delta.content ?? '';
+    // Read on the side, each piece with the moment it arrived.
+    const slowPieces: { text: string; at: number }[] = [];
+    let firstPiece: () => void = () => {};
+    const begun = new Promise<void>((resolve) => (firstPiece = resolve));
+    const slowRead = (async () => {
+      for await (const chunk of slow) {
+        const text = chunk.choices[0]?.delta.content ?? '';
+        if (text !== '') slowPieces.push({ text, at: Date.now() });
+        firstPiece();
+      }
+    })();
+    await begun;
 
     const load = steadyLoad({ baseURL: `${h.url}/v1`, apiKey: secret, model: 'split' });
     const priced = steadyLoad({ baseURL: `${h.url}/v1`, apiKey: secret, model: 'priced', clients: 2 });
@@ -89,9 +98,11 @@ describe('a configuration change under steady load', () => {
     expect(info.topology.models.map((m) => m.name)).toContain('fresh');
     expect(((await (await fetch(`${h.adminUrl}/stats`)).json()) as { config_version: string }).config_version).toBe(v1);
 
-    // The stream started on w3 ends whole, on the configuration it started with.
-    for (let next = await slowChunks.next(); next.done !== true; next = await slowChunks.next()) slowText += next.value.choices[0]?.delta.content ?? '';
-    expect(slowText).toBe('one two three four five six');
+    // The stream started on w3 ends whole, on the configuration it started with: its last pieces
+    // came after the change had applied.
+    await slowRead;
+    expect(slowPieces.map((p) => p.text).join('')).toBe('one two three four five six');
+    expect(slowPieces[slowPieces.length - 1]!.at).toBeGreaterThan(t1);
     expect((await sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'new model' }] })).model).toBe('up-fresh');
     await expect(sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
 
@@ -171,6 +182,17 @@ describe('a configuration change under steady load', () => {
     expect(results.filter((r) => r.error !== undefined)).toEqual([]);
     expect(h.gateway.configControl.currentText()).toBe(text);
   }, 60_000);
+
+  it('a rollback (the previous text applied again) restores the previous version exactly', async () => {
+    const before = { version: h.gateway.config.configVersion, text: h.gateway.configControl.currentText() };
+    const next = await h.gateway.configControl.applyText(before.text.replace('  fragile: {', '  rolled: { provider: openai, model: up-rolled }\n  fragile: {'), 'apply');
+    expect(next).toMatchObject({ applied: true, unchanged: false });
+    const back = await h.gateway.configControl.applyText(before.text, 'rollback');
+    expect(back).toMatchObject({ applied: true, unchanged: false });
+    expect(h.gateway.config.configVersion).toBe(before.version);
+    expect(h.gateway.configControl.currentText()).toBe(before.text);
+    expect(h.gateway.config.models.has('rolled')).toBe(false);
+  });
 
   it('refuses settings that need a restart, saying so', async () => {
     const text = h.gateway.configControl.currentText();

@@ -65,10 +65,20 @@ describe('SIGHUP', () => {
     const sdk = new OpenAI({ baseURL: `${g.dataUrl}/v1`, apiKey: secret, maxRetries: 0 });
     const v0 = g.lines.find((l) => l.msg === 'gateway started')?.configVersion;
 
-    upstream.enqueue({ events: openaiChatStreamEvents({ id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } }, { includeUsage: true, textPieces: 6 }), pauseAfter: 2, pauseMs: 2500 });
-    const slow = (await sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'slow' }], stream: true }))[Symbol.asyncIterator]();
-    let slowText = '';
-    for (let i = 0; i < 2; i++) slowText += (await slow.next()).value?.choices[0]?.delta.content ?? '';
+    upstream.enqueue({ events: openaiChatStreamEvents({ id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } }, { includeUsage: true, textPieces: 6 }), pauseAfter: 2, pauseMs: 6000 });
+    const slow = await sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'slow' }], stream: true });
+    // Read on the side, each piece with the moment it arrived.
+    const slowPieces: { text: string; at: number }[] = [];
+    let firstPiece: () => void = () => {};
+    const begun = new Promise<void>((resolve) => (firstPiece = resolve));
+    const slowRead = (async () => {
+      for await (const chunk of slow) {
+        const text = chunk.choices[0]?.delta.content ?? '';
+        if (text !== '') slowPieces.push({ text, at: Date.now() });
+        firstPiece();
+      }
+    })();
+    await begun;
 
     const load = steadyLoad({ baseURL: `${g.dataUrl}/v1`, apiKey: secret, model: 'split' });
     const priced = steadyLoad({ baseURL: `${g.dataUrl}/v1`, apiKey: secret, model: 'priced', clients: 2 });
@@ -83,8 +93,10 @@ describe('SIGHUP', () => {
     const v1 = applied()?.configVersion;
     expect(v1).not.toBe(v0);
 
-    for (let next = await slow.next(); next.done !== true; next = await slow.next()) slowText += next.value.choices[0]?.delta.content ?? '';
-    expect(slowText).toBe('one two three four five six');
+    // The stream begun on w3 ends whole, its last pieces after the change had applied.
+    await slowRead;
+    expect(slowPieces.map((p) => p.text).join('')).toBe('one two three four five six');
+    expect(slowPieces[slowPieces.length - 1]!.at).toBeGreaterThan(t1);
     expect((await sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'new model' }] })).model).toBe('up-fresh');
 
     await until('traffic after the change', () => load.results.filter((r) => r.startedAt > t1).length >= 60 && priced.results.filter((r) => r.startedAt > t1).length >= 6, 30_000);
