@@ -9,6 +9,7 @@ PACKAGES=(
   podman     # builds deploy/container/Containerfile in test/deploy/container-image.test.ts
   ca-certificates # the CA bundle the container image carries (build/container-context.ts)
   systemd    # systemd-analyze verify/security for deploy/systemd/gateway.service (test/deploy)
+  postgresql # initdb/pg_ctl: a real PostgreSQL for the shared governance store (test/support/postgres.ts)
 )
 
 missing=()

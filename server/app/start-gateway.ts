@@ -9,7 +9,8 @@ import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
-import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
+import type { LocalGovernance, OwnerGovernance } from '../governance/governance.ts';
+import { openGovernanceStore } from '../governance/open-governance-store.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { RequestStats } from '../observability/request-stats.ts';
 import type { LaneFacts } from '../observability/genai-attributes.ts';
@@ -39,7 +40,10 @@ export interface RunningGateway {
   /** Breaker and concurrency state (shared with the workers), readable for /stats and tests. */
   readonly routing: RoutingTable;
   readonly translations: TranslationStats;
+  /** The embedded store's governance (db_path), synchronous; absent with database_url. */
   readonly governance?: LocalGovernance;
+  /** The store whichever it is (db_path or database_url); absent when neither is set. */
+  readonly store?: OwnerGovernance;
   /** Gate and webhook hooks with their counters. */
   readonly hooks: Hooks;
   /** The Prometheus registry and its JSON form (for aggregation across workers); absent when metrics are off. */
@@ -122,15 +126,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // Sized for every worker; the main thread is worker 1 (it serves too: one isolate fewer).
   const routing = new RoutingTable(config, clock, { memory: new RoutingMemory(RoutingTable.layout(config, config.workers)), worker: 1 });
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
-  const governance = config.dbPath === undefined ? undefined : createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock, log: options.log });
+  const opened = await openGovernanceStore(config, { clock, log: options.log });
+  const governance = opened?.owner;
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const serving = new ServingState(1, hooks.gates);
   const readiness = new Readiness();
   let storeDown = false;
-  const checkStore = () => {
+  const checkStore = async () => {
     try {
-      governance?.ping();
+      await governance?.ping();
       if (storeDown) options.log.info('the governance store can be read again: ready');
       storeDown = false;
     } catch (error) {
@@ -139,7 +144,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     }
     readiness.set('store_unreachable', storeDown);
   };
-  const storeCheck = governance === undefined ? undefined : setInterval(checkStore, STORE_CHECK_MS).unref();
+  const storeCheck = governance === undefined ? undefined : setInterval(() => void checkStore(), STORE_CHECK_MS).unref();
   const { translations, inFlight } = serving;
   // The other workers' own counts, added in when read (their records come here as they happen).
   let workers: WorkerPool | undefined;
@@ -241,7 +246,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     await close(); // a port in use: release whatever did start
     throw error;
   }
-  checkStore();
+  await checkStore();
   readiness.set('starting', false);
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
   let served = { tls: config.tls, adminTls: config.adminTls };
@@ -254,7 +259,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     served = next;
     return [];
   };
-  return { config, routing, translations, hooks, readiness, renewTls, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+  return { config, routing, translations, hooks, readiness, renewTls, ...(opened?.local !== undefined && { governance: opened.local }), ...(governance !== undefined && { store: governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
     workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }

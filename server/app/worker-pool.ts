@@ -2,7 +2,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import type { RoutingTable } from '../gateway/routing-table.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
-import type { LocalGovernance } from '../governance/governance.ts';
+import type { OwnerGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestContent } from '../observability/request-content.ts';
@@ -16,7 +16,7 @@ export interface WorkerPoolOptions {
   readonly config: RuntimeConfig;
   /** The main thread's view of the shared routing memory (sized for `config.workers`). */
   readonly routing: RoutingTable;
-  readonly governance?: LocalGovernance;
+  readonly governance?: OwnerGovernance;
   /** Self-serve key issuance, answered here for the workers' /auth/token. */
   readonly keyIssuer?: KeyIssuer;
   /** The data-plane port, bound by the main thread (worker 1) with SO_REUSEPORT. */
