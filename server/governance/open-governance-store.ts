@@ -1,3 +1,4 @@
+import { StartError } from '../app/start-error.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createGovernance, type LocalGovernance, type OwnerGovernance } from './governance.ts';
@@ -14,14 +15,19 @@ export async function openGovernanceStore(
 ): Promise<{ owner: OwnerGovernance; local?: LocalGovernance } | undefined> {
   if (config.databaseUrl !== undefined) {
     const { createPostgresGovernance } = await import('./postgres/postgres-governance.ts');
-    const owner = await createPostgresGovernance({
-      url: config.databaseUrl,
-      secret: config.governanceSecret,
-      log: options.log,
-      onStoreError: config.onStoreError,
-      leaseMs: config.reservationLeaseMs,
-    });
-    return { owner };
+    try {
+      const owner = await createPostgresGovernance({
+        url: config.databaseUrl,
+        secret: config.governanceSecret,
+        log: options.log,
+        onStoreError: config.onStoreError,
+        leaseMs: config.reservationLeaseMs,
+      });
+      return { owner };
+    } catch (error) {
+      // One sentence for the operator (unreachable, newer schema, another secret); never the URL.
+      throw new StartError((error as Error).message, (error as { code?: string }).code);
+    }
   }
   if (config.dbPath === undefined) return undefined;
   const local = createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock: options.clock, log: options.log });
