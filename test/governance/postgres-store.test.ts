@@ -3,6 +3,7 @@
 // spend is recorded when the database is back), and a settlement that outlives an outage.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identityKeyDeriver } from '../../server/auth/key-derivation.ts';
 import { createPostgresGovernance } from '../../server/governance/postgres/postgres-governance.ts';
 import { POSTGRES_SCHEMA_VERSION } from '../../server/governance/postgres/postgres-schema.ts';
 import { GatewayFailure } from '../../server/ir/error.ts';
@@ -120,6 +121,22 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     } finally {
       server.resume();
       await governance.close();
+    }
+  });
+
+  it('a self-serve key is the same key on every node: two nodes exchanging at once for one person create it once', async () => {
+    const url = await server.createDatabase();
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    try {
+      const derive = identityKeyDeriver('derivation-secret');
+      const bob = { issuer: 'https://idp.example.com', subject: 'bob', team: 'ml', name: 'self-serve (ml)', owner: 'bob', budgetMicrocents: 100n, rpm: null };
+      const issued = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).issueIdentityKey(bob, (g) => derive(bob, g))));
+      expect(new Set(issued.map((r) => r.issued.secret)).size).toBe(1);
+      expect(issued.filter((r) => r.issued.created)).toHaveLength(1);
+      expect((await b.authenticatePresented(issued[0]!.issued.secret)).id).toBe(issued[0]!.key.id);
+      expect(await a.listKeys()).toHaveLength(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });
