@@ -27,6 +27,8 @@ export function postgresUnavailable(): string | undefined {
 
 export interface PostgresServer {
   readonly port: number;
+  /** The cluster's directory (postmaster.pid names the server's process). */
+  readonly dataDir: string;
   /** A connection URL for one database on this server. */
   url(database?: string): string;
   /** A new, empty database: its URL. */
@@ -68,6 +70,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const url = (database = 'postgres') => `postgres://gateway@127.0.0.1:${port}/${database}`;
   return {
     port,
+    dataDir: data,
     url,
     async createDatabase() {
       const name = `gw_${process.pid}_${++databases}`;

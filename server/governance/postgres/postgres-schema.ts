@@ -100,24 +100,34 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint
       $$;
 
-      -- rpm for a batch: per key (under a transaction-scoped advisory lock, so admissions of one
-      -- key on every node are counted one at a time) the window is trimmed, counted and, when
-      -- there is room, the admission recorded. retry_after_ms is null for an admitted request.
+      -- rpm for a batch, key by key in key order: under a transaction-scoped advisory lock (so the
+      -- admissions of one key on every node are decided one batch at a time) the key's window is
+      -- trimmed and counted once, then each request of the batch is admitted while there is room.
+      -- retry_after_ms is null for an admitted request.
       CREATE FUNCTION gateway_take_rate(p_keys text[], p_rpms integer[], p_now bigint)
       RETURNS TABLE (ord integer, retry_after_ms bigint) LANGUAGE plpgsql AS $$
       DECLARE
         now_ms bigint := coalesce(p_now, gateway_now_ms());
-        i integer;
+        r record;
+        current_key text := NULL;
         n bigint;
         oldest bigint;
+        newest bigint;
       BEGIN
-        FOR i IN SELECT t.i FROM unnest(p_keys) WITH ORDINALITY AS t(k, i) ORDER BY t.k, t.i LOOP
-          PERFORM pg_advisory_xact_lock(hashtextextended('gateway rate ' || p_keys[i], 0));
-          DELETE FROM gateway_admissions WHERE key_id = p_keys[i] AND at_ms <= now_ms - 60000;
-          SELECT count(*), min(at_ms) INTO n, oldest FROM gateway_admissions WHERE key_id = p_keys[i];
-          ord := i;
-          IF n < p_rpms[i] THEN
-            INSERT INTO gateway_admissions (key_id, at_ms) VALUES (p_keys[i], greatest(now_ms, coalesce((SELECT max(at_ms) FROM gateway_admissions WHERE key_id = p_keys[i]), now_ms)));
+        FOR r IN SELECT t.k, t.i FROM unnest(p_keys) WITH ORDINALITY AS t(k, i) ORDER BY t.k, t.i LOOP
+          IF current_key IS DISTINCT FROM r.k THEN
+            current_key := r.k;
+            PERFORM pg_advisory_xact_lock(hashtextextended('gateway rate ' || r.k, 0));
+            DELETE FROM gateway_admissions WHERE key_id = r.k AND at_ms <= now_ms - 60000;
+            SELECT count(*), min(at_ms), max(at_ms) INTO n, oldest, newest FROM gateway_admissions WHERE key_id = r.k;
+          END IF;
+          ord := r.i;
+          IF n < p_rpms[r.i] THEN
+            -- Never before the key's newest admission: the window stays ordered if a clock steps back.
+            newest := greatest(now_ms, coalesce(newest, now_ms));
+            INSERT INTO gateway_admissions (key_id, at_ms) VALUES (r.k, newest);
+            n := n + 1;
+            oldest := coalesce(oldest, newest);
             retry_after_ms := NULL;
           ELSE
             retry_after_ms := oldest + 60000 - now_ms;
