@@ -23,6 +23,8 @@ afterEach(async () => {
   fleet = undefined;
 });
 
+/** Short, so the test sees the lease run out; long enough that a loaded machine still renews in time. */
+const LEASE_SECONDS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -36,7 +38,7 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
 describe.skipIf(skip !== undefined)('a fleet of three when things break', () => {
   it('a node SIGKILLed mid-load: no committed spend lost; its reservations expire after the lease, charged at their worst case', { timeout: 90_000 }, async () => {
     const url = await server.createDatabase();
-    fleet = await startFleet(url, { nodes: 3, leaseSeconds: 2 });
+    fleet = await startFleet(url, { nodes: 3, leaseSeconds: LEASE_SECONDS });
     const f = fleet;
     const key = (await f.admin(0, 'POST', '/keys', { name: 'fleet-kill', budget_cents: 1_000_000 })).body;
     const clients = [0, 1, 2].map((n) => f.client(n, key.secret));
@@ -52,14 +54,18 @@ describe.skipIf(skip !== undefined)('a fleet of three when things break', () => 
     await until(async () => f.upstream.requests.length === 60, 20_000);
     expect((await keyFigures(url, key.id)).reservations).toBe(30);
     f.nodes[2]!.child.kill('SIGKILL');
+    const killedAt = Date.now();
     await f.nodes[2]!.exited();
     gate.open();
     const outcomes = await Promise.all(inFlight);
     expect(outcomes.filter((o, i) => i % 3 !== 2 && o === 'ok')).toHaveLength(20);
     expect(outcomes.filter((o, i) => i % 3 === 2 && o === 'failed')).toHaveLength(10);
-    // The survivors' requests are settled; the dead node's 10 stay reserved until their lease runs out.
+    // The survivors' requests are settled; the dead node's 10 stay reserved until their lease runs
+    // out (looked at only while it surely has not: a loaded machine may take longer to get here).
     const settled = await keyFigures(url, key.id);
-    expect(settled).toMatchObject({ spent: 50n * COST_MICROCENTS, reservations: 10, reserved: 10n * WORST_MICROCENTS, settledRows: 50 });
+    if (Date.now() - killedAt < LEASE_SECONDS * 1000 - 500) {
+      expect(settled).toMatchObject({ spent: 50n * COST_MICROCENTS, reservations: 10, reserved: 10n * WORST_MICROCENTS, settledRows: 50 });
+    }
     await until(async () => (await keyFigures(url, key.id)).reservations === 0, 15_000);
     const after = await keyFigures(url, key.id);
     expect(after).toMatchObject({ spent: 50n * COST_MICROCENTS + 10n * WORST_MICROCENTS, reserved: 0n, settledRows: 50, leaseRows: 10 });
