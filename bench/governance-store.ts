@@ -9,7 +9,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPostgres, type PostgresServer } from '../test/support/postgres.ts';
+import { postgresUnavailable, startPostgres, type PostgresServer } from '../test/support/postgres.ts';
 import { clientRequest } from './client-requests.ts';
 import { GATEWAY_ENV, gatewayModel, writeGatewayConfig } from './gateway-config.ts';
 import { runLoad, warmUp, type LoadSample } from './load-runner.ts';
@@ -54,6 +54,11 @@ function postmasterPid(server: PostgresServer): number {
 }
 
 export async function runGovernanceStores(settings: Settings, mockUrl: string, log: (line: string) => void): Promise<StoreRow[]> {
+  const unavailable = postgresUnavailable();
+  if (unavailable !== undefined) {
+    log(`store: skipped, ${unavailable}`);
+    return [];
+  }
   const postgres = await startPostgres();
   const databaseUrl = await postgres.createDatabase();
   const dirs: string[] = [];
