@@ -35,6 +35,8 @@ export function recordFromRow(row: KeyRow): KeyRecord {
 }
 
 const RECONNECT_MS = [100, 250, 500, 1000, 2000];
+const UNKNOWN_TTL_MS = 30_000;
+const UNKNOWN_REMEMBERED = 10_000;
 
 /**
  * Every key, cached on this node so that authentication is one HMAC and one map lookup. The cache
@@ -52,6 +54,8 @@ export class PostgresKeyCache {
   readonly #log: Logger;
   readonly #byId = new Map<string, KeyRecord>();
   readonly #idByHash = new Map<string, string>();
+  /** Hashes the database did not know, until when. */
+  readonly #unknown = new Map<string, number>();
   #listener: pg.Client | undefined;
   #attempt = 0;
   #closed = false;
@@ -76,10 +80,18 @@ export class PostgresKeyCache {
   /** The cached key for a secret, else the database's (throws when the database cannot be read). */
   async findBySecret(secret: string): Promise<KeyRecord | undefined> {
     const hash = this.hash(secret);
-    const id = this.#idByHash.get(hash.toString('base64'));
+    const key = hash.toString('base64');
+    const id = this.#idByHash.get(key);
     if (id !== undefined) return this.#byId.get(id);
+    if ((this.#unknown.get(key) ?? 0) > Date.now()) return undefined;
     const { rows } = await this.#pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE secret_hash = $1`, [hash]);
-    return rows[0] === undefined ? undefined : this.put(rows[0]);
+    if (rows[0] !== undefined) return this.put(rows[0]);
+    // Remembered a while, so a client repeating a wrong key costs no query each time. Safe: a key
+    // created later arrives by NOTIFY (put() forgets it here), and nobody presents a random secret
+    // before it exists.
+    if (this.#unknown.size >= UNKNOWN_REMEMBERED) this.#unknown.clear();
+    this.#unknown.set(key, Date.now() + UNKNOWN_TTL_MS);
+    return undefined;
   }
 
   /** Without a query: a key this node knows. */
@@ -94,8 +106,10 @@ export class PostgresKeyCache {
 
   put(row: KeyRow): KeyRecord {
     const record = recordFromRow(row);
+    const hash = row.secret_hash.toString('base64');
     this.#byId.set(record.id, record);
-    this.#idByHash.set(row.secret_hash.toString('base64'), record.id);
+    this.#idByHash.set(hash, record.id);
+    this.#unknown.delete(hash);
     return record;
   }
 
