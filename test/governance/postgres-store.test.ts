@@ -139,4 +139,25 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
       await Promise.all([a.close(), b.close()]);
     }
   });
+
+  it('the lease rule: an expired reservation is charged at its worst case; a late settlement replaces the charge, a late release refunds it', async () => {
+    const url = await server.createDatabase();
+    const governance = await open(url);
+    try {
+      const { key } = await governance.createKey({ budgetMicrocents: 100_000n });
+      const priced = (worst: bigint) => ({ worstCaseMicrocents: worst, priced: true });
+      const [settledLate, releasedLate, lost] = [await governance.admit(key, priced(10_000n)), await governance.admit(key, priced(20_000n)), await governance.admit(key, priced(5_000n))];
+      // As if this node had been cut off for longer than the lease: the leases run out, and a
+      // sweep (any node's) applies the rule, in one transaction.
+      await sql(url, "UPDATE gateway_reservations SET lease_until = clock_timestamp() - interval '1 second'; SELECT gateway_expire_leases(0)");
+      expect(await governance.getKey(key.id)).toMatchObject({ spentMicrocents: 35_000n, reservedMicrocents: 0n });
+      expect(await governance.settle(settledLate, settlement('late', 1_234n))).toBe(true);
+      await governance.release(releasedLate);
+      expect(await governance.getKey(key.id)).toMatchObject({ spentMicrocents: 1_234n + 5_000n, reservedMicrocents: 0n });
+      const rows = (await sql(url, 'SELECT request_id, cost_microcents::int AS cost, estimated FROM gateway_spend_ledger ORDER BY request_id')).rows;
+      expect(rows).toEqual([{ request_id: 'late', cost: 1234, estimated: false }, { request_id: `lease:${lost.id}`, cost: 5000, estimated: true }]);
+    } finally {
+      await governance.close();
+    }
+  });
 });

@@ -205,13 +205,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         END LOOP;
       END $$;
 
-      -- Refunds for a batch of reservations whose requests reached no upstream. Idempotent.
+      -- Refunds for a batch of reservations whose requests reached no upstream. Idempotent. One the
+      -- lease rule already charged (its node could not renew it: the database was away longer than
+      -- the lease) is refunded too: its node is alive and says the request was not served.
       CREATE FUNCTION gateway_release(p_reservations bigint[]) RETURNS void LANGUAGE plpgsql AS $$
       DECLARE r record;
       BEGIN
         FOR r IN SELECT id, key_id, microcents FROM gateway_reservations WHERE id = ANY (p_reservations) ORDER BY key_id, id FOR UPDATE LOOP
           DELETE FROM gateway_reservations WHERE id = r.id;
           UPDATE gateway_keys SET reserved_microcents = reserved_microcents - r.microcents WHERE id = r.key_id;
+        END LOOP;
+        FOR r IN SELECT id, key_id, cost_microcents FROM gateway_spend_ledger
+            WHERE request_id = ANY (SELECT 'lease:' || x FROM unnest(p_reservations) AS x) ORDER BY key_id, id FOR UPDATE LOOP
+          DELETE FROM gateway_spend_ledger WHERE id = r.id;
+          UPDATE gateway_keys SET spent_microcents = spent_microcents - r.cost_microcents WHERE id = r.key_id;
         END LOOP;
       END $$;
 
