@@ -5,14 +5,15 @@ import { GatewayFailure } from '../../ir/error.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Reservation, Settlement } from '../budget-ledger.ts';
 import type { Admission, KeyRecord, KeyRef, KeyState, OwnerGovernance, Pass } from '../governance.ts';
-import type { DeriveSecret, IdentityKeyRequest, IssuedIdentityKey } from '../identity-keys.ts';
+import type { DeriveSecret, IdentityKeyRequest } from '../identity-keys.ts';
 import { presentedKey } from '../key-carriers.ts';
-import { newKeyId } from '../key-id.ts';
-import { displayPrefix, newKeySecret } from '../key-secret.ts';
+import { newKeySecret } from '../key-secret.ts';
 import type { MillisecondClock } from '../rate-limiter.ts';
 import { budgetExceeded, checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, revokedKey } from '../refusals.ts';
 import { wholeTokens } from '../token-price.ts';
-import { KEY_COLUMNS, PostgresKeyCache, type KeyRow } from './postgres-keys.ts';
+import { PostgresIdentityKeys } from './postgres-identity-keys.ts';
+import { startLeases } from './postgres-leases.ts';
+import { insertKeyRow, KEY_COLUMNS, PostgresKeyCache, type KeyRow, type NewKeyRow } from './postgres-keys.ts';
 import { migratePostgres } from './postgres-schema.ts';
 import { resolvePostgresSecret } from './postgres-secret.ts';
 import { RoundTripBatch } from './round-trip-batch.ts';
@@ -275,87 +276,14 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     return { ...record, spentMicrocents: BigInt(row.spent_microcents), reservedMicrocents: BigInt(row.reserved_microcents), lastUsedAt: local === null || (stored !== null && stored > local) ? stored : local };
   }
 
-  async function insertKey(client: pg.ClientBase | pg.Pool, spec: { name: string | null; owner: string | null; budgetMicrocents: bigint | null; rpm: number | null }, secret: string): Promise<KeyRow> {
-    const { rows } = await client.query<KeyRow>(
-      `INSERT INTO gateway_keys (id, name, owner, prefix, secret_hash, budget_microcents, rpm, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
-      [newKeyId(wall()), spec.name, spec.owner, displayPrefix(secret), keys.hash(secret), spec.budgetMicrocents, spec.rpm, wall()],
-    );
-    return rows[0]!;
-  }
-
-  async function issueIdentityKey(request: IdentityKeyRequest, derive: DeriveSecret): Promise<{ issued: IssuedIdentityKey; key: KeyState }> {
+  const insertKey = (client: pg.ClientBase | pg.Pool, spec: NewKeyRow, secret: string) => insertKeyRow(client, keys, spec, secret, wall());
+  const identityKeys = new PostgresIdentityKeys({ pool, keys, insertKey, state, wall, log });
+  const issueIdentityKey = (request: IdentityKeyRequest, derive: DeriveSecret) => {
     checkNewKey({ budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined });
-    const client = await pool.connect();
-    let result: { issued: IssuedIdentityKey; key: KeyState };
-    try {
-      await client.query('BEGIN');
-      // One exchange per person at a time across the fleet: the second finds the first one's key.
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended('gateway identity ' || $1 || ' ' || $2, 0))", [request.issuer, request.subject]);
-      result = await issueInTransaction(client, request, derive);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-    if (result.issued.created) log.info({ keyId: result.issued.record.id, prefix: result.issued.record.prefix, team: result.issued.team, generation: result.issued.generation }, 'self-serve key issued');
-    return result;
-  }
+    return identityKeys.issue(request, derive);
+  };
 
-  /** The same rules as identity-keys.ts, read from and written to the shared database. */
-  async function issueInTransaction(client: pg.PoolClient, request: IdentityKeyRequest, derive: DeriveSecret): Promise<{ issued: IssuedIdentityKey; key: KeyState }> {
-    const now = wall();
-    const byHash = async (secret: string) => (await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE secret_hash = $1`, [keys.hash(secret)])).rows[0];
-    const saveIdentity = (generation: number, keyId: string) => client.query(
-      `INSERT INTO gateway_identities (issuer, subject, generation, key_id, team, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
-       ON CONFLICT (issuer, subject) DO UPDATE SET generation = excluded.generation, key_id = excluded.key_id, team = excluded.team, updated_at = excluded.updated_at`,
-      [request.issuer, request.subject, generation, keyId, request.team, now],
-    );
-    const known = (await client.query<{ generation: number; key_id: string; team: string }>('SELECT generation, key_id, team FROM gateway_identities WHERE issuer = $1 AND subject = $2', [request.issuer, request.subject])).rows[0];
-    let generation = 0;
-    if (known !== undefined) {
-      const row = (await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE id = $1`, [known.key_id])).rows[0];
-      if (row !== undefined && row.revoked_at === null) {
-        const secret = derive(known.generation);
-        if (!keys.hash(secret).equals(row.secret_hash)) {
-          throw new Error(`the derived secret of ${row.id} does not match its stored hash: self-serve keys cannot be re-derived`);
-        }
-        const key = state(row);
-        return { issued: { record: keys.get(row.id)!, secret, generation: known.generation, team: known.team, created: false }, key };
-      }
-      generation = known.generation + 1;
-    }
-    let secret = derive(generation);
-    for (let existing = await byHash(secret); existing !== undefined; existing = await byHash(secret)) {
-      if (existing.revoked_at === null) {
-        await saveIdentity(generation, existing.id);
-        const key = state(existing);
-        return { issued: { record: keys.get(existing.id)!, secret, generation, team: request.team, created: false }, key };
-      }
-      secret = derive(++generation);
-    }
-    const row = await insertKey(client, { name: request.name, owner: request.owner, budgetMicrocents: request.budgetMicrocents, rpm: request.rpm }, secret);
-    await saveIdentity(generation, row.id);
-    const key = state(row);
-    return { issued: { record: keys.get(row.id)!, secret, generation, team: request.team, created: true }, key };
-  }
-
-  const renewEvery = Math.max(100, Math.floor(options.leaseMs / 3));
-  const renewTimer = setInterval(() => {
-    if (held.size === 0) return;
-    query("UPDATE gateway_reservations SET lease_until = clock_timestamp() + $2::bigint * interval '1 millisecond' WHERE id = ANY($1::bigint[])", [[...held.keys()], options.leaseMs])
-      .catch((error: unknown) => log.warn({ err: error }, 'could not renew the leases of the reservations in flight (will retry)'));
-  }, renewEvery);
-  renewTimer.unref();
-  // Any node may expire what a dead node left; SKIP LOCKED lets several do it at once harmlessly.
-  const expireTimer = setInterval(() => {
-    query<{ n: number }>('SELECT gateway_expire_leases($1) AS n', [wall()]).then((rows) => {
-      const n = rows[0]?.n ?? 0;
-      if (n > 0) log.warn({ reservations: n }, 'reservations whose node stopped renewing them expired: charged at their reserved worst case (the lease rule)');
-    }, () => undefined);
-  }, renewEvery + Math.floor(Math.random() * renewEvery));
-  expireTimer.unref();
+  const leases = startLeases({ query, held: () => held.keys(), leaseMs: options.leaseMs, wall, log });
   const flushTimer = setInterval(() => void flushLastUsed(), options.lastUsedFlushMs ?? LAST_USED_FLUSH_MS);
   flushTimer.unref();
 
@@ -418,8 +346,7 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(renewTimer);
-      clearInterval(expireTimer);
+      leases.stop();
       clearInterval(flushTimer);
       await Promise.race([Promise.allSettled([...background]), new Promise((resolve) => setTimeout(resolve, 1000))]);
       await flushLastUsed();

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Logger } from '../../observability/logger.ts';
 import type { KeyRecord } from '../key-record.ts';
-import { hashKeySecret } from '../key-secret.ts';
+import { newKeyId } from '../key-id.ts';
+import { displayPrefix, hashKeySecret } from '../key-secret.ts';
 
 /** A gateway_keys row as node-postgres returns it (int8 as text, bytea as a Buffer). */
 export interface KeyRow {
@@ -170,4 +171,20 @@ export class PostgresKeyCache {
     }, delay);
     this.#reconnect.unref();
   }
+}
+
+export interface NewKeyRow {
+  readonly name: string | null;
+  readonly owner: string | null;
+  readonly budgetMicrocents: bigint | null;
+  readonly rpm: number | null;
+}
+
+/** Inserts a key whose secret is `secret` (random, or derived for a self-serve key); the trigger tells every node. */
+export async function insertKeyRow(client: pg.ClientBase | pg.Pool, keys: PostgresKeyCache, spec: NewKeyRow, secret: string, nowMs: number): Promise<KeyRow> {
+  const { rows } = await client.query<KeyRow>(
+    `INSERT INTO gateway_keys (id, name, owner, prefix, secret_hash, budget_microcents, rpm, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
+    [newKeyId(nowMs), spec.name, spec.owner, displayPrefix(secret), keys.hash(secret), spec.budgetMicrocents, spec.rpm, nowMs],
+  );
+  return rows[0]!;
 }
