@@ -67,6 +67,11 @@ export async function startPostgres(): Promise<PostgresServer> {
   const halt = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']);
   start();
   let running = true;
+  // A test process that ends without afterAll (a crash, a timeout kill) leaves no server behind.
+  const orphanGuard = () => {
+    if (running) spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
+  };
+  process.once('exit', orphanGuard);
   const url = (database = 'postgres') => `postgres://gateway@127.0.0.1:${port}/${database}`;
   return {
     port,
@@ -96,6 +101,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     stop() {
       if (running) halt();
       running = false;
+      process.removeListener('exit', orphanGuard);
       rmSync(dir, { recursive: true, force: true });
     },
   };
