@@ -12,7 +12,7 @@ install:
 	if [ -d node_modules ] && [ "$$(cat $(INSTALL_STAMP) 2>/dev/null)" = "$$want" ]; then exit 0; fi; \
 	echo "npm ci --no-audit --no-fund"; npm ci --no-audit --no-fund && echo "$$want" > $(INSTALL_STAMP)
 
-## system-packages: Debian packages the tests need (chromium, promtool, podman, ca-certificates, systemd-analyze), installed only when missing
+## system-packages: Debian packages the tests need (chromium, promtool, podman, ca-certificates, systemd-analyze, postgresql), installed only when missing
 system-packages:
 	bash scripts/system-packages.sh
 

@@ -30,6 +30,8 @@ export interface GatewayConfigOptions {
   readonly mockUrl: string;
   readonly workers: 'auto' | number;
   readonly governance: boolean;
+  /** With governance: the store is PostgreSQL at the URL in this environment variable, not a db_path file. */
+  readonly databaseUrlEnv?: string;
   readonly paced: { readonly chunks: number; readonly intervalMs: number };
   /** Share of the soak pool's flaky lane's requests the mock fails (500, reset, hang); default 30. */
   readonly soakFailPercent?: number;
@@ -44,7 +46,7 @@ export function writeGatewayConfig(options: GatewayConfigOptions): string {
   const lines = [
     'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info',
     `workers: ${options.workers}`,
-    ...(options.governance ? ['db_path: ./gateway.db', 'governance: on'] : []),
+    ...(options.governance ? [options.databaseUrlEnv === undefined ? 'db_path: ./gateway.db' : `database_url: { env: ${options.databaseUrlEnv} }`, 'governance: on'] : []),
     'providers:',
     // Bedrock signs with the AWS credentials of the environment (GATEWAY_ENV).
     ...PROTOCOL_IDS.filter((p) => p !== 'bedrock').map((p) => `  ${LANE_PROVIDER[p].name}: { api_key: { env: BENCH_UPSTREAM_KEY } }`),

@@ -10,6 +10,8 @@
 //   paced       16 concurrent streams of 20 chunks 10 ms apart: first byte, gaps, coalesced chunks
 //   reload      a gateway of 200 models and 50 pools reloaded by SIGHUP 20 times under keep-alive load:
 //               time to apply, and request latency before and during the reloads (none over 50 ms)
+//   store       governance off / on SQLite / on PostgreSQL (a server started for the run): req/s,
+//               added p50, gateway and database CPU per request (bench/results/store.json)
 //   memory      gateway RSS idle after start, peak under load, after load (always, unless only reload runs)
 //   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): load through a pool with one lane
 //               failing (500, reset, hang): client errors, failovers, breaker trips, RSS slope
@@ -21,7 +23,7 @@
 //   BENCH_CONNECTIONS           throughput connection counts [32,128]; comparison rows
 //                               (workers: 1, the other four protocols) run at the first one only
 //   BENCH_FILTER                keep gateway scenarios whose name contains this (baselines always run)
-//   BENCH_SECTIONS              comma list of probe,throughput,paced,reload [all]
+//   BENCH_SECTIONS              comma list of probe,throughput,paced,reload,store [all]
 //   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [2000; quick: 200]
 //   BENCH_PROBE_ROUNDS          measured probe rounds per repeat [2000; quick: 200]
 //   BENCH_PACED_ROUNDS          paced rounds per target and repeat [4; quick: 1]
@@ -43,6 +45,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Fleet } from './fleet.ts';
+import { formatStoreRows, runGovernanceStores, type StoreRow } from './governance-store.ts';
 import { runLatencyProbe } from './latency-probe.ts';
 import { formatReload, runReloadBench } from './reload.ts';
 import { memoryRows, PeakRss } from './memory.ts';
@@ -99,10 +102,12 @@ async function runSuite(settings: Settings): Promise<void> {
   log(header.replace('\n', '; '));
   const peak = new PeakRss([...fleet.gateways.values()].map((g) => g.server.pid));
   let run: MeasuredRun;
+  let storeRows: StoreRow[] = [];
   try {
     const probe = settings.sections.includes('probe') ? await runLatencyProbe(fleet, settings, log) : [];
     const throughput = settings.sections.includes('throughput') ? await runThroughput(fleet, settings, log) : [];
     const paced = settings.sections.includes('paced') ? await runPacedStreams(fleet, settings, log) : [];
+    storeRows = settings.sections.includes('store') ? await runGovernanceStores(settings, fleet.mock.url, log) : [];
     run = { probe, throughput, paced, memory: await memoryRows(fleet, peak), soak: undefined };
   } finally {
     peak.stop();
@@ -112,6 +117,10 @@ async function runSuite(settings: Settings): Promise<void> {
   console.log(formatReport(run, verdicts, header));
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(resultsJson(run, verdicts, meta), null, 2) + '\n');
+  if (storeRows.length > 0) {
+    console.log(`\ngovernance by store (OpenAI->OpenAI, non-stream; a key with a budget and an rpm)\n${formatStoreRows(storeRows)}`);
+    writeFileSync(join(resultsDir, 'store.json'), JSON.stringify({ ...meta, rows: storeRows }, null, 2) + '\n');
+  }
   const subtitle = `${String(meta.date).slice(0, 16)}, ${settings.quick ? 'QUICK run (noisy), ' : ''}${settings.repeats} repeat(s) x ${settings.seconds} s, ${fleet.gateways.get('gateway')?.workers} workers, median CPU us/req from /proc`;
   writeFileSync(join(resultsDir, 'latest.svg'), cpuChartSvg(run.throughput, subtitle));
   log(`written ${join(resultsDir, 'latest.json')} and latest.svg`);

@@ -9,21 +9,21 @@ export type ListenAddress = string;
  */
 export type ListenAddress1 = string;
 /**
- * on: data-plane requests need a virtual key (needs db_path). Default off.
+ * on: data-plane requests need a virtual key (needs db_path or database_url). Default off.
  */
 export type Switch = ('on' | 'off') | boolean;
 /**
  * The server certificate (chain), PEM.
  */
-export type PemSource = string | SecretRef3;
+export type PemSource = string | SecretRef4;
 /**
  * The certificate's private key, PEM.
  */
-export type PemSource1 = string | SecretRef3;
+export type PemSource1 = string | SecretRef4;
 /**
  * CA bundle, PEM; when set, client certificates are required and checked against it.
  */
-export type PemSource2 = string | SecretRef3;
+export type PemSource2 = string | SecretRef4;
 /**
  * A header value: plain text, or a secret reference ({ env } or { file }) for credentials.
  *
@@ -60,7 +60,7 @@ export type Switch2 = ('on' | 'off') | boolean;
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
  * via the `definition` "PemSource".
  */
-export type PemSource3 = string | SecretRef3;
+export type PemSource3 = string | SecretRef4;
 
 /**
  * config.yaml: the deployment. Names here are a contract (DESIGN.md, Configuration shape).
@@ -96,8 +96,17 @@ export interface GatewayConfig {
    * Embedded SQLite file for keys and spend. Relative to this file.
    */
   db_path?: string;
+  database_url?: SecretRef2;
+  /**
+   * With database_url: what a request that needs the store gets while PostgreSQL cannot be reached. deny (default): 503 with Retry-After in the client's protocol, nothing admitted that cannot be accounted for. allow: fail open: a key this node already knows is admitted without its rate limit and budget, and its spend is recorded when the database is back (an unknown key is still refused).
+   */
+  on_store_error?: 'deny' | 'allow';
+  /**
+   * With database_url: how long a request's budget reservation is held for the node that made it without the node renewing it (every third of this while the request is in flight). A reservation left by a node that died expires after this and is charged at its reserved worst case (see README, Running several gateways). Default 30.
+   */
+  reservation_lease_seconds?: number;
   governance?: Switch;
-  governance_secret?: SecretRef2;
+  governance_secret?: SecretRef3;
   limits?: Limits;
   server?: Server;
   /**
@@ -150,8 +159,12 @@ export interface GatewayConfig {
         [k: string]: Pool | undefined;
       }
     | Breaker1
-    | Switch
     | SecretRef2
+    | 'deny'
+    | 'allow'
+    | number
+    | Switch
+    | SecretRef3
     | Limits
     | Server
     | boolean
@@ -162,7 +175,6 @@ export interface GatewayConfig {
     | 'warn'
     | 'error'
     | 'silent'
-    | number
     | 'auto'
     | Metrics
     | Otlp
@@ -389,9 +401,16 @@ export interface Breaker1 {
   config_fault_cooldown_ms?: number;
 }
 /**
- * Secret the virtual keys' hashes are made with (HMAC-SHA256). Without it one is generated and kept in the db_path file itself; a separate secret is better: a copied database alone then cannot confirm a key. Changing it later invalidates every key (the gateway refuses to start).
+ * PostgreSQL connection URL (postgres://user:password@host:port/database?sslmode=...) for a store shared by several gateways: keys, spend, reservations, rate limits and self-serve identities are kept there, exact across every node that names the same database. A secret reference like every credential. Mutually exclusive with db_path (the embedded store for one node).
  */
 export interface SecretRef2 {
+  env?: string;
+  file?: string;
+}
+/**
+ * Secret the virtual keys' hashes are made with (HMAC-SHA256). Without it one is generated and kept in the db_path file itself; a separate secret is better: a copied database alone then cannot confirm a key. Changing it later invalidates every key (the gateway refuses to start).
+ */
+export interface SecretRef3 {
   env?: string;
   file?: string;
 }
@@ -516,7 +535,7 @@ export interface Otlp {
    * Headers sent with every export (e.g. an authorization for a hosted backend): a plain string, or a secret reference.
    */
   headers?: {
-    [k: string]: string | SecretRef3 | undefined;
+    [k: string]: string | SecretRef4 | undefined;
   };
   /**
    * Also export prompt and completion text as span events. Default false: text never leaves the gateway.
@@ -553,7 +572,7 @@ export interface Otlp {
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
  * via the `definition` "SecretRef".
  */
-export interface SecretRef3 {
+export interface SecretRef4 {
   env?: string;
   file?: string;
 }
@@ -700,7 +719,7 @@ export interface Oidc {
    * This gateway's client id at the issuer (the hosted sign-in page uses it).
    */
   client_id: string;
-  client_secret?: SecretRef4;
+  client_secret?: SecretRef5;
   /**
    * Audiences a posted ID token may be issued to (e.g. a CLI's client id too). Default: [client_id]. A token with several audiences must name one of these as its azp.
    *
@@ -746,7 +765,7 @@ export interface Oidc {
 /**
  * A secret is never written in config.yaml: it is read from an environment variable or a file.
  */
-export interface SecretRef4 {
+export interface SecretRef5 {
   env?: string;
   file?: string;
 }

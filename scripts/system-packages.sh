@@ -10,6 +10,7 @@ PACKAGES=(
   ca-certificates # the CA bundle the container image carries (build/container-context.ts)
   systemd    # systemd-analyze verify/security for deploy/systemd/gateway.service (test/deploy)
   sqlite3    # the read-only reader beside a serving gateway (test/e2e/store-single-writer.test.ts)
+  postgresql # initdb/pg_ctl: a real PostgreSQL for the shared governance store (test/support/postgres.ts)
 )
 
 missing=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>] | --validate <file> | --healthcheck <url> | --version
+// gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>] | --validate <file> | --healthcheck <url> | --version | store migrate ...
 import { parseArgs } from 'node:util';
 import { startGateway } from './app/start-gateway.ts';
 import { StartError } from './app/start-error.ts';
@@ -15,6 +15,8 @@ const USAGE = `usage: gateway [--config <file>] [--listen <host:port>] [--admin-
        gateway --validate <file>      check a configuration and exit
        gateway --healthcheck <url>    exit 0 if the URL answers 2xx (a container HEALTHCHECK without curl)
        gateway --version
+       gateway store migrate --from <db_path> --to <database_url | env:VARIABLE>
+                                      copy the embedded store into PostgreSQL (see gateway store --help)
 environment: GATEWAY_CONFIG, GATEWAY_LISTEN, GATEWAY_ADMIN_LISTEN (a flag wins over its variable,
              both over the file)`;
 
@@ -25,6 +27,7 @@ const EXIT_CUT = 3;
 const EXIT_AT_ONCE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 async function main(): Promise<number> {
+  if (process.argv[2] === 'store') return (await import('./store-command.ts')).runStoreCommand(process.argv.slice(3));
   const { values } = parseArgs({
     options: {
       config: { type: 'string' }, validate: { type: 'string' }, healthcheck: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' },

@@ -2,7 +2,7 @@
 const REASONS = {
   starting: 'the gateway is starting',
   draining: 'the gateway is stopping (SIGTERM): it finishes what it has and takes nothing new',
-  store_unreachable: 'the governance store (db_path) cannot be read',
+  store_unreachable: 'the governance store (db_path or database_url) cannot be read',
   workers_down: 'a data-plane worker is down (it is being restarted)',
 } as const;
 

@@ -10,7 +10,8 @@ import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
-import { createGovernance, type LocalGovernance } from '../governance/governance.ts';
+import type { LocalGovernance, OwnerGovernance } from '../governance/governance.ts';
+import { openGovernanceStore } from '../governance/open-governance-store.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { RequestStats } from '../observability/request-stats.ts';
 import type { LaneFacts } from '../observability/genai-attributes.ts';
@@ -49,7 +50,10 @@ export interface RunningGateway {
   /** Breaker and concurrency state (shared with the workers), readable for /stats and tests. */
   readonly routing: RoutingTable;
   readonly translations: TranslationStats;
+  /** The embedded store's governance (db_path), synchronous; absent with database_url. */
   readonly governance?: LocalGovernance;
+  /** The store whichever it is (db_path or database_url); absent when neither is set. */
+  readonly store?: OwnerGovernance;
   /** Gate and webhook hooks with their counters. */
   readonly hooks: Hooks;
   /** The Prometheus registry and its JSON form (for aggregation across workers); absent when metrics are off. */
@@ -150,15 +154,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const startBlocks = routingMemory.share(RoutingTable.needs(config));
   routingMemory.adopt(startBlocks);
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
-  const governance = config.dbPath === undefined ? undefined : openGovernance(config.dbPath, { secret: config.governanceSecret, clock, log: options.log });
+  const opened = await openGovernanceStore(config, { clock, log: options.log });
+  const governance = opened?.owner;
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const serving = new ServingState(1, hooks.gates);
   const readiness = new Readiness();
   let storeDown = false;
-  const checkStore = () => {
+  const checkStore = async () => {
     try {
-      governance?.ping();
+      await governance?.ping();
       if (storeDown) options.log.info('the governance store can be read again: ready');
       storeDown = false;
     } catch (error) {
@@ -167,7 +172,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     }
     readiness.set('store_unreachable', storeDown);
   };
-  const storeCheck = governance === undefined ? undefined : setInterval(checkStore, STORE_CHECK_MS).unref();
+  const storeCheck = governance === undefined ? undefined : setInterval(() => void checkStore(), STORE_CHECK_MS).unref();
   const { translations, inFlight } = serving;
   // What the main thread's requests get; a configuration change replaces it whole (live.current).
   const live: { current: Gateway } = {
@@ -244,7 +249,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   });
   const adminApp = await createAdminApp({
     config, configControl, startedAt, log: options.log,
-    ...(governance !== undefined && { configHistory: sqliteConfigHistory(governance.store.db) }),
+    ...(opened?.local !== undefined && { configHistory: sqliteConfigHistory(opened.local.store.db) }),
     live: {
       get routing() {
         return live.current.routing;
@@ -310,7 +315,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     await close(); // a port in use: release whatever did start
     throw error;
   }
-  checkStore();
+  await checkStore();
   readiness.set('starting', false);
   options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
   const renewTls = (next: { tls: TlsMaterial | undefined; adminTls: TlsMaterial | undefined }): string[] => {
@@ -326,7 +331,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     return live.current.config;
   }, get routing() {
     return live.current.routing;
-  }, configControl, translations, hooks, readiness, renewTls, ...(governance !== undefined && { governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+  }, configControl, translations, hooks, readiness, renewTls, ...(opened?.local !== undefined && { governance: opened.local }), ...(governance !== undefined && { store: governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
     workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }
@@ -349,15 +354,3 @@ function startText(loaded: RuntimeConfig): string {
   }
 }
 
-/**
- * The store's refusals (held by another gateway, not a database, a newer schema, ...) name the
- * file and say what to do: a StartError, printed as that one sentence without a stack trace.
- */
-function openGovernance(dbPath: string, options: Omit<Parameters<typeof createGovernance>[0], 'dbPath'>): LocalGovernance {
-  try {
-    return createGovernance({ dbPath, ...options });
-  } catch (error) {
-    if (error instanceof Error && error.message.includes(dbPath)) throw new StartError(error.message);
-    throw error;
-  }
-}

@@ -2,7 +2,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import type { RoutingBlocks } from '../routing/routing-memory.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
-import type { LocalGovernance } from '../governance/governance.ts';
+import type { OwnerGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RequestContent } from '../observability/request-content.ts';
@@ -18,7 +18,7 @@ export interface WorkerPoolOptions {
   readonly routing: RoutingBlocks;
   /** A worker ended without finishing its requests: give back the lane slots and probes it held. */
   releaseWorker(worker: number): void;
-  readonly governance?: LocalGovernance;
+  readonly governance?: OwnerGovernance;
   /** Self-serve key issuance, answered here for the workers' /auth/token. */
   readonly keyIssuer?: KeyIssuer;
   /** The data-plane port, bound by the main thread (worker 1) with SO_REUSEPORT. */

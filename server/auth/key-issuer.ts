@@ -1,4 +1,4 @@
-import type { Awaitable, LocalGovernance } from '../governance/governance.ts';
+import type { Awaitable, OwnerGovernance } from '../governance/governance.ts';
 import { microcentsToCentsDown, microcentsToCentsUp } from '../governance/money.ts';
 import type { Person } from './identify.ts';
 import { identityKeyDeriver } from './key-derivation.ts';
@@ -30,12 +30,12 @@ export interface KeyIssuer {
   issue(person: Person): Awaitable<IssuedKey>;
 }
 
-export function localKeyIssuer(governance: LocalGovernance, governanceSecret: string): KeyIssuer {
+export function localKeyIssuer(governance: OwnerGovernance, governanceSecret: string): KeyIssuer {
   const derive = identityKeyDeriver(governanceSecret);
   return {
-    issue(person) {
+    async issue(person) {
       const identity = { issuer: person.issuer, subject: person.subject };
-      const { issued, key } = governance.issueIdentityKey(
+      const { issued, key } = await governance.issueIdentityKey(
         {
           ...identity,
           team: person.team.name,

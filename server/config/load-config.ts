@@ -16,6 +16,7 @@ import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routi
 import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
+import { resolveDatabaseUrl } from './database-url.ts';
 import { readSecret, readSecretText } from './secret-ref.ts';
 import { resolveDataPlaneTls } from './data-plane-tls.ts';
 import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
@@ -110,9 +111,10 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`);
   }
   const governance = config.governance === 'on' || config.governance === true;
-  if (governance && config.db_path === undefined) {
-    problem(['governance'], 'governance is on but db_path is not set: virtual keys and their spend are kept in the db_path file (e.g. db_path: ./gateway.db)');
+  if (governance && config.db_path === undefined && config.database_url === undefined) {
+    problem(['governance'], 'governance is on but neither db_path nor database_url is set: virtual keys and their spend are kept in the db_path file (e.g. db_path: ./gateway.db), or in PostgreSQL for several gateways (database_url: { env: GATEWAY_DATABASE_URL })');
   }
+  const databaseUrl = resolveDatabaseUrl(config, baseDir, env, problem);
   let governanceSecret: string | undefined;
   if (config.governance_secret !== undefined) {
     const secret = readSecret(config.governance_secret, baseDir, env);
@@ -143,6 +145,9 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     breaker,
     governance,
     dbPath: config.db_path === undefined ? undefined : relative(config.db_path),
+    databaseUrl,
+    onStoreError: config.on_store_error ?? 'deny',
+    reservationLeaseMs: (config.reservation_lease_seconds ?? 30) * 1000,
     governanceSecret,
     limits,
     server,

@@ -130,6 +130,12 @@ export interface RuntimeConfig {
   readonly breaker: BreakerSettings;
   readonly governance: boolean;
   readonly dbPath: string | undefined;
+  /** database_url, read: the shared PostgreSQL store (exclusive with dbPath). */
+  readonly databaseUrl: string | undefined;
+  /** With databaseUrl: 503 (deny) or fail open (allow) while the database cannot be reached. */
+  readonly onStoreError: 'deny' | 'allow';
+  /** With databaseUrl: a reservation's lease (reservation_lease_seconds). */
+  readonly reservationLeaseMs: number;
   /** governance_secret, read; undefined: the store keeps its own. */
   readonly governanceSecret: string | undefined;
   readonly limits: Limits;

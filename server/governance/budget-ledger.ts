@@ -1,7 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
-import { gatewayError, GatewayFailure } from '../ir/error.ts';
 import type { Usage } from '../ir/response.ts';
-import { microcentsToCentsDown, microcentsToCentsUp } from './money.ts';
+import { budgetExceeded } from './refusals.ts';
 import type { Store } from './store.ts';
 import { wholeTokens } from './token-price.ts';
 
@@ -76,14 +75,7 @@ export class BudgetLedger {
     const account = this.#account(keyId);
     const budget = this.#budgetOf(keyId);
     if (budget !== null && account.spent + account.reserved + worstCaseMicrocents > budget) {
-      const left = budget - account.spent - account.reserved;
-      throw new GatewayFailure(
-        gatewayError(
-          'billing',
-          `budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and the key has ${Math.max(0, microcentsToCentsDown(left))} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger budget (a lower max_tokens may fit)`,
-          { code: 'budget_exceeded' },
-        ),
-      );
+      throw budgetExceeded(worstCaseMicrocents, budget, account.spent, account.reserved);
     }
     account.reserved += worstCaseMicrocents;
     const reservation: Reservation = { id: this.#nextId++, keyId, microcents: worstCaseMicrocents };

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
 import { GatewayFailure, type GatewayError } from '../ir/error.ts';
-import type { Admission, Governance, KeyRecord, KeyRef, LocalGovernance, Pass, Reservation, Settlement } from './governance.ts';
+import type { Admission, Governance, KeyRecord, KeyRef, OwnerGovernance, Pass, Reservation, Settlement } from './governance.ts';
 import { presentedKey } from './key-carriers.ts';
 import type { Person } from '../auth/identify.ts';
 import type { IssuedKey, KeyIssuer } from '../auth/key-issuer.ts';
@@ -27,8 +27,8 @@ type Reply =
   | { readonly id: number; readonly refusal: GatewayError }
   | { readonly id: number; readonly failure: string };
 
-/** Main thread: answers one worker's port from the owning LocalGovernance (and its self-serve key issuer). */
-export function serveGovernance(port: MessagePort, local: LocalGovernance, keyIssuer?: KeyIssuer): void {
+/** Main thread: answers one worker's port from the owning governance (and its self-serve key issuer). */
+export function serveGovernance(port: MessagePort, local: OwnerGovernance, keyIssuer?: KeyIssuer): void {
   port.on('message', (call: Call) => {
     const reply = (message: Reply) => {
       if (call.id !== 0) port.postMessage(message);
@@ -38,7 +38,7 @@ export function serveGovernance(port: MessagePort, local: LocalGovernance, keyIs
       : { id: call.id, failure: error instanceof Error ? error.message : String(error) });
     try {
       const value = answer(local, keyIssuer, call);
-      // Settlements resolve after their group commit; everything else answers at once.
+      // Settlements resolve after their group commit, and PostgreSQL answers everything with a promise.
       if (value instanceof Promise) value.then((v: unknown) => reply({ id: call.id, value: v }), refuse);
       else reply({ id: call.id, value });
     } catch (error) {
@@ -47,7 +47,7 @@ export function serveGovernance(port: MessagePort, local: LocalGovernance, keyIs
   });
 }
 
-function answer(local: LocalGovernance, keyIssuer: KeyIssuer | undefined, call: Call): unknown {
+function answer(local: OwnerGovernance, keyIssuer: KeyIssuer | undefined, call: Call): unknown {
   switch (call.op) {
     case 'issueKey':
       if (keyIssuer === undefined) throw new Error('self-serve keys are not enabled');

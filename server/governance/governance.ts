@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { gatewayError, GatewayFailure, type GatewayError } from '../ir/error.ts';
+import { GatewayFailure, type GatewayError } from '../ir/error.ts';
 import type { Logger } from '../observability/logger.ts';
 import { BudgetLedger, type Reservation, type Settlement } from './budget-ledger.ts';
 import { IdentityKeys, type DeriveSecret, type IdentityKeyRequest, type IssuedIdentityKey } from './identity-keys.ts';
@@ -9,6 +9,7 @@ import type { CreatedKey, KeyRecord, KeyRef, KeyState, NewKey } from './key-reco
 import { KeyDirectory } from './keys.ts';
 import { LastUsed } from './last-used.ts';
 import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
+import { checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, revokedKey } from './refusals.ts';
 import { resolveServerSecret } from './server-secret.ts';
 import { SettlementBatch } from './settlement-batch.ts';
 import { openStore, type Store } from './store.ts';
@@ -71,8 +72,26 @@ export interface KeyAdmin {
   revokeKey(id: string): Awaitable<KeyState | undefined>;
 }
 
+/**
+ * The store as the thread that owns it sees it: one interface, two implementations. LocalGovernance
+ * (below, the embedded SQLite file: one process, every answer immediate) and PostgresGovernance
+ * (postgres/postgres-governance.ts: a database shared by a fleet, every answer a promise). The
+ * worker channel, the key issuer, the admin plane and readiness use only this.
+ */
+export interface OwnerGovernance extends Governance, KeyAdmin {
+  /** authenticate() after the carriers are read (presentedKey(), a pure function). */
+  authenticatePresented(secret: string | undefined): Awaitable<KeyRecord>;
+  /** authorize() after the carriers are read. */
+  authorizePresented(secret: string | undefined): Awaitable<Pass>;
+  settle(reservation: Reservation, settlement: Settlement): Promise<boolean>;
+  /** Self-serve keys: the person's live key, or the next generation's with the team's budget. */
+  issueIdentityKey(request: IdentityKeyRequest, derive: DeriveSecret): Awaitable<{ issued: IssuedIdentityKey; key: KeyState }>;
+  /** Throws (or rejects) when the store cannot be used (readiness). */
+  ping(): Awaitable<void>;
+}
+
 /** The implementation in the thread that owns the store: every answer is immediate. */
-export interface LocalGovernance extends Governance, KeyAdmin {
+export interface LocalGovernance extends OwnerGovernance {
   authenticate(headers: IncomingHttpHeaders, query: URLSearchParams): KeyRecord;
   /**
    * authenticate() after the carriers are read (presentedKey(), a pure function): a proxy reads
@@ -157,17 +176,15 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   /** The key as it is now: a caller's copy may predate a revocation. */
   function usable(key: KeyRef): KeyRecord {
     const record = keys.get(key.id);
-    if (record === undefined) throw authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
-    if (record.revokedAt !== null) throw authenticationFailure('key_revoked', `this key (${record.id}) has been revoked; ask for a new one`);
+    if (record === undefined) throw invalidKey();
+    if (record.revokedAt !== null) throw revokedKey(record.id);
     return record;
   }
 
   function authenticatePresented(secret: string | undefined): KeyRecord {
-    if (secret === undefined) {
-      throw authenticationFailure('missing_api_key', 'a gateway key is required: send it as Authorization: Bearer <key>, x-api-key, x-goog-api-key or the key query parameter');
-    }
+    if (secret === undefined) throw missingKey();
     const record = keys.findBySecret(secret);
-    if (record === undefined) throw authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
+    if (record === undefined) throw invalidKey();
     return usable(record);
   }
 
@@ -179,14 +196,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   function takeRate(record: KeyRecord): void {
     if (record.rpm === null) return;
     const decision = limiter.take(record.id, record.rpm);
-    if (!decision.allowed) {
-      throw new GatewayFailure(
-        gatewayError('rate_limit', `rate limit exceeded: this key allows ${record.rpm} requests per minute; retry after ${decision.retryAfterSeconds} s`, {
-          code: 'rate_limited',
-          retryAfterSeconds: decision.retryAfterSeconds,
-        }),
-      );
-    }
+    if (!decision.allowed) throw rateLimited(record.rpm, decision.retryAfterSeconds);
   }
 
   function admit(key: KeyRef, admission: Admission): Reservation {
@@ -198,14 +208,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   function reserve(key: KeyRef, admission: Admission): Reservation {
     const record = usable(key); // revoked while its body was read: refused now
     try {
-      if (record.budgetMicrocents !== null && !admission.priced) {
-        const model = admission.model === undefined ? 'the model asked for' : `model "${admission.model}"`;
-        throw new GatewayFailure(
-          gatewayError('invalid_request', `${model} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`, {
-            code: 'model_price_unknown',
-          }),
-        );
-      }
+      if (record.budgetMicrocents !== null && !admission.priced) throw priceUnknown(admission.model);
       return ledger.reserve(record.id, admission.worstCaseMicrocents);
     } catch (error) {
       if (record.rpm !== null) limiter.refund(record.id); // a refused request does not use up the rate
@@ -281,14 +284,4 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
       store.close();
     },
   };
-}
-
-function authenticationFailure(code: string, message: string): GatewayFailure {
-  return new GatewayFailure(gatewayError('authentication', message, { code }));
-}
-
-/** The admin API's schema checks these first; this guards every other caller. */
-function checkNewKey(spec: NewKey): void {
-  if (spec.budgetMicrocents !== undefined && spec.budgetMicrocents < 0n) throw new RangeError('budget cannot be negative');
-  if (spec.rpm !== undefined && (!Number.isSafeInteger(spec.rpm) || spec.rpm < 1)) throw new RangeError('rpm must be a whole number of at least 1');
 }

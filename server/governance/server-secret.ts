@@ -28,7 +28,7 @@ export function resolveServerSecret(store: Store, configured: string | undefined
         write.run('generated_secret', value);
       }
     }
-    const check = createHmac('sha256', value).update(CHECK_LABEL).digest('hex');
+    const check = secretCheck(value);
     const stored = (read.get('secret_check') as { value: string } | undefined)?.value;
     if (stored === undefined) write.run('secret_check', check);
     else if (stored !== check) {
@@ -38,4 +38,9 @@ export function resolveServerSecret(store: Store, configured: string | undefined
     }
     return { value, fromStore: configured === undefined };
   });
+}
+
+/** What meta keeps to recognise the secret later: a one-way value, useless for hashing keys. */
+export function secretCheck(secret: string): string {
+  return createHmac('sha256', secret).update(CHECK_LABEL).digest('hex');
 }

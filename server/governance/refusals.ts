@@ -1,0 +1,48 @@
+import { gatewayError, GatewayFailure } from '../ir/error.ts';
+import { microcentsToCentsDown, microcentsToCentsUp } from './money.ts';
+import type { NewKey } from './key-record.ts';
+
+/** The refusals governance gives, the same words from either store. */
+
+export function authenticationFailure(code: string, message: string): GatewayFailure {
+  return new GatewayFailure(gatewayError('authentication', message, { code }));
+}
+
+export const missingKey = () => authenticationFailure('missing_api_key', 'a gateway key is required: send it as Authorization: Bearer <key>, x-api-key, x-goog-api-key or the key query parameter');
+export const invalidKey = () => authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
+export const revokedKey = (id: string) => authenticationFailure('key_revoked', `this key (${id}) has been revoked; ask for a new one`);
+
+export function rateLimited(rpm: number, retryAfterSeconds: number): GatewayFailure {
+  return new GatewayFailure(
+    gatewayError('rate_limit', `rate limit exceeded: this key allows ${rpm} requests per minute; retry after ${retryAfterSeconds} s`, {
+      code: 'rate_limited',
+      retryAfterSeconds,
+    }),
+  );
+}
+
+export function priceUnknown(model: string | undefined): GatewayFailure {
+  const named = model === undefined ? 'the model asked for' : `model "${model}"`;
+  return new GatewayFailure(
+    gatewayError('invalid_request', `${named} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`, {
+      code: 'model_price_unknown',
+    }),
+  );
+}
+
+export function budgetExceeded(worstCaseMicrocents: bigint, budget: bigint, spent: bigint, reserved: bigint): GatewayFailure {
+  const left = budget - spent - reserved;
+  return new GatewayFailure(
+    gatewayError(
+      'billing',
+      `budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and the key has ${Math.max(0, microcentsToCentsDown(left))} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger budget (a lower max_tokens may fit)`,
+      { code: 'budget_exceeded' },
+    ),
+  );
+}
+
+/** The admin API's schema checks these first; this guards every other caller. */
+export function checkNewKey(spec: NewKey): void {
+  if (spec.budgetMicrocents !== undefined && spec.budgetMicrocents < 0n) throw new RangeError('budget cannot be negative');
+  if (spec.rpm !== undefined && (!Number.isSafeInteger(spec.rpm) || spec.rpm < 1)) throw new RangeError('rpm must be a whole number of at least 1');
+}
