@@ -41,12 +41,12 @@ export class LoginFlow {
       state,
       nonce,
     });
-    return { location: url.href, sealed: this.#seal.seal({ state, nonce, verifier, redirectUri, startedAt: this.#now() }) };
+    return { location: url.href, sealed: await this.#seal.seal({ state, nonce, verifier, redirectUri, startedAt: this.#now() }) };
   }
 
   /** `query` is the callback's query string; `sealed` the cookie start() set. */
   async finish(query: string, sealed: string | undefined): Promise<PresentedTokens> {
-    const login = this.#seal.open(sealed, this.#now());
+    const login = await this.#seal.open(sealed, this.#now());
     if (login === undefined) {
       throw new AuthFailure(400, 'sign_in_expired', 'this sign-in has expired, was already used, or was started in another browser: start again');
     }
