@@ -1,4 +1,5 @@
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { dispatchUnions } from './dispatch-unions.ts';
 import { doNotEditHeader } from './generated-file.ts';
 
 /** The four schemas every protocol folder under spec/protocols/ holds. */
@@ -19,12 +20,12 @@ export function wireTypeName(protocol: string, kind: WireKind): string {
  * that protocol's codec. The schema is compiled as written: a request's optional members accept
  * null only in the validator (nullable-optionals.ts), and the gateway removes those nulls before a
  * codec reads the body (server/protocols/shared/absent-nulls.ts), so the type is what the codec
- * sees. The root is named after protocol and kind rather than the schema's prose title; each
+ * sees. If/then dispatches become unions of their branches (dispatch-unions.ts). The root is named after protocol and kind rather than the schema's prose title; each
  * `$defs` entry becomes a type of its own name, referenced or not, so a codec can name the block
  * kinds a schema dispatches with if/then (which compiles to no union).
  */
 export async function emitWireTypes(schema: object, name: string, sourceName: string): Promise<string> {
-  const titled = { ...(schema as Record<string, unknown>), title: name } as JSONSchema;
+  const titled = { ...(dispatchUnions(schema) as Record<string, unknown>), title: name } as JSONSchema;
   const body = await compile(titled, name, {
     bannerComment: '',
     additionalProperties: false,

@@ -18,28 +18,116 @@ export type NullableCacheControl = CacheControl | null;
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
  * via the `definition` "ToolChoice".
  */
-export type ToolChoice = ToolChoice1;
+export type ToolChoice =
+  | ({
+      type: 'auto' | 'any' | 'tool' | 'none';
+      name?: string;
+      disable_parallel_tool_use?: boolean;
+    } & {
+      type: 'tool';
+    } & {
+      name: string;
+    })
+  | {
+      type: 'auto' | 'any' | 'tool' | 'none';
+      name?: string;
+      disable_parallel_tool_use?: boolean;
+    };
 /**
  * Extended thinking: {type:"enabled", budget_tokens}, {type:"adaptive"}, {type:"disabled"} or {type:"between_tools"}. Other types pass.
  *
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
  * via the `definition` "ThinkingConfig".
  */
-export type ThinkingConfig = ThinkingConfig1;
+export type ThinkingConfig =
+  | ({
+      type: string;
+      display?: string | null;
+    } & {
+      type: 'enabled';
+    } & {
+      /**
+       * Thinking token budget; the API currently requires at least 1024 and less than max_tokens.
+       */
+      budget_tokens: number;
+    })
+  | {
+      type: string;
+      display?: string | null;
+    };
 /**
  * Structured output format. Other format types pass.
  *
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
  * via the `definition` "OutputFormat".
  */
-export type OutputFormat = OutputFormat1;
+export type OutputFormat =
+  | ({
+      type: string;
+    } & {
+      type: 'json_schema';
+    } & {
+      /**
+       * JSON Schema the output must follow.
+       */
+      schema: {};
+    })
+  | {
+      type: string;
+    };
 /**
  * Where an image or document comes from: base64 {media_type, data}, url {url}, file {file_id}, text {media_type, data} or content {content}. Other source types pass.
  *
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
  * via the `definition` "Source".
  */
-export type Source = Source1;
+export type Source =
+  | ({
+      type: string;
+    } & {
+      type: 'base64';
+    } & {
+      media_type: string;
+      /**
+       * Base64-encoded bytes, no data: prefix.
+       */
+      data: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'url';
+    } & {
+      url: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'file';
+    } & {
+      /**
+       * ID from the Files API.
+       */
+      file_id: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'text';
+    } & {
+      media_type?: string;
+      data: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'content';
+    } & {
+      content: string | ContentBlock[];
+    })
+  | {
+      type: string;
+    };
 
 /**
  * Body of POST /v1/messages for both API versions 2023-06-01 and 2026-10-21 (selected by the anthropic-version header, not by the body). temperature/top_p/top_k are accepted because 2023-06-01 still has them; role "system" messages are accepted because 2026-10-21 allows them. Known fields are type-checked; unknown fields, unknown block types, unknown image/document source types and unknown tool types pass.
@@ -155,15 +243,6 @@ export interface Tool {
   defer_loading?: boolean;
   strict?: boolean;
 }
-export interface ToolChoice1 {
-  type: 'auto' | 'any' | 'tool' | 'none';
-  name?: string;
-  disable_parallel_tool_use?: boolean;
-}
-export interface ThinkingConfig1 {
-  type: string;
-  display?: string | null;
-}
 /**
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
  * via the `definition` "OutputConfig".
@@ -171,9 +250,6 @@ export interface ThinkingConfig1 {
 export interface OutputConfig {
   effort?: string | null;
   format?: OutputFormat | null;
-}
-export interface OutputFormat1 {
-  type: string;
 }
 /**
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
@@ -206,9 +282,6 @@ export interface ImageBlock {
   type: 'image';
   source: Source;
   cache_control?: NullableCacheControl;
-}
-export interface Source1 {
-  type: string;
 }
 /**
  * A PDF, plain-text or custom-content document. 2026-10-21 rejects documents in assistant turns.

@@ -3,38 +3,110 @@
 /**
  * The JSON payload of one SSE `data:` line of a streamed Messages response; its `type` equals the SSE `event:` name. Order: message_start, then per block content_block_start / content_block_delta... / content_block_stop, then message_delta and message_stop; ping may appear anywhere and error may arrive after HTTP 200. Known event types are checked strictly; events with any other type value pass.
  */
-export type AnthropicStreamEvent = {
-  type: string;
-};
+export type AnthropicStreamEvent =
+  | ({
+      type: string;
+    } & {
+      type: 'message_start';
+    } & MessageStartEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'content_block_start';
+    } & ContentBlockStartEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'content_block_delta';
+    } & ContentBlockDeltaEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'content_block_stop';
+    } & ContentBlockStopEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'message_delta';
+    } & MessageDeltaEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'message_stop';
+    } & MessageStopEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'ping';
+    } & PingEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'error';
+    } & ErrorEvent)
+  | {
+      type: string;
+    };
 /**
  * A content block as opened by content_block_start (or listed in message_start). Known block types are checked; other types pass.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ContentBlock".
  */
 export type ContentBlock = ContentBlock1;
 /**
  * Increment to a content block. Known delta types are checked; other types pass.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "BlockDelta".
  */
-export type BlockDelta = BlockDelta1;
+export type BlockDelta =
+  | ({
+      type: string;
+    } & {
+      type: 'text_delta';
+    } & {
+      text: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'input_json_delta';
+    } & {
+      /**
+       * Next piece of the tool input JSON; usually not valid JSON on its own.
+       */
+      partial_json: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'thinking_delta';
+    } & {
+      thinking: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'signature_delta';
+    } & {
+      /**
+       * Signature of the thinking block, sent just before content_block_stop.
+       */
+      signature: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'citations_delta';
+    } & {
+      citation: Citation;
+    })
+  | {
+      type: string;
+    };
 
 /**
  * First event. message has empty content, stop_reason null and initial usage.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "MessageStartEvent".
  */
 export interface MessageStartEvent {
   type: 'message_start';
   message: Message;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Message".
- */
 export interface Message {
   id: string;
   type: 'message';
@@ -53,9 +125,6 @@ export interface ContentBlock1 {
 }
 /**
  * Usage in message_start. input_tokens excludes cache reads and writes.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Usage".
  */
 export interface Usage {
   input_tokens: number;
@@ -71,40 +140,27 @@ export interface Usage {
 }
 /**
  * Opens content block number index. Text starts empty, tool_use starts with input {}, thinking starts without its signature.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ContentBlockStartEvent".
  */
 export interface ContentBlockStartEvent {
   type: 'content_block_start';
   index: number;
   content_block: ContentBlock;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ContentBlockDeltaEvent".
- */
 export interface ContentBlockDeltaEvent {
   type: 'content_block_delta';
   index: number;
   delta: BlockDelta;
 }
-export interface BlockDelta1 {
+export interface Citation {
   type: string;
+  cited_text?: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ContentBlockStopEvent".
- */
 export interface ContentBlockStopEvent {
   type: 'content_block_stop';
   index: number;
 }
 /**
  * Top-level changes near the end of the stream: stop_reason and cumulative usage.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "MessageDeltaEvent".
  */
 export interface MessageDeltaEvent {
   type: 'message_delta';
@@ -118,9 +174,6 @@ export interface MessageDeltaEvent {
 }
 /**
  * Usage in message_delta. Counts are cumulative for the whole message, not increments.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "MessageDeltaUsage".
  */
 export interface MessageDeltaUsage {
   output_tokens: number;
@@ -130,27 +183,17 @@ export interface MessageDeltaUsage {
   output_tokens_details?: {} | null;
   server_tool_use?: {} | null;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "MessageStopEvent".
- */
 export interface MessageStopEvent {
   type: 'message_stop';
 }
 /**
  * Keep-alive; carries no data.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "PingEvent".
  */
 export interface PingEvent {
   type: 'ping';
 }
 /**
  * Error sent inside an already-started (HTTP 200) stream, e.g. overloaded_error.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ErrorEvent".
  */
 export interface ErrorEvent {
   type: 'error';
@@ -159,12 +202,4 @@ export interface ErrorEvent {
     message: string;
   };
   request_id?: string | null;
-}
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Citation".
- */
-export interface Citation {
-  type: string;
-  cited_text?: string;
 }

@@ -6,34 +6,27 @@
  * This interface was referenced by `CohereRequest`'s JSON-Schema
  * via the `definition` "Message".
  */
-export type Message = Message1;
-/**
- * A function the model may call. Tools of any other type pass with their type checked as a string.
- *
- * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "Tool".
- */
-export type Tool = Tool1;
-/**
- * text, or json_object with an optional JSON Schema the output must follow. Other types pass.
- *
- * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "ResponseFormat".
- */
-export type ResponseFormat = ResponseFormat1;
-export type ResponseFormat1 = {
-  type: string;
-} | null;
-/**
- * Reasoning settings: on by default for models that support it.
- *
- * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "Thinking".
- */
-export type Thinking = {
-  type: string;
-  token_budget?: number;
-} | null;
+export type Message =
+  | ({
+      role: 'system' | 'user' | 'assistant' | 'tool';
+    } & {
+      role: 'system';
+    } & SystemMessage)
+  | ({
+      role: 'system' | 'user' | 'assistant' | 'tool';
+    } & {
+      role: 'user';
+    } & UserMessage)
+  | ({
+      role: 'system' | 'user' | 'assistant' | 'tool';
+    } & {
+      role: 'assistant';
+    } & AssistantMessage)
+  | ({
+      role: 'system' | 'user' | 'assistant' | 'tool';
+    } & {
+      role: 'tool';
+    } & ToolMessage);
 /**
  * A string, or a list of typed parts. Which part types a role accepts is left to the upstream.
  *
@@ -47,7 +40,74 @@ export type MessageContent = string | ContentPart[];
  * This interface was referenced by `CohereRequest`'s JSON-Schema
  * via the `definition` "ContentPart".
  */
-export type ContentPart = ContentPart1;
+export type ContentPart =
+  | ({
+      type: string;
+    } & {
+      type: 'text';
+    } & TextPart)
+  | ({
+      type: string;
+    } & {
+      type: 'image_url';
+    } & ImageUrlPart)
+  | ({
+      type: string;
+    } & {
+      type: 'document';
+    } & DocumentPart)
+  | ({
+      type: string;
+    } & {
+      type: 'thinking';
+    } & ThinkingPart)
+  | {
+      type: string;
+    };
+/**
+ * A function the model may call. Tools of any other type pass with their type checked as a string.
+ *
+ * This interface was referenced by `CohereRequest`'s JSON-Schema
+ * via the `definition` "Tool".
+ */
+export type Tool =
+  | ({
+      type: string;
+    } & {
+      type: 'function';
+    } & {
+      function: FunctionDefinition;
+    })
+  | {
+      type: string;
+    };
+/**
+ * text, or json_object with an optional JSON Schema the output must follow. Other types pass.
+ *
+ * This interface was referenced by `CohereRequest`'s JSON-Schema
+ * via the `definition` "ResponseFormat".
+ */
+export type ResponseFormat =
+  | (({
+      type: string;
+    } | null) & {
+      type: 'json_object';
+    } & {
+      json_schema?: {};
+    })
+  | ({
+      type: string;
+    } | null);
+/**
+ * Reasoning settings: on by default for models that support it.
+ *
+ * This interface was referenced by `CohereRequest`'s JSON-Schema
+ * via the `definition` "Thinking".
+ */
+export type Thinking = {
+  type: string;
+  token_budget?: number;
+} | null;
 
 /**
  * Body of POST /v2/chat, streaming (stream: true) or not. Field names are the wire's snake_case, not the SDK's camelCase. Known fields are type-checked; unknown fields, unknown content-part types and unknown tool types pass so that new API features are forwarded unchanged.
@@ -115,11 +175,46 @@ export interface CohereRequest {
    */
   priority?: number | null;
 }
-export interface Message1 {
-  role: 'system' | 'user' | 'assistant' | 'tool';
+/**
+ * Instructions; a string or text parts.
+ *
+ * This interface was referenced by `CohereRequest`'s JSON-Schema
+ * via the `definition` "SystemMessage".
+ */
+export interface SystemMessage {
+  role: 'system';
+  content: MessageContent;
 }
-export interface Tool1 {
-  type: string;
+/**
+ * This interface was referenced by `CohereRequest`'s JSON-Schema
+ * via the `definition` "TextPart".
+ */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+/**
+ * An image by web URL or base64 data URI (user messages).
+ *
+ * This interface was referenced by `CohereRequest`'s JSON-Schema
+ * via the `definition` "ImageUrlPart".
+ */
+export interface ImageUrlPart {
+  type: 'image_url';
+  image_url: {
+    url: string;
+    detail?: string;
+  };
+}
+/**
+ * A citable document (tool results).
+ *
+ * This interface was referenced by `CohereRequest`'s JSON-Schema
+ * via the `definition` "DocumentPart".
+ */
+export interface DocumentPart {
+  type: 'document';
+  document: Document;
 }
 /**
  * A string-keyed object the model may read and cite, with an optional id used in citations.
@@ -132,17 +227,14 @@ export interface Document {
   id?: string;
 }
 /**
- * Instructions; a string or text parts.
+ * Reasoning text of an earlier assistant turn.
  *
  * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "SystemMessage".
+ * via the `definition` "ThinkingPart".
  */
-export interface SystemMessage {
-  role: 'system';
-  content: MessageContent;
-}
-export interface ContentPart1 {
-  type: string;
+export interface ThinkingPart {
+  type: 'thinking';
+  thinking: string;
 }
 /**
  * A user turn; a string or text and image_url parts.
@@ -208,47 +300,6 @@ export interface ToolMessage {
   role: 'tool';
   tool_call_id: string;
   content: MessageContent;
-}
-/**
- * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "TextPart".
- */
-export interface TextPart {
-  type: 'text';
-  text: string;
-}
-/**
- * An image by web URL or base64 data URI (user messages).
- *
- * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "ImageUrlPart".
- */
-export interface ImageUrlPart {
-  type: 'image_url';
-  image_url: {
-    url: string;
-    detail?: string;
-  };
-}
-/**
- * A citable document (tool results).
- *
- * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "DocumentPart".
- */
-export interface DocumentPart {
-  type: 'document';
-  document: Document;
-}
-/**
- * Reasoning text of an earlier assistant turn.
- *
- * This interface was referenced by `CohereRequest`'s JSON-Schema
- * via the `definition` "ThinkingPart".
- */
-export interface ThinkingPart {
-  type: 'thinking';
-  thinking: string;
 }
 /**
  * This interface was referenced by `CohereRequest`'s JSON-Schema

@@ -13,7 +13,24 @@ export type FinishReason = string;
  * This interface was referenced by `CohereResponse`'s JSON-Schema
  * via the `definition` "ContentPart".
  */
-export type ContentPart = ContentPart1;
+export type ContentPart =
+  | ({
+      type: string;
+    } & {
+      type: 'text';
+    } & {
+      text: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'thinking';
+    } & {
+      thinking: string;
+    })
+  | {
+      type: string;
+    };
 
 /**
  * Non-streaming body returned by POST /v2/chat. It names no model. Known fields are type-checked; unknown fields and unknown content-part types pass.
@@ -40,9 +57,6 @@ export interface AssistantMessage {
   tool_plan?: string;
   tool_calls?: ToolCall[];
   citations?: Citation[];
-}
-export interface ContentPart1 {
-  type: string;
 }
 /**
  * arguments is the JSON text of the arguments, as the model wrote it.

@@ -3,15 +3,73 @@
 /**
  * The JSON payload of one SSE `data:` line of a streamed /v2/chat answer; its `type` equals the SSE `event:` name. Order: message-start; tool-plan-delta...; per tool call tool-call-start / tool-call-delta... / tool-call-end; per content part content-start / content-delta... / content-end; citation-start / citation-end; then message-end, which ends the stream (an error during generation is reported there, in delta.error). A trailing `data: [DONE]` line is not JSON and is not covered. Known event types are checked strictly; events with any other type value pass.
  */
-export type CohereStreamEvent = {
-  type: string;
-};
+export type CohereStreamEvent =
+  | ({
+      type: string;
+    } & {
+      type: 'message-start';
+    } & MessageStartEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'content-start';
+    } & ContentStartEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'content-delta';
+    } & ContentDeltaEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'content-end';
+    } & IndexOnlyEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'tool-plan-delta';
+    } & ToolPlanDeltaEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'tool-call-start';
+    } & ToolCallStartEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'tool-call-delta';
+    } & ToolCallDeltaEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'tool-call-end';
+    } & IndexOnlyEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'citation-start';
+    } & CitationStartEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'citation-end';
+    } & IndexOnlyEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'message-end';
+    } & MessageEndEvent)
+  | ({
+      type: string;
+    } & {
+      type: 'debug';
+    } & DebugEvent)
+  | {
+      type: string;
+    };
 
 /**
  * First event: the response id and the role. The API also sends empty content, tool_plan, tool_calls and citations here.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "MessageStartEvent".
  */
 export interface MessageStartEvent {
   id?: string;
@@ -23,9 +81,6 @@ export interface MessageStartEvent {
 }
 /**
  * Opens content part number index: text or thinking, usually empty.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ContentStartEvent".
  */
 export interface ContentStartEvent {
   index: number;
@@ -41,9 +96,6 @@ export interface ContentStartEvent {
 }
 /**
  * The next piece of content part number index: text or thinking.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ContentDeltaEvent".
  */
 export interface ContentDeltaEvent {
   index: number;
@@ -59,18 +111,12 @@ export interface ContentDeltaEvent {
 }
 /**
  * content-end, tool-call-end and citation-end: close item number index.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "IndexOnlyEvent".
  */
 export interface IndexOnlyEvent {
   index: number;
 }
 /**
  * The next piece of the plan the model writes before its tool calls. It has no index and no start or end event.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ToolPlanDeltaEvent".
  */
 export interface ToolPlanDeltaEvent {
   delta: {
@@ -81,9 +127,6 @@ export interface ToolPlanDeltaEvent {
 }
 /**
  * Opens tool call number index with its id and name; arguments usually start empty.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ToolCallStartEvent".
  */
 export interface ToolCallStartEvent {
   index: number;
@@ -93,10 +136,6 @@ export interface ToolCallStartEvent {
     };
   };
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ToolCall".
- */
 export interface ToolCall {
   id: string;
   type: 'function';
@@ -107,9 +146,6 @@ export interface ToolCall {
 }
 /**
  * The next piece of the JSON arguments of tool call number index; usually not valid JSON on its own.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ToolCallDeltaEvent".
  */
 export interface ToolCallDeltaEvent {
   index: number;
@@ -123,10 +159,6 @@ export interface ToolCallDeltaEvent {
     };
   };
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "CitationStartEvent".
- */
 export interface CitationStartEvent {
   index: number;
   delta?: {
@@ -137,9 +169,6 @@ export interface CitationStartEvent {
 }
 /**
  * Last event: finish_reason and usage. When generation failed, finish_reason is ERROR (or TIMEOUT) and error says why.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "MessageEndEvent".
  */
 export interface MessageEndEvent {
   id?: string;
@@ -149,10 +178,6 @@ export interface MessageEndEvent {
     usage?: Usage;
   };
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Usage".
- */
 export interface Usage {
   billed_units?: {
     input_tokens?: number;
@@ -166,10 +191,6 @@ export interface Usage {
   };
   cached_tokens?: number;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "DebugEvent".
- */
 export interface DebugEvent {
   prompt?: string;
 }

@@ -6,19 +6,184 @@
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
  * via the `definition` "Message".
  */
-export type Message = Message1;
+export type Message =
+  | ({
+      role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+      /**
+       * Optional participant name.
+       */
+      name?: string;
+    } & {
+      role: 'system';
+    } & SystemMessage)
+  | ({
+      role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+      /**
+       * Optional participant name.
+       */
+      name?: string;
+    } & {
+      role: 'developer';
+    } & DeveloperMessage)
+  | ({
+      role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+      /**
+       * Optional participant name.
+       */
+      name?: string;
+    } & {
+      role: 'user';
+    } & UserMessage)
+  | ({
+      role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+      /**
+       * Optional participant name.
+       */
+      name?: string;
+    } & {
+      role: 'assistant';
+    } & AssistantMessage)
+  | ({
+      role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+      /**
+       * Optional participant name.
+       */
+      name?: string;
+    } & {
+      role: 'tool';
+    } & ToolMessage)
+  | ({
+      role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+      /**
+       * Optional participant name.
+       */
+      name?: string;
+    } & {
+      role: 'function';
+    } & FunctionMessage);
+/**
+ * OpenAI accepts text parts only here.
+ */
+export type MessageContent = string | ContentPart[];
+/**
+ * One element of a content array. Known part types are checked strictly; parts with any other type value pass.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "ContentPart".
+ */
+export type ContentPart =
+  | ({
+      type: string;
+    } & {
+      type: 'text';
+    } & TextPart)
+  | ({
+      type: string;
+    } & {
+      type: 'image_url';
+    } & ImageURLPart)
+  | ({
+      type: string;
+    } & {
+      type: 'input_audio';
+    } & InputAudioPart)
+  | ({
+      type: string;
+    } & {
+      type: 'file';
+    } & FilePart)
+  | ({
+      type: string;
+    } & {
+      type: 'refusal';
+    } & RefusalPart)
+  | {
+      type: string;
+    };
+/**
+ * OpenAI accepts text parts only here.
+ */
+export type MessageContent1 = string | ContentPart[];
+/**
+ * Message content: plain text or an array of content parts.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "MessageContent".
+ */
+export type MessageContent2 = string | ContentPart[];
+/**
+ * A tool call made by the assistant. Known call types are checked; other types pass.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "ToolCall".
+ */
+export type ToolCall =
+  | ({
+      id: string;
+      type: string;
+    } & {
+      type: 'function';
+    } & {
+      function: FunctionCall;
+    })
+  | ({
+      id: string;
+      type: string;
+    } & {
+      type: 'custom';
+    } & {
+      custom: {
+        name: string;
+        /**
+         * Free-form tool input.
+         */
+        input: string;
+      };
+    })
+  | {
+      id: string;
+      type: string;
+    };
 /**
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
  * via the `definition` "Prediction".
  */
-export type Prediction = Prediction1;
+export type Prediction =
+  | ({
+      type: string;
+    } & {
+      type: 'content';
+    } & {
+      content: MessageContent2;
+    })
+  | {
+      type: string;
+    };
 /**
  * Output format: text, json_object or json_schema. Other format types pass.
  *
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
  * via the `definition` "ResponseFormat".
  */
-export type ResponseFormat = ResponseFormat1;
+export type ResponseFormat =
+  | ({
+      type: string;
+    } & {
+      type: 'json_schema';
+    } & {
+      json_schema: {
+        name: string;
+        description?: string;
+        /**
+         * The JSON Schema the output must follow.
+         */
+        schema?: {};
+        strict?: boolean | null;
+      };
+    })
+  | {
+      type: string;
+    };
 /**
  * "none", "auto", "required", or an object naming a tool (function, custom) or a set of allowed tools. Object forms with other type values pass.
  *
@@ -30,43 +195,63 @@ export type ToolChoice = ('none' | 'auto' | 'required') | ToolChoiceObject;
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
  * via the `definition` "ToolChoiceObject".
  */
-export type ToolChoiceObject = ToolChoiceObject1;
+export type ToolChoiceObject =
+  | ({
+      type: string;
+    } & {
+      type: 'function';
+    } & {
+      function: FunctionCallOption;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'custom';
+    } & {
+      custom: {
+        name: string;
+      };
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'allowed_tools';
+    } & {
+      allowed_tools: {
+        mode: string;
+        /**
+         * Tool references such as {type:"function", function:{name}}.
+         */
+        tools: {}[];
+      };
+    })
+  | {
+      type: string;
+    };
 /**
  * A tool the model may call. Known tool types are checked; other types pass.
  *
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
  * via the `definition` "Tool".
  */
-export type Tool = Tool1;
-/**
- * Message content: plain text or an array of content parts.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "MessageContent".
- */
-export type MessageContent = string | ContentPart[];
-/**
- * One element of a content array. Known part types are checked strictly; parts with any other type value pass.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "ContentPart".
- */
-export type ContentPart = ContentPart1;
-/**
- * OpenAI accepts text parts only here.
- */
-export type MessageContent1 = string | ContentPart[];
-/**
- * OpenAI accepts text parts only here.
- */
-export type MessageContent2 = string | ContentPart[];
-/**
- * A tool call made by the assistant. Known call types are checked; other types pass.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "ToolCall".
- */
-export type ToolCall = ToolCall1;
+export type Tool =
+  | ({
+      type: string;
+    } & {
+      type: 'function';
+    } & {
+      function: FunctionDefinition;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'custom';
+    } & {
+      custom: CustomToolDefinition;
+    })
+  | {
+      type: string;
+    };
 
 /**
  * Body of POST /v1/chat/completions. Known fields are type-checked; unknown fields, unknown content-part types, unknown tool types and unknown tool_choice/response_format types pass so that new API features are forwarded unchanged.
@@ -164,200 +349,23 @@ export interface OpenAIRequest {
   verbosity?: string | null;
   web_search_options?: WebSearchOptions;
 }
-export interface Message1 {
-  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
-  /**
-   * Optional participant name.
-   */
-  name?: string;
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "AudioOutputParam".
- */
-export interface AudioOutputParam {
-  format: string;
-  /**
-   * A built-in voice name or {id} of a custom voice.
-   */
-  voice:
-    | string
-    | {
-        id: string;
-      };
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "FunctionCallOption".
- */
-export interface FunctionCallOption {
-  name: string;
-}
-/**
- * Item of the deprecated functions array.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "LegacyFunction".
- */
-export interface LegacyFunction {
-  name: string;
-  description?: string;
-  parameters?: {};
-}
-/**
- * Run a moderation model on input and/or output.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "ModerationParam".
- */
-export interface ModerationParam {
-  model: string;
-  policy?: {} | null;
-}
-export interface Prediction1 {
-  type: string;
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "PromptCacheOptions".
- */
-export interface PromptCacheOptions {
-  mode?: string;
-  ttl?: string;
-}
-export interface ResponseFormat1 {
-  type: string;
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "StreamOptions".
- */
-export interface StreamOptions {
-  /**
-   * Send a final chunk with usage and an empty choices array before [DONE].
-   */
-  include_usage?: boolean;
-  include_obfuscation?: boolean;
-}
-export interface ToolChoiceObject1 {
-  type: string;
-}
-export interface Tool1 {
-  type: string;
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "WebSearchOptions".
- */
-export interface WebSearchOptions {
-  search_context_size?: string;
-  user_location?: {
-    type?: string;
-    approximate?: {};
-  } | null;
-}
-export interface ContentPart1 {
-  type: string;
-}
 /**
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
  * via the `definition` "SystemMessage".
  */
 export interface SystemMessage {
   role: 'system';
-  content: MessageContent1;
-  name?: string;
-}
-/**
- * Instructions from the developer; replaces system for reasoning models.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "DeveloperMessage".
- */
-export interface DeveloperMessage {
-  role: 'developer';
-  content: MessageContent2;
-  name?: string;
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "UserMessage".
- */
-export interface UserMessage {
-  role: 'user';
   content: MessageContent;
   name?: string;
 }
 /**
- * A previous model turn. content may be null or absent, typically when tool_calls is present.
- *
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "AssistantMessage".
+ * via the `definition` "TextPart".
  */
-export interface AssistantMessage {
-  role: 'assistant';
-  /**
-   * Text or text/refusal parts; null when the turn only calls tools.
-   */
-  content?: MessageContent | null;
-  refusal?: string | null;
-  name?: string;
-  audio?: AssistantAudioRef | null;
-  tool_calls?: ToolCall[];
-  /**
-   * @deprecated
-   */
-  function_call?: FunctionCall | null;
-}
-/**
- * Reference to audio produced in an earlier response.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "AssistantAudioRef".
- */
-export interface AssistantAudioRef {
-  id: string;
-}
-export interface ToolCall1 {
-  id: string;
-  type: string;
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "FunctionCall".
- */
-export interface FunctionCall {
-  name: string;
-  /**
-   * Arguments as a JSON-encoded string (not an object); may be invalid JSON if the model produced it.
-   */
-  arguments: string;
-}
-/**
- * Result of one tool call; one message per call.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "ToolMessage".
- */
-export interface ToolMessage {
-  role: 'tool';
-  /**
-   * id of the assistant tool call this message answers.
-   */
-  tool_call_id: string;
-  content: MessageContent;
-}
-/**
- * @deprecated
- * Deprecated predecessor of the tool message.
- *
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "FunctionMessage".
- */
-export interface FunctionMessage {
-  role: 'function';
-  name: string;
-  content: string | null;
+export interface TextPart {
+  type: 'text';
+  text: string;
+  prompt_cache_breakpoint?: PromptCacheBreakpoint;
 }
 /**
  * Marks the end of a prefix to cache explicitly.
@@ -368,15 +376,6 @@ export interface FunctionMessage {
 export interface PromptCacheBreakpoint {
   mode: string;
   ttl?: string;
-}
-/**
- * This interface was referenced by `OpenAIRequest`'s JSON-Schema
- * via the `definition` "TextPart".
- */
-export interface TextPart {
-  type: 'text';
-  text: string;
-  prompt_cache_breakpoint?: PromptCacheBreakpoint;
 }
 /**
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
@@ -437,6 +436,155 @@ export interface RefusalPart {
   refusal: string;
 }
 /**
+ * Instructions from the developer; replaces system for reasoning models.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "DeveloperMessage".
+ */
+export interface DeveloperMessage {
+  role: 'developer';
+  content: MessageContent1;
+  name?: string;
+}
+/**
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "UserMessage".
+ */
+export interface UserMessage {
+  role: 'user';
+  content: MessageContent2;
+  name?: string;
+}
+/**
+ * A previous model turn. content may be null or absent, typically when tool_calls is present.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "AssistantMessage".
+ */
+export interface AssistantMessage {
+  role: 'assistant';
+  /**
+   * Text or text/refusal parts; null when the turn only calls tools.
+   */
+  content?: MessageContent2 | null;
+  refusal?: string | null;
+  name?: string;
+  audio?: AssistantAudioRef | null;
+  tool_calls?: ToolCall[];
+  /**
+   * @deprecated
+   */
+  function_call?: FunctionCall | null;
+}
+/**
+ * Reference to audio produced in an earlier response.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "AssistantAudioRef".
+ */
+export interface AssistantAudioRef {
+  id: string;
+}
+/**
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "FunctionCall".
+ */
+export interface FunctionCall {
+  name: string;
+  /**
+   * Arguments as a JSON-encoded string (not an object); may be invalid JSON if the model produced it.
+   */
+  arguments: string;
+}
+/**
+ * Result of one tool call; one message per call.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "ToolMessage".
+ */
+export interface ToolMessage {
+  role: 'tool';
+  /**
+   * id of the assistant tool call this message answers.
+   */
+  tool_call_id: string;
+  content: MessageContent2;
+}
+/**
+ * @deprecated
+ * Deprecated predecessor of the tool message.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "FunctionMessage".
+ */
+export interface FunctionMessage {
+  role: 'function';
+  name: string;
+  content: string | null;
+}
+/**
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "AudioOutputParam".
+ */
+export interface AudioOutputParam {
+  format: string;
+  /**
+   * A built-in voice name or {id} of a custom voice.
+   */
+  voice:
+    | string
+    | {
+        id: string;
+      };
+}
+/**
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "FunctionCallOption".
+ */
+export interface FunctionCallOption {
+  name: string;
+}
+/**
+ * Item of the deprecated functions array.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "LegacyFunction".
+ */
+export interface LegacyFunction {
+  name: string;
+  description?: string;
+  parameters?: {};
+}
+/**
+ * Run a moderation model on input and/or output.
+ *
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "ModerationParam".
+ */
+export interface ModerationParam {
+  model: string;
+  policy?: {} | null;
+}
+/**
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "PromptCacheOptions".
+ */
+export interface PromptCacheOptions {
+  mode?: string;
+  ttl?: string;
+}
+/**
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "StreamOptions".
+ */
+export interface StreamOptions {
+  /**
+   * Send a final chunk with usage and an empty choices array before [DONE].
+   */
+  include_usage?: boolean;
+  include_obfuscation?: boolean;
+}
+/**
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema
  * via the `definition` "FunctionDefinition".
  */
@@ -464,4 +612,15 @@ export interface CustomToolDefinition {
   format?: {
     type: string;
   };
+}
+/**
+ * This interface was referenced by `OpenAIRequest`'s JSON-Schema
+ * via the `definition` "WebSearchOptions".
+ */
+export interface WebSearchOptions {
+  search_context_size?: string;
+  user_location?: {
+    type?: string;
+    approximate?: {};
+  } | null;
 }

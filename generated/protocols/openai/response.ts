@@ -6,14 +6,52 @@
  * This interface was referenced by `OpenAIResponse`'s JSON-Schema
  * via the `definition` "ToolCall".
  */
-export type ToolCall = ToolCall1;
+export type ToolCall =
+  | ({
+      id: string;
+      type: string;
+    } & {
+      type: 'function';
+    } & {
+      function: FunctionCall;
+    })
+  | ({
+      id: string;
+      type: string;
+    } & {
+      type: 'custom';
+    } & {
+      custom: {
+        name: string;
+        input: string;
+      };
+    })
+  | {
+      id: string;
+      type: string;
+    };
 /**
  * Annotation on the message text, e.g. a web-search citation. Other annotation types pass.
  *
  * This interface was referenced by `OpenAIResponse`'s JSON-Schema
  * via the `definition` "Annotation".
  */
-export type Annotation = Annotation1;
+export type Annotation =
+  | ({
+      type: string;
+    } & {
+      type: 'url_citation';
+    } & {
+      url_citation: {
+        url: string;
+        title?: string;
+        start_index: number;
+        end_index: number;
+      };
+    })
+  | {
+      type: string;
+    };
 
 /**
  * Non-streaming body returned by POST /v1/chat/completions. Known fields are type-checked; unknown fields and unknown tool-call or annotation types pass.
@@ -70,10 +108,6 @@ export interface AssistantMessage {
   annotations?: Annotation[];
   audio?: Audio | null;
 }
-export interface ToolCall1 {
-  id: string;
-  type: string;
-}
 /**
  * This interface was referenced by `OpenAIResponse`'s JSON-Schema
  * via the `definition` "FunctionCall".
@@ -84,9 +118,6 @@ export interface FunctionCall {
    * Arguments as a JSON-encoded string; not guaranteed to be valid JSON.
    */
   arguments: string;
-}
-export interface Annotation1 {
-  type: string;
 }
 /**
  * Audio output when the audio modality was requested.

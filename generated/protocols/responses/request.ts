@@ -13,7 +13,38 @@ export type InputItem = InputItem1;
  * This interface was referenced by `ResponsesRequest`'s JSON-Schema
  * via the `definition` "Tool".
  */
-export type Tool = Tool1;
+export type Tool =
+  | ({
+      type: string;
+    } & {
+      type: 'function';
+    } & FunctionTool)
+  | ({
+      type: string;
+    } & {
+      type: 'custom';
+    } & {
+      name: string;
+      description?: string;
+      format?: {};
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'file_search';
+    } & {
+      vector_store_ids: string[];
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'mcp';
+    } & {
+      server_label: string;
+    })
+  | {
+      type: string;
+    };
 /**
  * none, auto, required, or an object naming a function, custom tool, built-in tool type, MCP tool or an allowed_tools set.
  *
@@ -22,23 +53,96 @@ export type Tool = Tool1;
  */
 export type ToolChoice =
   | ('none' | 'auto' | 'required')
-  | {
-      type: string;
-    };
+  | (
+      | ({
+          type: string;
+        } & {
+          type: 'function';
+        } & {
+          name: string;
+        })
+      | ({
+          type: string;
+        } & {
+          type: 'custom';
+        } & {
+          name: string;
+        })
+      | ({
+          type: string;
+        } & {
+          type: 'allowed_tools';
+        } & {
+          mode: string;
+          tools: {}[];
+        })
+      | ({
+          type: string;
+        } & {
+          type: 'mcp';
+        } & {
+          server_label: string;
+          name?: string | null;
+        })
+      | {
+          type: string;
+        }
+    );
 /**
  * text, json_object, or json_schema with a named schema. Other types pass.
  *
  * This interface was referenced by `ResponsesRequest`'s JSON-Schema
  * via the `definition` "TextFormat".
  */
-export type TextFormat = TextFormat1;
+export type TextFormat =
+  | ({
+      type: string;
+    } & {
+      type: 'json_schema';
+    } & {
+      name: string;
+      schema: {};
+      description?: string;
+      strict?: boolean | null;
+    })
+  | {
+      type: string;
+    };
 /**
  * One element of a message's content list. Known part types are checked strictly; parts with any other type value pass.
  *
  * This interface was referenced by `ResponsesRequest`'s JSON-Schema
  * via the `definition` "ContentPart".
  */
-export type ContentPart = ContentPart1;
+export type ContentPart =
+  | ({
+      type: string;
+    } & {
+      type: 'input_text';
+    } & InputTextPart)
+  | ({
+      type: string;
+    } & {
+      type: 'input_image';
+    } & InputImagePart)
+  | ({
+      type: string;
+    } & {
+      type: 'input_file';
+    } & InputFilePart)
+  | ({
+      type: string;
+    } & {
+      type: 'output_text';
+    } & OutputTextPart)
+  | ({
+      type: string;
+    } & {
+      type: 'refusal';
+    } & RefusalPart)
+  | {
+      type: string;
+    };
 /**
  * Marks the end of a prefix to cache explicitly.
  *
@@ -157,8 +261,23 @@ export interface ResponsesRequest {
 export interface InputItem1 {
   type?: string;
 }
-export interface Tool1 {
-  type: string;
+/**
+ * A function defined by the caller. When strict is omitted, OpenAI Responses applies strict mode (Chat Completions does not).
+ *
+ * This interface was referenced by `ResponsesRequest`'s JSON-Schema
+ * via the `definition` "FunctionTool".
+ */
+export interface FunctionTool {
+  type: 'function';
+  name: string;
+  description?: string | null;
+  /**
+   * JSON Schema of the arguments.
+   */
+  parameters?: {} | null;
+  strict?: boolean | null;
+  defer_loading?: boolean;
+  output_schema?: {} | null;
 }
 /**
  * This interface was referenced by `ResponsesRequest`'s JSON-Schema
@@ -167,9 +286,6 @@ export interface Tool1 {
 export interface TextConfig {
   format?: TextFormat;
   verbosity?: string | null;
-}
-export interface TextFormat1 {
-  type: string;
 }
 /**
  * Reasoning settings. Kept open because new effort levels and summary modes are added over time.
@@ -201,9 +317,6 @@ export interface Message {
    * Assistant messages only: commentary or final_answer.
    */
   phase?: string | null;
-}
-export interface ContentPart1 {
-  type: string;
 }
 /**
  * This interface was referenced by `ResponsesRequest`'s JSON-Schema
@@ -339,22 +452,4 @@ export interface ReasoningText {
 export interface ItemReference {
   type?: 'item_reference';
   id: string;
-}
-/**
- * A function defined by the caller. When strict is omitted, OpenAI Responses applies strict mode (Chat Completions does not).
- *
- * This interface was referenced by `ResponsesRequest`'s JSON-Schema
- * via the `definition` "FunctionTool".
- */
-export interface FunctionTool {
-  type: 'function';
-  name: string;
-  description?: string | null;
-  /**
-   * JSON Schema of the arguments.
-   */
-  parameters?: {} | null;
-  strict?: boolean | null;
-  defer_loading?: boolean;
-  output_schema?: {} | null;
 }

@@ -6,12 +6,43 @@
  * This interface was referenced by `ResponsesResponse`'s JSON-Schema
  * via the `definition` "OutputItem".
  */
-export type OutputItem = OutputItem1;
+export type OutputItem =
+  | ({
+      type: string;
+    } & {
+      type: 'message';
+    } & OutputMessage)
+  | ({
+      type: string;
+    } & {
+      type: 'function_call';
+    } & FunctionCall)
+  | ({
+      type: string;
+    } & {
+      type: 'reasoning';
+    } & ReasoningItem)
+  | {
+      type: string;
+    };
 /**
  * This interface was referenced by `ResponsesResponse`'s JSON-Schema
  * via the `definition` "OutputContent".
  */
-export type OutputContent = OutputContent1;
+export type OutputContent =
+  | ({
+      type: string;
+    } & {
+      type: 'output_text';
+    } & OutputText)
+  | ({
+      type: string;
+    } & {
+      type: 'refusal';
+    } & Refusal)
+  | {
+      type: string;
+    };
 
 /**
  * Non-streaming body returned by POST /v1/responses. Known fields are type-checked; unknown fields and unknown output item, content part and annotation types pass.
@@ -77,8 +108,80 @@ export interface ResponseError {
 export interface IncompleteDetails {
   reason?: string;
 }
-export interface OutputItem1 {
+/**
+ * This interface was referenced by `ResponsesResponse`'s JSON-Schema
+ * via the `definition` "OutputMessage".
+ */
+export interface OutputMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  status: string;
+  content: OutputContent[];
+  phase?: string | null;
+}
+/**
+ * This interface was referenced by `ResponsesResponse`'s JSON-Schema
+ * via the `definition` "OutputText".
+ */
+export interface OutputText {
+  type: 'output_text';
+  text: string;
+  annotations: Annotation[];
+  logprobs?: unknown[];
+}
+/**
+ * This interface was referenced by `ResponsesResponse`'s JSON-Schema
+ * via the `definition` "Annotation".
+ */
+export interface Annotation {
   type: string;
+}
+/**
+ * This interface was referenced by `ResponsesResponse`'s JSON-Schema
+ * via the `definition` "Refusal".
+ */
+export interface Refusal {
+  type: 'refusal';
+  refusal: string;
+}
+/**
+ * A call of a caller-defined function. call_id is what the function_call_output answers; id is the item's own id (optional in the SDK type).
+ *
+ * This interface was referenced by `ResponsesResponse`'s JSON-Schema
+ * via the `definition` "FunctionCall".
+ */
+export interface FunctionCall {
+  type: 'function_call';
+  id?: string;
+  call_id: string;
+  name: string;
+  /**
+   * JSON text of the arguments; may be invalid JSON when the model errs.
+   */
+  arguments: string;
+  namespace?: string;
+  status?: string;
+}
+/**
+ * Reasoning: summary parts, optional raw reasoning text, and an opaque encrypted_content that only OpenAI can read.
+ *
+ * This interface was referenced by `ResponsesResponse`'s JSON-Schema
+ * via the `definition` "ReasoningItem".
+ */
+export interface ReasoningItem {
+  type: 'reasoning';
+  id: string;
+  summary: {
+    type: 'summary_text';
+    text: string;
+  }[];
+  content?: {
+    type: 'reasoning_text';
+    text: string;
+  }[];
+  encrypted_content?: string | null;
+  status?: string;
 }
 /**
  * input_tokens includes cached tokens; output_tokens includes reasoning tokens. cache_write_tokens is newer than many compatible servers, so it is optional.
@@ -143,82 +246,4 @@ export interface Response {
   safety_identifier?: string | null;
   prompt_cache_key?: string | null;
   user?: string | null;
-}
-/**
- * This interface was referenced by `ResponsesResponse`'s JSON-Schema
- * via the `definition` "OutputMessage".
- */
-export interface OutputMessage {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  status: string;
-  content: OutputContent[];
-  phase?: string | null;
-}
-export interface OutputContent1 {
-  type: string;
-}
-/**
- * This interface was referenced by `ResponsesResponse`'s JSON-Schema
- * via the `definition` "OutputText".
- */
-export interface OutputText {
-  type: 'output_text';
-  text: string;
-  annotations: Annotation[];
-  logprobs?: unknown[];
-}
-/**
- * This interface was referenced by `ResponsesResponse`'s JSON-Schema
- * via the `definition` "Annotation".
- */
-export interface Annotation {
-  type: string;
-}
-/**
- * This interface was referenced by `ResponsesResponse`'s JSON-Schema
- * via the `definition` "Refusal".
- */
-export interface Refusal {
-  type: 'refusal';
-  refusal: string;
-}
-/**
- * A call of a caller-defined function. call_id is what the function_call_output answers; id is the item's own id (optional in the SDK type).
- *
- * This interface was referenced by `ResponsesResponse`'s JSON-Schema
- * via the `definition` "FunctionCall".
- */
-export interface FunctionCall {
-  type: 'function_call';
-  id?: string;
-  call_id: string;
-  name: string;
-  /**
-   * JSON text of the arguments; may be invalid JSON when the model errs.
-   */
-  arguments: string;
-  namespace?: string;
-  status?: string;
-}
-/**
- * Reasoning: summary parts, optional raw reasoning text, and an opaque encrypted_content that only OpenAI can read.
- *
- * This interface was referenced by `ResponsesResponse`'s JSON-Schema
- * via the `definition` "ReasoningItem".
- */
-export interface ReasoningItem {
-  type: 'reasoning';
-  id: string;
-  summary: {
-    type: 'summary_text';
-    text: string;
-  }[];
-  content?: {
-    type: 'reasoning_text';
-    text: string;
-  }[];
-  encrypted_content?: string | null;
-  status?: string;
 }

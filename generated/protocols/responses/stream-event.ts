@@ -16,7 +16,43 @@ export type ResponsesStreamEvent = {
  * This interface was referenced by `undefined`'s JSON-Schema
  * via the `definition` "OutputItem".
  */
-export type OutputItem = OutputItem1;
+export type OutputItem =
+  | ({
+      type: string;
+    } & {
+      type: 'message';
+    } & OutputMessage)
+  | ({
+      type: string;
+    } & {
+      type: 'function_call';
+    } & FunctionCall)
+  | ({
+      type: string;
+    } & {
+      type: 'reasoning';
+    } & ReasoningItem)
+  | {
+      type: string;
+    };
+/**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "OutputContent".
+ */
+export type OutputContent =
+  | ({
+      type: string;
+    } & {
+      type: 'output_text';
+    } & OutputText)
+  | ({
+      type: string;
+    } & {
+      type: 'refusal';
+    } & Refusal)
+  | {
+      type: string;
+    };
 /**
  * An error inside an already-started (HTTP 200) stream. The SDK types it flat ({code, message, param}); some servers nest the same members under `error`, which the SDK also accepts. Either form is checked.
  *
@@ -31,11 +67,6 @@ export type ErrorEvent1 =
   | {
       error: unknown;
     };
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputContent".
- */
-export type OutputContent = OutputContent1;
 
 /**
  * Carries the whole response as it stands: empty output while created or in progress, the full output (and usage) at the end. response.failed carries response.error.
@@ -121,8 +152,80 @@ export interface ResponseError {
 export interface IncompleteDetails {
   reason?: string;
 }
-export interface OutputItem1 {
+/**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "OutputMessage".
+ */
+export interface OutputMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  status: string;
+  content: OutputContent[];
+  phase?: string | null;
+}
+/**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "OutputText".
+ */
+export interface OutputText {
+  type: 'output_text';
+  text: string;
+  annotations: Annotation[];
+  logprobs?: unknown[];
+}
+/**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "Annotation".
+ */
+export interface Annotation {
   type: string;
+}
+/**
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "Refusal".
+ */
+export interface Refusal {
+  type: 'refusal';
+  refusal: string;
+}
+/**
+ * A call of a caller-defined function. call_id is what the function_call_output answers; id is the item's own id (optional in the SDK type).
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "FunctionCall".
+ */
+export interface FunctionCall {
+  type: 'function_call';
+  id?: string;
+  call_id: string;
+  name: string;
+  /**
+   * JSON text of the arguments; may be invalid JSON when the model errs.
+   */
+  arguments: string;
+  namespace?: string;
+  status?: string;
+}
+/**
+ * Reasoning: summary parts, optional raw reasoning text, and an opaque encrypted_content that only OpenAI can read.
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "ReasoningItem".
+ */
+export interface ReasoningItem {
+  type: 'reasoning';
+  id: string;
+  summary: {
+    type: 'summary_text';
+    text: string;
+  }[];
+  content?: {
+    type: 'reasoning_text';
+    text: string;
+  }[];
+  encrypted_content?: string | null;
+  status?: string;
 }
 /**
  * input_tokens includes cached tokens; output_tokens includes reasoning tokens. cache_write_tokens is newer than many compatible servers, so it is optional.
@@ -167,9 +270,27 @@ export interface ContentPartEvent {
   item_id: string;
   output_index: number;
   content_index: number;
-  part: {
-    type: string;
-  };
+  part:
+    | ({
+        type: string;
+      } & {
+        type: 'output_text';
+      } & OutputText)
+    | ({
+        type: string;
+      } & {
+        type: 'refusal';
+      } & Refusal)
+    | ({
+        type: string;
+      } & {
+        type: 'reasoning_text';
+      } & {
+        text: string;
+      })
+    | {
+        type: string;
+      };
 }
 /**
  * A piece of output text. The SDK types logprobs as required; it is only meaningful with include logprobs, so it is optional here.
@@ -327,13 +448,6 @@ export interface AnnotationAddedEvent {
   annotation_index: number;
   annotation: Annotation;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Annotation".
- */
-export interface Annotation {
-  type: string;
-}
 export interface ErrorEvent2 {
   type: 'error';
   sequence_number?: number;
@@ -346,75 +460,4 @@ export interface ErrorEvent2 {
     message: string;
     param?: string | null;
   };
-}
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputMessage".
- */
-export interface OutputMessage {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  status: string;
-  content: OutputContent[];
-  phase?: string | null;
-}
-export interface OutputContent1 {
-  type: string;
-}
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputText".
- */
-export interface OutputText {
-  type: 'output_text';
-  text: string;
-  annotations: Annotation[];
-  logprobs?: unknown[];
-}
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Refusal".
- */
-export interface Refusal {
-  type: 'refusal';
-  refusal: string;
-}
-/**
- * A call of a caller-defined function. call_id is what the function_call_output answers; id is the item's own id (optional in the SDK type).
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "FunctionCall".
- */
-export interface FunctionCall {
-  type: 'function_call';
-  id?: string;
-  call_id: string;
-  name: string;
-  /**
-   * JSON text of the arguments; may be invalid JSON when the model errs.
-   */
-  arguments: string;
-  namespace?: string;
-  status?: string;
-}
-/**
- * Reasoning: summary parts, optional raw reasoning text, and an opaque encrypted_content that only OpenAI can read.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ReasoningItem".
- */
-export interface ReasoningItem {
-  type: 'reasoning';
-  id: string;
-  summary: {
-    type: 'summary_text';
-    text: string;
-  }[];
-  content?: {
-    type: 'reasoning_text';
-    text: string;
-  }[];
-  encrypted_content?: string | null;
-  status?: string;
 }

@@ -1,0 +1,62 @@
+// The protocol schemas dispatch on a discriminant with `allOf: [{if: {properties: {type: {const:
+// "text"}}}, then: {...}}, ...]`: "known block types are checked strictly; others pass".
+// json-schema-to-typescript compiles if/then to nothing, so a content block would be just
+// `{type: string}` and the codec could not name a block's members. For the types only (the
+// validators compile the schema as written), this rewrites each such node into the union it
+// means: one member per branch (the node's own members, the discriminant fixed to the branch's
+// value, and the branch's members), plus the node itself for the values no branch names (left out
+// when the discriminant is an enum the branches cover). A codec narrows a value to its branch
+// with `isBranch` (server/protocols/shared/schema-branch.ts).
+
+type Schema = Record<string, unknown>;
+
+const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A deep copy of `schema` with every if/then dispatch turned into an anyOf of its branches. */
+export function dispatchUnions(schema: object): object {
+  return transform(schema) as object;
+}
+
+function transform(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(transform);
+  if (!isSchema(node)) return node;
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(node)) out[key] = transform(value);
+  const dispatch = dispatchOf(out);
+  return dispatch === undefined ? out : union(out, dispatch);
+}
+
+interface Dispatch {
+  readonly key: string;
+  readonly branches: { readonly value: string; readonly then: unknown }[];
+}
+
+/** The discriminant and branches of an `allOf` made only of `if: {properties: {K: {const}}}` / `then`. */
+function dispatchOf(node: Schema): Dispatch | undefined {
+  if (!Array.isArray(node.allOf) || node.allOf.length === 0) return undefined;
+  let key: string | undefined;
+  const branches: Dispatch['branches'] = [];
+  for (const entry of node.allOf) {
+    if (!isSchema(entry) || !isSchema(entry.if) || entry.then === undefined || 'else' in entry) return undefined;
+    const tested = isSchema(entry.if.properties) ? Object.entries(entry.if.properties) : [];
+    if (tested.length !== 1) return undefined;
+    const [name, test] = tested[0]!;
+    if (!isSchema(test) || typeof test.const !== 'string' || (key !== undefined && key !== name)) return undefined;
+    key = name;
+    branches.push({ value: test.const, then: entry.then });
+  }
+  return key === undefined ? undefined : { key, branches };
+}
+
+function union(node: Schema, { key, branches }: Dispatch): Schema {
+  // Root-level keys ($defs, $schema, $id) stay on the union; only the shape goes into each member.
+  const { allOf: _dispatch, title, description, $comment: _comment, $defs, $schema, $id, ...base } = node;
+  const members: unknown[] = branches.map(({ value, then }) => ({
+    allOf: [base, { type: 'object', required: [key], properties: { [key]: { const: value } } }, then],
+  }));
+  const discriminant = isSchema(base.properties) ? base.properties[key] : undefined;
+  const closed = isSchema(discriminant) && Array.isArray(discriminant.enum) && discriminant.enum.every((v) => branches.some((b) => b.value === v));
+  if (!closed) members.push(base);
+  const kept = { $schema, $id, title, description, $defs };
+  return { ...Object.fromEntries(Object.entries(kept).filter(([, v]) => v !== undefined)), anyOf: members };
+}
