@@ -22,6 +22,11 @@ function transform(node: unknown): unknown {
   if (!isSchema(node)) return node;
   const out: Schema = {};
   for (const [key, value] of Object.entries(node)) out[key] = transform(value);
+  // An object schema that names no members is any object (a JSON Schema the caller wrote, tool
+  // arguments): `{ [key: string]: unknown }`, not the `{}` the closed-by-default option would give.
+  if (out.type === 'object' && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined && out.allOf === undefined && out.anyOf === undefined && out.oneOf === undefined && out.$ref === undefined) {
+    out.additionalProperties = true;
+  }
   const dispatch = dispatchOf(out);
   return dispatch === undefined ? out : union(out, dispatch);
 }

@@ -70,7 +70,9 @@ export type OutputFormat =
       /**
        * JSON Schema the output must follow.
        */
-      schema: {};
+      schema: {
+        [k: string]: unknown | undefined;
+      };
     })
   | {
       type: string;
@@ -190,7 +192,11 @@ export interface AnthropicRequest {
     | string
     | {
         id?: string | null;
-        skills?: {}[] | null;
+        skills?:
+          | {
+              [k: string]: unknown | undefined;
+            }[]
+          | null;
       }
     | null;
   service_tier?: string;
@@ -351,7 +357,9 @@ export interface ToolUseBlock {
   /**
    * Tool arguments as a JSON object (not a string).
    */
-  input: {};
+  input: {
+    [k: string]: unknown | undefined;
+  };
   caller?: {
     type: string;
   };
@@ -383,7 +391,9 @@ export interface ServerToolUseBlock {
   type: 'server_tool_use';
   id: string;
   name: string;
-  input: {};
+  input: {
+    [k: string]: unknown | undefined;
+  };
   cache_control?: NullableCacheControl;
 }
 /**
@@ -426,7 +436,11 @@ export interface ClientTool {
   /**
    * JSON Schema (type "object") for the tool input. Not validated as a schema here.
    */
-  input_schema: {};
-  input_examples?: {}[];
+  input_schema: {
+    [k: string]: unknown | undefined;
+  };
+  input_examples?: {
+    [k: string]: unknown | undefined;
+  }[];
   eager_input_streaming?: boolean | null;
 }

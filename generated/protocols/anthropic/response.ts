@@ -152,7 +152,9 @@ export interface ToolUseBlock {
   /**
    * Tool arguments as a JSON object.
    */
-  input: {};
+  input: {
+    [k: string]: unknown | undefined;
+  };
   caller?: {
     type: string;
   };
@@ -165,7 +167,9 @@ export interface ServerToolUseBlock {
   type: 'server_tool_use';
   id: string;
   name: string;
-  input: {};
+  input: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * Result of a server-side tool call; content depends on the tool and is not checked.

@@ -15,7 +15,9 @@ export interface BedrockRequest {
   /**
    * Model-specific request fields passed to the model as they are, e.g. Claude's top_k and thinking, Nova's inferenceConfig.topK.
    */
-  additionalModelRequestFields?: {};
+  additionalModelRequestFields?: {
+    [k: string]: unknown | undefined;
+  };
   /**
    * Values for the placeholders of a Bedrock-managed prompt, by variable name.
    */
@@ -73,7 +75,9 @@ export interface ContentBlock {
 export interface ImageBlock {
   format: string;
   source: MediaSource;
-  error?: {};
+  error?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * Image, video and audio source: a union of bytes (base64) and s3Location.
@@ -182,7 +186,9 @@ export interface SearchResultBlock {
   content: {
     text: string;
   }[];
-  citations?: {};
+  citations?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * Content a guardrail evaluates: a union of text and image.
@@ -235,7 +241,9 @@ export interface CitationsContentBlock {
   content?: {
     text?: string;
   }[];
-  citations?: {}[];
+  citations?: {
+    [k: string]: unknown | undefined;
+  }[];
 }
 /**
  * toolAddition / toolRemoval: a tool made available or withdrawn mid-conversation.
@@ -308,7 +316,9 @@ export interface ToolSpecification {
    * A union with one member so far: json, the JSON Schema of the input.
    */
   inputSchema: {
-    json?: {};
+    json?: {
+      [k: string]: unknown | undefined;
+    };
   };
   strict?: boolean;
 }
@@ -319,8 +329,12 @@ export interface ToolSpecification {
  * via the `definition` "ToolChoice".
  */
 export interface ToolChoice {
-  auto?: {};
-  any?: {};
+  auto?: {
+    [k: string]: unknown | undefined;
+  };
+  any?: {
+    [k: string]: unknown | undefined;
+  };
   tool?: {
     name: string;
   };

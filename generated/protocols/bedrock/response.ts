@@ -21,8 +21,12 @@ export interface BedrockResponse {
   /**
    * Model-specific response fields, e.g. Claude's stop_sequence (the sequence that matched, or null).
    */
-  additionalModelResponseFields?: {};
-  trace?: {};
+  additionalModelResponseFields?: {
+    [k: string]: unknown | undefined;
+  };
+  trace?: {
+    [k: string]: unknown | undefined;
+  };
   performanceConfig?: {
     latency?: string;
   };
@@ -52,7 +56,9 @@ export interface ContentBlock {
   image?: ImageBlock;
   toolResult?: {
     toolUseId: string;
-    content: {}[];
+    content: {
+      [k: string]: unknown | undefined;
+    }[];
     status?: string;
   };
 }
@@ -87,7 +93,9 @@ export interface CitationsContentBlock {
   content?: {
     text?: string;
   }[];
-  citations?: {}[];
+  citations?: {
+    [k: string]: unknown | undefined;
+  }[];
 }
 /**
  * This interface was referenced by `BedrockResponse`'s JSON-Schema

@@ -14,7 +14,9 @@ export interface BedrockStreamEvent {
   };
   messageStop?: {
     stopReason: string;
-    additionalModelResponseFields?: {};
+    additionalModelResponseFields?: {
+      [k: string]: unknown | undefined;
+    };
   };
   metadata?: MetadataEvent;
   internalServerException?: StreamException;
@@ -71,9 +73,15 @@ export interface ContentBlockDeltaEvent {
       signature?: string;
       redactedContent?: string;
     };
-    citation?: {};
-    toolResult?: {}[];
-    image?: {};
+    citation?: {
+      [k: string]: unknown | undefined;
+    };
+    toolResult?: {
+      [k: string]: unknown | undefined;
+    }[];
+    image?: {
+      [k: string]: unknown | undefined;
+    };
   };
 }
 /**
@@ -92,14 +100,22 @@ export interface MetadataEvent {
     totalTokens: number;
     cacheReadInputTokens?: number;
     cacheWriteInputTokens?: number;
-    cacheDetails?: {}[];
+    cacheDetails?: {
+      [k: string]: unknown | undefined;
+    }[];
   };
   metrics: {
     latencyMs: number;
   };
-  trace?: {};
-  performanceConfig?: {};
-  serviceTier?: {};
+  trace?: {
+    [k: string]: unknown | undefined;
+  };
+  performanceConfig?: {
+    [k: string]: unknown | undefined;
+  };
+  serviceTier?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * The payload of an exception frame. modelStreamErrorException may add originalStatusCode and originalMessage.

@@ -93,7 +93,9 @@ export type ResponseFormat =
     } | null) & {
       type: 'json_object';
     } & {
-      json_schema?: {};
+      json_schema?: {
+        [k: string]: unknown | undefined;
+      };
     })
   | ({
       type: string;
@@ -223,7 +225,9 @@ export interface DocumentPart {
  * via the `definition` "Document".
  */
 export interface Document {
-  data: {};
+  data: {
+    [k: string]: unknown | undefined;
+  };
   id?: string;
 }
 /**
@@ -286,7 +290,9 @@ export interface Citation {
   start?: number;
   end?: number;
   text?: string;
-  sources?: {}[];
+  sources?: {
+    [k: string]: unknown | undefined;
+  }[];
   content_index?: number;
   type?: string;
 }
@@ -311,5 +317,7 @@ export interface FunctionDefinition {
   /**
    * JSON Schema of the arguments.
    */
-  parameters: {};
+  parameters: {
+    [k: string]: unknown | undefined;
+  };
 }

@@ -80,7 +80,9 @@ export interface Citation {
   start?: number;
   end?: number;
   text?: string;
-  sources?: {}[];
+  sources?: {
+    [k: string]: unknown | undefined;
+  }[];
   content_index?: number;
   type?: string;
 }

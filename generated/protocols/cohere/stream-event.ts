@@ -107,7 +107,9 @@ export interface ContentDeltaEvent {
       };
     };
   };
-  logprobs?: {};
+  logprobs?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * content-end, tool-call-end and citation-end: close item number index.
@@ -163,7 +165,9 @@ export interface CitationStartEvent {
   index: number;
   delta?: {
     message?: {
-      citations?: {};
+      citations?: {
+        [k: string]: unknown | undefined;
+      };
     };
   };
 }

@@ -65,11 +65,21 @@ export interface Part {
   fileData?: FileData;
   functionCall?: FunctionCall;
   functionResponse?: FunctionResponse;
-  executableCode?: {};
-  codeExecutionResult?: {};
-  videoMetadata?: {};
-  mediaResolution?: {};
-  partMetadata?: {};
+  executableCode?: {
+    [k: string]: unknown | undefined;
+  };
+  codeExecutionResult?: {
+    [k: string]: unknown | undefined;
+  };
+  videoMetadata?: {
+    [k: string]: unknown | undefined;
+  };
+  mediaResolution?: {
+    [k: string]: unknown | undefined;
+  };
+  partMetadata?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * Inline media: base64 bytes and their IANA media type.
@@ -101,7 +111,9 @@ export interface FileData {
  */
 export interface FunctionCall {
   name: string;
-  args?: {};
+  args?: {
+    [k: string]: unknown | undefined;
+  };
   id?: string;
 }
 /**
@@ -112,7 +124,9 @@ export interface FunctionCall {
  */
 export interface FunctionResponse {
   name: string;
-  response: {};
+  response: {
+    [k: string]: unknown | undefined;
+  };
   id?: string;
   parts?: FunctionResponsePart[];
   willContinue?: boolean;
@@ -136,10 +150,18 @@ export interface FunctionResponsePart {
  */
 export interface Tool {
   functionDeclarations?: FunctionDeclaration[];
-  googleSearch?: {};
-  googleSearchRetrieval?: {};
-  codeExecution?: {};
-  urlContext?: {};
+  googleSearch?: {
+    [k: string]: unknown | undefined;
+  };
+  googleSearchRetrieval?: {
+    [k: string]: unknown | undefined;
+  };
+  codeExecution?: {
+    [k: string]: unknown | undefined;
+  };
+  urlContext?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * A function the model may call. `parameters` is Gemini's OpenAPI 3.0 Schema subset; `parametersJsonSchema` is JSON Schema; they are exclusive.
@@ -150,10 +172,22 @@ export interface Tool {
 export interface FunctionDeclaration {
   name: string;
   description?: string;
-  parameters?: {};
-  parametersJsonSchema?: {} | boolean;
-  response?: {};
-  responseJsonSchema?: {} | boolean;
+  parameters?: {
+    [k: string]: unknown | undefined;
+  };
+  parametersJsonSchema?:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | boolean;
+  response?: {
+    [k: string]: unknown | undefined;
+  };
+  responseJsonSchema?:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | boolean;
   behavior?: string;
 }
 /**
@@ -162,7 +196,9 @@ export interface FunctionDeclaration {
  */
 export interface ToolConfig {
   functionCallingConfig?: FunctionCallingConfig;
-  retrievalConfig?: {};
+  retrievalConfig?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * This interface was referenced by `GeminiRequest`'s JSON-Schema
@@ -202,14 +238,22 @@ export interface GenerationConfig {
   frequencyPenalty?: number;
   seed?: number;
   responseMimeType?: string;
-  responseSchema?: {};
-  responseJsonSchema?: {} | boolean;
+  responseSchema?: {
+    [k: string]: unknown | undefined;
+  };
+  responseJsonSchema?:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | boolean;
   responseLogprobs?: boolean;
   logprobs?: number;
   responseModalities?: string[];
   thinkingConfig?: ThinkingConfig;
   mediaResolution?: string;
-  speechConfig?: {};
+  speechConfig?: {
+    [k: string]: unknown | undefined;
+  };
   audioTimestamp?: boolean;
   enableEnhancedCivicAnswers?: boolean;
 }

@@ -35,12 +35,20 @@ export interface Candidate {
   finishMessage?: string;
   index?: number;
   safetyRatings?: SafetyRating[];
-  citationMetadata?: {};
-  groundingMetadata?: {};
-  urlContextMetadata?: {};
+  citationMetadata?: {
+    [k: string]: unknown | undefined;
+  };
+  groundingMetadata?: {
+    [k: string]: unknown | undefined;
+  };
+  urlContextMetadata?: {
+    [k: string]: unknown | undefined;
+  };
   tokenCount?: number;
   avgLogprobs?: number;
-  logprobsResult?: {};
+  logprobsResult?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * The candidate's content; role is "model". parts may be missing when nothing was generated (a MAX_TOKENS or SAFETY stop).
@@ -71,8 +79,12 @@ export interface Part {
   inlineData?: Blob;
   fileData?: FileData;
   functionCall?: FunctionCall;
-  executableCode?: {};
-  codeExecutionResult?: {};
+  executableCode?: {
+    [k: string]: unknown | undefined;
+  };
+  codeExecutionResult?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * Inline media: base64 bytes and their IANA media type.
@@ -104,7 +116,9 @@ export interface FileData {
  */
 export interface FunctionCall {
   name: string;
-  args?: {};
+  args?: {
+    [k: string]: unknown | undefined;
+  };
   id?: string;
 }
 /**

@@ -177,7 +177,9 @@ export type ResponseFormat =
         /**
          * The JSON Schema the output must follow.
          */
-        schema?: {};
+        schema?: {
+          [k: string]: unknown | undefined;
+        };
         strict?: boolean | null;
       };
     })
@@ -222,7 +224,9 @@ export type ToolChoiceObject =
         /**
          * Tool references such as {type:"function", function:{name}}.
          */
-        tools: {}[];
+        tools: {
+          [k: string]: unknown | undefined;
+        }[];
       };
     })
   | {
@@ -553,7 +557,9 @@ export interface FunctionCallOption {
 export interface LegacyFunction {
   name: string;
   description?: string;
-  parameters?: {};
+  parameters?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * Run a moderation model on input and/or output.
@@ -594,7 +600,9 @@ export interface FunctionDefinition {
   /**
    * JSON Schema of the arguments object. Not validated as a schema here.
    */
-  parameters?: {};
+  parameters?: {
+    [k: string]: unknown | undefined;
+  };
   /**
    * Ask for exact adherence to parameters (structured outputs).
    */
@@ -621,6 +629,8 @@ export interface WebSearchOptions {
   search_context_size?: string;
   user_location?: {
     type?: string;
-    approximate?: {};
+    approximate?: {
+      [k: string]: unknown | undefined;
+    };
   } | null;
 }

@@ -100,6 +100,10 @@ export interface AssistantMessage {
   role: 'assistant';
   content: string | null;
   refusal?: string | null;
+  /**
+   * Not OpenAI's: the de-facto extension (DeepSeek, vLLM) that carries reasoning text, which the gateway reads and writes.
+   */
+  reasoning_content?: string | null;
   tool_calls?: ToolCall[];
   /**
    * @deprecated

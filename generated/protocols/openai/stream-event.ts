@@ -84,6 +84,10 @@ export interface Delta {
   role?: string;
   content?: string | null;
   refusal?: string | null;
+  /**
+   * Not OpenAI's: the de-facto extension (DeepSeek, vLLM) that carries reasoning text, which the gateway reads and writes.
+   */
+  reasoning_content?: string | null;
   tool_calls?: ToolCallDelta[];
   /**
    * @deprecated

@@ -26,7 +26,9 @@ export type Tool =
     } & {
       name: string;
       description?: string;
-      format?: {};
+      format?: {
+        [k: string]: unknown | undefined;
+      };
     })
   | ({
       type: string;
@@ -74,7 +76,9 @@ export type ToolChoice =
           type: 'allowed_tools';
         } & {
           mode: string;
-          tools: {}[];
+          tools: {
+            [k: string]: unknown | undefined;
+          }[];
         })
       | ({
           type: string;
@@ -101,7 +105,9 @@ export type TextFormat =
       type: 'json_schema';
     } & {
       name: string;
-      schema: {};
+      schema: {
+        [k: string]: unknown | undefined;
+      };
       description?: string;
       strict?: boolean | null;
     })
@@ -250,7 +256,9 @@ export interface ResponsesRequest {
   image?: {
     context_compression?: string;
   };
-  access_programs?: {};
+  access_programs?: {
+    [k: string]: unknown | undefined;
+  };
   safety_identifier?: string | null;
   /**
    * @deprecated

@@ -72,12 +72,20 @@ export interface ResponsesResponse {
   parallel_tool_calls?: boolean;
   temperature?: number | null;
   top_p?: number | null;
-  tool_choice?: string | {};
-  tools?: {}[];
+  tool_choice?:
+    | string
+    | {
+        [k: string]: unknown | undefined;
+      };
+  tools?: {
+    [k: string]: unknown | undefined;
+  }[];
   max_output_tokens?: number | null;
   previous_response_id?: string | null;
   reasoning?: {} | null;
-  text?: {};
+  text?: {
+    [k: string]: unknown | undefined;
+  };
   truncation?: string | null;
   service_tier?: string | null;
   store?: boolean;
@@ -196,7 +204,9 @@ export interface Usage {
   input_tokens_details?: {
     cached_tokens: number;
     cache_write_tokens?: number;
-    cache_write_tokens_details?: {};
+    cache_write_tokens_details?: {
+      [k: string]: unknown | undefined;
+    };
   };
   output_tokens_details?: {
     reasoning_tokens: number;
@@ -233,12 +243,20 @@ export interface Response {
   parallel_tool_calls?: boolean;
   temperature?: number | null;
   top_p?: number | null;
-  tool_choice?: string | {};
-  tools?: {}[];
+  tool_choice?:
+    | string
+    | {
+        [k: string]: unknown | undefined;
+      };
+  tools?: {
+    [k: string]: unknown | undefined;
+  }[];
   max_output_tokens?: number | null;
   previous_response_id?: string | null;
   reasoning?: {} | null;
-  text?: {};
+  text?: {
+    [k: string]: unknown | undefined;
+  };
   truncation?: string | null;
   service_tier?: string | null;
   store?: boolean;
