@@ -33,10 +33,10 @@ function transform(node: unknown): unknown {
 
 interface Dispatch {
   readonly key: string;
-  readonly branches: { readonly value: string; readonly then: unknown }[];
+  readonly branches: { readonly values: readonly string[]; readonly then: unknown }[];
 }
 
-/** The discriminant and branches of an `allOf` made only of `if: {properties: {K: {const}}}` / `then`. */
+/** The discriminant and branches of an `allOf` made only of `if: {properties: {K: {const | enum}}}` / `then`. */
 function dispatchOf(node: Schema): Dispatch | undefined {
   if (!Array.isArray(node.allOf) || node.allOf.length === 0) return undefined;
   let key: string | undefined;
@@ -46,9 +46,10 @@ function dispatchOf(node: Schema): Dispatch | undefined {
     const tested = isSchema(entry.if.properties) ? Object.entries(entry.if.properties) : [];
     if (tested.length !== 1) return undefined;
     const [name, test] = tested[0]!;
-    if (!isSchema(test) || typeof test.const !== 'string' || (key !== undefined && key !== name)) return undefined;
+    const values = !isSchema(test) ? undefined : typeof test.const === 'string' ? [test.const] : test.enum;
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string') || (key !== undefined && key !== name)) return undefined;
     key = name;
-    branches.push({ value: test.const, then: entry.then });
+    branches.push({ values, then: entry.then });
   }
   return key === undefined ? undefined : { key, branches };
 }
@@ -56,11 +57,11 @@ function dispatchOf(node: Schema): Dispatch | undefined {
 function union(node: Schema, { key, branches }: Dispatch): Schema {
   // Root-level keys ($defs, $schema, $id) stay on the union; only the shape goes into each member.
   const { allOf: _dispatch, title, description, $comment: _comment, $defs, $schema, $id, ...base } = node;
-  const members: unknown[] = branches.map(({ value, then }) => ({
-    allOf: [base, { type: 'object', required: [key], properties: { [key]: { const: value } } }, then],
+  const members: unknown[] = branches.map(({ values, then }) => ({
+    allOf: [base, { type: 'object', required: [key], properties: { [key]: { enum: values } } }, then],
   }));
   const discriminant = isSchema(base.properties) ? base.properties[key] : undefined;
-  const closed = isSchema(discriminant) && Array.isArray(discriminant.enum) && discriminant.enum.every((v) => branches.some((b) => b.value === v));
+  const closed = isSchema(discriminant) && Array.isArray(discriminant.enum) && discriminant.enum.every((v) => branches.some((b) => b.values.includes(v as string)));
   if (!closed) members.push(base);
   const kept = { $schema, $id, title, description, $defs };
   return { ...Object.fromEntries(Object.entries(kept).filter(([, v]) => v !== undefined)), anyOf: members };

@@ -6,12 +6,147 @@
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
  * via the `definition` "ContentBlock".
  */
-export type ContentBlock = ContentBlock1;
+export type ContentBlock =
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'text';
+    } & TextBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'image';
+    } & ImageBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'document';
+    } & DocumentBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'search_result';
+    } & SearchResultBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'thinking';
+    } & ThinkingBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'redacted_thinking';
+    } & RedactedThinkingBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'tool_use';
+    } & ToolUseBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'tool_result';
+    } & ToolResultBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'server_tool_use';
+    } & ServerToolUseBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type:
+        | 'web_search_tool_result'
+        | 'web_fetch_tool_result'
+        | 'code_execution_tool_result'
+        | 'bash_code_execution_tool_result'
+        | 'text_editor_code_execution_tool_result'
+        | 'tool_search_tool_result';
+    } & ServerToolResultBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'container_upload';
+    } & ContainerUploadBlock)
+  | ({
+      type: string;
+      cache_control?: NullableCacheControl;
+    } & {
+      type: 'tool_reference';
+    } & ToolReferenceBlock)
+  | {
+      type: string;
+      cache_control?: NullableCacheControl;
+    };
 /**
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
  * via the `definition` "NullableCacheControl".
  */
 export type NullableCacheControl = CacheControl | null;
+/**
+ * Where an image or document comes from: base64 {media_type, data}, url {url}, file {file_id}, text {media_type, data} or content {content}. Other source types pass.
+ *
+ * This interface was referenced by `AnthropicRequest`'s JSON-Schema
+ * via the `definition` "Source".
+ */
+export type Source =
+  | ({
+      type: string;
+    } & {
+      type: 'base64';
+    } & {
+      media_type: string;
+      /**
+       * Base64-encoded bytes, no data: prefix.
+       */
+      data: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'url';
+    } & {
+      url: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'file';
+    } & {
+      /**
+       * ID from the Files API.
+       */
+      file_id: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'text';
+    } & {
+      media_type?: string;
+      data: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'content';
+    } & {
+      content: string | ContentBlock[];
+    })
+  | {
+      type: string;
+    };
 /**
  * How the model may use tools. type "tool" forces the named tool.
  *
@@ -73,59 +208,6 @@ export type OutputFormat =
       schema: {
         [k: string]: unknown | undefined;
       };
-    })
-  | {
-      type: string;
-    };
-/**
- * Where an image or document comes from: base64 {media_type, data}, url {url}, file {file_id}, text {media_type, data} or content {content}. Other source types pass.
- *
- * This interface was referenced by `AnthropicRequest`'s JSON-Schema
- * via the `definition` "Source".
- */
-export type Source =
-  | ({
-      type: string;
-    } & {
-      type: 'base64';
-    } & {
-      media_type: string;
-      /**
-       * Base64-encoded bytes, no data: prefix.
-       */
-      data: string;
-    })
-  | ({
-      type: string;
-    } & {
-      type: 'url';
-    } & {
-      url: string;
-    })
-  | ({
-      type: string;
-    } & {
-      type: 'file';
-    } & {
-      /**
-       * ID from the Files API.
-       */
-      file_id: string;
-    })
-  | ({
-      type: string;
-    } & {
-      type: 'text';
-    } & {
-      media_type?: string;
-      data: string;
-    })
-  | ({
-      type: string;
-    } & {
-      type: 'content';
-    } & {
-      content: string | ContentBlock[];
     })
   | {
       type: string;
@@ -222,10 +304,6 @@ export interface Message {
    */
   content: string | ContentBlock[];
 }
-export interface ContentBlock1 {
-  type: string;
-  cache_control?: NullableCacheControl;
-}
 /**
  * Prompt-cache breakpoint.
  *
@@ -235,27 +313,6 @@ export interface ContentBlock1 {
 export interface CacheControl {
   type: string;
   ttl?: string;
-}
-/**
- * A tool definition. Without a type (or with type "custom"/null) it is a client tool and needs name and input_schema. With any other type it is a server or versioned tool (web_search_20250305, bash_20250124, ...) and only the common members are checked.
- *
- * This interface was referenced by `AnthropicRequest`'s JSON-Schema
- * via the `definition` "Tool".
- */
-export interface Tool {
-  type?: string | null;
-  name?: string;
-  cache_control?: NullableCacheControl;
-  defer_loading?: boolean;
-  strict?: boolean;
-}
-/**
- * This interface was referenced by `AnthropicRequest`'s JSON-Schema
- * via the `definition` "OutputConfig".
- */
-export interface OutputConfig {
-  effort?: string | null;
-  format?: OutputFormat | null;
 }
 /**
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema
@@ -425,6 +482,27 @@ export interface ToolReferenceBlock {
   type: 'tool_reference';
   tool_name: string;
   cache_control?: NullableCacheControl;
+}
+/**
+ * A tool definition. Without a type (or with type "custom"/null) it is a client tool and needs name and input_schema. With any other type it is a server or versioned tool (web_search_20250305, bash_20250124, ...) and only the common members are checked.
+ *
+ * This interface was referenced by `AnthropicRequest`'s JSON-Schema
+ * via the `definition` "Tool".
+ */
+export interface Tool {
+  type?: string | null;
+  name?: string;
+  cache_control?: NullableCacheControl;
+  defer_loading?: boolean;
+  strict?: boolean;
+}
+/**
+ * This interface was referenced by `AnthropicRequest`'s JSON-Schema
+ * via the `definition` "OutputConfig".
+ */
+export interface OutputConfig {
+  effort?: string | null;
+  format?: OutputFormat | null;
 }
 /**
  * This interface was referenced by `AnthropicRequest`'s JSON-Schema

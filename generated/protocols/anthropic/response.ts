@@ -6,75 +6,56 @@
  * This interface was referenced by `AnthropicResponse`'s JSON-Schema
  * via the `definition` "ContentBlock".
  */
-export type ContentBlock = ContentBlock1;
+export type ContentBlock =
+  | ({
+      type: string;
+    } & {
+      type: 'text';
+    } & TextBlock)
+  | ({
+      type: string;
+    } & {
+      type: 'thinking';
+    } & ThinkingBlock)
+  | ({
+      type: string;
+    } & {
+      type: 'redacted_thinking';
+    } & RedactedThinkingBlock)
+  | ({
+      type: string;
+    } & {
+      type: 'tool_use';
+    } & ToolUseBlock)
+  | ({
+      type: string;
+    } & {
+      type: 'server_tool_use';
+    } & ServerToolUseBlock)
+  | ({
+      type: string;
+    } & {
+      type:
+        | 'web_search_tool_result'
+        | 'web_fetch_tool_result'
+        | 'code_execution_tool_result'
+        | 'bash_code_execution_tool_result'
+        | 'text_editor_code_execution_tool_result'
+        | 'tool_search_tool_result';
+    } & ServerToolResultBlock)
+  | ({
+      type: string;
+    } & {
+      type: 'container_upload';
+    } & ContainerUploadBlock)
+  | {
+      type: string;
+    };
 
 /**
  * Non-streaming body returned by POST /v1/messages, for both API versions 2023-06-01 and 2026-10-21. The same object (with empty content and null stop_reason) is embedded in the message_start stream event. Known fields are type-checked; unknown fields and unknown block types pass.
  */
 export interface AnthropicResponse {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  model: string;
-  content: ContentBlock[];
-  /**
-   * Why generation stopped; null only in message_start. Kept open so that new reasons pass.
-   */
-  stop_reason: string | null;
-  /**
-   * The stop sequence that matched, when stop_reason is stop_sequence.
-   */
-  stop_sequence?: string | null;
-  /**
-   * Extra detail for some stop reasons, e.g. {type:"refusal", category, explanation}.
-   */
-  stop_details?: {
-    type?: string;
-  } | null;
-  usage: Usage;
-  /**
-   * Container used by code execution, if any.
-   */
-  container?: {
-    id?: string;
-    expires_at?: string;
-  } | null;
-  diagnostics?: {} | null;
-}
-export interface ContentBlock1 {
-  type: string;
-}
-/**
- * Token counts. input_tokens excludes cache reads and cache writes; output_tokens includes thinking.
- *
- * This interface was referenced by `AnthropicResponse`'s JSON-Schema
- * via the `definition` "Usage".
- */
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-  cache_creation?: {
-    ephemeral_5m_input_tokens?: number;
-    ephemeral_1h_input_tokens?: number;
-  } | null;
-  output_tokens_details?: {
-    thinking_tokens?: number;
-  } | null;
-  server_tool_use?: {
-    web_search_requests?: number;
-    web_fetch_requests?: number;
-  } | null;
-  service_tier?: string | null;
-  inference_geo?: string | null;
-  speed?: string | null;
-}
-/**
- * This interface was referenced by `AnthropicResponse`'s JSON-Schema
- * via the `definition` "Message".
- */
-export interface Message {
   id: string;
   type: 'message';
   role: 'assistant';
@@ -189,4 +170,64 @@ export interface ServerToolResultBlock {
 export interface ContainerUploadBlock {
   type: 'container_upload';
   file_id: string;
+}
+/**
+ * Token counts. input_tokens excludes cache reads and cache writes; output_tokens includes thinking.
+ *
+ * This interface was referenced by `AnthropicResponse`'s JSON-Schema
+ * via the `definition` "Usage".
+ */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: {
+    ephemeral_5m_input_tokens?: number;
+    ephemeral_1h_input_tokens?: number;
+  } | null;
+  output_tokens_details?: {
+    thinking_tokens?: number;
+  } | null;
+  server_tool_use?: {
+    web_search_requests?: number;
+    web_fetch_requests?: number;
+  } | null;
+  service_tier?: string | null;
+  inference_geo?: string | null;
+  speed?: string | null;
+}
+/**
+ * This interface was referenced by `AnthropicResponse`'s JSON-Schema
+ * via the `definition` "Message".
+ */
+export interface Message {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: ContentBlock[];
+  /**
+   * Why generation stopped; null only in message_start. Kept open so that new reasons pass.
+   */
+  stop_reason: string | null;
+  /**
+   * The stop sequence that matched, when stop_reason is stop_sequence.
+   */
+  stop_sequence?: string | null;
+  /**
+   * Extra detail for some stop reasons, e.g. {type:"refusal", category, explanation}.
+   */
+  stop_details?: {
+    type?: string;
+  } | null;
+  usage: Usage;
+  /**
+   * Container used by code execution, if any.
+   */
+  container?: {
+    id?: string;
+    expires_at?: string;
+  } | null;
+  diagnostics?: {} | null;
 }

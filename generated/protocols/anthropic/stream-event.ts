@@ -50,7 +50,71 @@ export type AnthropicStreamEvent =
 /**
  * A content block as opened by content_block_start (or listed in message_start). Known block types are checked; other types pass.
  */
-export type ContentBlock = ContentBlock1;
+export type ContentBlock =
+  | ({
+      type: string;
+    } & {
+      type: 'text';
+    } & {
+      text: string;
+      citations?: Citation[] | null;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'thinking';
+    } & {
+      thinking: string;
+      /**
+       * Usually absent or empty at start; delivered by signature_delta.
+       */
+      signature?: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'redacted_thinking';
+    } & {
+      data: string;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'tool_use' | 'server_tool_use';
+    } & {
+      id: string;
+      name: string;
+      /**
+       * {} at start; the real input arrives as input_json_delta fragments.
+       */
+      input: {
+        [k: string]: unknown | undefined;
+      };
+    })
+  | ({
+      type: string;
+    } & {
+      type:
+        | 'web_search_tool_result'
+        | 'web_fetch_tool_result'
+        | 'code_execution_tool_result'
+        | 'bash_code_execution_tool_result'
+        | 'text_editor_code_execution_tool_result'
+        | 'tool_search_tool_result';
+    } & {
+      tool_use_id: string;
+      content: unknown;
+    })
+  | ({
+      type: string;
+    } & {
+      type: 'container_upload';
+    } & {
+      file_id: string;
+    })
+  | {
+      type: string;
+    };
 /**
  * Increment to a content block. Known delta types are checked; other types pass.
  */
@@ -120,8 +184,9 @@ export interface Message {
   container?: {} | null;
   diagnostics?: {} | null;
 }
-export interface ContentBlock1 {
+export interface Citation {
   type: string;
+  cited_text?: string;
 }
 /**
  * Usage in message_start. input_tokens excludes cache reads and writes.
@@ -150,10 +215,6 @@ export interface ContentBlockDeltaEvent {
   type: 'content_block_delta';
   index: number;
   delta: BlockDelta;
-}
-export interface Citation {
-  type: string;
-  cited_text?: string;
 }
 export interface ContentBlockStopEvent {
   type: 'content_block_stop';

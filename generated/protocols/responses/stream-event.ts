@@ -3,18 +3,166 @@
 /**
  * The JSON payload of one SSE `data:` line of a streamed response; its `type` repeats the SSE `event:` name. A stream ends with response.completed, response.incomplete or response.failed (there is no [DONE]); an `error` event reports a failure. Known event types are checked strictly; other types pass.
  */
-export type ResponsesStreamEvent = {
-  type: string;
-  /**
-   * Position of the event in the stream, increasing by one per event.
-   */
-  sequence_number?: number;
-};
+export type ResponsesStreamEvent =
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type:
+        | 'response.created'
+        | 'response.in_progress'
+        | 'response.queued'
+        | 'response.completed'
+        | 'response.incomplete'
+        | 'response.failed';
+    } & LifecycleEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.output_item.added' | 'response.output_item.done';
+    } & OutputItemEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.content_part.added' | 'response.content_part.done';
+    } & ContentPartEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.output_text.delta';
+    } & TextDeltaEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.output_text.done';
+    } & TextDoneEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.refusal.delta';
+    } & RefusalDeltaEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.refusal.done';
+    } & RefusalDoneEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.function_call_arguments.delta';
+    } & ArgumentsDeltaEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.function_call_arguments.done';
+    } & ArgumentsDoneEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done';
+    } & SummaryPartEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.reasoning_summary_text.delta';
+    } & SummaryTextDeltaEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.reasoning_summary_text.done';
+    } & SummaryTextDoneEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.reasoning_text.delta';
+    } & ReasoningTextDeltaEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.reasoning_text.done';
+    } & ReasoningTextDoneEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'response.output_text.annotation.added';
+    } & AnnotationAddedEvent)
+  | ({
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    } & {
+      type: 'error';
+    } & ErrorEvent)
+  | {
+      type: string;
+      /**
+       * Position of the event in the stream, increasing by one per event.
+       */
+      sequence_number?: number;
+    };
 /**
  * One output item. Known item types are checked strictly; items of any other type (built-in tool calls and newer kinds) pass.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputItem".
  */
 export type OutputItem =
   | ({
@@ -35,10 +183,6 @@ export type OutputItem =
   | {
       type: string;
     };
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputContent".
- */
 export type OutputContent =
   | ({
       type: string;
@@ -55,9 +199,6 @@ export type OutputContent =
     };
 /**
  * An error inside an already-started (HTTP 200) stream. The SDK types it flat ({code, message, param}); some servers nest the same members under `error`, which the SDK also accepts. Either form is checked.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ErrorEvent".
  */
 export type ErrorEvent = ErrorEvent1 & ErrorEvent2;
 export type ErrorEvent1 =
@@ -70,9 +211,6 @@ export type ErrorEvent1 =
 
 /**
  * Carries the whole response as it stands: empty output while created or in progress, the full output (and usage) at the end. response.failed carries response.error.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "LifecycleEvent".
  */
 export interface LifecycleEvent {
   type:
@@ -87,9 +225,6 @@ export interface LifecycleEvent {
 }
 /**
  * A model response. OpenAI echoes the request's settings (instructions, tools, tool_choice, temperature, top_p, ...) beside the output; the SDK types them as always present, but they say nothing about the answer, so they are checked only when present.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Response".
  */
 export interface Response {
   id: string;
@@ -140,9 +275,6 @@ export interface Response {
 }
 /**
  * Why a response failed (status failed).
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ResponseError".
  */
 export interface ResponseError {
   /**
@@ -153,17 +285,9 @@ export interface ResponseError {
   param?: string | null;
   type?: string | null;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "IncompleteDetails".
- */
 export interface IncompleteDetails {
   reason?: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputMessage".
- */
 export interface OutputMessage {
   id: string;
   type: 'message';
@@ -172,36 +296,21 @@ export interface OutputMessage {
   content: OutputContent[];
   phase?: string | null;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputText".
- */
 export interface OutputText {
   type: 'output_text';
   text: string;
   annotations: Annotation[];
   logprobs?: unknown[];
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Annotation".
- */
 export interface Annotation {
   type: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Refusal".
- */
 export interface Refusal {
   type: 'refusal';
   refusal: string;
 }
 /**
  * A call of a caller-defined function. call_id is what the function_call_output answers; id is the item's own id (optional in the SDK type).
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "FunctionCall".
  */
 export interface FunctionCall {
   type: 'function_call';
@@ -217,9 +326,6 @@ export interface FunctionCall {
 }
 /**
  * Reasoning: summary parts, optional raw reasoning text, and an opaque encrypted_content that only OpenAI can read.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ReasoningItem".
  */
 export interface ReasoningItem {
   type: 'reasoning';
@@ -237,9 +343,6 @@ export interface ReasoningItem {
 }
 /**
  * input_tokens includes cached tokens; output_tokens includes reasoning tokens. cache_write_tokens is newer than many compatible servers, so it is optional.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "Usage".
  */
 export interface Usage {
   input_tokens: number;
@@ -258,9 +361,6 @@ export interface Usage {
 }
 /**
  * An output item starts (added, usually without its content) or is finished (done, complete; a reasoning item's encrypted_content is final only here).
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "OutputItemEvent".
  */
 export interface OutputItemEvent {
   type: 'response.output_item.added' | 'response.output_item.done';
@@ -270,9 +370,6 @@ export interface OutputItemEvent {
 }
 /**
  * A content part of a message starts or is finished. Reasoning items may also carry reasoning_text parts.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ContentPartEvent".
  */
 export interface ContentPartEvent {
   type: 'response.content_part.added' | 'response.content_part.done';
@@ -304,9 +401,6 @@ export interface ContentPartEvent {
 }
 /**
  * A piece of output text. The SDK types logprobs as required; it is only meaningful with include logprobs, so it is optional here.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "TextDeltaEvent".
  */
 export interface TextDeltaEvent {
   type: 'response.output_text.delta';
@@ -318,10 +412,6 @@ export interface TextDeltaEvent {
   logprobs?: unknown[];
   obfuscation?: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "TextDoneEvent".
- */
 export interface TextDoneEvent {
   type: 'response.output_text.done';
   sequence_number: number;
@@ -331,10 +421,6 @@ export interface TextDoneEvent {
   text: string;
   logprobs?: unknown[];
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "RefusalDeltaEvent".
- */
 export interface RefusalDeltaEvent {
   type: 'response.refusal.delta';
   sequence_number: number;
@@ -343,10 +429,6 @@ export interface RefusalDeltaEvent {
   content_index: number;
   delta: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "RefusalDoneEvent".
- */
 export interface RefusalDoneEvent {
   type: 'response.refusal.done';
   sequence_number: number;
@@ -357,9 +439,6 @@ export interface RefusalDoneEvent {
 }
 /**
  * The next piece of a function call's JSON arguments; usually not valid JSON on its own.
- *
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ArgumentsDeltaEvent".
  */
 export interface ArgumentsDeltaEvent {
   type: 'response.function_call_arguments.delta';
@@ -369,10 +448,6 @@ export interface ArgumentsDeltaEvent {
   delta: string;
   obfuscation?: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ArgumentsDoneEvent".
- */
 export interface ArgumentsDoneEvent {
   type: 'response.function_call_arguments.done';
   sequence_number: number;
@@ -381,10 +456,6 @@ export interface ArgumentsDoneEvent {
   arguments: string;
   name?: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "SummaryPartEvent".
- */
 export interface SummaryPartEvent {
   type: 'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done';
   sequence_number: number;
@@ -396,10 +467,6 @@ export interface SummaryPartEvent {
     text: string;
   };
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "SummaryTextDeltaEvent".
- */
 export interface SummaryTextDeltaEvent {
   type: 'response.reasoning_summary_text.delta';
   sequence_number: number;
@@ -409,10 +476,6 @@ export interface SummaryTextDeltaEvent {
   delta: string;
   obfuscation?: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "SummaryTextDoneEvent".
- */
 export interface SummaryTextDoneEvent {
   type: 'response.reasoning_summary_text.done';
   sequence_number: number;
@@ -421,10 +484,6 @@ export interface SummaryTextDoneEvent {
   summary_index: number;
   text: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ReasoningTextDeltaEvent".
- */
 export interface ReasoningTextDeltaEvent {
   type: 'response.reasoning_text.delta';
   sequence_number: number;
@@ -433,10 +492,6 @@ export interface ReasoningTextDeltaEvent {
   content_index: number;
   delta: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "ReasoningTextDoneEvent".
- */
 export interface ReasoningTextDoneEvent {
   type: 'response.reasoning_text.done';
   sequence_number: number;
@@ -445,10 +500,6 @@ export interface ReasoningTextDoneEvent {
   content_index: number;
   text: string;
 }
-/**
- * This interface was referenced by `undefined`'s JSON-Schema
- * via the `definition` "AnnotationAddedEvent".
- */
 export interface AnnotationAddedEvent {
   type: 'response.output_text.annotation.added';
   sequence_number: number;
