@@ -15,6 +15,7 @@ import type {
 import type { AnthropicClientTool as AnthropicTool } from './wire.ts';
 import { claudeThinking, clientSampling, type ClaudeThinking } from '../shared/claude-thinking.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
+import { asJsonObject } from '../shared/json-object.ts';
 
 /** IR to a Messages request for one lane. Pure. */
 export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
@@ -55,8 +56,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     body.tools = request.tools.map((tool): AnthropicTool => ({
       name: tool.name,
       ...(tool.description !== undefined && { description: tool.description }),
-      // Verbatim from the ingress, whose schema admits only a JSON object here.
-      input_schema: tool.parameters as Record<string, unknown>,
+      input_schema: asJsonObject(tool.parameters),
       ...(tool.strict !== undefined && { strict: tool.strict }),
       ...(tool.cacheControl !== undefined && { cache_control: tool.cacheControl as CacheControl }),
     }));

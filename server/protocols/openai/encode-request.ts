@@ -13,6 +13,7 @@ import type {
   ToolChoice as OpenAIToolChoice,
 } from '../../../generated/protocols/openai/request.ts';
 import { encodeEffort } from './reasoning.ts';
+import { asJsonObject } from '../shared/json-object.ts';
 
 /** IR to a Chat Completions request for one lane. Pure. */
 export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
@@ -28,8 +29,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
       function: {
         name: tool.name,
         ...(tool.description !== undefined && { description: tool.description }),
-        // Verbatim from the ingress, whose schema admits only a JSON object here.
-        parameters: tool.parameters as Record<string, unknown>,
+        parameters: asJsonObject(tool.parameters),
         ...(tool.strict !== undefined && { strict: tool.strict }),
       },
     };
