@@ -10,3 +10,12 @@ export type Branch<U, T extends string> = Extract<U, { type: T }>;
 export function isType<U extends { type: string }, T extends string>(value: U, type: T): value is Branch<U, T> {
   return value.type === type;
 }
+
+/**
+ * A member the schema does not name, of an object it leaves open ("unknown kinds pass"). The
+ * generated types are closed, so that a member the schema renames fails the type check where a
+ * codec reads it; members read by a computed name (to refuse or warn about them) go through here.
+ */
+export function openMember(value: object, key: string): unknown {
+  return (value as Record<string, unknown>)[key];
+}
