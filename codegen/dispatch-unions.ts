@@ -24,7 +24,8 @@ function transform(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) out[key] = transform(value);
   // An object schema that names no members is any object (a JSON Schema the caller wrote, tool
   // arguments): `{ [key: string]: unknown }`, not the `{}` the closed-by-default option would give.
-  if (out.type === 'object' && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined && out.allOf === undefined && out.anyOf === undefined && out.oneOf === undefined && out.$ref === undefined) {
+  const anObject = out.type === 'object' || (Array.isArray(out.type) && out.type.includes('object'));
+  if (anObject && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined && out.allOf === undefined && out.anyOf === undefined && out.oneOf === undefined && out.$ref === undefined) {
     out.additionalProperties = true;
   }
   const dispatch = dispatchOf(out);
@@ -34,6 +35,8 @@ function transform(node: unknown): unknown {
 interface Dispatch {
   readonly key: string;
   readonly branches: { readonly values: readonly string[]; readonly then: unknown }[];
+  /** Branches chosen by another test (such as "no type at all"): members with the node's own discriminant. */
+  readonly others: unknown[];
 }
 
 /** The discriminant and branches of an `allOf` made only of `if: {properties: {K: {const | enum}}}` / `then`. */
@@ -41,25 +44,30 @@ function dispatchOf(node: Schema): Dispatch | undefined {
   if (!Array.isArray(node.allOf) || node.allOf.length === 0) return undefined;
   let key: string | undefined;
   const branches: Dispatch['branches'] = [];
+  const others: unknown[] = [];
   for (const entry of node.allOf) {
     if (!isSchema(entry) || !isSchema(entry.if) || entry.then === undefined || 'else' in entry) return undefined;
     const tested = isSchema(entry.if.properties) ? Object.entries(entry.if.properties) : [];
-    if (tested.length !== 1) return undefined;
+    if (tested.length !== 1) {
+      others.push(entry.then);
+      continue;
+    }
     const [name, test] = tested[0]!;
     const values = !isSchema(test) ? undefined : typeof test.const === 'string' ? [test.const] : test.enum;
     if (!Array.isArray(values) || !values.every((v) => typeof v === 'string') || (key !== undefined && key !== name)) return undefined;
     key = name;
     branches.push({ values, then: entry.then });
   }
-  return key === undefined ? undefined : { key, branches };
+  return key === undefined ? undefined : { key, branches, others };
 }
 
-function union(node: Schema, { key, branches }: Dispatch): Schema {
+function union(node: Schema, { key, branches, others }: Dispatch): Schema {
   // Root-level keys ($defs, $schema, $id) stay on the union; only the shape goes into each member.
   const { allOf: _dispatch, title, description, $comment: _comment, $defs, $schema, $id, ...base } = node;
   const members: unknown[] = branches.map(({ values, then }) => ({
     allOf: [base, { type: 'object', required: [key], properties: { [key]: { enum: values } } }, then],
   }));
+  for (const then of others) members.push({ allOf: [base, then] });
   const discriminant = isSchema(base.properties) ? base.properties[key] : undefined;
   const closed = isSchema(discriminant) && Array.isArray(discriminant.enum) && discriminant.enum.every((v) => branches.some((b) => b.values.includes(v as string)));
   if (!closed) members.push(base);

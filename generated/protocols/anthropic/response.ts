@@ -83,7 +83,9 @@ export interface AnthropicResponse {
     id?: string;
     expires_at?: string;
   } | null;
-  diagnostics?: {} | null;
+  diagnostics?: {
+    [k: string]: unknown | undefined;
+  } | null;
 }
 /**
  * This interface was referenced by `AnthropicResponse`'s JSON-Schema
@@ -229,5 +231,7 @@ export interface Message {
     id?: string;
     expires_at?: string;
   } | null;
-  diagnostics?: {} | null;
+  diagnostics?: {
+    [k: string]: unknown | undefined;
+  } | null;
 }

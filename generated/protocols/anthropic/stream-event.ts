@@ -179,10 +179,16 @@ export interface Message {
   content: ContentBlock[];
   stop_reason?: string | null;
   stop_sequence?: string | null;
-  stop_details?: {} | null;
+  stop_details?: {
+    [k: string]: unknown | undefined;
+  } | null;
   usage: Usage;
-  container?: {} | null;
-  diagnostics?: {} | null;
+  container?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  diagnostics?: {
+    [k: string]: unknown | undefined;
+  } | null;
 }
 export interface Citation {
   type: string;
@@ -196,9 +202,15 @@ export interface Usage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
-  cache_creation?: {} | null;
-  output_tokens_details?: {} | null;
-  server_tool_use?: {} | null;
+  cache_creation?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  output_tokens_details?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  server_tool_use?: {
+    [k: string]: unknown | undefined;
+  } | null;
   service_tier?: string | null;
   inference_geo?: string | null;
   speed?: string | null;
@@ -228,8 +240,12 @@ export interface MessageDeltaEvent {
   delta: {
     stop_reason?: string | null;
     stop_sequence?: string | null;
-    stop_details?: {} | null;
-    container?: {} | null;
+    stop_details?: {
+      [k: string]: unknown | undefined;
+    } | null;
+    container?: {
+      [k: string]: unknown | undefined;
+    } | null;
   };
   usage: MessageDeltaUsage;
 }
@@ -241,8 +257,12 @@ export interface MessageDeltaUsage {
   input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
-  output_tokens_details?: {} | null;
-  server_tool_use?: {} | null;
+  output_tokens_details?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  server_tool_use?: {
+    [k: string]: unknown | undefined;
+  } | null;
 }
 export interface MessageStopEvent {
   type: 'message_stop';

@@ -289,7 +289,9 @@ export interface OpenAIRequest {
   /**
    * Map from token ID (as a string) to a bias between -100 and 100.
    */
-  logit_bias?: {} | null;
+  logit_bias?: {
+    [k: string]: unknown | undefined;
+  } | null;
   logprobs?: boolean | null;
   /**
    * Upper bound on generated tokens, reasoning tokens included.
@@ -303,7 +305,9 @@ export interface OpenAIRequest {
   /**
    * Up to 16 string key/value pairs stored with the completion.
    */
-  metadata?: {} | null;
+  metadata?: {
+    [k: string]: unknown | undefined;
+  } | null;
   modalities?: string[] | null;
   moderation?: ModerationParam | null;
   /**
@@ -569,7 +573,9 @@ export interface LegacyFunction {
  */
 export interface ModerationParam {
   model: string;
-  policy?: {} | null;
+  policy?: {
+    [k: string]: unknown | undefined;
+  } | null;
 }
 /**
  * This interface was referenced by `OpenAIRequest`'s JSON-Schema

@@ -74,8 +74,12 @@ export interface OpenAIResponse {
    */
   service_tier?: string | null;
   system_fingerprint?: string | null;
-  metadata?: {} | null;
-  moderation?: {} | null;
+  metadata?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  moderation?: {
+    [k: string]: unknown | undefined;
+  } | null;
 }
 /**
  * This interface was referenced by `OpenAIResponse`'s JSON-Schema

@@ -56,7 +56,9 @@ export interface ChatCompletionChunk {
    * Random padding against length side channels; carries no data.
    */
   obfuscation?: string;
-  moderation?: {} | null;
+  moderation?: {
+    [k: string]: unknown | undefined;
+  } | null;
 }
 /**
  * This interface was referenced by `OpenAIStreamEvent`'s JSON-Schema

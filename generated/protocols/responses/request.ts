@@ -6,7 +6,83 @@
  * This interface was referenced by `ResponsesRequest`'s JSON-Schema
  * via the `definition` "InputItem".
  */
-export type InputItem = InputItem1;
+export type InputItem =
+  | ({
+      type?: string;
+    } & {
+      type: 'message';
+    } & Message)
+  | ({
+      type?: string;
+    } & {
+      type: 'function_call';
+    } & FunctionCallItem)
+  | ({
+      type?: string;
+    } & {
+      type: 'function_call_output';
+    } & FunctionCallOutputItem)
+  | ({
+      type?: string;
+    } & {
+      type: 'reasoning';
+    } & ReasoningItem)
+  | ({
+      type?: string;
+    } & {
+      type: 'item_reference';
+    } & ItemReference)
+  | ({
+      type?: string;
+    } & Message)
+  | {
+      type?: string;
+    };
+/**
+ * One element of a message's content list. Known part types are checked strictly; parts with any other type value pass.
+ *
+ * This interface was referenced by `ResponsesRequest`'s JSON-Schema
+ * via the `definition` "ContentPart".
+ */
+export type ContentPart =
+  | ({
+      type: string;
+    } & {
+      type: 'input_text';
+    } & InputTextPart)
+  | ({
+      type: string;
+    } & {
+      type: 'input_image';
+    } & InputImagePart)
+  | ({
+      type: string;
+    } & {
+      type: 'input_file';
+    } & InputFilePart)
+  | ({
+      type: string;
+    } & {
+      type: 'output_text';
+    } & OutputTextPart)
+  | ({
+      type: string;
+    } & {
+      type: 'refusal';
+    } & RefusalPart)
+  | {
+      type: string;
+    };
+/**
+ * Marks the end of a prefix to cache explicitly.
+ *
+ * This interface was referenced by `ResponsesRequest`'s JSON-Schema
+ * via the `definition` "PromptCacheBreakpoint".
+ */
+export type PromptCacheBreakpoint = {
+  mode: string;
+  ttl?: string;
+} | null;
 /**
  * A tool the model may call. Function tools are flat ({type, name, parameters, strict}); built-in tools (web_search, file_search, mcp, code_interpreter, ...) run at OpenAI. Known types are checked; others pass.
  *
@@ -114,51 +190,6 @@ export type TextFormat =
   | {
       type: string;
     };
-/**
- * One element of a message's content list. Known part types are checked strictly; parts with any other type value pass.
- *
- * This interface was referenced by `ResponsesRequest`'s JSON-Schema
- * via the `definition` "ContentPart".
- */
-export type ContentPart =
-  | ({
-      type: string;
-    } & {
-      type: 'input_text';
-    } & InputTextPart)
-  | ({
-      type: string;
-    } & {
-      type: 'input_image';
-    } & InputImagePart)
-  | ({
-      type: string;
-    } & {
-      type: 'input_file';
-    } & InputFilePart)
-  | ({
-      type: string;
-    } & {
-      type: 'output_text';
-    } & OutputTextPart)
-  | ({
-      type: string;
-    } & {
-      type: 'refusal';
-    } & RefusalPart)
-  | {
-      type: string;
-    };
-/**
- * Marks the end of a prefix to cache explicitly.
- *
- * This interface was referenced by `ResponsesRequest`'s JSON-Schema
- * via the `definition` "PromptCacheBreakpoint".
- */
-export type PromptCacheBreakpoint = {
-  mode: string;
-  ttl?: string;
-} | null;
 
 /**
  * Body of POST /v1/responses. Known fields are type-checked; unknown fields, unknown input item types, unknown content part types, unknown tool types and unknown tool_choice/text.format types pass so that new API features are forwarded unchanged.
@@ -224,7 +255,9 @@ export interface ResponsesRequest {
   /**
    * Up to 16 string key/value pairs stored with the response.
    */
-  metadata?: {} | null;
+  metadata?: {
+    [k: string]: unknown | undefined;
+  } | null;
   truncation?: string | null;
   service_tier?: string | null;
   /**
@@ -232,7 +265,9 @@ export interface ResponsesRequest {
    */
   prompt?: {
     id: string;
-    variables?: {} | null;
+    variables?: {
+      [k: string]: unknown | undefined;
+    } | null;
     version?: string | null;
   } | null;
   prompt_cache_key?: string | null;
@@ -251,7 +286,9 @@ export interface ResponsesRequest {
     | null;
   moderation?: {
     model: string;
-    policy?: {} | null;
+    policy?: {
+      [k: string]: unknown | undefined;
+    } | null;
   } | null;
   image?: {
     context_compression?: string;
@@ -265,49 +302,6 @@ export interface ResponsesRequest {
    * Deprecated; replaced by safety_identifier and prompt_cache_key.
    */
   user?: string;
-}
-export interface InputItem1 {
-  type?: string;
-}
-/**
- * A function defined by the caller. When strict is omitted, OpenAI Responses applies strict mode (Chat Completions does not).
- *
- * This interface was referenced by `ResponsesRequest`'s JSON-Schema
- * via the `definition` "FunctionTool".
- */
-export interface FunctionTool {
-  type: 'function';
-  name: string;
-  description?: string | null;
-  /**
-   * JSON Schema of the arguments.
-   */
-  parameters?: {} | null;
-  strict?: boolean | null;
-  defer_loading?: boolean;
-  output_schema?: {} | null;
-}
-/**
- * This interface was referenced by `ResponsesRequest`'s JSON-Schema
- * via the `definition` "TextConfig".
- */
-export interface TextConfig {
-  format?: TextFormat;
-  verbosity?: string | null;
-}
-/**
- * Reasoning settings. Kept open because new effort levels and summary modes are added over time.
- *
- * This interface was referenced by `ResponsesRequest`'s JSON-Schema
- * via the `definition` "Reasoning".
- */
-export interface Reasoning {
-  effort?: string | null;
-  summary?: string | null;
-  /**
-   * @deprecated
-   */
-  generate_summary?: string | null;
 }
 /**
  * A message. User, system and developer messages hold input parts; assistant messages (earlier output replayed as input) hold output_text and refusal parts. Output messages replayed verbatim also carry id and status.
@@ -460,4 +454,48 @@ export interface ReasoningText {
 export interface ItemReference {
   type?: 'item_reference';
   id: string;
+}
+/**
+ * A function defined by the caller. When strict is omitted, OpenAI Responses applies strict mode (Chat Completions does not).
+ *
+ * This interface was referenced by `ResponsesRequest`'s JSON-Schema
+ * via the `definition` "FunctionTool".
+ */
+export interface FunctionTool {
+  type: 'function';
+  name: string;
+  description?: string | null;
+  /**
+   * JSON Schema of the arguments.
+   */
+  parameters?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  strict?: boolean | null;
+  defer_loading?: boolean;
+  output_schema?: {
+    [k: string]: unknown | undefined;
+  } | null;
+}
+/**
+ * This interface was referenced by `ResponsesRequest`'s JSON-Schema
+ * via the `definition` "TextConfig".
+ */
+export interface TextConfig {
+  format?: TextFormat;
+  verbosity?: string | null;
+}
+/**
+ * Reasoning settings. Kept open because new effort levels and summary modes are added over time.
+ *
+ * This interface was referenced by `ResponsesRequest`'s JSON-Schema
+ * via the `definition` "Reasoning".
+ */
+export interface Reasoning {
+  effort?: string | null;
+  summary?: string | null;
+  /**
+   * @deprecated
+   */
+  generate_summary?: string | null;
 }

@@ -68,7 +68,9 @@ export interface ResponsesResponse {
    */
   usage?: Usage | null;
   instructions?: string | unknown[] | null;
-  metadata?: {} | null;
+  metadata?: {
+    [k: string]: unknown | undefined;
+  } | null;
   parallel_tool_calls?: boolean;
   temperature?: number | null;
   top_p?: number | null;
@@ -82,7 +84,9 @@ export interface ResponsesResponse {
   }[];
   max_output_tokens?: number | null;
   previous_response_id?: string | null;
-  reasoning?: {} | null;
+  reasoning?: {
+    [k: string]: unknown | undefined;
+  } | null;
   text?: {
     [k: string]: unknown | undefined;
   };
@@ -239,7 +243,9 @@ export interface Response {
    */
   usage?: Usage | null;
   instructions?: string | unknown[] | null;
-  metadata?: {} | null;
+  metadata?: {
+    [k: string]: unknown | undefined;
+  } | null;
   parallel_tool_calls?: boolean;
   temperature?: number | null;
   top_p?: number | null;
@@ -253,7 +259,9 @@ export interface Response {
   }[];
   max_output_tokens?: number | null;
   previous_response_id?: string | null;
-  reasoning?: {} | null;
+  reasoning?: {
+    [k: string]: unknown | undefined;
+  } | null;
   text?: {
     [k: string]: unknown | undefined;
   };

@@ -247,7 +247,9 @@ export interface Response {
    */
   usage?: Usage | null;
   instructions?: string | unknown[] | null;
-  metadata?: {} | null;
+  metadata?: {
+    [k: string]: unknown | undefined;
+  } | null;
   parallel_tool_calls?: boolean;
   temperature?: number | null;
   top_p?: number | null;
@@ -261,7 +263,9 @@ export interface Response {
   }[];
   max_output_tokens?: number | null;
   previous_response_id?: string | null;
-  reasoning?: {} | null;
+  reasoning?: {
+    [k: string]: unknown | undefined;
+  } | null;
   text?: {
     [k: string]: unknown | undefined;
   };
