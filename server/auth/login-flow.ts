@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import { AuthFailure } from './auth-failure.ts';
 import type { PresentedTokens } from './identify.ts';
-import { LoginSeal } from './login-cookie.ts';
+import type { LoginSeal } from './login-cookie.ts';
 import type { OidcIssuer } from './oidc-issuer.ts';
 
 /** Where the browser goes next, and the sealed sign-in state to set as a cookie on the way. */

@@ -71,6 +71,7 @@ function oddString(rng: Prng): Json {
     case 3: return '\u0000\u0001\u001f\u007f\u2028\u2029';
     case 4: return '';
     case 5: return '\r\n\r\ndata: {"injected":true}\n\nevent: error\n\n'; // SSE framing inside content
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal injection probe, not a template
     case 6: return '<script>alert(1)</script>${jndi:ldap://x}%s%n{{7*7}}';
     case 7: return 'é'.repeat(size / 2);
     default: return new RawJson(`"${'\\\\'.repeat(size / 8)}\\u0041"`);

@@ -1,4 +1,4 @@
-import type { ChatRequest, ContentBlock, ImageBlock, Message, TextBlock } from '../../ir/index.ts';
+import type { ChatRequest, ContentBlock, ImageBlock, TextBlock } from '../../ir/index.ts';
 import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';

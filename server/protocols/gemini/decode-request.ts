@@ -91,7 +91,7 @@ function decodeContent(content: GeminiContent, path: string, ids: RequestCallIds
   if (parts.length === 0) return [];
   const role = content.role ?? 'user';
   if (role === 'model') {
-    return [{ role: 'assistant', content: parts.flatMap((part, j) => withCarriedThinking(part, decodePart(part, `${path}.parts[${j}]`, ids, unmapped))) }];
+    return [{ role: 'assistant', content: parts.flatMap((part, j) => withCarriedThinking(decodePart(part, `${path}.parts[${j}]`, ids, unmapped))) }];
   }
   // `function` is the role older v1beta clients gave function-response turns.
   if (role !== 'user' && role !== 'function') throw invalidField(`${path}.role`, `"${role}" is not a Gemini role (user or model)`);
@@ -146,7 +146,7 @@ function decodePart(part: GeminiPart, path: string, ids: RequestCallIds, unmappe
  * clients keep in their history): the Claude block goes back in front of the call, which itself
  * has no Gemini signature.
  */
-function withCarriedThinking(part: GeminiPart, block: ContentBlock): ContentBlock[] {
+function withCarriedThinking(block: ContentBlock): ContentBlock[] {
   if (block.type !== 'tool_call' || block.signature === undefined) return [block];
   const thinking = thinkingFromCarrier(block.signature.value);
   if (thinking === undefined) return [block];
