@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: install system-packages run generate clients check-generated typecheck test test-ts test-clients validate bench profile matrix release-client clean
+.PHONY: install system-packages run generate clients check-generated typecheck format lint test test-ts test-clients validate bench profile matrix release-client clean
 
 ## install: npm dependencies (Node 24 included) from the lockfile; skipped while package.json and package-lock.json are what the last install saw (by content: a checkout or merge that only touches their file times reinstalls nothing)
 install:
@@ -44,6 +44,14 @@ check-generated: generate clients
 typecheck: install
 	tsc -p tsconfig.json
 
+## format: rewrite the hand-written TypeScript in the project's style (Biome; biome.jsonc names the files and the rules)
+format: install
+	biome format --write .
+
+## lint: check the format and the lint rules of the hand-written TypeScript, writing nothing (part of test)
+lint: install
+	biome ci --error-on-warnings .
+
 test-ts: install system-packages
 	vitest run --reporter=default --reporter=json --outputFile.json=.vitest-report.json; \
 	status=$$?; node test/support/print-test-summary.ts .vitest-report.json || true; exit $$status
@@ -53,7 +61,7 @@ test-clients: install
 	@for c in $(CLIENTS); do bash clients-$$c/scripts/test.sh || exit 1; done
 
 ## test: the whole suite (what CI runs)
-test: check-generated typecheck test-ts test-clients
+test: check-generated typecheck lint test-ts test-clients
 
 ## matrix: the 6 x 6 protocol matrix with the official SDKs, printed as a table (also part of test)
 matrix: install

@@ -34,7 +34,7 @@ try {
   // not a git checkout
 }
 
-const bom = cyclonedxBom(lock, { name: pkg.name, version: pkg.version, license: pkg.license, nodeVersion: pkg.devDependencies['node']!, timestamp });
+const bom = cyclonedxBom(lock, { name: pkg.name, version: pkg.version, license: pkg.license, nodeVersion: pkg.devDependencies.node!, timestamp });
 writeAtomically(join(dist, 'sbom.cdx.json'), `${JSON.stringify(bom, null, 2)}\n`);
 
 const files = [...executables, 'sbom.cdx.json'];

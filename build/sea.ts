@@ -26,7 +26,7 @@ export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)
 /** The blob is tied to the exact node that made it, so that node must be the pinned one. */
 export function assertPinnedNode(): void {
   const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-  const pinnedNode = packageJson.devDependencies['node'];
+  const pinnedNode = packageJson.devDependencies.node;
   if (process.version !== `v${pinnedNode}`) {
     throw new Error(`build with the project's node ${pinnedNode} (node_modules/.bin/node), not ${process.version} (${process.execPath})`);
   }

@@ -70,7 +70,7 @@ export function connect(command: Command): Connection {
       ? `${keyFile!.flag} needs ${CERT_FLAG} (the certificate of that key)`
       : `${certFile.flag} needs ${KEY_FLAG} (the private key of that certificate)`);
   }
-  const tlsFlags = [flags.insecure === true && '--insecure', flags.caCert !== undefined && '--ca-cert', certFile !== undefined && certFile.flag].filter(Boolean);
+  const tlsFlags = [flags.insecure === true && '--insecure', flags.caCert !== undefined && '--ca-cert', certFile?.flag].filter(Boolean);
   if (!https && tlsFlags.length > 0) {
     throw usageError(`${tlsFlags.join(', ')}: TLS options need an https:// endpoint, and ${endpoint} is plain HTTP: use https:// in --endpoint (or GATEWAY_ENDPOINT)`);
   }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { emitOpenApiTypes } from './emit-openapi-types.ts';
 import { emitSchemaTypes } from './emit-schema-types.ts';
 import { emitValidator } from './emit-validator.ts';
+import { emitWireTypes, WIRE_KINDS, type WireKind, wireTypeName } from './emit-wire-types.ts';
 import { writeGenerated } from './generated-file.ts';
 import { lintOpenApi } from './lint-openapi.ts';
 import { nullableOptionals } from './nullable-optionals.ts';
@@ -21,10 +22,13 @@ const VALIDATORS: Record<string, string> = {
   config: 'config.schema.json',
   catalog: 'catalog.schema.json',
 };
+/** Wire types: generated/protocols/<protocol>/<kind>.ts, one per protocol schema. */
+const WIRE_SCHEMAS: [protocol: string, kind: WireKind][] = [];
 // Every protocol folder under spec/protocols/ holds the same four schemas.
 for (const protocol of readdirSync(spec('protocols'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
-  for (const kind of ['request', 'response', 'stream-event', 'error']) {
+  for (const kind of WIRE_KINDS) {
     VALIDATORS[`${protocol}-${kind}`] = `protocols/${protocol}/${kind}.schema.json`;
+    WIRE_SCHEMAS.push([protocol, kind]);
   }
 }
 
@@ -40,6 +44,11 @@ async function main(): Promise<void> {
   for (const [name, file] of [['GatewayConfig', 'config.schema.json'], ['Catalog', 'catalog.schema.json']] as const) {
     const target = name === 'GatewayConfig' ? 'config-types.ts' : 'catalog-types.ts';
     files.set(target, await emitSchemaTypes(readJson(spec(file)), name, rel(spec(file))));
+  }
+
+  for (const [protocol, kind] of WIRE_SCHEMAS) {
+    const file = spec(`protocols/${protocol}/${kind}.schema.json`);
+    files.set(`protocols/${protocol}/${kind}.ts`, await emitWireTypes(readJson(file), wireTypeName(protocol, kind), rel(file)));
   }
 
   for (const [name, file] of Object.entries(VALIDATORS)) {

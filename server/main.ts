@@ -35,8 +35,14 @@ async function main(): Promise<number> {
     },
   });
   const overrides = listenOverrides({ listen: values.listen, adminListen: values['admin-listen'] }, process.env);
-  if (values.help === true) return console.log(USAGE), 0;
-  if (values.version === true) return console.log(SERVER_VERSION), 0;
+  if (values.help === true) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (values.version === true) {
+    console.log(SERVER_VERSION);
+    return 0;
+  }
   if (values.healthcheck !== undefined) return probeHealth(values.healthcheck);
   if (values.validate !== undefined) {
     const config = loadConfigFile(values.validate, { overrides });

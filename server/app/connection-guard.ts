@@ -122,9 +122,13 @@ export class ConnectionGuard {
     const socket = req.socket;
     if (this.overflow.has(socket)) {
       res.shouldKeepAlive = false;
-      if (this.options.alwaysServed?.(req) === true || this.options.refuse === undefined) return listener(req, res);
+      if (this.options.alwaysServed?.(req) === true || this.options.refuse === undefined) {
+        listener(req, res);
+        return;
+      }
       this.counters.refused++;
-      return this.options.refuse(req, res);
+      this.options.refuse(req, res);
+      return;
     }
     this.waiting.delete(socket);
     this.busy.set(socket, res);

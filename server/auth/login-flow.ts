@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import { AuthFailure } from './auth-failure.ts';
 import type { PresentedTokens } from './identify.ts';
-import { LoginSeal } from './login-cookie.ts';
+import type { LoginSeal } from './login-cookie.ts';
 import type { OidcIssuer } from './oidc-issuer.ts';
 
 /** Where the browser goes next, and the sealed sign-in state to set as a cookie on the way. */
@@ -41,12 +41,12 @@ export class LoginFlow {
       state,
       nonce,
     });
-    return { location: url.href, sealed: this.#seal.seal({ state, nonce, verifier, redirectUri, startedAt: this.#now() }) };
+    return { location: url.href, sealed: await this.#seal.seal({ state, nonce, verifier, redirectUri, startedAt: this.#now() }) };
   }
 
   /** `query` is the callback's query string; `sealed` the cookie start() set. */
   async finish(query: string, sealed: string | undefined): Promise<PresentedTokens> {
-    const login = this.#seal.open(sealed, this.#now());
+    const login = await this.#seal.open(sealed, this.#now());
     if (login === undefined) {
       throw new AuthFailure(400, 'sign_in_expired', 'this sign-in has expired, was already used, or was started in another browser: start again');
     }

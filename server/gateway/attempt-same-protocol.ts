@@ -305,7 +305,7 @@ function ssePieces(bytes: Buffer): Buffer[] {
 }
 
 function isSse(contentType: string | undefined): boolean {
-  return contentType !== undefined && contentType.toLowerCase().startsWith('text/event-stream');
+  return contentType?.toLowerCase().startsWith('text/event-stream') === true;
 }
 
 function looksLikeJsonObject(body: Buffer): boolean {

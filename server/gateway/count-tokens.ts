@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
+import { withoutAbsentNulls } from '../protocols/shared/absent-nulls.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
@@ -104,7 +105,8 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
     const chatBody = checkRequestJson(asChatBody(call.protocol, json), ingress.validateRequest);
     let request: ChatRequest;
     try {
-      request = ingress.codec.decodeRequest(chatBody, call.pathModel === undefined ? {} : { pathModel: call.pathModel });
+      // Nulls mean absent to a codec, as on the chat path (handle-chat.ts).
+      request = ingress.codec.decodeRequest(withoutAbsentNulls(chatBody, call.protocol), call.pathModel === undefined ? {} : { pathModel: call.pathModel });
     } catch (error) {
       // Content no other protocol can carry (a server tool, a document) would be refused on a chat
       // hop; a count is only advice, so it becomes an estimate from the request's size instead.

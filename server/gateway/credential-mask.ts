@@ -63,12 +63,12 @@ export class CredentialMask {
     // skip tables on every call) and the full expression.
     if (this.hints === undefined || !this.hints.test(chunk)) return false;
     for (const secret of this.latin1) if (chunk.includes(secret)) return true;
-    return this.careful !== undefined && this.careful.test(chunk);
+    return this.careful?.test(chunk) === true;
   }
 
   /** False when `chunk` (latin-1) cannot hold a secret: one scan for the secrets' first characters. */
   mayContain(chunk: string): boolean {
-    return this.hints !== undefined && this.hints.test(chunk);
+    return this.hints?.test(chunk) === true;
   }
 
   get isEmpty(): boolean {

@@ -25,7 +25,10 @@ export class StreamTail {
    */
   startAfter(committed: Buffer): void {
     const boundary = lastSseEventEnd(committed);
-    if (boundary === 0) return this.push(committed); // all of it is one unfinished event
+    if (boundary === 0) {
+      this.push(committed); // all of it is one unfinished event
+      return;
+    }
     if (boundary < committed.length) this.push(committed.subarray(boundary));
   }
 

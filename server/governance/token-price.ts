@@ -41,6 +41,7 @@ export function dearest(prices: readonly TokenPrice[]): TokenPrice {
 
 /** Σ tokens × price, rounded up to a whole microcent. */
 export function chargeMicrocents(lines: readonly { readonly tokens: number; readonly price: TokenPrice }[]): bigint {
+  // biome-ignore lint/complexity/useMathMinMax: these are bigints, which Math.max does not take
   const denominator = lines.reduce((d, line) => (line.price.denominator > d ? line.price.denominator : d), 1n);
   let numerator = 0n;
   for (const { tokens, price } of lines) {

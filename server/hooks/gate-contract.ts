@@ -1,5 +1,5 @@
 import type { ProtocolId } from '../ir/index.ts';
-import { GATE_EVENT } from './hook-settings.ts';
+import type { GATE_EVENT } from './hook-settings.ts';
 
 /** Gate questions and answers carry this version; a change that breaks either side bumps it. */
 export const GATE_CONTRACT_VERSION = 1;

@@ -13,7 +13,7 @@ import { Hooks } from '../../server/hooks/hooks.ts';
 import { RequestStats } from '../../server/observability/request-stats.ts';
 import { RequestsInFlight } from '../../server/observability/requests-in-flight.ts';
 import { SYSTEM_CLOCK } from '../../server/routing/clock.ts';
-import { GatewayFailure } from '../../server/ir/error.ts';
+import type { GatewayFailure } from '../../server/ir/error.ts';
 import { openGovernance, SILENT, tempDbPath, usage } from '../governance/support.ts';
 
 const KEYS = '/api/v1/admin/keys';

@@ -42,7 +42,7 @@ import { CLAUDE_CODE_TOOLS, CODEX_PATCH, CODEX_TOOLS, GEMINI_CLI_TOOLS, claudeCo
 import { startScriptedUpstream, type ScriptedUpstream, type SeenRequest } from './support/scripted-upstream.ts';
 import { startSixLaneGateway } from './support/six-lane-gateway.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 interface Agent {
   readonly name: string;

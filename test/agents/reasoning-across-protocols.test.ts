@@ -105,7 +105,7 @@ const SHOWS: Record<ProtocolId, boolean> = { openai: false, responses: true, ant
 
 /** What each upstream must see for "high", in its own words. */
 function expectHigh(seen: SeenRequest, shows: boolean): void {
-  const j = seen.json as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const j = seen.json as Record<string, any>;
   switch (seen.protocol) {
     case 'openai':
       expect(j.reasoning_effort).toBe('high');

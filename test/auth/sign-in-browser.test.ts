@@ -14,7 +14,7 @@ const CHROMIUM = '/usr/bin/chromium';
 /** Without these, Chromium waits on the network this machine does not have. */
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
-export const SCREENSHOT = join(ARTIFACTS, 'self-serve-key-page.png');
+const SCREENSHOT = join(ARTIFACTS, 'self-serve-key-page.png');
 
 let g: SelfServeGateway;
 let context: BrowserContext;

@@ -156,7 +156,7 @@ describe('dist/gateway, the single executable', () => {
       expect(info.status).toBe(200);
       const body = (await info.json()) as { version: string; build: { node: string } };
       expect(body.version).toBe(PACKAGE.version);
-      expect(body.build.node).toBe(PACKAGE.devDependencies['node']);
+      expect(body.build.node).toBe(PACKAGE.devDependencies.node);
 
       // The admin spec, embedded: served as written.
       const spec = await fetch(`${adminUrl}/api/v1/admin/openapi.json`);

@@ -59,7 +59,7 @@ describe('examples/config.yaml', () => {
   it('its commented hooks are valid once uncommented', () => {
     const { dir, file } = exampleCopy();
     const text = readFileSync(file, 'utf8');
-    const uncommented = text.replace(/^# (hooks:|  [- ] .*)$/gm, '$1');
+    const uncommented = text.replace(/^# (hooks:| {2}[- ] .*)$/gm, '$1');
     expect(uncommented).toContain('\nhooks:\n  - name: audit\n');
     const config = loadConfigFile(dir.write('config.yaml', uncommented), { env: { OPENAI_API_KEY: OPENAI_KEY, AUDIT_WEBHOOK_TOKEN: 'audit-token' } });
     expect(config.hooks.map((h) => [h.name, h.kind, h.target])).toEqual([
@@ -89,7 +89,7 @@ describe('examples/providers.yaml', () => {
 
   it('its commented provider is valid once uncommented', () => {
     const dir = tempDir();
-    const uncommented = EXAMPLE_CATALOG.replace(/^# (lmstudio:|  protocol:|  base_url:|  auth:)/gm, '$1');
+    const uncommented = EXAMPLE_CATALOG.replace(/^# (lmstudio:| {2}protocol:| {2}base_url:| {2}auth:)/gm, '$1');
     expect(uncommented).toContain('\nlmstudio:\n');
     dir.write('providers.yaml', uncommented);
     const file = dir.write('config.yaml', ['catalog: ./providers.yaml', 'models:', '  local: { provider: lmstudio, model: qwen3-8b }']);

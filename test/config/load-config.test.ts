@@ -129,7 +129,7 @@ describe('invalid configurations are refused with file:line:column, the path and
     const file = tempDir().write('config.yaml', ['models:', '  gpt: { provider: openai, model: gpt-4.1-mini', 'governance: off']);
     const error = configError(() => loadConfigFile(file, { env: {} }));
     expect(error.problems[0]).toMatchObject({ file, line: 3, column: 1 });
-    expect(error.message).toMatch(new RegExp(`^${escape(file)}:3:1: invalid YAML: Flow map .*end with a \\}`));
+    expect(error.message).toMatch(new RegExp(`^${escapeRegExp(file)}:3:1: invalid YAML: Flow map .*end with a \\}`));
   });
 
   it('a duplicate key, named with its path', () => {
@@ -167,7 +167,7 @@ describe('invalid configurations are refused with file:line:column, the path and
   it('an unknown key inside a model points at the key', () => {
     const file = tempDir().write('config.yaml', ['models:', '  gpt: { provider: demo, model: demo-echo, max_token: 5 }']);
     const error = configError(() => loadConfigFile(file, { env: {} }));
-    expect(error.message).toMatch(new RegExp(`^${escape(file)}:2:44: models\\.gpt\\.max_token: unknown key`));
+    expect(error.message).toMatch(new RegExp(`^${escapeRegExp(file)}:2:44: models\\.gpt\\.max_token: unknown key`));
   });
 
   it('a model missing `model`', () => {
@@ -180,7 +180,7 @@ describe('invalid configurations are refused with file:line:column, the path and
     const file = tempDir().write('config.yaml', ['models:', '  gpt: { provider: opneai, model: gpt-4.1-mini }']);
     const error = configError(() => loadConfigFile(file, { env: {} }));
     expect(error.problems).toHaveLength(1);
-    expect(error.message).toMatch(new RegExp(`^${escape(file)}:2:20: models\\.gpt\\.provider: unknown provider "opneai" \\(known: .*\\)$`));
+    expect(error.message).toMatch(new RegExp(`^${escapeRegExp(file)}:2:20: models\\.gpt\\.provider: unknown provider "opneai" \\(known: .*\\)$`));
     const known = error.message.match(/known: (.*)\)$/)?.[1]?.split(', ');
     expect(known).toEqual(expect.arrayContaining(['openai', 'anthropic', 'demo', 'demo-anthropic', 'gemini']));
   });
@@ -482,6 +482,6 @@ describe('the operator catalog (catalog: ./providers.yaml)', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

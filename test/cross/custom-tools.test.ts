@@ -1,7 +1,7 @@
 // Codex's freeform (`custom`) tools through lanes that only know JSON-argument functions: carried
 // as a function with one string argument, `input`, and handed back to the Responses client as
 // custom_tool_call items (stream and not); custom_tool_call_output becomes the lane's tool result.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
 import { upstreamJson, upstreamStream } from '../support/six-lane-harness.ts';

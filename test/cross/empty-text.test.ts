@@ -1,6 +1,4 @@
-// An OpenAI assistant turn with tool calls and empty content (as the SDKs and agents send it) must
-// not reach Bedrock, Anthropic or Gemini as an empty text block or an empty turn: all three refuse them.
-import OpenAI from 'openai';
+
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse } from '../../server/ir/index.ts';

@@ -1,7 +1,4 @@
-// Sampling parameters towards OpenAI reasoning models (gpt-5-mini on the Chat lane, o4-mini on the
-// Responses lane): a translated request leaves out what those models refuse, with a warning the
-// client can read; a same-protocol client's request is passed on as it chose it. Official SDKs.
-import OpenAI from 'openai';
+
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse } from '../../server/ir/index.ts';
 import { cohereAt, geminiAt } from '../support/sdk-at.ts';

@@ -1,6 +1,4 @@
-// `seed` crosses between the protocols that have one (OpenAI Chat, Gemini, Cohere) and is dropped
-// with a warning towards those that do not (Responses, Anthropic, Bedrock). Official SDKs as clients.
-import OpenAI from 'openai';
+
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId } from '../../server/ir/index.ts';
 import { cohereAt, geminiAt } from '../support/sdk-at.ts';

@@ -1,7 +1,4 @@
-// The OpenAI SDK's structured-output helpers (`chat.completions.parse`, and `.stream` with a
-// json_schema response_format, which JSON.parses the assembled content at the end) against lanes of
-// every other protocol, stream and not: the JSON text the upstream produced must arrive whole.
-import OpenAI from 'openai';
+
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
 import { upstreamJson, upstreamStream } from '../support/six-lane-harness.ts';

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build-executables.ts';
+import { ensureBuilt } from '../support/build-executables.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/.bin/node');

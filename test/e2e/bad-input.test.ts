@@ -222,7 +222,7 @@ describe('across protocols: fields that cannot be translated', () => {
   it('n: 2 is fine on the same protocol (forwarded as is)', async () => {
     const answer = await openai({ model: 'gpt', messages: MESSAGES, n: 2 });
     expect(answer.status).toBe(200);
-    expect((h.upstream.requests[0]?.json as { n?: number }).n).toBe(2);
+    expect((h.upstream.requests[0]?.json as { n?: number } | undefined)?.n).toBe(2);
   });
 
   it('OpenAI seed: 1 to an Anthropic model succeeds with a warning header naming seed', async () => {

@@ -60,6 +60,9 @@ const EXTREME_NUMBERS: readonly Json[] = [
   new RawJson('1e999'), new RawJson('-1e999'), new RawJson('123456789012345678901234567890'), new RawJson('1E+400'), new RawJson('-0'),
 ];
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a literal injection probe (HTML, a JNDI lookup, printf and template markers), not a template
+const INJECTION_PROBE = '<script>alert(1)</script>${jndi:ldap://x}%s%n{{7*7}}';
+
 /** Strings that have broken parsers, loggers and byte counters before. */
 function oddString(rng: Prng): Json {
   const kind = rng.int(9);
@@ -71,7 +74,7 @@ function oddString(rng: Prng): Json {
     case 3: return '\u0000\u0001\u001f\u007f\u2028\u2029';
     case 4: return '';
     case 5: return '\r\n\r\ndata: {"injected":true}\n\nevent: error\n\n'; // SSE framing inside content
-    case 6: return '<script>alert(1)</script>${jndi:ldap://x}%s%n{{7*7}}';
+    case 6: return INJECTION_PROBE;
     case 7: return 'é'.repeat(size / 2);
     default: return new RawJson(`"${'\\\\'.repeat(size / 8)}\\u0041"`);
   }

@@ -174,7 +174,10 @@ describe('delivery', () => {
 describe('the bounded queue', () => {
   it('when full, drops new events and counts them; record() never waits for the receiver', async () => {
     const release: (() => void)[] = [];
-    receiver.respond = (_, res) => new Promise<void>((resolve) => release.push(() => (answerJson(res, 200, {}), resolve())));
+    receiver.respond = (_, res) => new Promise<void>((resolve) => release.push(() => {
+      answerJson(res, 200, {});
+      resolve();
+    }));
     const webhook = delivery({ concurrency: 1, queueSize: 2 });
     const started = performance.now();
     for (let i = 0; i < 5; i++) webhook.record(fabricatedRecord());

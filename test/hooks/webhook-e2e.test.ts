@@ -165,7 +165,10 @@ describe('stopping the gateway', () => {
   it('sends the queued events before it stops', async () => {
     const g = await startHarness({ extraYaml: `hooks:\n  - { name: audit, kind: webhook, url: "${receiver.url}/flush", concurrency: 1 }\n` });
     const release: (() => void)[] = [];
-    receiver.respond = (call, res) => (call.path === '/flush' ? new Promise<void>((resolve) => release.push(() => (answerJson(res, 200, {}), resolve()))) : answerJson(res, 200, {}));
+    receiver.respond = (call, res) => (call.path === '/flush' ? new Promise<void>((resolve) => release.push(() => {
+      answerJson(res, 200, {});
+      resolve();
+    })) : answerJson(res, 200, {}));
     for (let i = 0; i < 4; i++) await (await fetch(`${g.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) })).arrayBuffer();
     await receiver.waitForCalls(1);
     expect(g.gateway.hooks.list()[0]?.delivery).toMatchObject({ queued: 3, inFlight: 1, delivered: 0 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicMessage, anthropicStreamEvents } from '../../server/demo/anthropic-replies.ts';
 import { openaiChatCompletion } from '../../server/demo/openai-replies.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
-import { families, parseSamples, promtoolCheck, sample, scrape, value, type Scrape } from '../support/prometheus-scrape.ts';
+import { parseSamples, promtoolCheck, sample, scrape, value, type Scrape } from '../support/prometheus-scrape.ts';
 
 let h: Harness;
 let scraped: Scrape;

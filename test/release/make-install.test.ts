@@ -14,7 +14,7 @@ let calls: string;
 
 function makeInstall(): string[] {
   rmSync(calls, { force: true });
-  execFileSync('make', ['-s', 'install'], { cwd: dir, env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env['PATH']}` }, stdio: 'ignore' });
+  execFileSync('make', ['-s', 'install'], { cwd: dir, env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, stdio: 'ignore' });
   return existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [];
 }
 

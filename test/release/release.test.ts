@@ -116,7 +116,7 @@ describe('make release', () => {
     // Test-only packages are not in what ships.
     expect([...byPurl.keys()].some((p) => p.startsWith('pkg:npm/vitest@'))).toBe(false);
     // The Node runtime inside the executables is.
-    expect(byPurl.get(`pkg:github/nodejs/node@v${pkg.devDependencies['node']}`)).toMatchObject({ type: 'platform', version: pkg.devDependencies['node'] });
+    expect(byPurl.get(`pkg:github/nodejs/node@v${pkg.devDependencies.node}`)).toMatchObject({ type: 'platform', version: pkg.devDependencies.node });
     // The root depends on each direct production dependency.
     const root = (bom.dependencies as Json[]).find((d) => d.ref === bom.metadata.component['bom-ref'])!;
     expect(root.dependsOn).toContain(npmPurl('koa', lock.packages['node_modules/koa']!.version!));

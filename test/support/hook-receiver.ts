@@ -45,7 +45,9 @@ export async function startHookReceiver(respond: Respond = (_, res) => answerJso
       }
       const call = { path: req.url ?? '', headers: req.headers, text, json };
       calls.push(call);
-      waiters = waiters.filter((w) => (calls.length >= w.count ? (w.resolve(), false) : true));
+      const due = waiters.filter((w) => calls.length >= w.count);
+      waiters = waiters.filter((w) => calls.length < w.count);
+      for (const w of due) w.resolve();
       void Promise.resolve(receiver.respond(call, res, calls.length - 1)).catch(() => res.destroy());
     });
   });
@@ -58,7 +60,13 @@ export async function startHookReceiver(respond: Respond = (_, res) => answerJso
       if (calls.length >= count) return Promise.resolve(calls.slice());
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`expected ${count} hook calls, got ${calls.length}`)), timeoutMs);
-        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(calls.slice())) });
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(calls.slice());
+          },
+        });
       });
     },
     reset() {

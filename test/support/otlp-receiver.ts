@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import protos from 'otlp-transformer-protos/build/src/generated/root.js';
 
-const collector = (protos as any).opentelemetry.proto.collector; // eslint-disable-line @typescript-eslint/no-explicit-any
+const collector = (protos as any).opentelemetry.proto.collector;
 
 export interface ReceivedSpan {
   readonly traceId: string;
@@ -165,17 +165,17 @@ function hex(bytes: number[] | undefined): string {
 }
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
+  return Object.fromEntries((list ?? []).map((kv) => [kv.key, anyValueOf(kv.value)]));
 }
 
 /** With `defaults: true` every field is present; the `value` oneof names the one that is set. */
-function valueOf(v: AnyValue): unknown {
+function anyValueOf(v: AnyValue): unknown {
   switch (v.value) {
     case 'stringValue': return v.stringValue;
     case 'boolValue': return v.boolValue;
     case 'intValue': return Number(v.intValue);
     case 'doubleValue': return v.doubleValue;
-    case 'arrayValue': return (v.arrayValue?.values ?? []).map(valueOf);
+    case 'arrayValue': return (v.arrayValue?.values ?? []).map(anyValueOf);
     default: return undefined;
   }
 }

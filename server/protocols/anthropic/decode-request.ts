@@ -15,43 +15,47 @@ import { argumentsFromObject } from '../shared/tool-arguments.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type {
-  AnthropicBlock,
-  AnthropicImageSource,
-  AnthropicMessage,
-  AnthropicTextBlock,
-  AnthropicTool,
-  AnthropicToolChoice,
-  AnthropicToolResultBlock,
-} from './wire.ts';
+  AnthropicRequest,
+  ContentBlock as AnthropicBlock,
+  Message as AnthropicMessage,
+  OutputConfig,
+  Source as AnthropicImageSource,
+  Tool as AnthropicTool,
+  ToolChoice as AnthropicToolChoice,
+} from '../../../generated/protocols/anthropic/request.ts';
+import { type Branch, isType } from '../shared/schema-branch.ts';
+import type { AnthropicClientTool } from './wire.ts';
+import { validatedRequest } from '../shared/validated-request.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 import { decodeThinking } from './thinking.ts';
 import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 
 /** Messages request (schema-validated) to IR. The model named in the path wins over the body's. */
 export function decodeRequest(body: Record<string, unknown>, pathModel: string | undefined): ChatRequest {
+  const request = validatedRequest<AnthropicRequest>(body);
   const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
   const messages: Message[] = [];
-  if (body.system !== undefined) messages.push(decodeSystem(body.system as string | AnthropicTextBlock[], 'system', unmapped));
-  (body.messages as AnthropicMessage[]).forEach((m, i) => messages.push(...decodeMessage(m, `messages[${i}]`, unmapped)));
+  if (request.system !== undefined) messages.push(decodeSystem(request.system, 'system', unmapped));
+  request.messages.forEach((m, i) => messages.push(...decodeMessage(m, `messages[${i}]`, unmapped)));
 
-  const toolChoice = body.tool_choice as AnthropicToolChoice | undefined;
-  const metadata = body.metadata as { user_id?: string | null } | undefined;
-  const responseFormat = decodeOutputConfig(body.output_config, unmapped);
-  const reasoning = decodeThinking(body.thinking, (body.output_config as { effort?: unknown } | null | undefined)?.effort, 'thinking', unmapped);
+  const toolChoice = request.tool_choice;
+  const metadata = request.metadata;
+  const responseFormat = decodeOutputConfig(request.output_config);
+  const reasoning = decodeThinking(request.thinking, request.output_config?.effort, 'thinking', unmapped);
   return {
-    model: pathModel ?? (body.model as string),
+    model: pathModel ?? request.model,
     messages,
     stream: body.stream === true,
     // Anthropic streams always carry usage.
     streamUsage: true,
-    ...(body.tools !== undefined && { tools: (body.tools as AnthropicTool[]).map(decodeTool) }),
+    ...(request.tools !== undefined && { tools: request.tools.map(decodeTool) }),
     ...(toolChoice !== undefined && { toolChoice: decodeToolChoice(toolChoice) }),
     ...(toolChoice?.disable_parallel_tool_use === true && { parallelToolCalls: false }),
-    maxTokens: body.max_tokens as number,
-    ...(Array.isArray(body.stop_sequences) && { stopSequences: body.stop_sequences as string[] }),
-    ...(typeof body.temperature === 'number' && { temperature: body.temperature }),
-    ...(typeof body.top_p === 'number' && { topP: body.top_p }),
-    ...(typeof body.top_k === 'number' && { topK: body.top_k }),
+    maxTokens: request.max_tokens,
+    ...(request.stop_sequences !== undefined && { stopSequences: request.stop_sequences }),
+    ...(typeof request.temperature === 'number' && { temperature: request.temperature }),
+    ...(typeof request.top_p === 'number' && { topP: request.top_p }),
+    ...(typeof request.top_k === 'number' && { topK: request.top_k }),
     ...(responseFormat !== undefined && { responseFormat }),
     ...(typeof metadata?.user_id === 'string' && { user: metadata.user_id }),
     ...(reasoning !== undefined && { reasoning }),
@@ -60,7 +64,7 @@ export function decodeRequest(body: Record<string, unknown>, pathModel: string |
   };
 }
 
-function decodeSystem(system: string | AnthropicTextBlock[], path: string, unmapped: UnmappedField[]): Message {
+function decodeSystem(system: string | AnthropicBlock[], path: string, unmapped: UnmappedField[]): Message {
   if (typeof system === 'string') return { role: 'system', content: [{ type: 'text', text: system }] };
   return { role: 'system', content: system.map((block, i) => decodeText(block, `${path}[${i}]`, unmapped)) };
 }
@@ -71,18 +75,18 @@ function decodeMessage(message: AnthropicMessage, path: string, unmapped: Unmapp
     ? (message.content === '' ? [] : [{ type: 'text', text: message.content }])
     : message.content;
   if (message.role === 'system') {
-    return [{ role: 'system', content: blocks.map((b, j) => decodeText(b as AnthropicTextBlock, `${path}.content[${j}]`, unmapped)) }];
+    return [{ role: 'system', content: blocks.map((b, j) => decodeText(b, `${path}.content[${j}]`, unmapped)) }];
   }
   const results: ContentBlock[] = [];
   const rest: ContentBlock[] = [];
   blocks.forEach((block, j) => {
     const at = `${path}.content[${j}]`;
     // The IR keeps cache hints on text and tools only; elsewhere they are reported, not lost silently.
-    const hint = (block as { cache_control?: unknown }).cache_control;
+    const hint = block.cache_control;
     if (hint !== undefined && hint !== null && block.type !== 'text') {
       unmapped.push({ path: `${at}.cache_control`, value: hint, disposition: 'warn', reason: 'prompt cache hint' });
     }
-    if (block.type === 'tool_result') results.push(decodeToolResult(block, at, unmapped));
+    if (isType(block, 'tool_result')) results.push(decodeToolResult(block, at, unmapped));
     else rest.push(decodeBlock(block, at, message.role === 'assistant' ? 'assistant' : 'user', unmapped));
   });
   const out: Message[] = [];
@@ -92,27 +96,21 @@ function decodeMessage(message: AnthropicMessage, path: string, unmapped: Unmapp
 }
 
 function decodeBlock(block: AnthropicBlock, path: string, role: 'user' | 'assistant', unmapped: UnmappedField[]): ContentBlock {
-  switch (block.type) {
-    case 'text':
-      return decodeText(block, path, unmapped);
-    case 'image':
-      return decodeImage(block.source, path);
-    case 'tool_use':
-      return { type: 'tool_call', ...splitCarriedId(block.id), name: block.name, arguments: argumentsFromObject(block.input) };
-    case 'thinking':
-      // An empty signature is what gateways write for reasoning they could not sign: not Anthropic's.
-      // A signature may be Bedrock's thinking carried by the gateway (shared/thinking-carrier.ts).
-      if (!block.signature) return { type: 'reasoning', text: block.thinking };
-      return thinkingFromCarrier(block.signature) ?? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' };
-    case 'redacted_thinking':
-      return thinkingFromCarrier(block.data) ?? { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
-    default:
-      throw invalidField(`${path}.type`, `${role} content block "${(block as { type: string }).type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
+  if (isType(block, 'text')) return decodeText(block, path, unmapped);
+  if (isType(block, 'image')) return decodeImage(block.source, path);
+  if (isType(block, 'tool_use')) return { type: 'tool_call', ...splitCarriedId(block.id), name: block.name, arguments: argumentsFromObject(block.input) };
+  if (isType(block, 'thinking')) {
+    // An empty signature is what gateways write for reasoning they could not sign: not Anthropic's.
+    // A signature may be Bedrock's thinking carried by the gateway (shared/thinking-carrier.ts).
+    if (!block.signature) return { type: 'reasoning', text: block.thinking };
+    return thinkingFromCarrier(block.signature) ?? { type: 'reasoning', text: block.thinking, signature: block.signature, origin: 'anthropic' };
   }
+  if (isType(block, 'redacted_thinking')) return thinkingFromCarrier(block.data) ?? { type: 'reasoning', text: '', redacted: block.data, origin: 'anthropic' };
+  throw invalidField(`${path}.type`, `${role} content block "${block.type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
 }
 
-function decodeText(block: AnthropicTextBlock, path: string, unmapped: UnmappedField[]): TextBlock {
-  if (block.type !== 'text') throw invalidField(`${path}.type`, 'only text blocks are allowed here');
+function decodeText(block: AnthropicBlock, path: string, unmapped: UnmappedField[]): TextBlock {
+  if (!isType(block, 'text')) throw invalidField(`${path}.type`, 'only text blocks are allowed here');
   if (Array.isArray(block.citations) && block.citations.length > 0) {
     unmapped.push({ path: `${path}.citations`, value: block.citations, disposition: 'warn', reason: 'citations' });
   }
@@ -121,25 +119,24 @@ function decodeText(block: AnthropicTextBlock, path: string, unmapped: UnmappedF
 
 function decodeImage(source: AnthropicImageSource, path: string): ImageBlock {
   let image: ImageSource;
-  if (source.type === 'base64') {
-    const s = source as { media_type: string; data: string };
-    image = { kind: 'base64', mediaType: s.media_type, data: s.data };
-  } else if (source.type === 'url') {
-    image = { kind: 'url', url: (source as { url: string }).url };
+  if (isType(source, 'base64')) {
+    image = { kind: 'base64', mediaType: source.media_type, data: source.data };
+  } else if (isType(source, 'url')) {
+    image = { kind: 'url', url: source.url };
   } else {
     throw invalidField(`${path}.source.type`, `image source "${source.type}" is bound to Anthropic and cannot be translated`, 'unsupported_parameter');
   }
   return { type: 'image', source: image };
 }
 
-function decodeToolResult(block: AnthropicToolResultBlock, path: string, unmapped: UnmappedField[]): ContentBlock {
-  const parts = typeof block.content === 'string'
-    ? (block.content === '' ? [] : [{ type: 'text' as const, text: block.content }])
+function decodeToolResult(block: Branch<AnthropicBlock, 'tool_result'>, path: string, unmapped: UnmappedField[]): ContentBlock {
+  const parts: AnthropicBlock[] = typeof block.content === 'string'
+    ? (block.content === '' ? [] : [{ type: 'text', text: block.content }])
     : (block.content ?? []);
   const content = parts.map((part, k): TextBlock | ImageBlock => {
     const at = `${path}.content[${k}]`;
-    if (part.type === 'text') return decodeText(part as AnthropicTextBlock, at, unmapped);
-    if (part.type === 'image') return decodeImage((part as { source: AnthropicImageSource }).source, at);
+    if (isType(part, 'text')) return decodeText(part, at, unmapped);
+    if (isType(part, 'image')) return decodeImage(part.source, at);
     throw invalidField(`${at}.type`, `tool result block "${part.type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
   });
   return { type: 'tool_result', callId: plainCallId(block.tool_use_id), content, isError: block.is_error === true };
@@ -149,6 +146,10 @@ function decodeTool(tool: AnthropicTool, index: number): ToolDefinition {
   if (tool.type !== undefined && tool.type !== 'custom') {
     throw invalidField(`tools[${index}].type`, `server tool "${tool.type}" runs at Anthropic and cannot be translated`, 'unsupported_parameter');
   }
+  return decodeClientTool(tool as AnthropicClientTool);
+}
+
+function decodeClientTool(tool: AnthropicClientTool): ToolDefinition {
   return {
     name: tool.name,
     ...(tool.description !== undefined && { description: tool.description }),
@@ -171,11 +172,9 @@ function decodeToolChoice(choice: AnthropicToolChoice): ToolChoice {
   }
 }
 
-function decodeOutputConfig(config: unknown, unmapped: UnmappedField[]): ResponseFormat | undefined {
-  if (config === undefined || config === null) return undefined;
-  const c = config as { format?: { type?: string; schema?: unknown } | null; effort?: string };
-  const format = c.format;
+function decodeOutputConfig(config: OutputConfig | undefined): ResponseFormat | undefined {
+  const format = config?.format;
   if (format === undefined || format === null) return undefined;
-  if (format.type === 'json_schema') return { type: 'json_schema', schema: format.schema ?? {} };
+  if (isType(format, 'json_schema')) return { type: 'json_schema', schema: format.schema };
   throw invalidField('output_config.format.type', `output format "${format.type}" cannot be translated`, 'unsupported_parameter');
 }

@@ -1,13 +1,21 @@
-import type { ChatRequest, ContentBlock, ImageBlock, Message, TextBlock } from '../../ir/index.ts';
+import type { ChatRequest, ContentBlock, ImageBlock, TextBlock } from '../../ir/index.ts';
 import { SystemSlot } from '../shared/system-slot.ts';
 import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { argumentsToObject } from '../shared/tool-arguments.ts';
 import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
-import type { AnthropicBlock, AnthropicMessage, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from './wire.ts';
+import type {
+  CacheControl,
+  ContentBlock as AnthropicBlock,
+  Message as AnthropicMessage,
+  TextBlock as AnthropicTextBlock,
+  ToolChoice as AnthropicToolChoice,
+} from '../../../generated/protocols/anthropic/request.ts';
+import type { AnthropicClientTool as AnthropicTool } from './wire.ts';
 import { claudeThinking, clientSampling, type ClaudeThinking } from '../shared/claude-thinking.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
+import { asJsonObject } from '../shared/json-object.ts';
 
 /** IR to a Messages request for one lane. Pure. */
 export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
@@ -48,9 +56,9 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     body.tools = request.tools.map((tool): AnthropicTool => ({
       name: tool.name,
       ...(tool.description !== undefined && { description: tool.description }),
-      input_schema: tool.parameters,
+      input_schema: asJsonObject(tool.parameters),
       ...(tool.strict !== undefined && { strict: tool.strict }),
-      ...(tool.cacheControl !== undefined && { cache_control: tool.cacheControl }),
+      ...(tool.cacheControl !== undefined && { cache_control: tool.cacheControl as CacheControl }),
     }));
   }
   const toolChoice = encodeToolChoice(request);
@@ -87,7 +95,8 @@ function encodeSystemText(block: ContentBlock, path: string): AnthropicTextBlock
 }
 
 function encodeText(block: TextBlock): AnthropicTextBlock {
-  return { type: 'text', text: block.text, ...(block.cacheControl !== undefined && { cache_control: block.cacheControl }) };
+  // The IR carries a cache hint verbatim, as an Anthropic-shaped ingress schema checked it.
+  return { type: 'text', text: block.text, ...(block.cacheControl !== undefined && { cache_control: block.cacheControl as CacheControl }) };
 }
 
 function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarning[]): AnthropicBlock {

@@ -5,7 +5,7 @@ import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import type { AnthropicBlock, AnthropicMessageResponse } from './wire.ts';
+import type { AnthropicResponse as AnthropicMessageResponse, ContentBlock as AnthropicBlock } from '../../../generated/protocols/anthropic/response.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
 import { siblingThinking } from '../shared/thinking-carrier.ts';
 

@@ -4,7 +4,7 @@ import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { decodeErrorObject } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
-import type { AnthropicBlock, AnthropicUsage } from './wire.ts';
+import type { ContentBlock as AnthropicBlock, Usage as AnthropicUsage } from '../../../generated/protocols/anthropic/response.ts';
 
 interface AnthropicStreamPayload {
   type: string;
@@ -21,7 +21,8 @@ export class AnthropicStreamDecoder extends SseStreamDecoder {
   /** Anthropic block index -> IR index; blocks with no IR form (server tools) are absent. */
   private readonly indices = new Map<number, number>();
   private nextIndex = 0;
-  private usage: AnthropicUsage = { input_tokens: 0, output_tokens: 0 };
+  // Members are copied in by name from each message_delta, known or not (a usage object is open).
+  private usage: AnthropicUsage & Record<string, unknown> = { input_tokens: 0, output_tokens: 0 };
 
   constructor() {
     super('Anthropic');

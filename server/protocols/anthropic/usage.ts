@@ -1,5 +1,5 @@
 import type { Usage } from '../../ir/index.ts';
-import type { AnthropicUsage } from './wire.ts';
+import type { Usage as AnthropicUsage } from '../../../generated/protocols/anthropic/response.ts';
 
 /** Anthropic's input_tokens exclude cache reads and writes; the IR's input counts them. */
 export function decodeUsage(usage: AnthropicUsage): Usage {

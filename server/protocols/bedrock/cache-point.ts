@@ -1,6 +1,6 @@
 import type { TranslationWarning } from '../codec.ts';
 import { dropped } from '../shared/warnings.ts';
-import type { BedrockCachePoint } from './wire.ts';
+import type { CachePointBlock as BedrockCachePoint } from '../../../generated/protocols/bedrock/request.ts';
 
 /** The cache lifetimes Bedrock accepts; Anthropic's cache_control takes the same two. */
 const TTLS = new Set(['5m', '1h']);

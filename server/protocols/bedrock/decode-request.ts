@@ -18,16 +18,18 @@ import { decodeModelFields } from './model-fields.ts';
 import { decodeOutputConfig } from './output-format.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type {
-  BedrockCachePoint,
-  BedrockContentBlock,
-  BedrockImage,
-  BedrockInferenceConfig,
-  BedrockMessage,
-  BedrockSystemBlock,
-  BedrockToolChoice,
-  BedrockToolConfig,
-  BedrockToolResult,
-} from './wire.ts';
+  BedrockRequest,
+  CachePointBlock as BedrockCachePoint,
+  ContentBlock as BedrockContentBlock,
+  GuardContentBlock,
+  ImageBlock as BedrockImage,
+  Message as BedrockMessage,
+  SystemContentBlock as BedrockSystemBlock,
+  ToolChoice as BedrockToolChoice,
+  ToolConfiguration as BedrockToolConfig,
+  ToolResultBlock as BedrockToolResult,
+} from '../../../generated/protocols/bedrock/request.ts';
+import { validatedRequest } from '../shared/validated-request.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 
@@ -39,18 +41,19 @@ export function decodeRequest(body: Record<string, unknown>, origin: RequestOrig
   if (origin.pathModel === undefined || origin.pathModel === '') {
     throw invalidField('modelId', 'Bedrock names the model in the path: /model/{modelId}/converse');
   }
-  if (!Array.isArray(body.messages)) {
+  const request = validatedRequest<BedrockRequest>(body);
+  if (!Array.isArray(request.messages)) {
     throw invalidField('messages', 'a request without messages (a Bedrock-managed prompt) cannot be translated', 'unsupported_parameter');
   }
   const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
   const messages: Message[] = [];
-  if (Array.isArray(body.system) && body.system.length > 0) messages.push(decodeSystem(body.system as BedrockSystemBlock[], 'system', unmapped));
-  (body.messages as BedrockMessage[]).forEach((m, i) => messages.push(...decodeMessage(m, `messages[${i}]`, unmapped)));
+  if (request.system !== undefined && request.system.length > 0) messages.push(decodeSystem(request.system, 'system', unmapped));
+  request.messages.forEach((m, i) => messages.push(...decodeMessage(m, `messages[${i}]`, unmapped)));
 
-  const inference = (body.inferenceConfig ?? {}) as BedrockInferenceConfig;
-  const toolConfig = body.toolConfig as BedrockToolConfig | undefined;
-  const { topK, reasoning } = decodeModelFields(body.additionalModelRequestFields, unmapped);
-  const responseFormat = decodeOutputConfig(body.outputConfig, unmapped);
+  const inference = request.inferenceConfig ?? {};
+  const toolConfig = request.toolConfig;
+  const { topK, reasoning } = decodeModelFields(request.additionalModelRequestFields, unmapped);
+  const responseFormat = decodeOutputConfig(request.outputConfig, unmapped);
   return {
     model: origin.pathModel,
     messages,
@@ -124,7 +127,7 @@ function decodeSystemText(block: BedrockSystemBlock | BedrockContentBlock, at: s
 }
 
 /** Guarded text still reaches the model as text; only its guardrail marking is lost. */
-function decodeGuardContent(guard: NonNullable<BedrockContentBlock['guardContent']>, at: string, unmapped: UnmappedField[]): TextBlock {
+function decodeGuardContent(guard: GuardContentBlock, at: string, unmapped: UnmappedField[]): TextBlock {
   if (guard.text === undefined) throw invalidField(at, 'only guarded text can be translated to another protocol', 'unsupported_parameter');
   unmapped.push({ path: at, value: guard, disposition: 'warn', reason: 'guardrail marking of this text' });
   return { type: 'text', text: guard.text.text };

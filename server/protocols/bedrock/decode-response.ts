@@ -2,7 +2,7 @@ import type { ChatResponse, ContentBlock } from '../../ir/index.ts';
 import { argumentsFromObject } from '../shared/tool-arguments.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
-import type { BedrockContentBlock, BedrockConverseResponse } from './wire.ts';
+import type { BedrockResponse as BedrockConverseResponse, ContentBlock as BedrockContentBlock } from '../../../generated/protocols/bedrock/response.ts';
 
 /**
  * A Converse response (upstream answer) to IR. The body names neither the response nor the model:

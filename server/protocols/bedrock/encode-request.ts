@@ -10,7 +10,14 @@ import { formatFromMediaType } from './image-format.ts';
 import { encodeReasoningFields, encodeTopK } from './model-fields.ts';
 import { encodeResponseFormat } from './output-format.ts';
 import { encodeToolConfig } from './tool-config.ts';
-import type { BedrockContentBlock, BedrockImage, BedrockInferenceConfig, BedrockMessage, BedrockSystemBlock, BedrockToolResultContent } from './wire.ts';
+import type {
+  ContentBlock as BedrockContentBlock,
+  ImageBlock as BedrockImage,
+  InferenceConfiguration as BedrockInferenceConfig,
+  Message as BedrockMessage,
+  SystemContentBlock as BedrockSystemBlock,
+  ToolResultContentBlock as BedrockToolResultContent,
+} from '../../../generated/protocols/bedrock/request.ts';
 
 /**
  * IR to a Converse request body for one lane. Pure. The model and streaming are not in the body:

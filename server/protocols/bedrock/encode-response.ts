@@ -5,7 +5,7 @@ import { isForeignReasoning } from '../shared/foreign-reasoning.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason, stopSequenceFields } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import type { BedrockContentBlock, BedrockConverseResponse } from './wire.ts';
+import type { BedrockResponse as BedrockConverseResponse, ContentBlock as BedrockContentBlock } from '../../../generated/protocols/bedrock/response.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
 import { siblingThinking } from '../shared/thinking-carrier.ts';
 

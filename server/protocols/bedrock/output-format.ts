@@ -2,7 +2,7 @@ import type { ChatRequest, ResponseFormat, UnmappedField } from '../../ir/index.
 import type { TranslationWarning } from '../codec.ts';
 import { invalidField, unsupportedField } from '../shared/invalid-field.ts';
 import { dropped } from '../shared/warnings.ts';
-import type { BedrockOutputConfig } from './wire.ts';
+import type { OutputConfig as BedrockOutputConfig } from '../../../generated/protocols/bedrock/request.ts';
 
 // Structured output: Bedrock's outputConfig.textFormat, whose JSON Schema travels as a JSON text.
 

@@ -6,7 +6,12 @@ import { streamEndedEarly } from '../shared/stream-ended-early.ts';
 import { decodeStreamException } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
-import type { BedrockContentBlockDelta, BedrockContentBlockStart, BedrockErrorBody, BedrockMessageStop, BedrockMetadata } from './wire.ts';
+import type { BedrockErrorBody, BedrockEventPayload } from './wire.ts';
+
+type BedrockContentBlockStart = BedrockEventPayload<'contentBlockStart'>;
+type BedrockContentBlockDelta = BedrockEventPayload<'contentBlockDelta'>;
+type BedrockMessageStop = BedrockEventPayload<'messageStop'>;
+type BedrockMetadata = BedrockEventPayload<'metadata'>;
 
 type BlockKind = StreamBlockStart['type'];
 

@@ -3,7 +3,8 @@ import type { TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { reshaped } from '../shared/warnings.ts';
 import { cachePointFromControl } from './cache-point.ts';
-import type { BedrockTool, BedrockToolChoice, BedrockToolConfig } from './wire.ts';
+import type { Tool as BedrockTool, ToolChoice as BedrockToolChoice, ToolConfiguration as BedrockToolConfig } from '../../../generated/protocols/bedrock/request.ts';
+import { asJsonObject } from '../shared/json-object.ts';
 
 /**
  * The IR's tools and tool choice as a Bedrock toolConfig. Two Bedrock rules shape it: there is no
@@ -28,9 +29,11 @@ export function encodeToolConfig(request: ChatRequest, warnings: TranslationWarn
     tools = history.names.map((name): ToolDefinition => ({ name, parameters: { type: 'object', properties: {} } }));
     warnings.push(reshaped('tools', `Bedrock needs tool definitions for a conversation with tool calls: ${history.names.join(', ')} declared with an empty object schema`));
   }
-  if (tools.length === 0) return undefined;
+  // The schema wants at least one tool (a non-empty tuple type).
+  const [first, ...rest] = tools.flatMap((tool, i) => encodeTool(tool, `tools[${i}]`, warnings));
+  if (first === undefined) return undefined;
   const choice = none ? undefined : encodeToolChoice(request);
-  return { tools: tools.flatMap((tool, i) => encodeTool(tool, `tools[${i}]`, warnings)), ...(choice !== undefined && { toolChoice: choice }) };
+  return { tools: [first, ...rest], ...(choice !== undefined && { toolChoice: choice }) };
 }
 
 function encodeTool(tool: ToolDefinition, path: string, warnings: TranslationWarning[]): BedrockTool[] {
@@ -38,7 +41,7 @@ function encodeTool(tool: ToolDefinition, path: string, warnings: TranslationWar
     toolSpec: {
       name: tool.name,
       ...(tool.description !== undefined && { description: tool.description }),
-      inputSchema: { json: tool.parameters },
+      inputSchema: { json: asJsonObject(tool.parameters) },
       ...(tool.strict !== undefined && { strict: tool.strict }),
     },
   };

@@ -1,11 +1,14 @@
 import type { Usage } from '../../ir/index.ts';
-import type { BedrockUsage } from './wire.ts';
+import type { TokenUsage as BedrockUsage } from '../../../generated/protocols/bedrock/response.ts';
 
 /**
  * Bedrock's inputTokens exclude cache reads and writes (totalTokens includes them); the IR's input
  * counts them. Bedrock reports no reasoning breakdown: reasoning is inside outputTokens.
  */
-export function decodeUsage(usage: Partial<BedrockUsage>): Usage {
+/** The counts read; an answer's and a stream's usage share them (their cacheDetails differ in the schemas). */
+type UsageCounts = Partial<Pick<BedrockUsage, 'inputTokens' | 'outputTokens' | 'cacheReadInputTokens' | 'cacheWriteInputTokens'>>;
+
+export function decodeUsage(usage: UsageCounts): Usage {
   const cacheRead = usage.cacheReadInputTokens ?? 0;
   const cacheWrite = usage.cacheWriteInputTokens ?? 0;
   return {

@@ -13,34 +13,45 @@ import { imageSourceFromUrl } from '../shared/data-url.ts';
 import { invalidField } from '../shared/invalid-field.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
-import type { CohereAssistantMessage, CohereMessage, CoherePart, CohereResponseFormat, CohereTool, CohereToolMessage } from './wire.ts';
+import type {
+  AssistantMessage as CohereAssistantMessage,
+  CohereRequest,
+  ContentPart as CoherePart,
+  Message as CohereMessage,
+  ResponseFormat as CohereResponseFormat,
+  Tool as CohereTool,
+  ToolMessage as CohereToolMessage,
+} from '../../../generated/protocols/cohere/request.ts';
+import { isType } from '../shared/schema-branch.ts';
+import { validatedRequest } from '../shared/validated-request.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 import { decodeThinking } from './thinking.ts';
 
 /** v2 Chat request (schema-validated) to IR. */
 export function decodeRequest(body: Record<string, unknown>): ChatRequest {
+  const request = validatedRequest<CohereRequest>(body);
   const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
-  const messages = (body.messages as CohereMessage[]).map((m, i) => decodeMessage(m, `messages[${i}]`, unmapped));
-  const strict = body.strict_tools === true;
-  const tools = Array.isArray(body.tools) ? (body.tools as CohereTool[]).map((tool, i) => decodeTool(tool, i, strict)) : undefined;
-  const toolChoice = decodeToolChoice(body.tool_choice);
-  const responseFormat = decodeResponseFormat(body.response_format as CohereResponseFormat | null | undefined);
-  const reasoning = decodeThinking(body.thinking);
+  const messages = request.messages.map((m, i) => decodeMessage(m, `messages[${i}]`, unmapped));
+  const strict = request.strict_tools === true;
+  const tools = Array.isArray(request.tools) ? request.tools.map((tool, i) => decodeTool(tool, i, strict)) : undefined;
+  const toolChoice = decodeToolChoice(request.tool_choice);
+  const responseFormat = decodeResponseFormat(request.response_format);
+  const reasoning = decodeThinking(request.thinking);
   return {
-    model: body.model as string,
+    model: request.model,
     messages,
-    stream: body.stream === true,
+    stream: request.stream === true,
     // Cohere streams always end with usage.
     streamUsage: true,
     ...(tools !== undefined && { tools }),
     ...(toolChoice !== undefined && { toolChoice }),
-    ...(typeof body.max_tokens === 'number' && { maxTokens: body.max_tokens }),
-    ...(Array.isArray(body.stop_sequences) && { stopSequences: body.stop_sequences as string[] }),
-    ...(typeof body.temperature === 'number' && { temperature: body.temperature }),
-    ...(typeof body.p === 'number' && { topP: body.p }),
-    ...(typeof body.seed === 'number' && { seed: body.seed }),
+    ...(typeof request.max_tokens === 'number' && { maxTokens: request.max_tokens }),
+    ...(Array.isArray(request.stop_sequences) && { stopSequences: request.stop_sequences }),
+    ...(typeof request.temperature === 'number' && { temperature: request.temperature }),
+    ...(typeof request.p === 'number' && { topP: request.p }),
+    ...(typeof request.seed === 'number' && { seed: request.seed }),
     // k = 0 switches top-k sampling off, which is what leaving it out means everywhere else.
-    ...(typeof body.k === 'number' && body.k > 0 && { topK: body.k }),
+    ...(typeof request.k === 'number' && request.k > 0 && { topK: request.k }),
     ...(responseFormat !== undefined && { responseFormat }),
     ...(reasoning !== undefined && { reasoning }),
     source: 'cohere',
@@ -68,12 +79,12 @@ function partsOf(content: string | CoherePart[] | undefined): CoherePart[] {
 }
 
 function decodeText(part: CoherePart, path: string, where: string): TextBlock {
-  if (part.type !== 'text') throw invalidField(`${path}.type`, `a ${where} message cannot hold "${part.type}" parts`, 'unsupported_parameter');
+  if (!isType(part, 'text')) throw invalidField(`${path}.type`, `a ${where} message cannot hold "${part.type}" parts`, 'unsupported_parameter');
   return { type: 'text', text: part.text };
 }
 
 function decodeUserPart(part: CoherePart, path: string): TextBlock | ImageBlock {
-  if (part.type !== 'image_url') return decodeText(part, path, 'user');
+  if (!isType(part, 'image_url')) return decodeText(part, path, 'user');
   const { url, detail } = part.image_url;
   return { type: 'image', source: imageSourceFromUrl(url), ...(detail !== undefined && { detail }) };
 }
@@ -87,7 +98,7 @@ function decodeAssistant(message: CohereAssistantMessage, path: string, unmapped
   const reasoning: ContentBlock[] = [];
   const texts: ContentBlock[] = [];
   partsOf(message.content).forEach((part, j) => {
-    if (part.type === 'thinking') reasoning.push({ type: 'reasoning', text: part.thinking, origin: 'cohere' });
+    if (isType(part, 'thinking')) reasoning.push({ type: 'reasoning', text: part.thinking, origin: 'cohere' });
     else texts.push(decodeText(part, `${path}.content[${j}]`, 'assistant'));
   });
   const plan: ContentBlock[] = typeof message.tool_plan === 'string' && message.tool_plan !== '' ? [{ type: 'text', text: message.tool_plan }] : [];
@@ -109,7 +120,7 @@ function decodeAssistant(message: CohereAssistantMessage, path: string, unmapped
 function decodeToolMessage(message: CohereToolMessage, path: string, unmapped: UnmappedField[]): Message {
   const content = partsOf(message.content).map((part, j): TextBlock => {
     const at = `${path}.content[${j}]`;
-    if (part.type !== 'document') return decodeText(part, at, 'tool');
+    if (!isType(part, 'document')) return decodeText(part, at, 'tool');
     unmapped.push({ path: `${at}.document`, value: part.document, disposition: 'warn', reason: 'citable document form of a tool result (its data is sent as JSON text)' });
     return { type: 'text', text: JSON.stringify(part.document.data) };
   });
@@ -117,7 +128,7 @@ function decodeToolMessage(message: CohereToolMessage, path: string, unmapped: U
 }
 
 function decodeTool(tool: CohereTool, index: number, strict: boolean): ToolDefinition {
-  if (tool.type !== 'function') {
+  if (!isType(tool, 'function')) {
     throw invalidField(`tools[${index}].type`, `tool type "${tool.type}" cannot be translated to another protocol`, 'unsupported_parameter');
   }
   const fn = tool.function;
@@ -129,7 +140,7 @@ function decodeTool(tool: CohereTool, index: number, strict: boolean): ToolDefin
   };
 }
 
-function decodeToolChoice(choice: unknown): ToolChoice | undefined {
+function decodeToolChoice(choice: CohereRequest['tool_choice']): ToolChoice | undefined {
   if (choice === 'REQUIRED') return { type: 'required' };
   if (choice === 'NONE') return { type: 'none' };
   return undefined;
@@ -138,8 +149,8 @@ function decodeToolChoice(choice: unknown): ToolChoice | undefined {
 function decodeResponseFormat(format: CohereResponseFormat | null | undefined): ResponseFormat | undefined {
   if (format === undefined || format === null) return undefined;
   if (format.type === 'text') return { type: 'text' };
-  if (format.type === 'json_object') {
-    const schema = (format as { json_schema?: unknown }).json_schema;
+  if (isType(format, 'json_object')) {
+    const schema = format.json_schema;
     return schema !== undefined && schema !== null ? { type: 'json_schema', schema } : { type: 'json_object' };
   }
   throw invalidField('response_format.type', `response format "${format.type}" cannot be translated`, 'unsupported_parameter');

@@ -1,7 +1,7 @@
 import type { ChatResponse, ContentBlock } from '../../ir/index.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
-import type { CohereChatResponse } from './wire.ts';
+import type { CohereResponse as CohereChatResponse } from '../../../generated/protocols/cohere/response.ts';
 
 /**
  * A v2 Chat response (upstream answer) to IR, in the order decode-request uses for assistant

@@ -3,8 +3,19 @@ import type { EncodedRequest, LaneContext, TranslationWarning } from '../codec.t
 import { imageSourceToUrl } from '../shared/data-url.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { dropped, reshaped } from '../shared/warnings.ts';
-import type { CohereAssistantMessage, CohereMessage, CoherePart, CohereResponseFormat, CohereTextPart, CohereThinkingPart, CohereTool } from './wire.ts';
+import type {
+  AssistantMessage as CohereAssistantMessage,
+  ContentPart as CoherePart,
+  Message as CohereMessage,
+  ResponseFormat as CohereResponseFormat,
+  TextPart as CohereTextPart,
+  ThinkingPart as CohereThinkingPart,
+  Tool as CohereTool,
+  ToolCall as CohereToolCall,
+} from '../../../generated/protocols/cohere/request.ts';
 import { encodeThinking } from './thinking.ts';
+import { asJsonObject } from '../shared/json-object.ts';
+import { isType } from '../shared/schema-branch.ts';
 
 /** Cohere documents p from 0.01 to 0.99 and k up to 500. */
 const P_RANGE = { min: 0.01, max: 0.99 };
@@ -77,7 +88,7 @@ function encodeMessage(message: Message, path: string, warnings: TranslationWarn
 function collapse(parts: CoherePart[]): string | CoherePart[] {
   if (parts.length === 0) return '';
   const only = parts[0];
-  return parts.length === 1 && only?.type === 'text' ? only.text : parts;
+  return parts.length === 1 && only !== undefined && isType(only, 'text') ? only.text : parts;
 }
 
 function textPart(block: ContentBlock, path: string, why: string, warnings: TranslationWarning[]): CohereTextPart {
@@ -102,7 +113,7 @@ function encodeAssistant(message: Message, path: string, warnings: TranslationWa
   const firstCall = message.content.findIndex((block) => block.type === 'tool_call');
   const plan: string[] = [];
   const parts: CoherePart[] = [];
-  const calls: NonNullable<CohereAssistantMessage['tool_calls']> = [];
+  const calls: CohereToolCall[] = [];
   message.content.forEach((block, j) => {
     const at = `${path}.content[${j}]`;
     if (block.type === 'text') {
@@ -144,7 +155,7 @@ function encodeTool(tool: ToolDefinition, path: string, warnings: TranslationWar
     function: {
       name: tool.name,
       ...(tool.description !== undefined && { description: tool.description }),
-      parameters: tool.parameters,
+      parameters: asJsonObject(tool.parameters),
     },
   };
 }
@@ -153,5 +164,5 @@ function encodeTool(tool: ToolDefinition, path: string, warnings: TranslationWar
 function encodeResponseFormat(format: ResponseFormat, warnings: TranslationWarning[]): CohereResponseFormat {
   if (format.type !== 'json_schema') return { type: format.type };
   if (format.name !== undefined) warnings.push(dropped('response_format.json_schema.name', 'the schema name'));
-  return { type: 'json_object', json_schema: format.schema };
+  return { type: 'json_object', json_schema: asJsonObject(format.schema) };
 }

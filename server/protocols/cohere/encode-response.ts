@@ -3,7 +3,7 @@ import type { EncodedResponse, TranslationWarning } from '../codec.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage, usageWarnings } from './usage.ts';
-import type { CohereChatResponse, CohereResponseMessage } from './wire.ts';
+import type { AssistantMessage as CohereResponseMessage, CohereResponse as CohereChatResponse } from '../../../generated/protocols/cohere/response.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /**

@@ -2,7 +2,7 @@ import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '
 import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
 import { errorEnvelope } from '../shared/error-envelope.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
-import type { CohereErrorBody } from './wire.ts';
+import type { CohereErrorBody } from '../../../generated/protocols/cohere/error.ts';
 
 /** Cohere's body has no error type: the status is the only classification. */
 function kindOf(status: number): ErrorKind {

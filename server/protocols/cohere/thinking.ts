@@ -3,15 +3,11 @@ import type { TranslationWarning } from '../codec.ts';
 import { budgetOf, isReasoningOff } from '../shared/reasoning.ts';
 import { reasoningRefusedBy } from '../shared/reasoning-models.ts';
 
-interface CohereThinking {
-  type?: string;
-  token_budget?: number;
-}
+import type { Thinking as CohereThinking } from '../../../generated/protocols/cohere/request.ts';
 
 /** `thinking` ({type, token_budget}) as the IR setting; Cohere shows its thinking, so enabled asks to see it. */
-export function decodeThinking(value: unknown): ReasoningSetting | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const thinking = value as CohereThinking;
+export function decodeThinking(thinking: CohereThinking | undefined): ReasoningSetting | undefined {
+  if (thinking === null || thinking === undefined) return undefined;
   if (thinking.type === 'disabled') return { effort: 'none' };
   if (thinking.type !== 'enabled') return undefined;
   return { ...(typeof thinking.token_budget === 'number' && { budgetTokens: thinking.token_budget }), summary: 'auto' };

@@ -1,7 +1,7 @@
 import type { Usage } from '../../ir/index.ts';
 import type { TranslationWarning } from '../codec.ts';
 import { dropped } from '../shared/warnings.ts';
-import type { CohereUsage } from './wire.ts';
+import type { Usage as CohereUsage } from '../../../generated/protocols/cohere/response.ts';
 
 /**
  * `tokens` is what the model processed; `billed_units` leaves out prompt tokens Cohere does not

@@ -1,67 +1,13 @@
-// TypeScript views of the Cohere v2 Chat wire format (snake_case, as sent on the wire; the SDK's
-// own types are camelCase), as far as the codec reads or writes it. The authority is
-// spec/protocols/cohere/*.schema.json.
+// What the Cohere v2 Chat schemas (spec/protocols/cohere/) cannot say as TypeScript. The request,
+// response, usage and error types are generated from those schemas (generated/protocols/cohere/)
+// and the codec imports them from there; only this stays by hand.
+import type { Usage } from '../../../generated/protocols/cohere/response.ts';
 
-export interface CohereTextPart { type: 'text'; text: string }
-export interface CohereImagePart { type: 'image_url'; image_url: { url: string; detail?: string } }
-export interface CohereThinkingPart { type: 'thinking'; thinking: string }
-export interface CohereDocument { data: Record<string, unknown>; id?: string }
-export interface CohereDocumentPart { type: 'document'; document: CohereDocument }
-
-export type CoherePart = CohereTextPart | CohereImagePart | CohereThinkingPart | CohereDocumentPart;
-
-export interface CohereToolCall {
-  id: string;
-  type: 'function';
-  function?: { name?: string; arguments?: string };
-}
-
-export interface CohereSystemMessage { role: 'system'; content: string | CoherePart[] }
-export interface CohereUserMessage { role: 'user'; content: string | CoherePart[] }
-export interface CohereAssistantMessage {
-  role: 'assistant';
-  content?: string | CoherePart[];
-  tool_plan?: string;
-  tool_calls?: CohereToolCall[];
-  citations?: unknown[];
-}
-export interface CohereToolMessage { role: 'tool'; tool_call_id: string; content: string | CoherePart[] }
-
-export type CohereMessage = CohereSystemMessage | CohereUserMessage | CohereAssistantMessage | CohereToolMessage;
-
-export interface CohereTool {
-  type: string;
-  function: { name: string; description?: string; parameters: unknown };
-}
-
-export type CohereResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object'; json_schema?: unknown }
-  | { type: string; [key: string]: unknown };
-
-export interface CohereUsage {
-  billed_units?: { input_tokens?: number; output_tokens?: number; search_units?: number; classifications?: number };
-  tokens?: { input_tokens?: number; output_tokens?: number };
-  cached_tokens?: number;
-}
-
-export interface CohereResponseMessage {
-  role: 'assistant';
-  content?: (CohereTextPart | CohereThinkingPart | { type: string })[];
-  tool_plan?: string;
-  tool_calls?: CohereToolCall[];
-  citations?: unknown[];
-}
-
-export interface CohereChatResponse {
-  id: string;
-  finish_reason: string;
-  message: CohereResponseMessage;
-  usage?: CohereUsage;
-  logprobs?: unknown[];
-}
-
-/** One stream event; every event type uses a subset of these members. */
+/**
+ * One stream event as the decoder reads it: every member any event type has, all optional. An
+ * upstream's stream is not validated, so the decoder reads whatever arrived through this one
+ * flattened view rather than the schema's per-type union (generated/protocols/cohere/stream-event.ts).
+ */
 export interface CohereStreamEvent {
   type: string;
   id?: string;
@@ -75,11 +21,6 @@ export interface CohereStreamEvent {
     };
     finish_reason?: string;
     error?: string;
-    usage?: CohereUsage;
+    usage?: Usage;
   };
-}
-
-export interface CohereErrorBody {
-  message: string;
-  id?: string;
 }

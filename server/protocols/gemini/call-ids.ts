@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { invalidField } from '../shared/invalid-field.ts';
-import type { GeminiResponse } from './wire.ts';
+import type { GeminiStreamChunk } from './wire.ts';
 
 /**
  * Gemini pairs a functionResponse with its functionCall by function NAME (an `id` is optional and
@@ -77,7 +77,7 @@ export class RequestCallIds {
  * The IR id of a response: its responseId, or when an upstream sends none, one derived from the
  * body itself (never random: the same answer always decodes the same way).
  */
-export function responseIdOf(response: GeminiResponse): string {
+export function responseIdOf(response: GeminiStreamChunk): string {
   if (typeof response.responseId === 'string' && response.responseId !== '') return response.responseId;
   return `gemini_${createHash('sha256').update(JSON.stringify(response)).digest('hex').slice(0, 24)}`;
 }

@@ -24,17 +24,19 @@ import { FIELD_RULES, GENERATION_FIELD_RULES, MAPPED_FIELDS, MAPPED_GENERATION_F
 import { unwrapToolResponse } from './tool-result.ts';
 import { thinkingFromCarrier } from '../shared/thinking-carrier.ts';
 import type {
-  GeminiBlob,
-  GeminiContent,
-  GeminiFileData,
-  GeminiFunctionDeclaration,
-  GeminiFunctionResponse,
-  GeminiGenerationConfig,
-  GeminiPart,
-  GeminiTool,
-  GeminiToolConfig,
-} from './wire.ts';
-import { decodeThinkingConfig, type GeminiThinkingConfig } from './thinking-config.ts';
+  Blob as GeminiBlob,
+  FileData as GeminiFileData,
+  FunctionDeclaration as GeminiFunctionDeclaration,
+  FunctionResponse as GeminiFunctionResponse,
+  GenerationConfig as GeminiGenerationConfig,
+  Part as GeminiPart,
+  Tool as GeminiTool,
+  ToolConfig as GeminiToolConfig,
+} from '../../../generated/protocols/gemini/request.ts';
+import { openMember } from '../shared/schema-branch.ts';
+import { validatedRequest } from '../shared/validated-request.ts';
+import type { GeminiListedContent as GeminiContent, GeminiListedRequest } from './wire.ts';
+import { decodeThinkingConfig } from './thinking-config.ts';
 
 type GenerationFields = Pick<ChatRequest, 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'seed' | 'stopSequences' | 'responseFormat' | 'reasoning'>;
 
@@ -44,18 +46,17 @@ export function decodeRequest(raw: Record<string, unknown>, origin: RequestOrigi
   // The schema names the lowerCamelCase members: the ones a client spelled in snake_case are
   // checked now, under the names the decoder reads, so the decoder trusts every member alike.
   if (renamed) checkRequestSchema(body, validateGeminiRequest);
+  const request = validatedRequest<GeminiListedRequest>(body);
   const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
   const messages: Message[] = [];
-  if (body.systemInstruction !== undefined && body.systemInstruction !== null) {
-    messages.push(decodeSystem(body.systemInstruction as GeminiContent, unmapped));
-  }
+  if (request.systemInstruction !== undefined) messages.push(decodeSystem(request.systemInstruction, unmapped));
   const ids = new RequestCallIds();
-  (body.contents as GeminiContent[]).forEach((content, i) => messages.push(...decodeContent(content, `contents[${i}]`, ids, unmapped)));
-  const tools = Array.isArray(body.tools) ? decodeTools(body.tools as GeminiTool[], unmapped) : undefined;
-  const toolChoice = isPresent(body.toolConfig) ? decodeToolConfig(body.toolConfig as GeminiToolConfig, tools ?? [], unmapped) : undefined;
-  const generation = isPresent(body.generationConfig) ? decodeGenerationConfig(body.generationConfig as GeminiGenerationConfig, unmapped) : {};
+  request.contents.forEach((content, i) => messages.push(...decodeContent(content, `contents[${i}]`, ids, unmapped)));
+  const tools = Array.isArray(request.tools) ? decodeTools(request.tools, unmapped) : undefined;
+  const toolChoice = isPresent(request.toolConfig) ? decodeToolConfig(request.toolConfig, tools ?? [], unmapped) : undefined;
+  const generation = isPresent(request.generationConfig) ? decodeGenerationConfig(request.generationConfig, unmapped) : {};
   return {
-    model: origin.pathModel ?? modelOfBody(body.model),
+    model: origin.pathModel ?? modelOfBody(request.model),
     messages,
     stream: origin.pathStream === true,
     // Every Gemini stream chunk carries usageMetadata.
@@ -86,18 +87,19 @@ function decodeSystem(content: GeminiContent, unmapped: UnmappedField[]): Messag
 /** A user turn's functionResponse parts become a `tool` message ahead of the rest of the turn. */
 function decodeContent(content: GeminiContent, path: string, ids: RequestCallIds, unmapped: UnmappedField[]): Message[] {
   // A turn without parts (a model turn that ended with no output, replayed as it came) says nothing.
-  if (content.parts === undefined || content.parts.length === 0) return [];
+  const parts = content.parts ?? [];
+  if (parts.length === 0) return [];
   const role = content.role ?? 'user';
   if (role === 'model') {
-    return [{ role: 'assistant', content: content.parts.flatMap((part, j) => withCarriedThinking(part, decodePart(part, `${path}.parts[${j}]`, ids, unmapped))) }];
+    return [{ role: 'assistant', content: parts.flatMap((part, j) => withCarriedThinking(decodePart(part, `${path}.parts[${j}]`, ids, unmapped))) }];
   }
   // `function` is the role older v1beta clients gave function-response turns.
   if (role !== 'user' && role !== 'function') throw invalidField(`${path}.role`, `"${role}" is not a Gemini role (user or model)`);
   const results: ToolResultBlock[] = [];
   const rest: ContentBlock[] = [];
-  content.parts.forEach((part, j) => {
+  parts.forEach((part, j) => {
     const at = `${path}.parts[${j}]`;
-    if (isPresent(part.functionResponse)) results.push(decodeFunctionResponse(part, at, ids, unmapped));
+    if (isPresent(part.functionResponse)) results.push(decodeFunctionResponse(part, part.functionResponse, at, ids, unmapped));
     else rest.push(decodePart(part, at, ids, unmapped));
   });
   const out: Message[] = [];
@@ -126,7 +128,7 @@ function decodePart(part: GeminiPart, path: string, ids: RequestCallIds, unmappe
   }
   if (isPresent(part.functionResponse)) throw invalidField(`${path}.functionResponse`, 'function responses belong in user turns');
   for (const key of SERVER_TOOL_PARTS) {
-    if (isPresent(part[key])) throw invalidField(`${path}.${key}`, `"${key}" belongs to a Gemini server-side tool and cannot be translated`, 'unsupported_parameter');
+    if (isPresent(openMember(part, key))) throw invalidField(`${path}.${key}`, `"${key}" belongs to a Gemini server-side tool and cannot be translated`, 'unsupported_parameter');
   }
   let image: ImageBlock | undefined;
   if (isPresent(part.inlineData)) image = decodeInlineData(part.inlineData, `${path}.inlineData`);
@@ -144,7 +146,7 @@ function decodePart(part: GeminiPart, path: string, ids: RequestCallIds, unmappe
  * clients keep in their history): the Claude block goes back in front of the call, which itself
  * has no Gemini signature.
  */
-function withCarriedThinking(part: GeminiPart, block: ContentBlock): ContentBlock[] {
+function withCarriedThinking(block: ContentBlock): ContentBlock[] {
   if (block.type !== 'tool_call' || block.signature === undefined) return [block];
   const thinking = thinkingFromCarrier(block.signature.value);
   if (thinking === undefined) return [block];
@@ -154,7 +156,8 @@ function withCarriedThinking(part: GeminiPart, block: ContentBlock): ContentBloc
 
 function warnTuning(part: GeminiPart, path: string, unmapped: UnmappedField[]): void {
   for (const key of PART_TUNING) {
-    if (isPresent(part[key])) unmapped.push({ path: `${path}.${key}`, value: part[key], disposition: 'warn', reason: 'Gemini media handling hint' });
+    const value = openMember(part, key);
+    if (isPresent(value)) unmapped.push({ path: `${path}.${key}`, value, disposition: 'warn', reason: 'Gemini media handling hint' });
   }
 }
 
@@ -164,7 +167,7 @@ function signed(part: GeminiPart): { signature?: OpaqueSignature } {
 }
 
 function hasData(part: GeminiPart): boolean {
-  return ['functionCall', 'functionResponse', 'inlineData', 'fileData', ...SERVER_TOOL_PARTS].some((key) => isPresent(part[key]));
+  return ['functionCall', 'functionResponse', 'inlineData', 'fileData', ...SERVER_TOOL_PARTS].some((key) => isPresent(openMember(part, key)));
 }
 
 function decodeInlineData(blob: GeminiBlob, path: string): ImageBlock {
@@ -187,8 +190,7 @@ function decodeFileData(file: GeminiFileData, path: string): ImageBlock {
   return { type: 'image', source: { kind: 'url', url: file.fileUri } };
 }
 
-function decodeFunctionResponse(part: GeminiPart, path: string, ids: RequestCallIds, unmapped: UnmappedField[]): ToolResultBlock {
-  const response = part.functionResponse as GeminiFunctionResponse;
+function decodeFunctionResponse(part: GeminiPart, response: GeminiFunctionResponse, path: string, ids: RequestCallIds, unmapped: UnmappedField[]): ToolResultBlock {
   const at = `${path}.functionResponse`;
   for (const key of ['willContinue', 'scheduling'] as const) {
     if (isPresent(response[key])) unmapped.push({ path: `${at}.${key}`, value: response[key], disposition: 'warn', reason: 'non-blocking function scheduling' });
@@ -212,7 +214,7 @@ function decodeTools(tools: GeminiTool[], unmapped: UnmappedField[]): ToolDefini
   const out: ToolDefinition[] = [];
   tools.forEach((tool, i) => {
     for (const key of Object.keys(tool)) {
-      if (key === 'functionDeclarations' || !isPresent(tool[key])) continue;
+      if (key === 'functionDeclarations' || !isPresent(openMember(tool, key))) continue;
       throw invalidField(`tools[${i}].${key}`, `the Gemini tool "${key}" runs at Google and cannot be translated`, 'unsupported_parameter');
     }
     (tool.functionDeclarations ?? []).forEach((d, j) => out.push(decodeDeclaration(d, `tools[${i}].functionDeclarations[${j}]`, unmapped)));
@@ -236,7 +238,8 @@ function decodeDeclaration(declaration: GeminiFunctionDeclaration, path: string,
 
 function decodeToolConfig(config: GeminiToolConfig, tools: readonly ToolDefinition[], unmapped: UnmappedField[]): ToolChoice | undefined {
   for (const key of Object.keys(config)) {
-    if (key !== 'functionCallingConfig' && isPresent(config[key])) unmapped.push({ path: `toolConfig.${key}`, value: config[key], disposition: 'warn', reason: 'Gemini tool configuration' });
+    const value = openMember(config, key);
+    if (key !== 'functionCallingConfig' && isPresent(value)) unmapped.push({ path: `toolConfig.${key}`, value, disposition: 'warn', reason: 'Gemini tool configuration' });
   }
   const calling = config.functionCallingConfig;
   if (!isPresent(calling)) return undefined;
@@ -280,7 +283,7 @@ function decodeGenerationConfig(config: GeminiGenerationConfig, unmapped: Unmapp
     unmapped.push({ ...field, path: `generationConfig.${field.path}` });
   }
   const responseFormat = decodeResponseFormat(config, unmapped);
-  const reasoning = isPresent(config.thinkingConfig) ? decodeThinkingConfig(config.thinkingConfig as GeminiThinkingConfig, unmapped) : undefined;
+  const reasoning = isPresent(config.thinkingConfig) ? decodeThinkingConfig(config.thinkingConfig, unmapped) : undefined;
   return {
     ...(typeof config.maxOutputTokens === 'number' && { maxTokens: config.maxOutputTokens }),
     ...(typeof config.temperature === 'number' && { temperature: config.temperature }),

@@ -3,7 +3,7 @@ import { argumentsFromObject } from '../shared/tool-arguments.ts';
 import { ResponseCallIds, responseIdOf } from './call-ids.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
-import type { GeminiPart, GeminiResponse } from './wire.ts';
+import type { GeminiResponse, Part as GeminiPart } from '../../../generated/protocols/gemini/response.ts';
 
 /**
  * A GenerateContentResponse (upstream answer) to IR. Only the first candidate: the gateway never

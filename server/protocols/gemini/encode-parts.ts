@@ -1,7 +1,7 @@
 import type { ImageBlock, OpaqueSignature } from '../../ir/index.ts';
 import type { TranslationWarning } from '../codec.ts';
 import { dropped } from '../shared/warnings.ts';
-import type { GeminiFileData, GeminiPart } from './wire.ts';
+import type { FileData as GeminiFileData, Part as GeminiPart } from '../../../generated/protocols/gemini/request.ts';
 
 /**
  * `thoughtSignature` for a part: replayed only when Gemini issued it. A missing one is left

@@ -7,7 +7,15 @@ import { isEmptyText } from '../shared/empty-text.ts';
 import { dropped } from '../shared/warnings.ts';
 import { imagePart, signatureOf } from './encode-parts.ts';
 import { wrapToolOutput } from './tool-result.ts';
-import type { GeminiContent, GeminiFunctionDeclaration, GeminiFunctionResponsePart, GeminiGenerationConfig, GeminiPart, GeminiToolConfig } from './wire.ts';
+import type {
+  Content as GeminiContent,
+  FunctionDeclaration as GeminiFunctionDeclaration,
+  FunctionResponsePart as GeminiFunctionResponsePart,
+  GenerationConfig as GeminiGenerationConfig,
+  Part as GeminiPart,
+  ToolConfig as GeminiToolConfig,
+} from '../../../generated/protocols/gemini/request.ts';
+import { asJsonObject } from '../shared/json-object.ts';
 import { encodeThinkingConfig } from './thinking-config.ts';
 
 /**
@@ -52,7 +60,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
       if (tool.cacheControl !== undefined) warnings.push(dropped(`tools[${i}].cache_control`, 'prompt cache hints'));
       if (tool.strict === true) warnings.push(dropped(`tools[${i}].strict`, 'strict argument validation'));
       // parametersJsonSchema takes JSON Schema as is; `parameters` would need the OpenAPI subset.
-      return { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), parametersJsonSchema: tool.parameters };
+      return { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), parametersJsonSchema: asJsonObject(tool.parameters) };
     });
     body.tools = [{ functionDeclarations }];
   }
@@ -142,6 +150,6 @@ function encodeResponseFormat(format: ResponseFormat, warnings: TranslationWarni
       return { responseMimeType: 'application/json' };
     case 'json_schema':
       if (format.name !== undefined) warnings.push(dropped('response_format.json_schema.name', 'the schema name'));
-      return { responseMimeType: 'application/json', responseJsonSchema: format.schema };
+      return { responseMimeType: 'application/json', responseJsonSchema: asJsonObject(format.schema) };
   }
 }

@@ -6,7 +6,7 @@ import { imagePart, signatureOf } from './encode-parts.ts';
 import { carriableThinking } from '../shared/thinking-carrier.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import type { GeminiCandidate, GeminiPart, GeminiResponse } from './wire.ts';
+import type { Candidate as GeminiCandidate, GeminiResponse, Part as GeminiPart } from '../../../generated/protocols/gemini/response.ts';
 
 /**
  * IR response to the GenerateContentResponse a client expects. A content filter with no content

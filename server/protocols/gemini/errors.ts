@@ -2,7 +2,7 @@ import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '
 import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
 import { errorEnvelope } from '../shared/error-envelope.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
-import type { GeminiErrorBody, GeminiErrorObject } from './wire.ts';
+import type { GeminiErrorBody, Status as GeminiErrorObject } from '../../../generated/protocols/gemini/error.ts';
 
 /** google.rpc.Code names as Google's REST APIs spell them in `error.status`. */
 const STATUS_FOR_KIND: Record<ErrorKind, string> = {

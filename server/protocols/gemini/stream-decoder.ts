@@ -8,7 +8,8 @@ import { decodeErrorObject } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { JsonArrayParser } from './json-array-parser.ts';
 import { decodeUsage } from './usage.ts';
-import type { GeminiPart, GeminiStreamChunk } from './wire.ts';
+import type { Part as GeminiPart } from '../../../generated/protocols/gemini/response.ts';
+import type { GeminiStreamChunk } from './wire.ts';
 
 const PROTOCOL = 'Gemini';
 

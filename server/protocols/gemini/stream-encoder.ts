@@ -9,7 +9,8 @@ import { canCarryThinking, carriedRedacted, carriedThinking } from '../shared/th
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import type { GeminiPart, GeminiResponse } from './wire.ts';
+import type { Part as GeminiPart } from '../../../generated/protocols/gemini/response.ts';
+import type { GeminiStreamChunk } from './wire.ts';
 
 type OpenBlock =
   | { readonly kind: 'text' }
@@ -76,7 +77,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
         }
         if (this.thinking !== undefined) this.warnings.push(unattached(this.thinking));
         this.thinking = undefined;
-        const last: GeminiResponse = {
+        const last: GeminiStreamChunk = {
           candidates: [{ finishReason: encodeFinishReason(this.finish ?? { reason: 'stop', raw: null }), index: 0 }],
           ...this.envelope(),
         };
@@ -159,7 +160,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
   }
 
   /** What Gemini repeats on every chunk: usage so far, the model version and the response id. */
-  private envelope(): GeminiResponse {
+  private envelope(): GeminiStreamChunk {
     return {
       ...(this.usage !== undefined && { usageMetadata: encodeUsage(this.usage) }),
       ...(this.model !== '' && { modelVersion: this.model }),

@@ -1,5 +1,5 @@
 import type { Usage } from '../../ir/index.ts';
-import type { GeminiUsageMetadata } from './wire.ts';
+import type { UsageMetadata as GeminiUsageMetadata } from '../../../generated/protocols/gemini/response.ts';
 
 /**
  * Gemini's promptTokenCount already includes cached content (like the IR); candidatesTokenCount

@@ -1,107 +1,28 @@
-// TypeScript views of the Gemini generateContent wire format (REST JSON, lowerCamelCase), as far as
-// the codec reads or writes it. The authority is spec/protocols/gemini/*.schema.json.
+// What the Gemini generateContent schemas (spec/protocols/gemini/) cannot say as TypeScript. The
+// request, response, usage and error types are generated from those schemas
+// (generated/protocols/gemini/) and the codec imports them from there; only this stays by hand.
+import type { Status } from '../../../generated/protocols/gemini/error.ts';
+import type { Content, GeminiRequest, Part } from '../../../generated/protocols/gemini/request.ts';
+import type { GeminiResponse } from '../../../generated/protocols/gemini/response.ts';
 
-export interface GeminiBlob { mimeType: string; data: string; [key: string]: unknown }
-export interface GeminiFileData { mimeType?: string; fileUri: string; [key: string]: unknown }
+/**
+ * A streamed chunk: a partial response (a chunk may carry only usage, with neither the candidates
+ * nor the promptFeedback a whole response must have), or an error after HTTP 200. The
+ * stream-event schema says so with if/then/else on the presence of `error`, which compiles to no
+ * type at all.
+ */
+export type GeminiStreamChunk = Partial<Pick<GeminiResponse, 'candidates' | 'usageMetadata' | 'modelVersion' | 'responseId' | 'createTime' | 'promptFeedback'>> & {
+  error?: Status;
+};
 
-export interface GeminiFunctionCall {
-  name: string;
-  args?: Record<string, unknown>;
-  /** Sent by some models; the Gemini API has refused it in requests, so the codec never writes it. */
-  id?: string;
-  [key: string]: unknown;
-}
+type Listed<C extends Content> = Omit<C, 'parts'> & { parts?: Part[] };
 
-/** Media attached to a function response (Gemini 3 multimodal function results). */
-export interface GeminiFunctionResponsePart { inlineData?: GeminiBlob; fileData?: GeminiFileData; [key: string]: unknown }
-
-export interface GeminiFunctionResponse {
-  name: string;
-  response: Record<string, unknown>;
-  id?: string;
-  parts?: GeminiFunctionResponsePart[];
-  [key: string]: unknown;
-}
-
-/** A part holds one kind of data (`text`, `inlineData`, `functionCall`, ...) plus optional flags. */
-export interface GeminiPart {
-  text?: string;
-  thought?: boolean;
-  thoughtSignature?: string;
-  inlineData?: GeminiBlob;
-  fileData?: GeminiFileData;
-  functionCall?: GeminiFunctionCall;
-  functionResponse?: GeminiFunctionResponse;
-  [key: string]: unknown;
-}
-
-export interface GeminiContent { role?: string; parts?: GeminiPart[] }
-
-export interface GeminiFunctionDeclaration {
-  name: string;
-  description?: string;
-  /** The OpenAPI 3.0 subset Gemini calls Schema (types may be upper case: `OBJECT`). */
-  parameters?: unknown;
-  /** Plain JSON Schema; exclusive with `parameters`. */
-  parametersJsonSchema?: unknown;
-  [key: string]: unknown;
-}
-
-export interface GeminiTool { functionDeclarations?: GeminiFunctionDeclaration[]; [key: string]: unknown }
-
-export interface GeminiFunctionCallingConfig { mode?: string; allowedFunctionNames?: string[]; [key: string]: unknown }
-export interface GeminiToolConfig { functionCallingConfig?: GeminiFunctionCallingConfig; [key: string]: unknown }
-
-export interface GeminiGenerationConfig {
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  seed?: number;
-  stopSequences?: string[];
-  candidateCount?: number;
-  responseMimeType?: string;
-  responseSchema?: unknown;
-  responseJsonSchema?: unknown;
-  [key: string]: unknown;
-}
-
-export interface GeminiUsageMetadata {
-  promptTokenCount?: number;
-  candidatesTokenCount?: number;
-  cachedContentTokenCount?: number;
-  thoughtsTokenCount?: number;
-  toolUsePromptTokenCount?: number;
-  totalTokenCount?: number;
-  [key: string]: unknown;
-}
-
-export interface GeminiCandidate {
-  content?: { role?: string; parts?: GeminiPart[] };
-  finishReason?: string;
-  index?: number;
-  [key: string]: unknown;
-}
-
-export interface GeminiResponse {
-  candidates?: GeminiCandidate[];
-  usageMetadata?: GeminiUsageMetadata;
-  modelVersion?: string;
-  responseId?: string;
-  createTime?: string;
-  promptFeedback?: { blockReason?: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
-
-/** google.rpc.Status as the REST API sends it, for HTTP errors and in-stream errors alike. */
-export interface GeminiErrorObject {
-  code?: number;
-  message?: string;
-  status?: string;
-  details?: unknown[];
-}
-
-export interface GeminiErrorBody { error: GeminiErrorObject }
-
-/** A streamed chunk: a partial response, or an error after HTTP 200. */
-export type GeminiStreamChunk = GeminiResponse & { error?: GeminiErrorObject };
+/**
+ * The request as the decoder reads it: the schema takes `contents` and a turn's `parts` as one
+ * object or a list (as Google does), and camel-case.ts has made lists of them before decoding.
+ */
+export type GeminiListedRequest = Omit<GeminiRequest, 'contents' | 'systemInstruction'> & {
+  contents: Listed<Content>[];
+  systemInstruction?: Listed<Content>;
+};
+export type GeminiListedContent = Listed<Content>;

@@ -1,7 +1,8 @@
 import type { ChatResponse, ContentBlock } from '../../ir/index.ts';
 import { decodeFinishReason } from './finish-reason.ts';
+import { isType } from '../shared/schema-branch.ts';
 import { decodeUsage } from './usage.ts';
-import type { OpenAIChatCompletion } from './wire.ts';
+import type { OpenAIResponse as OpenAIChatCompletion } from '../../../generated/protocols/openai/response.ts';
 
 /** A chat.completion (upstream answer) to IR. Only the first choice: the gateway never asks for more. */
 export function decodeResponse(body: Record<string, unknown>): ChatResponse {
@@ -16,6 +17,8 @@ export function decodeResponse(body: Record<string, unknown>): ChatResponse {
   const refusal = typeof message?.refusal === 'string' && message.refusal !== '' ? message.refusal : undefined;
   if (refusal !== undefined) content.push({ type: 'text', text: refusal });
   for (const call of message?.tool_calls ?? []) {
+    // The gateway sends an OpenAI upstream function tools only, so no other call type can answer.
+    if (!isType(call, 'function')) throw new Error(`OpenAI upstream answered with a "${call.type}" tool call, which the gateway never offered`);
     content.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
   }
   const finish = decodeFinishReason(choice?.finish_reason);

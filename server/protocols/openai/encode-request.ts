@@ -4,8 +4,16 @@ import { imageSourceToUrl } from '../shared/data-url.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { openAiSampling } from '../shared/reasoning-models.ts';
 import { dropped } from '../shared/warnings.ts';
-import type { OpenAIContentPart, OpenAIMessage, OpenAITool, OpenAIToolChoice } from './wire.ts';
+import type {
+  AssistantMessage as OpenAIAssistantMessage,
+  ContentPart as OpenAIContentPart,
+  Message as OpenAIMessage,
+  Tool as OpenAITool,
+  ToolCall as OpenAIToolCall,
+  ToolChoice as OpenAIToolChoice,
+} from '../../../generated/protocols/openai/request.ts';
 import { encodeEffort } from './reasoning.ts';
+import { asJsonObject } from '../shared/json-object.ts';
 
 /** IR to a Chat Completions request for one lane. Pure. */
 export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedRequest {
@@ -21,7 +29,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
       function: {
         name: tool.name,
         ...(tool.description !== undefined && { description: tool.description }),
-        parameters: tool.parameters,
+        parameters: asJsonObject(tool.parameters),
         ...(tool.strict !== undefined && { strict: tool.strict }),
       },
     };
@@ -73,9 +81,9 @@ function encodeMessage(message: Message, path: string, warnings: TranslationWarn
   }
 }
 
-function encodeAssistant(message: Message, path: string, warnings: TranslationWarning[]): OpenAIMessage {
+function encodeAssistant(message: Message, path: string, warnings: TranslationWarning[]): OpenAIAssistantMessage {
   const texts: string[] = [];
-  const toolCalls: NonNullable<OpenAIMessage['tool_calls']> = [];
+  const toolCalls: OpenAIToolCall[] = [];
   message.content.forEach((block, j) => {
     if (block.type === 'text') {
       if (block.cacheControl !== undefined) warnings.push(dropped(`${path}.content[${j}].cache_control`, 'prompt cache hints'));
@@ -88,7 +96,7 @@ function encodeAssistant(message: Message, path: string, warnings: TranslationWa
       throw unsupportedField(`${path}.content[${j}]`, 'OpenAI Chat', `assistant messages cannot hold ${block.type} blocks`);
     }
   });
-  const out: OpenAIMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
+  const out: OpenAIAssistantMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
   if (message.name !== undefined) out.name = message.name;
   if (toolCalls.length > 0) out.tool_calls = toolCalls;
   return out;

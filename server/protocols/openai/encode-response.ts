@@ -3,7 +3,7 @@ import type { EncodedResponse, TranslationWarning } from '../codec.ts';
 import { dropped } from '../shared/warnings.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import type { OpenAIChatCompletion, OpenAIResponseMessage } from './wire.ts';
+import type { AssistantMessage as OpenAIResponseMessage, OpenAIResponse as OpenAIChatCompletion } from '../../../generated/protocols/openai/response.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /** IR response to the chat.completion a client expects. */

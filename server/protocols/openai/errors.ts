@@ -2,7 +2,7 @@ import { gatewayError, kindForStatus, type ErrorKind, type GatewayError } from '
 import type { ErrorEnvelope, UpstreamErrorResponse } from '../codec.ts';
 import { errorEnvelope } from '../shared/error-envelope.ts';
 import { upstreamText } from '../shared/upstream-text.ts';
-import type { OpenAIErrorBody } from './wire.ts';
+import type { OpenAIErrorBody } from '../../../generated/protocols/openai/error.ts';
 
 const TYPE_FOR_KIND: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',

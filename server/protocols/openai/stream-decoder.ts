@@ -5,7 +5,7 @@ import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { streamErrorKind } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
 import { decodeUsage } from './usage.ts';
-import type { OpenAIChunk } from './wire.ts';
+import type { OpenAIStreamPayload } from './wire.ts';
 
 /** Chat Completions SSE (`data:` chunks, `data: [DONE]`) to IR stream events. */
 export class OpenAIStreamDecoder extends SseStreamDecoder {
@@ -28,7 +28,7 @@ export class OpenAIStreamDecoder extends SseStreamDecoder {
       this.done = true;
       return;
     }
-    const chunk = this.parsePayload<OpenAIChunk>(data, out);
+    const chunk = this.parsePayload<OpenAIStreamPayload>(data, out);
     if (chunk === undefined) return;
     if (chunk.error !== undefined) {
       const e = chunk.error;
@@ -38,7 +38,7 @@ export class OpenAIStreamDecoder extends SseStreamDecoder {
     }
     if (!this.started) {
       this.started = true;
-      out.push({ type: 'message_start', id: chunk.id, model: chunk.model });
+      out.push({ type: 'message_start', id: chunk.id ?? '', model: chunk.model ?? '' });
     }
     const choice = chunk.choices?.[0];
     if (choice !== undefined) {

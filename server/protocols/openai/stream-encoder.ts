@@ -6,7 +6,7 @@ import { dropped } from '../shared/warnings.ts';
 import { errorBody } from './errors.ts';
 import { encodeFinishReason } from './finish-reason.ts';
 import { encodeUsage } from './usage.ts';
-import type { OpenAIChunkDelta } from './wire.ts';
+import type { Delta as OpenAIChunkDelta } from '../../../generated/protocols/openai/stream-event.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
 
 /** IR stream events to Chat Completions SSE, ending with `data: [DONE]`. */

@@ -1,5 +1,5 @@
 import type { Usage } from '../../ir/index.ts';
-import type { OpenAIUsage } from './wire.ts';
+import type { CompletionUsage as OpenAIUsage } from '../../../generated/protocols/openai/response.ts';
 
 /** OpenAI counts cached tokens inside prompt_tokens and reasoning inside completion_tokens, like the IR. */
 export function decodeUsage(usage: OpenAIUsage): Usage {

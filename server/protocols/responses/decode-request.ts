@@ -17,18 +17,20 @@ import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { reasoningBlock } from './reasoning-item.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
 import type {
-  ResponsesContentPart,
-  ResponsesFunctionCallOutputItem,
-  ResponsesFunctionTool,
-  ResponsesInputImagePart,
-  ResponsesInputItem,
-  ResponsesMessageItem,
-  ResponsesReasoningItem,
-  ResponsesTextFormat,
-  ResponsesCustomTool,
-  ResponsesTool,
-  ResponsesToolChoice,
-} from './wire.ts';
+  ContentPart as ResponsesContentPart,
+  FunctionCallOutputItem as ResponsesFunctionCallOutputItem,
+  InputImagePart as ResponsesInputImagePart,
+  InputItem as ResponsesInputItem,
+  Message as ResponsesMessageItem,
+  ReasoningItem as ResponsesReasoningItem,
+  ResponsesRequest,
+  TextFormat as ResponsesTextFormat,
+  Tool as ResponsesTool,
+  ToolChoice as ResponsesToolChoice,
+} from '../../../generated/protocols/responses/request.ts';
+import { type Branch, isType } from '../shared/schema-branch.ts';
+import { validatedRequest } from '../shared/validated-request.ts';
+import type { ResponsesCustomToolCallInput, ResponsesCustomToolCallOutputInput } from './wire.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
 import { decodeReasoningSetting } from './reasoning-setting.ts';
 
@@ -41,30 +43,31 @@ import { decodeReasoningSetting } from './reasoning-setting.ts';
  * item's id, which OpenAI needs to continue from that reasoning.
  */
 export function decodeRequest(body: Record<string, unknown>): ChatRequest {
+  const request = validatedRequest<ResponsesRequest>(body);
   const unmapped = collectUnmapped(body, MAPPED_FIELDS, FIELD_RULES);
   const messages: Message[] = [];
-  if (typeof body.instructions === 'string') messages.push({ role: 'system', content: [{ type: 'text', text: body.instructions }] });
-  const input = body.input as string | ResponsesInputItem[] | undefined;
+  if (typeof request.instructions === 'string') messages.push({ role: 'system', content: [{ type: 'text', text: request.instructions }] });
+  const input = request.input;
   if (typeof input === 'string') messages.push({ role: 'user', content: input === '' ? [] : [{ type: 'text', text: input }] });
   else if (input !== undefined) messages.push(...decodeItems(input, unmapped));
 
-  const text = body.text as { format?: ResponsesTextFormat; verbosity?: string | null } | undefined;
+  const text = request.text;
   if (typeof text?.verbosity === 'string') unmapped.push({ path: 'text.verbosity', value: text.verbosity, disposition: 'warn', reason: 'output verbosity hint' });
-  const maxTokens = body.max_output_tokens as number | null | undefined;
-  const user = (body.safety_identifier ?? body.user) as string | null | undefined;
-  const reasoning = decodeReasoningSetting(body.reasoning, unmapped);
+  const maxTokens = request.max_output_tokens;
+  const user = request.safety_identifier ?? request.user;
+  const reasoning = decodeReasoningSetting(request.reasoning, unmapped);
   return {
-    model: body.model as string,
+    model: request.model,
     messages,
-    stream: body.stream === true,
+    stream: request.stream === true,
     // Responses streams always end with the usage in response.completed.
     streamUsage: true,
-    ...(body.tools !== undefined && { tools: (body.tools as ResponsesTool[]).map((tool, i) => decodeTool(tool, i, unmapped)) }),
-    ...(body.tool_choice !== undefined && { toolChoice: decodeToolChoice(body.tool_choice as ResponsesToolChoice) }),
-    ...(typeof body.parallel_tool_calls === 'boolean' && { parallelToolCalls: body.parallel_tool_calls }),
+    ...(request.tools !== undefined && { tools: request.tools.map((tool, i) => decodeTool(tool, i, unmapped)) }),
+    ...(request.tool_choice !== undefined && { toolChoice: decodeToolChoice(request.tool_choice) }),
+    ...(typeof request.parallel_tool_calls === 'boolean' && { parallelToolCalls: request.parallel_tool_calls }),
     ...(typeof maxTokens === 'number' && { maxTokens }),
-    ...(typeof body.temperature === 'number' && { temperature: body.temperature }),
-    ...(typeof body.top_p === 'number' && { topP: body.top_p }),
+    ...(typeof request.temperature === 'number' && { temperature: request.temperature }),
+    ...(typeof request.top_p === 'number' && { topP: request.top_p }),
     ...(text?.format !== undefined && { responseFormat: decodeTextFormat(text.format, unmapped) }),
     ...(typeof user === 'string' && { user }),
     ...(reasoning !== undefined && { reasoning }),
@@ -89,6 +92,7 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
     switch (item.type) {
       case undefined:
       case 'message': {
+        // No type, or "message": the schema's first two branches, both a Message.
         const message = item as ResponsesMessageItem;
         if (message.role !== 'assistant') {
           turn = undefined;
@@ -102,24 +106,24 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
         return;
       }
       case 'function_call': {
-        const call = item as { call_id: string; name: string; arguments: string };
+        const call = item as Branch<ResponsesInputItem, 'function_call'>;
         assistantTurn().push({ type: 'tool_call', ...splitCarriedId(call.call_id), name: call.name, arguments: call.arguments });
         return;
       }
       case 'reasoning':
-        assistantTurn().push(decodeReasoning(item as ResponsesReasoningItem, path, unmapped));
+        assistantTurn().push(decodeReasoning(item as Branch<ResponsesInputItem, 'reasoning'>, path, unmapped));
         return;
       case 'custom_tool_call': {
         // A freeform call: its raw text travels as the one string argument of a function call (and a
         // Gemini signature in its call_id, as with function calls).
-        const call = item as unknown as { call_id: string; name: string; input: string };
+        const call = item as ResponsesCustomToolCallInput;
         assistantTurn().push({ type: 'tool_call', ...splitCarriedId(call.call_id), name: call.name, arguments: freeformArguments(call.input) });
         return;
       }
       case 'function_call_output':
       case 'custom_tool_call_output':
         turn = undefined;
-        messages.push({ role: 'tool', content: [decodeFunctionOutput(item as ResponsesFunctionCallOutputItem, path, unmapped)] });
+        messages.push({ role: 'tool', content: [decodeFunctionOutput(item as ResponsesFunctionCallOutputItem | ResponsesCustomToolCallOutputInput, path, unmapped)] });
         return;
       case 'item_reference':
         throw invalidField(`${path}.type`, 'an item stored at OpenAI cannot be fetched for another protocol', 'unsupported_parameter');
@@ -136,10 +140,10 @@ function decodeInputContent(content: string | ResponsesContentPart[], path: stri
 }
 
 function decodeInputPart(part: ResponsesContentPart, path: string, unmapped: UnmappedField[]): TextBlock | ImageBlock {
-  const hint = (part as { prompt_cache_breakpoint?: unknown }).prompt_cache_breakpoint;
+  const hint = isType(part, 'input_text') || isType(part, 'input_image') || isType(part, 'input_file') ? part.prompt_cache_breakpoint : undefined;
   if (hint !== undefined && hint !== null) unmapped.push({ path: `${path}.prompt_cache_breakpoint`, value: hint, disposition: 'warn', reason: 'prompt cache breakpoint' });
-  if (part.type === 'input_text') return { type: 'text', text: (part as { text: string }).text };
-  if (part.type === 'input_image') return decodeImage(part as ResponsesInputImagePart, path);
+  if (isType(part, 'input_text')) return { type: 'text', text: part.text };
+  if (isType(part, 'input_image')) return decodeImage(part, path);
   throw invalidField(`${path}.type`, `content part type "${part.type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
 }
 
@@ -155,12 +159,13 @@ function decodeAssistantContent(content: string | ResponsesContentPart[], path: 
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   return content.map((part, j): TextBlock => {
     const at = `${path}[${j}]`;
-    if (part.type === 'output_text' || part.type === 'input_text') {
-      const annotations = (part as { annotations?: unknown[] }).annotations;
+    if (isType(part, 'output_text')) {
+      const annotations = part.annotations;
       if (Array.isArray(annotations) && annotations.length > 0) unmapped.push({ path: `${at}.annotations`, value: annotations, disposition: 'warn', reason: 'citations' });
-      return { type: 'text', text: (part as { text: string }).text };
+      return { type: 'text', text: part.text };
     }
-    if (part.type === 'refusal') return { type: 'text', text: (part as { refusal: string }).refusal };
+    if (isType(part, 'input_text')) return { type: 'text', text: part.text };
+    if (isType(part, 'refusal')) return { type: 'text', text: part.refusal };
     throw invalidField(`${at}.type`, `assistant content part type "${part.type}" cannot be translated to another protocol`, 'unsupported_parameter');
   });
 }
@@ -173,7 +178,7 @@ function decodeReasoning(item: ResponsesReasoningItem, path: string, unmapped: U
   return reasoningBlock(item);
 }
 
-function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem, path: string, unmapped: UnmappedField[]): ContentBlock {
+function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem | ResponsesCustomToolCallOutputInput, path: string, unmapped: UnmappedField[]): ContentBlock {
   if (typeof item.call_id !== 'string') throw invalidField(`${path}.call_id`, 'a function call output must name the call it answers');
   const content = typeof item.output === 'string'
     ? (item.output === '' ? [] : [{ type: 'text' as const, text: item.output }])
@@ -185,11 +190,11 @@ function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem, path: strin
 const TOOL_FIELDS = new Set(['type', 'name', 'description', 'parameters', 'strict']);
 
 function decodeTool(tool: ResponsesTool, index: number, unmapped: UnmappedField[]): ToolDefinition {
-  if (tool.type === 'custom') return decodeCustomTool(tool as ResponsesCustomTool, index, unmapped);
-  if (tool.type !== 'function') {
+  if (isType(tool, 'custom')) return decodeCustomTool(tool, index, unmapped);
+  if (!isType(tool, 'function')) {
     throw invalidField(`tools[${index}].type`, `tool type "${tool.type}" runs at OpenAI and cannot be translated to another protocol`, 'unsupported_parameter');
   }
-  const fn = tool as ResponsesFunctionTool;
+  const fn = tool;
   for (const [key, value] of Object.entries(fn)) {
     if (!TOOL_FIELDS.has(key) && value !== undefined && value !== null) unmapped.push({ path: `tools[${index}].${key}`, value, disposition: 'warn', reason: 'function tool option' });
   }
@@ -207,10 +212,11 @@ function decodeTool(tool: ResponsesTool, index: number, unmapped: UnmappedField[
  * cannot be enforced by another provider: it is put in the argument's description for the model
  * to follow, with a warning.
  */
-function decodeCustomTool(tool: ResponsesCustomTool, index: number, unmapped: UnmappedField[]): ToolDefinition {
+function decodeCustomTool(tool: Branch<ResponsesTool, 'custom'>, index: number, unmapped: UnmappedField[]): ToolDefinition {
+  // The schema leaves a custom tool's format open; "grammar" (syntax, definition) is the one read.
   const format = tool.format;
   let note = 'The raw input for this tool, as free text (not JSON).';
-  if (format !== undefined && format !== null && format.type === 'grammar') {
+  if (format !== undefined && format.type === 'grammar') {
     note += ` It must follow this ${String(format.syntax ?? '')} grammar:\n${String(format.definition ?? '')}`;
     unmapped.push({ path: `tools[${index}].format`, value: format, disposition: 'warn', reason: 'custom tool grammar (described to the model, not enforced)' });
   }
@@ -229,13 +235,13 @@ const CUSTOM_TOOL_FIELDS = new Set(['type', 'name', 'description', 'format']);
 
 function decodeToolChoice(choice: ResponsesToolChoice): ToolChoice {
   if (typeof choice === 'string') return { type: choice };
-  if (choice.type === 'function' || choice.type === 'custom') return { type: 'tool', name: (choice as { name: string }).name };
+  if (isType(choice, 'function') || isType(choice, 'custom')) return { type: 'tool', name: choice.name };
   throw invalidField('tool_choice.type', `tool_choice type "${choice.type}" cannot be translated to another protocol`, 'unsupported_parameter');
 }
 
 function decodeTextFormat(format: ResponsesTextFormat, unmapped: UnmappedField[]): ResponseFormat {
   if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
-  if (format.type === 'json_schema') {
+  if (isType(format, 'json_schema')) {
     if (typeof format.description === 'string') unmapped.push({ path: 'text.format.description', value: format.description, disposition: 'warn', reason: 'schema description' });
     return {
       type: 'json_schema',
@@ -244,5 +250,5 @@ function decodeTextFormat(format: ResponsesTextFormat, unmapped: UnmappedField[]
       ...(typeof format.strict === 'boolean' && { strict: format.strict }),
     };
   }
-  throw invalidField('text.format.type', `text format "${(format as { type: string }).type}" cannot be translated`, 'unsupported_parameter');
+  throw invalidField('text.format.type', `text format "${format.type}" cannot be translated`, 'unsupported_parameter');
 }

@@ -6,14 +6,15 @@ import { openAiSampling } from '../shared/reasoning-models.ts';
 import { dropped } from '../shared/warnings.ts';
 import { foreignReasoning } from './reasoning-item.ts';
 import type {
-  ResponsesContentPart,
-  ResponsesFunctionTool,
-  ResponsesInputImagePart,
-  ResponsesInputItem,
-  ResponsesOutputTextPart,
-  ResponsesTextFormat,
-  ResponsesToolChoice,
-} from './wire.ts';
+  ContentPart as ResponsesContentPart,
+  FunctionTool as ResponsesFunctionTool,
+  InputImagePart as ResponsesInputImagePart,
+  InputItem as ResponsesInputItem,
+  OutputTextPart as ResponsesOutputTextPart,
+  TextFormat as ResponsesTextFormat,
+  ToolChoice as ResponsesToolChoice,
+} from '../../../generated/protocols/responses/request.ts';
+import { asJsonObject } from '../shared/json-object.ts';
 import { encodeReasoningSetting } from './reasoning-setting.ts';
 
 const TARGET = 'OpenAI Responses';
@@ -38,7 +39,7 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
       type: 'function',
       name: tool.name,
       ...(tool.description !== undefined && { description: tool.description }),
-      parameters: tool.parameters,
+      parameters: asJsonObject(tool.parameters),
       // Said explicitly: Responses would otherwise apply strict mode, which rejects many schemas.
       strict: tool.strict ?? false,
     };
@@ -166,7 +167,7 @@ function encodeTextFormat(format: ResponseFormat): ResponsesTextFormat {
   return {
     type: 'json_schema',
     name: format.name ?? 'response',
-    schema: format.schema,
+    schema: asJsonObject(format.schema),
     ...(format.strict !== undefined && { strict: format.strict }),
   };
 }

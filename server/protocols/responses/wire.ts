@@ -1,26 +1,26 @@
-// TypeScript views of the OpenAI Responses wire format, as far as the codec reads or writes it. The
-// authority is spec/protocols/responses/*.schema.json; bodies are validated against it first.
+// What the OpenAI Responses schemas (spec/protocols/responses/) do not say as TypeScript. The
+// request types are generated from the request schema (generated/protocols/responses/request.ts)
+// and the codec imports them from there. What stays here, and why:
+// - the freeform (custom) tool call items a client replays as input: the request schema lets them
+//   pass unchecked (an input item of an unnamed type), yet the codec reads their members;
+// - the answer and stream shapes: the response and stream-event schemas do not name the custom
+//   tool call output item the gateway writes, and the stream decoder reads an unvalidated
+//   upstream's events through one flattened view.
+import type { ContentPart } from '../../../generated/protocols/responses/request.ts';
 
-export interface ResponsesInputTextPart { type: 'input_text'; text: string; prompt_cache_breakpoint?: unknown }
-export interface ResponsesInputImagePart { type: 'input_image'; image_url?: string | null; file_id?: string | null; detail?: string | null; prompt_cache_breakpoint?: unknown }
+/** A replayed freeform call (`custom_tool_call`), which the request schema does not check. */
+export interface ResponsesCustomToolCallInput { type: 'custom_tool_call'; call_id: string; name: string; input: string }
+/** A freeform call's result (`custom_tool_call_output`), which the request schema does not check. */
+export interface ResponsesCustomToolCallOutputInput { type: 'custom_tool_call_output'; call_id?: string | null; output: string | ContentPart[] }
+
 export interface ResponsesOutputTextPart { type: 'output_text'; text: string; annotations?: unknown[]; logprobs?: unknown[] }
 export interface ResponsesRefusalPart { type: 'refusal'; refusal: string }
 
 export type ResponsesContentPart =
-  | ResponsesInputTextPart
-  | ResponsesInputImagePart
+  | { type: 'input_text'; text: string }
   | ResponsesOutputTextPart
   | ResponsesRefusalPart
   | { type: string; [key: string]: unknown };
-
-export interface ResponsesMessageItem {
-  type?: 'message';
-  role: 'user' | 'assistant' | 'system' | 'developer';
-  content: string | ResponsesContentPart[];
-  id?: string;
-  status?: string;
-  phase?: string | null;
-}
 
 export interface ResponsesFunctionCallItem {
   type: 'function_call';
@@ -29,12 +29,6 @@ export interface ResponsesFunctionCallItem {
   arguments: string;
   id?: string;
   status?: string;
-}
-
-export interface ResponsesFunctionCallOutputItem {
-  type: 'function_call_output';
-  call_id?: string | null;
-  output: string | ResponsesContentPart[];
 }
 
 export interface ResponsesSummaryText { type: 'summary_text'; text: string }
@@ -48,32 +42,6 @@ export interface ResponsesReasoningItem {
   encrypted_content?: string | null;
   status?: string;
 }
-
-export type ResponsesInputItem =
-  | ResponsesMessageItem
-  | ResponsesFunctionCallItem
-  | ResponsesFunctionCallOutputItem
-  | ResponsesReasoningItem
-  | { type: string; [key: string]: unknown };
-
-export interface ResponsesFunctionTool {
-  type: 'function';
-  name: string;
-  description?: string | null;
-  parameters?: unknown;
-  strict?: boolean | null;
-  [key: string]: unknown;
-}
-
-/** A freeform tool (Codex): the model writes raw text, optionally constrained by a grammar. */
-export interface ResponsesCustomTool {
-  type: 'custom';
-  name: string;
-  description?: string | null;
-  format?: { type: 'text' } | { type: 'grammar'; syntax?: string; definition?: string } | null;
-  [key: string]: unknown;
-}
-
 /** An answer's freeform call. */
 export interface ResponsesOutputCustomToolCall {
   type: 'custom_tool_call';
@@ -83,15 +51,6 @@ export interface ResponsesOutputCustomToolCall {
   input: string;
   [key: string]: unknown;
 }
-
-export type ResponsesTool = ResponsesFunctionTool | { type: string; [key: string]: unknown };
-
-export type ResponsesToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name: string } | { type: string; [key: string]: unknown };
-
-export type ResponsesTextFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: unknown; strict?: boolean | null; description?: string };
 
 export interface ResponsesOutputMessage {
   type: 'message';

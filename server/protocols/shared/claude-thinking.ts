@@ -72,7 +72,7 @@ export function claudeThinking(request: ChatRequest, laneMax: number, warnings: 
     warnings.push(reshaped('reasoning.budget_tokens', `thinking budget ${budget} raised to ${CLAUDE_MIN_THINKING_BUDGET}, the least Claude accepts`));
     budget = CLAUDE_MIN_THINKING_BUDGET;
   }
-  let maxTokens = clientMax;
+  const maxTokens = clientMax;
   if (clientMax === undefined) {
     // The lane's maximum is the model's output ceiling (catalog) or the operator's: it is not
     // raised; the budget gives up a quarter of it to the answer instead.

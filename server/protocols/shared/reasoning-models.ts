@@ -11,10 +11,10 @@ import { dropped } from './warnings.ts';
  */
 const NO_REASONING = new RegExp([
   String.raw`(?:^|[/.:])gpt-(?:3\.5|4)`, // gpt-3.5, gpt-4, gpt-4o, gpt-4.1, gpt-4-turbo
-  String.raw`chatgpt-4o`,
-  String.raw`claude-(?:instant|2|3-haiku|3-sonnet|3-opus|3-5)`, // 3.7 and 4.x think
+  'chatgpt-4o',
+  'claude-(?:instant|2|3-haiku|3-sonnet|3-opus|3-5)', // 3.7 and 4.x think
   String.raw`gemini-(?:1\.|2\.0-|pro\b)`,
-  String.raw`command-(?:r|light|nightly|a-03|a-vision|a-translate)`,
+  'command-(?:r|light|nightly|a-03|a-vision|a-translate)',
 ].join('|'), 'i');
 
 export function cannotReason(model: string): boolean {

@@ -13,14 +13,14 @@ export interface FieldRule {
  * fields follow their rule; fields unknown to us are dropped with a warning, never silently.
  */
 export function collectUnmapped(
-  body: Record<string, unknown>,
+  body: object,
   mapped: ReadonlySet<string>,
   rules: Readonly<Record<string, FieldRule>>,
 ): UnmappedField[] {
   const unmapped: UnmappedField[] = [];
   for (const key of Object.keys(body)) {
     if (mapped.has(key)) continue;
-    const value = body[key];
+    const value = (body as Record<string, unknown>)[key];
     if (value === undefined || value === null) continue;
     const rule = rules[key];
     if (rule === undefined) {

@@ -75,7 +75,7 @@ function reasoningOf(p: ProtocolId, turn: number): ContentBlock {
   return { type: 'reasoning', text, origin: p };
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /**
  * OpenAI's reasoning models (o-series, GPT-5 but gpt-5-chat) take sampling at its defaults only,

@@ -45,7 +45,7 @@ for (const protocol of ['openai', 'anthropic'] as const) {
       if (hasFile(scenario, 'request.ir.json')) {
         it('request.ir.json encodes to a valid Gemini request (or a 400 naming the field)', () => {
           const ir = readJson<ChatRequest>(scenario, 'request.ir.json');
-          let encoded;
+          let encoded: ReturnType<typeof codec.encodeRequest>;
           try {
             encoded = codec.encodeRequest(ir, LANE);
           } catch (e) {
