@@ -270,6 +270,9 @@ function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<s
       upstreamModel: route.model,
       defaultMaxTokens: route.max_tokens ?? catalogModel?.default_max_tokens ?? catalogModel?.max_output_tokens ?? FALLBACK_MAX_TOKENS,
       price: route.price ?? catalogModel?.price,
+      operations: new Set(route.operations ?? catalogModel?.operations ?? ['chat']),
+      operationPrices: { ...catalogModel?.operation_prices, ...route.operation_prices },
+      embeddingInputType: route.embedding_input_type ?? 'search_document',
       maxConcurrent: route.max_concurrent,
       timeouts: {
         connectMs: route.timeouts?.connect_ms ?? limits.connectTimeoutMs,

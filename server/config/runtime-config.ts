@@ -39,12 +39,31 @@ export interface LaneTimeouts {
   readonly idleMs: number;
 }
 
+/** What a client asks a model to do (config `operations:`). */
+export type Operation = 'chat' | 'embeddings' | 'moderations' | 'images' | 'audio' | 'rerank' | 'count_tokens';
+
+/** A non-chat operation's price, in that operation's unit (catalog/config `operation_prices:`). */
+export interface OperationPrice {
+  /** USD per million input tokens (embeddings, moderations). */
+  readonly input?: number;
+  readonly per_image?: number;
+  readonly per_audio_second?: number;
+  readonly per_million_characters?: number;
+  readonly per_thousand_requests?: number;
+}
+
 export interface ModelRoute {
   readonly name: string;
   readonly provider: ProviderRuntime;
   readonly upstreamModel: string;
   readonly defaultMaxTokens: number;
   readonly price: Price | undefined;
+  /** The operations this lane serves (default chat only). */
+  readonly operations: ReadonlySet<Operation>;
+  /** Prices of the operations other than chat, by operation (config over catalog). */
+  readonly operationPrices: Readonly<Partial<Record<Operation, OperationPrice>>>;
+  /** Cohere's input_type (Gemini's taskType) when the client's protocol has no such field. */
+  readonly embeddingInputType: 'search_document' | 'search_query' | 'classification' | 'clustering';
   /** Requests in flight on this lane at most (undefined: no limit). */
   readonly maxConcurrent: number | undefined;
   readonly timeouts: LaneTimeouts;

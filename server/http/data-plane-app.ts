@@ -13,6 +13,11 @@ import { guessProtocol } from './guess-protocol.ts';
 import { listModels } from './list-models.ts';
 import { requestIdFor } from './request-id.ts';
 import { serveChat } from './serve-chat.ts';
+import { serveOperation } from './serve-operation.ts';
+import { embeddingsOperation } from '../operations/embeddings/embeddings-operation.ts';
+import type { OperationDeclaration } from '../operations/operation.ts';
+
+const OPENAI_EMBEDDINGS = embeddingsOperation('openai', {});
 
 /** The operational routes' sources beyond the pipeline's own context. */
 export interface DataPlaneExtras {
@@ -62,6 +67,12 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   router.post('/model/:modelId/converse', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: false }));
   router.post('/model/:modelId/converse-stream', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: true }));
   router.post('/v2/chat', (ctx) => chat(ctx, 'cohere', {}));
+  // Operations other than chat go through the generic pipeline (operations/handle-operation.ts).
+  const operation = (ctx: Koa.Context, protocol: ProtocolId, declaration: OperationDeclaration, origin: RequestOrigin = {}) => {
+    ctx.respond = false;
+    return serveOperation(gateway, ctx.req, ctx.res, { protocol, origin, declaration, query: ctx.querystring, requestId: ctx.state.requestId as string });
+  };
+  router.post('/v1/embeddings', (ctx) => operation(ctx, 'openai', OPENAI_EMBEDDINGS));
   // With governance on, the operational routes that tell about the deployment can ask for a key
   // too (`models_require_key`, `metrics.require_key`); a refusal is a 401 in the client's shape.
   const keyed = async (ctx: Koa.Context, required: boolean): Promise<boolean> => {
@@ -130,7 +141,7 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
     const getRoutes = ['/v1/models', '/healthz', '/readyz', ...(metrics === undefined ? [] : ['/metrics'])];
-    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v2/chat', AUTH_TOKEN_PATH, ...getRoutes].includes(ctx.path);
+    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v2/chat', '/v1/embeddings', AUTH_TOKEN_PATH, ...getRoutes].includes(ctx.path);
     if (known) ctx.set('allow', ctx.path === AUTH_TOKEN_PATH ? 'GET, POST' : getRoutes.includes(ctx.path) ? 'GET' : 'POST');
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })

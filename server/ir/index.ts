@@ -8,3 +8,4 @@ export { PROTOCOL_IDS, type ProtocolId } from './protocol-id.ts';
 export { ZERO_USAGE } from './response.ts';
 export { isContentEvent } from './stream-event.ts';
 export { GatewayFailure, gatewayError, kindForStatus } from './error.ts';
+export type * from './embeddings.ts';

@@ -1,4 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
+import type { Operation } from '../config/runtime-config.ts';
 import { microcentsToUsdNumber } from '../governance/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import { failoverCount, overheadMs, skippedCount, type AttemptRecord, type RequestRecord } from './request-record.ts';
@@ -37,7 +38,7 @@ export interface LaneFacts {
  */
 export function requestAttributes(record: RequestRecord): Attributes {
   const attributes: Attributes = {
-    'gen_ai.operation.name': 'chat',
+    'gen_ai.operation.name': genAiOperationName(record.operation),
     'http.request.method': 'POST',
     'http.response.status_code': record.status,
     'gateway.request_id': record.requestId,
@@ -73,9 +74,9 @@ export function requestAttributes(record: RequestRecord): Attributes {
 }
 
 /** One upstream attempt: the GenAI call the gateway made to that lane, and how it ended. */
-export function attemptAttributes(attempt: AttemptRecord, lane: LaneFacts | undefined, index: number): Attributes {
+export function attemptAttributes(attempt: AttemptRecord, lane: LaneFacts | undefined, index: number, operation: Operation = 'chat'): Attributes {
   const attributes: Attributes = {
-    'gen_ai.operation.name': 'chat',
+    'gen_ai.operation.name': genAiOperationName(operation),
     'gen_ai.provider.name': genAiProviderName(attempt.provider),
     'gen_ai.system': genAiProviderName(attempt.provider),
     'gateway.lane': attempt.lane,
@@ -100,4 +101,9 @@ function usageAttributes(usage: NonNullable<RequestRecord['usage']>): Attributes
     ...(usage.cacheWriteTokens > 0 && { 'gen_ai.usage.cache_creation.input_tokens': usage.cacheWriteTokens }),
     ...(usage.reasoningTokens > 0 && { 'gen_ai.usage.reasoning.output_tokens': usage.reasoningTokens }),
   };
+}
+
+/** The OpenTelemetry GenAI operation names (semantic conventions): `chat`, `embeddings`; the others as the gateway names them. */
+export function genAiOperationName(operation: Operation): string {
+  return operation;
 }

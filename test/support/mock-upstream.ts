@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { echoProtocolForPath, errorProtocolFor } from '../../server/demo/echo-protocol.ts';
 import { echoReply } from '../../server/demo/echo-reply.ts';
+import { embeddingsEndpointFor, embeddingsReply } from '../../server/demo/embedding-replies.ts';
 import { errorReply } from '../../server/demo/error-reply.ts';
 import { readBody } from '../../server/demo/read-body.ts';
 
@@ -123,6 +124,8 @@ function parseJson(body: Buffer): unknown {
 function defaultReply(request: RecordedRequest): ScriptedReply {
   const protocol = echoProtocolForPath(request.path);
   if (protocol !== undefined) return echoReply(protocol, request.rawBody);
+  const embeddings = embeddingsEndpointFor(request.path);
+  if (embeddings !== undefined && request.json !== null && typeof request.json === 'object') return embeddingsReply(embeddings, request.json as Record<string, unknown>, request.path);
   const pathname = request.path.split('?', 1)[0] ?? '';
   return errorReply(errorProtocolFor(request.path, request.headers), 'not_found', `Invalid URL (${request.method} ${pathname})`);
 }
