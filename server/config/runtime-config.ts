@@ -39,8 +39,8 @@ export interface LaneTimeouts {
   readonly idleMs: number;
 }
 
-/** What a client asks a model to do (config `operations:`). */
-export type Operation = 'chat' | 'embeddings' | 'moderations' | 'images' | 'audio' | 'rerank' | 'count_tokens';
+import type { Operation } from '../ir/operation.ts';
+export type { Operation };
 
 /** A non-chat operation's price, in that operation's unit (catalog/config `operation_prices:`). */
 export interface OperationPrice {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelRoute } from '../config/runtime-config.ts';
-import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
+import { GatewayFailure, gatewayError, type ChatRequest, type ProtocolId } from '../ir/index.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
-import { codecFor } from '../protocols/registry.ts';
+import { codecFor, protocolDefinition } from '../protocols/registry.ts';
 import { readBounded } from '../upstream/read-bounded.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import { sendUpstream } from '../upstream/send-upstream.ts';
@@ -21,6 +21,11 @@ import { estimateInputTokens, tokensInBytes } from './token-estimate.ts';
 
 /** The two count routes the gateway serves: Anthropic's `count_tokens` and Gemini's `:countTokens`. */
 export type CountingProtocol = 'anthropic' | 'gemini';
+
+/** The protocols whose count answer (`input_tokens`, `totalTokens`) this handler writes. */
+export function isCountingProtocol(protocol: ProtocolId): protocol is CountingProtocol {
+  return protocol === 'anthropic' || protocol === 'gemini';
+}
 
 /** Says how an answer's count was made: `upstream` (the lane's provider counted) or `estimate`. */
 export const TOKEN_COUNT_HEADER = 'x-gateway-token-count';
@@ -129,7 +134,7 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
 /** A lane of the client's protocol first (its count is exact and untranslated), then one whose provider can count, then the first. */
 function pickLane(lanes: readonly ModelRoute[], protocol: CountingProtocol): ModelRoute {
   const same = lanes.find((l) => l.provider.protocol === protocol);
-  const counting = lanes.find((l) => l.provider.protocol !== 'cohere');
+  const counting = lanes.find((l) => protocolDefinition(l.provider.protocol).upstreamOperations.includes('count_tokens'));
   return same ?? counting ?? (lanes[0] as ModelRoute);
 }
 

@@ -5,6 +5,7 @@ import type { Exchange, Gateway } from '../gateway/gateway-context.ts';
 import { ContentCapture } from '../gateway/content-capture.ts';
 import { handleChat } from '../gateway/handle-chat.ts';
 import { INGRESS } from '../gateway/ingress.ts';
+import type { OperationCall } from './operation-handlers.ts';
 import { RequestMeter } from '../gateway/request-meter.ts';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -19,12 +20,7 @@ export async function serveChat(gateway: Gateway, req: IncomingMessage, res: Ser
 }
 
 /** What a route tells the pipeline about a request. */
-export interface ServeCall {
-  readonly protocol: ProtocolId;
-  readonly origin: RequestOrigin;
-  readonly query: string;
-  readonly requestId: string;
-}
+export type ServeCall = OperationCall;
 
 /** A request's exchange, as every operation's pipeline takes it. */
 export function newExchange(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: ServeCall): Exchange {

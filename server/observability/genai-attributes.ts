@@ -1,26 +1,25 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { Operation } from '../config/runtime-config.ts';
 import { microcentsToUsdNumber } from '../governance/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
+import { genAiOperationName, type Operation } from '../ir/operation.ts';
+import { PROTOCOLS } from '../protocols/registry.ts';
 import { failoverCount, overheadMs, skippedCount, type AttemptRecord, type RequestRecord } from './request-record.ts';
 
 /**
  * `gen_ai.provider.name` (formerly `gen_ai.system`) values of the OpenTelemetry GenAI semantic
- * conventions, by catalog provider; a provider they do not name goes by its catalog name.
+ * conventions, by catalog provider: each protocol's first-hand provider as its definition says,
+ * then the compatible providers the conventions name; any other goes by its catalog name.
  */
 const PROVIDER_NAMES: Readonly<Record<string, string>> = {
-  openai: 'openai',
-  'openai-responses': 'openai',
-  anthropic: 'anthropic',
-  gemini: 'gcp.gemini',
-  bedrock: 'aws.bedrock',
-  cohere: 'cohere',
+  ...Object.fromEntries(PROTOCOLS.map((p) => [p.genAi.catalogProvider, p.genAi.providerName])),
   azure: 'azure.ai.openai',
   deepseek: 'deepseek',
   groq: 'groq',
   mistral: 'mistral_ai',
   xai: 'x_ai',
 };
+
+/** Every record is a chat request's today (counts make none); an operation's record will name its own. */
 
 export function genAiProviderName(provider: string): string {
   return PROVIDER_NAMES[provider] ?? provider;
@@ -101,9 +100,4 @@ function usageAttributes(usage: NonNullable<RequestRecord['usage']>): Attributes
     ...(usage.cacheWriteTokens > 0 && { 'gen_ai.usage.cache_creation.input_tokens': usage.cacheWriteTokens }),
     ...(usage.reasoningTokens > 0 && { 'gen_ai.usage.reasoning.output_tokens': usage.reasoningTokens }),
   };
-}
-
-/** The OpenTelemetry GenAI operation names (semantic conventions): `chat`, `embeddings`; the others as the gateway names them. */
-export function genAiOperationName(operation: Operation): string {
-  return operation;
 }

@@ -2,7 +2,7 @@
 // Gemini's streaming route without alt=sse answers one JSON array.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guessProtocol } from '../../server/http/guess-protocol.ts';
-import { geminiRoute } from '../../server/http/gemini-route.ts';
+import { geminiChatOrigin } from '../../server/protocols/gemini/path-action.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 
 describe('guessProtocol', () => {
@@ -23,13 +23,13 @@ describe('guessProtocol', () => {
   });
 });
 
-describe('geminiRoute', () => {
+describe('geminiChatOrigin', () => {
   it('reads model and method from one segment, the framing from alt', () => {
-    expect(geminiRoute('gemini-2.5-pro:generateContent', undefined)).toEqual({ pathModel: 'gemini-2.5-pro', pathStream: false });
-    expect(geminiRoute('tunedModels/x:streamGenerateContent', 'sse')).toEqual({ pathModel: 'tunedModels/x', pathStream: true, jsonArrayStream: false });
-    expect(geminiRoute('m:streamGenerateContent', undefined)).toEqual({ pathModel: 'm', pathStream: true, jsonArrayStream: true });
-    expect(geminiRoute('m:countTokens', undefined)).toBeUndefined();
-    expect(geminiRoute('no-method', undefined)).toBeUndefined();
+    expect(geminiChatOrigin('gemini-2.5-pro:generateContent', undefined)).toEqual({ pathModel: 'gemini-2.5-pro', pathStream: false });
+    expect(geminiChatOrigin('tunedModels/x:streamGenerateContent', 'sse')).toEqual({ pathModel: 'tunedModels/x', pathStream: true, jsonArrayStream: false });
+    expect(geminiChatOrigin('m:streamGenerateContent', undefined)).toEqual({ pathModel: 'm', pathStream: true, jsonArrayStream: true });
+    expect(geminiChatOrigin('m:countTokens', undefined)).toBeUndefined();
+    expect(geminiChatOrigin('no-method', undefined)).toBeUndefined();
   });
 });
 

@@ -1,12 +1,8 @@
 import type { ProtocolId } from '../../ir/index.ts';
 import type { EmbeddingsCodec } from '../../protocols/embeddings-codec.ts';
-import { openaiEmbeddings } from '../../protocols/openai/embeddings.ts';
+import { protocolDefinition } from '../../protocols/registry.ts';
 
-/** The protocols that have embeddings, each with its wire format. */
-const EMBEDDINGS: Partial<Record<ProtocolId, EmbeddingsCodec>> = {
-  openai: openaiEmbeddings,
-};
-
+/** A protocol's embeddings wire format, as its folder declares it (undefined: it has none). */
 export function embeddingsCodecFor(protocol: ProtocolId): EmbeddingsCodec | undefined {
-  return EMBEDDINGS[protocol];
+  return protocolDefinition(protocol).embeddings;
 }

@@ -6,6 +6,9 @@ import { encodeResponse } from './encode-response.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { BedrockStreamDecoder } from './stream-decoder.ts';
 import { BedrockStreamEncoder } from './stream-encoder.ts';
+import validateBedrockRequest from '../../../generated/validators/bedrock-request.js';
+import { EVENTSTREAM_HEADERS } from '../../framing/eventstream-frame.ts';
+import type { ProtocolDefinition } from '../definition.ts';
 
 /**
  * AWS Bedrock Converse (`POST {base_url}/model/{modelId}/converse`) and ConverseStream
@@ -23,4 +26,20 @@ export const bedrockCodec: ProtocolCodec = {
   decodeResponse,
   createStreamDecoder: () => new BedrockStreamDecoder(),
   decodeError,
+};
+
+export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
+  id: 'bedrock',
+  codec: bedrockCodec,
+  validators: { chat: validateBedrockRequest },
+  forwardedHeaders: [],
+  streamHeaders: () => EVENTSTREAM_HEADERS,
+  routes: [
+    { method: 'POST', path: '/model/:modelId/converse', operation: 'chat', origin: (params) => ({ pathModel: String(params.modelId), pathStream: false }) },
+    { method: 'POST', path: '/model/:modelId/converse-stream', operation: 'chat', origin: (params) => ({ pathModel: String(params.modelId), pathStream: true }) },
+  ],
+  // CountTokens (`/model/{id}/count-tokens`) where the model has it.
+  upstreamOperations: ['chat', 'count_tokens'],
+  claimsPath: (path) => path.startsWith('/model/'),
+  genAi: { catalogProvider: 'bedrock', providerName: 'aws.bedrock' },
 };

@@ -6,6 +6,10 @@ import { encodeResponse } from './encode-response.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { GeminiStreamDecoder } from './stream-decoder.ts';
 import { GeminiStreamEncoder } from './stream-encoder.ts';
+import validateGeminiRequest from '../../../generated/validators/gemini-request.js';
+import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import type { ProtocolDefinition, ProtocolRoute } from '../definition.ts';
+import { geminiChatOrigin, geminiCountTokensModel } from './path-action.ts';
 
 /**
  * Google Gemini generateContent (`POST {base_url}/v1beta/models/{model}:generateContent`, and
@@ -26,4 +30,31 @@ export const geminiCodec: ProtocolCodec = {
   decodeResponse,
   createStreamDecoder: () => new GeminiStreamDecoder(),
   decodeError,
+};
+
+/** Without alt=sse Gemini streams one JSON array, written piece by piece. */
+const JSON_ARRAY_STREAM_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' };
+
+/** Both API versions name the model and the method in one segment (`models/{model}:{method}`). */
+const routes = (version: string): ProtocolRoute[] => [
+  {
+    method: 'POST', path: `/${version}/models/:action`, operation: 'count_tokens',
+    origin: (params) => {
+      const model = geminiCountTokensModel(String(params.action));
+      return model === undefined ? undefined : { pathModel: model };
+    },
+  },
+  { method: 'POST', path: `/${version}/models/:action`, operation: 'chat', origin: (params, query) => geminiChatOrigin(String(params.action), query.alt) },
+];
+
+export const geminiProtocol: ProtocolDefinition<'gemini'> = {
+  id: 'gemini',
+  codec: geminiCodec,
+  validators: { chat: validateGeminiRequest },
+  forwardedHeaders: [],
+  streamHeaders: (origin) => (origin.jsonArrayStream === true ? JSON_ARRAY_STREAM_HEADERS : SSE_HEADERS),
+  routes: [...routes('v1beta'), ...routes('v1')],
+  upstreamOperations: ['chat', 'count_tokens'],
+  claimsPath: (path) => path.startsWith('/v1beta/') || path.includes(':generateContent') || path.includes(':streamGenerateContent'),
+  genAi: { catalogProvider: 'gemini', providerName: 'gcp.gemini' },
 };

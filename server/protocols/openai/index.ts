@@ -6,6 +6,10 @@ import { encodeResponse } from './encode-response.ts';
 import { decodeError, encodeError } from './errors.ts';
 import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { OpenAIStreamEncoder } from './stream-encoder.ts';
+import validateOpenAIRequest from '../../../generated/validators/openai-request.js';
+import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import type { ProtocolDefinition } from '../definition.ts';
+import { openaiEmbeddings } from './embeddings.ts';
 
 /** OpenAI Chat Completions (`POST {base_url}/chat/completions`). */
 export const openaiCodec: ProtocolCodec = {
@@ -20,4 +24,19 @@ export const openaiCodec: ProtocolCodec = {
   decodeResponse,
   createStreamDecoder: () => new OpenAIStreamDecoder(),
   decodeError,
+};
+
+/** OpenAI Chat Completions; also the error shape of paths no protocol claims (registry.ts). */
+export const openaiProtocol: ProtocolDefinition<'openai'> = {
+  id: 'openai',
+  codec: openaiCodec,
+  validators: { chat: validateOpenAIRequest },
+  forwardedHeaders: ['openai-beta'],
+  streamHeaders: () => SSE_HEADERS,
+  routes: [{ method: 'POST', path: '/v1/chat/completions', operation: 'chat' }, { method: 'POST', path: '/v1/embeddings', operation: 'embeddings' }],
+  // Counted through OpenAI's Responses endpoint (gateway/token-count-endpoints.ts).
+  upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  embeddings: openaiEmbeddings,
+  claimsPath: () => false,
+  genAi: { catalogProvider: 'openai', providerName: 'openai' },
 };

@@ -1,16 +1,16 @@
-import type { RequestOrigin } from '../protocols/codec.ts';
+import type { RequestOrigin } from '../codec.ts';
 
-/**
- * Gemini names the model and the method in one path segment: `gemini-2.5-pro:streamGenerateContent`.
- * Undefined for methods this gateway does not serve (the caller answers 404).
- */
 /** The model of a `model:countTokens` segment; undefined for any other method. */
 export function geminiCountTokensModel(action: string): string | undefined {
   const colon = action.lastIndexOf(':');
   return colon > 0 && action.slice(colon + 1) === 'countTokens' ? action.slice(0, colon) : undefined;
 }
 
-export function geminiRoute(action: string, alt: string | string[] | undefined): RequestOrigin | undefined {
+/**
+ * Gemini names the model and the method in one path segment: `gemini-2.5-pro:streamGenerateContent`.
+ * Undefined for methods that are not generation (another route, or a 404).
+ */
+export function geminiChatOrigin(action: string, alt: string | string[] | undefined): RequestOrigin | undefined {
   const colon = action.lastIndexOf(':');
   if (colon <= 0) return undefined;
   const model = action.slice(0, colon);
