@@ -15,8 +15,11 @@ export interface EmbeddingsRequest {
   readonly model?: string;
   /** One vector is answered per text, in this order. */
   readonly inputs: readonly string[];
-  /** OpenAI inputs given as token ids: only an OpenAI upstream can read them. */
-  readonly tokenInputs?: readonly (readonly number[])[];
+  /**
+   * Inputs the IR cannot carry (OpenAI token ids, Cohere images): only the client's own protocol
+   * can be sent them (same-protocol forwarding); another lane refuses with a 400 naming the field.
+   */
+  readonly untranslatable?: { readonly field: string; readonly why: string };
   readonly encoding: EmbeddingEncoding;
   /** Output dimensions (OpenAI `dimensions`, Gemini `outputDimensionality`, Cohere `output_dimension`, Titan `dimensions`). */
   readonly dimensions?: number;

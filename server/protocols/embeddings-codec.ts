@@ -38,6 +38,12 @@ export interface EmbeddingsCodec {
   decodeResponse(body: Record<string, unknown>, headers: IncomingHttpHeaders): EmbeddingsResponse;
   /** The answer in the client's wire format; `inputTokens` is what the client is told (reported or estimated). */
   encodeResponse(response: EmbeddingsResponse, request: EmbeddingsRequest, context: { model: string; inputTokens: number }): { body: string; headers: Record<string, string> };
+  /**
+   * Can the client's bytes go to this upstream model as they are? Absent: always, within the
+   * protocol. Bedrock: only when the model takes the body the client sent (Titan or Cohere);
+   * otherwise the request is translated between the two bodies.
+   */
+  forwards?(request: EmbeddingsRequest, upstreamModel: string): boolean;
   /** Same protocol: the client's bytes for the lane, only the model rewritten (in the body or the path). */
   forward(raw: Buffer, json: Record<string, unknown>, origin: EmbeddingsOrigin, lane: EmbeddingLane): EmbeddingsCall;
   /** Input tokens of a same-protocol answer, found without parsing it whole; undefined when it reports none. */

@@ -2,15 +2,10 @@ import type { EmbeddingsRequest, EmbeddingsResponse } from '../../ir/index.ts';
 
 /** The request cut into requests of at most `limit` texts each (one upstream call each), in order. */
 export function splitBatches(request: EmbeddingsRequest, limit: number): EmbeddingsRequest[] {
-  const tokens = request.tokenInputs;
-  const count = tokens?.length ?? request.inputs.length;
+  const count = request.inputs.length;
   if (count <= limit) return [request];
   const out: EmbeddingsRequest[] = [];
-  for (let start = 0; start < count; start += limit) {
-    out.push(tokens === undefined
-      ? { ...request, inputs: request.inputs.slice(start, start + limit) }
-      : { ...request, tokenInputs: tokens.slice(start, start + limit) });
-  }
+  for (let start = 0; start < count; start += limit) out.push({ ...request, inputs: request.inputs.slice(start, start + limit) });
   return out;
 }
 

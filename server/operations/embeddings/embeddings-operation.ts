@@ -22,14 +22,14 @@ export function embeddingsOperation(protocol: ProtocolId, origin: EmbeddingsOrig
     prepare(exchange, body) {
       const json = parseJsonObject(body);
       const request = codec.decodeRequest(withoutAbsentNulls(json, protocol), origin);
-      const textBytes = textBytesOf(request);
+      const textBytes = request.untranslatable === undefined ? textBytesOf(request) : body.length;
       return {
         model: origin.pathModel ?? request.model,
         gateBody: json,
         pricing: embeddingsPricing({ bytes: body.length, textBytes }),
         attempt(lane) {
           const target: EmbeddingLane = { model: lane.upstreamModel, inputType: lane.embeddingInputType };
-          if (lane.provider.protocol === protocol) {
+          if (lane.provider.protocol === protocol && codec.forwards?.(request, lane.upstreamModel) !== false) {
             const call = codec.forward(body, json, origin, target);
             return (attempt) => forwardWhole(exchange, attempt, call, (answer) => tokenUsage(codec.reportedTokens(answer.body, answer.headers)));
           }
@@ -39,7 +39,7 @@ export function embeddingsOperation(protocol: ProtocolId, origin: EmbeddingsOrig
           const warnings = encoded[0]?.warnings ?? [];
           return (attempt) => translateWhole(exchange, attempt, encoded.map((e) => e.call), (answer) => egress.decodeResponse(JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>, answer.headers), (parts) => {
             const merged = mergeBatches(parts);
-            if (merged.vectors.length !== (request.tokenInputs?.length ?? request.inputs.length)) throw new Error(`${merged.vectors.length} vectors for ${request.inputs.length} inputs`);
+            if (merged.vectors.length !== request.inputs.length) throw new Error(`${merged.vectors.length} vectors for ${request.inputs.length} inputs`);
             const inputTokens = merged.inputTokens ?? tokensInBytes(textBytes);
             const answer = codec.encodeResponse(merged, request, { model: origin.pathModel ?? request.model ?? lane.upstreamModel, inputTokens });
             return { ...answer, usage: tokenUsage(merged.inputTokens ?? undefined), warnings };
@@ -51,7 +51,6 @@ export function embeddingsOperation(protocol: ProtocolId, origin: EmbeddingsOrig
 }
 
 function textBytesOf(request: EmbeddingsRequest): number {
-  if (request.tokenInputs !== undefined) return request.tokenInputs.reduce((n, ids) => n + ids.length * 4, 0);
   let bytes = 0;
   for (const text of request.inputs) bytes += Buffer.byteLength(text);
   return bytes;

@@ -9,6 +9,7 @@ import { BedrockStreamEncoder } from './stream-encoder.ts';
 import validateBedrockRequest from '../../../generated/validators/bedrock-request.js';
 import { EVENTSTREAM_HEADERS } from '../../framing/eventstream-frame.ts';
 import type { ProtocolDefinition } from '../definition.ts';
+import { bedrockEmbeddings } from './embeddings.ts';
 
 /**
  * AWS Bedrock Converse (`POST {base_url}/model/{modelId}/converse`) and ConverseStream
@@ -37,9 +38,12 @@ export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
   routes: [
     { method: 'POST', path: '/model/:modelId/converse', operation: 'chat', origin: (params) => ({ pathModel: String(params.modelId), pathStream: false }) },
     { method: 'POST', path: '/model/:modelId/converse-stream', operation: 'chat', origin: (params) => ({ pathModel: String(params.modelId), pathStream: true }) },
+    // InvokeModel, for embedding models (Titan and Cohere bodies).
+    { method: 'POST', path: '/model/:modelId/invoke', operation: 'embeddings', origin: (params) => ({ pathModel: String(params.modelId) }) },
   ],
   // CountTokens (`/model/{id}/count-tokens`) where the model has it.
-  upstreamOperations: ['chat', 'count_tokens'],
+  upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  embeddings: bedrockEmbeddings,
   claimsPath: (path) => path.startsWith('/model/'),
   genAi: { catalogProvider: 'bedrock', providerName: 'aws.bedrock' },
 };

@@ -9,7 +9,8 @@ import { GeminiStreamEncoder } from './stream-encoder.ts';
 import validateGeminiRequest from '../../../generated/validators/gemini-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
 import type { ProtocolDefinition, ProtocolRoute } from '../definition.ts';
-import { geminiChatOrigin, geminiCountTokensModel } from './path-action.ts';
+import { geminiChatOrigin, geminiCountTokensModel, geminiEmbedOrigin } from './path-action.ts';
+import { geminiEmbeddings } from './embeddings.ts';
 
 /**
  * Google Gemini generateContent (`POST {base_url}/v1beta/models/{model}:generateContent`, and
@@ -45,6 +46,7 @@ const routes = (version: string): ProtocolRoute[] => [
     },
   },
   { method: 'POST', path: `/${version}/models/:action`, operation: 'chat', origin: (params, query) => geminiChatOrigin(String(params.action), query.alt) },
+  { method: 'POST', path: `/${version}/models/:action`, operation: 'embeddings', origin: (params) => geminiEmbedOrigin(String(params.action)) },
 ];
 
 export const geminiProtocol: ProtocolDefinition<'gemini'> = {
@@ -54,7 +56,8 @@ export const geminiProtocol: ProtocolDefinition<'gemini'> = {
   forwardedHeaders: [],
   streamHeaders: (origin) => (origin.jsonArrayStream === true ? JSON_ARRAY_STREAM_HEADERS : SSE_HEADERS),
   routes: [...routes('v1beta'), ...routes('v1')],
-  upstreamOperations: ['chat', 'count_tokens'],
-  claimsPath: (path) => path.startsWith('/v1beta/') || path.includes(':generateContent') || path.includes(':streamGenerateContent'),
+  upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  embeddings: geminiEmbeddings,
+  claimsPath: (path) => path.startsWith('/v1beta/') || path.includes(':generateContent') || path.includes(':streamGenerateContent') || path.includes(':embedContent') || path.includes(':batchEmbedContents'),
   genAi: { catalogProvider: 'gemini', providerName: 'gcp.gemini' },
 };

@@ -19,3 +19,13 @@ export function geminiChatOrigin(action: string, alt: string | string[] | undefi
   if (method === 'streamGenerateContent') return { pathModel: model, pathStream: true, jsonArrayStream: alt !== 'sse' };
   return undefined;
 }
+
+/** `model:embedContent` (one vector) or `model:batchEmbedContents`; undefined for any other method. */
+export function geminiEmbedOrigin(action: string): RequestOrigin | undefined {
+  const colon = action.lastIndexOf(':');
+  if (colon <= 0) return undefined;
+  const method = action.slice(colon + 1);
+  if (method === 'embedContent') return { pathModel: action.slice(0, colon), variant: 'single' };
+  if (method === 'batchEmbedContents') return { pathModel: action.slice(0, colon), variant: 'batch' };
+  return undefined;
+}

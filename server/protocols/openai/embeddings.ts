@@ -1,7 +1,10 @@
 import type { EmbeddingsCodec } from '../embeddings-codec.ts';
 import { replaceTopLevelString } from '../passthrough.ts';
 import { invalidField } from '../shared/invalid-field.ts';
-import { lastIntegerMember, optionalDimensions, textList, UpstreamShapeError, vectorOf, vectorToBase64 } from '../shared/embedding-vectors.ts';
+import { droppedEmbeddingFields, lastIntegerMember, optionalDimensions, refuseUntranslatable, textList, UpstreamShapeError, vectorOf, vectorToBase64 } from '../shared/embedding-vectors.ts';
+
+/** Token ids name tokens of OpenAI's tokenizer: no other upstream reads them. */
+const TOKEN_IDS = { field: 'input', why: 'token-id inputs are read by OpenAI\'s tokenizer only' } as const;
 
 /** OpenAI's limit on inputs in one `POST /v1/embeddings`. */
 const MAX_INPUTS = 2048;
@@ -24,24 +27,29 @@ export const openaiEmbeddings: EmbeddingsCodec = {
       if (input === '') throw invalidField('input', 'must not be empty');
       return { ...common, inputs: [input] };
     }
-    if (Array.isArray(input) && input.length > 0 && typeof input[0] === 'number') return { ...common, inputs: [], tokenInputs: [tokenIds(input, 'input')] };
+    if (Array.isArray(input) && input.length > 0 && typeof input[0] === 'number') {
+      tokenIds(input, 'input');
+      return { ...common, inputs: [], untranslatable: TOKEN_IDS };
+    }
     if (Array.isArray(input) && input.length > 0 && Array.isArray(input[0])) {
       if (input.length > MAX_INPUTS) throw invalidField('input', `holds ${input.length} inputs; at most ${MAX_INPUTS} are accepted in one request`);
-      return { ...common, inputs: [], tokenInputs: input.map((ids, i) => tokenIds(ids, `input[${i}]`)) };
+      input.forEach((ids, i) => tokenIds(ids, `input[${i}]`));
+      return { ...common, inputs: [], untranslatable: TOKEN_IDS };
     }
     if (input === undefined || input === null) throw invalidField('input', 'is required');
     return { ...common, inputs: textList(input, 'input', MAX_INPUTS) };
   },
 
   encodeRequest(request, lane) {
-    const input = request.tokenInputs ?? request.inputs;
+    refuseUntranslatable(request, 'openai');
+    const input = request.inputs;
     return {
       call: {
         path: '/embeddings',
         // Floats are asked for: they are what every client encoding is made from.
         body: JSON.stringify({ model: lane.model, input, encoding_format: 'float', ...(request.dimensions !== undefined && { dimensions: request.dimensions }) }),
       },
-      warnings: [],
+      warnings: droppedEmbeddingFields(request, {}),
     };
   },
 

@@ -66,9 +66,10 @@ export function lastIntegerMember(body: Buffer, key: string): number | undefined
   return digits === 0 ? undefined : n;
 }
 
-/** Token-id inputs name tokens of OpenAI's tokenizer: no other upstream can read them. */
-export function refuseTokenInputs(request: EmbeddingsRequest, target: string): void {
-  if (request.tokenInputs !== undefined) throw unsupportedField('input', target, 'token-id inputs are read by OpenAI\'s tokenizer only');
+/** Inputs the IR does not carry (token ids, images): refused by every lane of another protocol. */
+export function refuseUntranslatable(request: EmbeddingsRequest, target: string): void {
+  const { untranslatable } = request;
+  if (untranslatable !== undefined) throw unsupportedField(untranslatable.field, target, untranslatable.why);
 }
 
 /** Request fields the target has no slot for and drops (the vectors come back all the same). */
