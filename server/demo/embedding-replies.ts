@@ -107,7 +107,8 @@ function cohereReply(body: Json, v2: boolean): HttpReply {
       embeddings,
       texts,
       meta: { api_version: { version: v2 ? '2' : '1' }, billed_units: { input_tokens: tokens } },
-      response_type: byType ? 'embeddings_by_type' : 'embeddings_floats',
+      // The v2 API reference's answer has no response_type; v1's says which list it holds.
+      ...(!v2 && { response_type: byType ? 'embeddings_by_type' : 'embeddings_floats' }),
     },
   };
 }
@@ -120,7 +121,11 @@ function bedrockReply(body: Json, modelId: string): HttpReply {
     return {
       status: 200,
       headers: { 'x-amzn-bedrock-input-token-count': String(tokens) },
-      json: { embedding: demoVector(body.inputText, typeof body.dimensions === 'number' ? body.dimensions : DEMO_DIMENSIONS), inputTextTokenCount: tokens },
+      // Titan v2 always sends embeddingsByType (float at least), per the AWS model-parameters page.
+      json: (() => {
+        const vector = demoVector(body.inputText, typeof body.dimensions === 'number' ? body.dimensions : DEMO_DIMENSIONS);
+        return { embedding: vector, inputTextTokenCount: tokens, embeddingsByType: { float: vector } };
+      })(),
     };
   }
   if (modelId.includes('cohere.embed')) {

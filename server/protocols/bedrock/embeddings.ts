@@ -78,7 +78,8 @@ export const bedrockEmbeddings: EmbeddingsCodec = {
     const headers = { 'content-type': 'application/json', [INPUT_TOKENS_HEADER]: String(inputTokens) };
     if (request.shape?.startsWith('titan') === true) {
       const vector = response.vectors[0];
-      return { body: JSON.stringify({ embedding: vector, inputTextTokenCount: inputTokens, ...(request.shape !== 'titan' && { embeddingsByType: { float: vector } }) }), headers };
+      // Titan v2 always answers embeddingsByType too (float at least).
+      return { body: JSON.stringify({ embedding: vector, inputTextTokenCount: inputTokens, embeddingsByType: { float: vector } }), headers };
     }
     const byType = request.shape !== 'bedrock';
     return {

@@ -53,7 +53,8 @@ export const cohereEmbeddings: EmbeddingsCodec = {
         embeddings,
         texts: request.inputs,
         meta: { api_version: { version: request.shape?.startsWith('v1') === true ? '1' : '2' }, billed_units: { input_tokens: inputTokens } },
-        response_type: v1Floats ? 'embeddings_floats' : 'embeddings_by_type',
+        // v1 says which list it holds; v2's answer (its API reference's example) has no response_type.
+        ...(request.shape?.startsWith('v1') === true && { response_type: v1Floats ? 'embeddings_floats' : 'embeddings_by_type' }),
       }),
       headers: { 'content-type': 'application/json' },
     };
