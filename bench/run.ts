@@ -8,6 +8,7 @@
 //   probe       unloaded latency in µs: one request at a time, direct / proxy / gateway interleaved
 //   throughput  autocannon at each connection count: req/s, p50/p99, CPU µs per request, ratios
 //   paced       16 concurrent streams of 20 chunks 10 ms apart: first byte, gaps, coalesced chunks
+//   embeddings  POST /v1/embeddings (16 inputs x 1024 dims): direct / proxy / gateway same protocol and to Cohere
 //   memory      gateway RSS idle after start, peak under load, after load (always)
 //   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): load through a pool with one lane
 //               failing (500, reset, hang): client errors, failovers, breaker trips, RSS slope
@@ -19,7 +20,7 @@
 //   BENCH_CONNECTIONS           throughput connection counts [32,128]; comparison rows
 //                               (workers: 1, the other four protocols) run at the first one only
 //   BENCH_FILTER                keep gateway scenarios whose name contains this (baselines always run)
-//   BENCH_SECTIONS              comma list of probe,throughput,paced [all]
+//   BENCH_SECTIONS              comma list of probe,throughput,paced,embeddings [all]
 //   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [2000; quick: 200]
 //   BENCH_PROBE_ROUNDS          measured probe rounds per repeat [2000; quick: 200]
 //   BENCH_PACED_ROUNDS          paced rounds per target and repeat [4; quick: 1]
@@ -40,6 +41,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { embeddingsTable, runEmbeddings, type EmbeddingsRow } from './embeddings.ts';
 import { Fleet } from './fleet.ts';
 import { runLatencyProbe } from './latency-probe.ts';
 import { memoryRows, PeakRss } from './memory.ts';
@@ -85,19 +87,21 @@ async function runSuite(settings: Settings): Promise<void> {
   log(header.replace('\n', '; '));
   const peak = new PeakRss([...fleet.gateways.values()].map((g) => g.server.pid));
   let run: MeasuredRun;
+  let embeddings: EmbeddingsRow[] = [];
   try {
     const probe = settings.sections.includes('probe') ? await runLatencyProbe(fleet, settings, log) : [];
     const throughput = settings.sections.includes('throughput') ? await runThroughput(fleet, settings, log) : [];
     const paced = settings.sections.includes('paced') ? await runPacedStreams(fleet, settings, log) : [];
+    embeddings = settings.sections.includes('embeddings') ? await runEmbeddings(fleet, settings, log) : [];
     run = { probe, throughput, paced, memory: await memoryRows(fleet, peak), soak: undefined };
   } finally {
     peak.stop();
     await fleet.stop();
   }
   const verdicts = judge(run);
-  console.log(formatReport(run, verdicts, header));
+  console.log(formatReport(run, verdicts, header) + embeddingsTable(embeddings));
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(resultsJson(run, verdicts, meta), null, 2) + '\n');
+  writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify({ ...resultsJson(run, verdicts, meta), embeddings }, null, 2) + '\n');
   const subtitle = `${String(meta.date).slice(0, 16)}, ${settings.quick ? 'QUICK run (noisy), ' : ''}${settings.repeats} repeat(s) x ${settings.seconds} s, ${fleet.gateways.get('gateway')?.workers} workers, median CPU us/req from /proc`;
   writeFileSync(join(resultsDir, 'latest.svg'), cpuChartSvg(run.throughput, subtitle));
   log(`written ${join(resultsDir, 'latest.json')} and latest.svg`);
