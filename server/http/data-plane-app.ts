@@ -8,7 +8,7 @@ import type { Gateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';
 import { guessProtocol } from './guess-protocol.ts';
-import { listModels } from './list-models.ts';
+import { listGeminiModels, listModels, modelNotFound, retrieveGeminiModel, retrieveModel } from './list-models.ts';
 import { requestIdFor } from './request-id.ts';
 import { OPERATION_HANDLERS } from './operation-handlers.ts';
 
@@ -65,8 +65,34 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
       return false;
     }
   };
+  // The names clients may send and the operations each serves (http/list-models.ts).
+  const notFound = (ctx: Koa.Context, id: string) => {
+    const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(modelNotFound(id));
+    ctx.status = envelope.status;
+    ctx.set(envelope.headers);
+    ctx.body = envelope.body;
+  };
   router.get('/v1/models', async (ctx) => {
     if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listModels(gateway.config, ctx.headers);
+  });
+  router.get('/v1/models/:id', async (ctx) => {
+    if (!(await keyed(ctx, gateway.config.modelsRequireKey))) return;
+    const id = String(ctx.params.id);
+    const entry = retrieveModel(gateway.config, ctx.headers, id);
+    if (entry === undefined) notFound(ctx, id);
+    else ctx.body = entry;
+  });
+  for (const version of ['v1beta', 'v1']) {
+    router.get(`/${version}/models`, async (ctx) => {
+      if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listGeminiModels(gateway.config);
+    });
+  }
+  router.get('/v1beta/models/:id', async (ctx) => {
+    if (!(await keyed(ctx, gateway.config.modelsRequireKey))) return;
+    const id = String(ctx.params.id);
+    const entry = retrieveGeminiModel(gateway.config, id);
+    if (entry === undefined) notFound(ctx, id);
+    else ctx.body = entry;
   });
   // Liveness: the process answers. Readiness: it should be sent traffic (not starting, not
   // draining, its store readable, every worker up); 503 with the reason otherwise.
@@ -138,7 +164,7 @@ function allowedMethods(metrics: boolean): ReadonlyMap<string, string> {
   for (const protocol of PROTOCOLS) {
     for (const route of protocol.routes) if (!route.path.includes(':') && OPERATION_HANDLERS[route.operation] !== undefined) add(route.path, route.method);
   }
-  for (const path of ['/v1/models', '/healthz', '/readyz', ...(metrics ? ['/metrics'] : [])]) add(path, 'GET');
+  for (const path of ['/v1/models', '/v1beta/models', '/healthz', '/readyz', ...(metrics ? ['/metrics'] : [])]) add(path, 'GET');
   add(AUTH_TOKEN_PATH, 'GET');
   add(AUTH_TOKEN_PATH, 'POST');
   return new Map([...methods].map(([path, set]) => [path, [...set].sort().join(', ')]));

@@ -7,7 +7,7 @@ import type { Exchange } from '../gateway/gateway-context.ts';
 import { reportRequest } from '../gateway/report-request.ts';
 import { readRequestBody } from '../gateway/request-body.ts';
 import { requireLaneOperation, resolveModel, servingLanes } from '../gateway/resolve-model.ts';
-import type { OperationDeclaration } from './operation.ts';
+import type { OperationDeclaration, PreparedOperation } from './operation.ts';
 
 /**
  * One request of an operation other than chat, top to bottom: the chat pipeline's steps
@@ -32,9 +32,16 @@ async function answer(exchange: Exchange, declaration: OperationDeclaration): Pr
   let bodyRead = false;
   try {
     const key = governance === undefined ? undefined : await authorize(exchange, governance);
-    const body = await readRequestBody(exchange.req, gateway.config.limits.maxRequestBytes, hold);
-    bodyRead = true;
-    const prepared = declaration.prepare(exchange, body);
+    const limit = gateway.config.limits.maxRequestBytes;
+    let prepared: PreparedOperation;
+    if (declaration.prepareUpload !== undefined) {
+      // Streamed through: the body is read by the attempts, so an early answer closes the connection.
+      prepared = await declaration.prepareUpload(exchange, limit, hold);
+    } else {
+      const body = await readRequestBody(exchange.req, limit, hold);
+      bodyRead = true;
+      prepared = declaration.prepare!(exchange, body);
+    }
     const router = resolveModel(exchange, prepared.model, operation);
     const admitted = governance === undefined || key === undefined
       ? undefined

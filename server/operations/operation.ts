@@ -1,6 +1,7 @@
 import type { Operation } from '../config/runtime-config.ts';
 import type { OperationPricing } from '../gateway/admission.ts';
 import type { Attempt } from '../gateway/failover.ts';
+import type { BodyHold } from '../gateway/body-memory.ts';
 import type { Exchange } from '../gateway/gateway-context.ts';
 
 /**
@@ -21,7 +22,13 @@ export interface OperationDeclaration {
    * needs of it. Throws a `GatewayFailure` 400 naming the field for a bad request; it is
    * answered in the client's protocol.
    */
-  prepare(exchange: Exchange, body: Buffer): PreparedOperation;
+  prepare?(exchange: Exchange, body: Buffer): PreparedOperation;
+  /**
+   * Instead of `prepare`, for an upload that streams through (multipart audio and images): reads
+   * the request only as far as it must (its model), bounded by `limit` (413) and held in `hold`;
+   * each attempt then sends the rest as it arrives (operations/multipart/).
+   */
+  prepareUpload?(exchange: Exchange, limit: number, hold: BodyHold): Promise<PreparedOperation>;
 }
 
 export interface PreparedOperation {

@@ -33,9 +33,20 @@ export const openaiProtocol: ProtocolDefinition<'openai'> = {
   validators: { chat: validateOpenAIRequest },
   forwardedHeaders: ['openai-beta'],
   streamHeaders: () => SSE_HEADERS,
-  routes: [{ method: 'POST', path: '/v1/chat/completions', operation: 'chat' }, { method: 'POST', path: '/v1/embeddings', operation: 'embeddings' }],
+  routes: [
+    { method: 'POST', path: '/v1/chat/completions', operation: 'chat' },
+    { method: 'POST', path: '/v1/embeddings', operation: 'embeddings' },
+    // Served only within the protocol (operations/media/): `variant` says which of the operation's routes.
+    { method: 'POST', path: '/v1/moderations', operation: 'moderations', origin: () => ({ variant: 'moderations' }) },
+    { method: 'POST', path: '/v1/images/generations', operation: 'images', origin: () => ({ variant: 'generations' }) },
+    { method: 'POST', path: '/v1/images/edits', operation: 'images', origin: () => ({ variant: 'edits' }) },
+    { method: 'POST', path: '/v1/images/variations', operation: 'images', origin: () => ({ variant: 'variations' }) },
+    { method: 'POST', path: '/v1/audio/speech', operation: 'audio', origin: () => ({ variant: 'speech' }) },
+    { method: 'POST', path: '/v1/audio/transcriptions', operation: 'audio', origin: () => ({ variant: 'transcriptions' }) },
+    { method: 'POST', path: '/v1/audio/translations', operation: 'audio', origin: () => ({ variant: 'translations' }) },
+  ],
   // Counted through OpenAI's Responses endpoint (gateway/token-count-endpoints.ts).
-  upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  upstreamOperations: ['chat', 'count_tokens', 'embeddings', 'moderations', 'images', 'audio'],
   embeddings: openaiEmbeddings,
   claimsPath: () => false,
   genAi: { catalogProvider: 'openai', providerName: 'openai' },
