@@ -5,7 +5,7 @@ import type { ProtocolId } from '../ir/index.ts';
 import type { Operation } from '../ir/operation.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
 import { serveChat } from './serve-chat.ts';
-import { serveEmbeddings, serveMedia } from './serve-operation.ts';
+import { serveEmbeddings, serveMedia, serveRerank } from './serve-operation.ts';
 
 /** One data-plane request, routed: whose protocol, what the path said, the raw query, its id. */
 export interface OperationCall {
@@ -35,4 +35,5 @@ export const OPERATION_HANDLERS: { readonly [O in Operation]?: ServeOperation } 
   moderations: serveMedia,
   images: serveMedia,
   audio: serveMedia,
+  rerank: serveRerank,
 };

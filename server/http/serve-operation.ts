@@ -6,6 +6,7 @@ import { jsonMediaOperation, type JsonMediaRoute } from '../operations/media/jso
 import { IMAGE_GENERATIONS, MODERATIONS, SPEECH } from '../operations/media/openai-media-routes.ts';
 import { audioUpload, imageUpload } from '../operations/media/openai-upload-routes.ts';
 import { multipartOperation, type MultipartRoute } from '../operations/multipart/multipart-operation.ts';
+import { rerankOperation } from '../operations/rerank/rerank-operation.ts';
 import type { OperationDeclaration } from '../operations/operation.ts';
 import type { OperationCall } from './operation-handlers.ts';
 import { newExchange } from './serve-chat.ts';
@@ -36,4 +37,9 @@ export function serveMedia(gateway: Gateway, req: IncomingMessage, res: ServerRe
   const upload = UPLOADS[variant];
   if (upload === undefined) throw new Error(`no media route variant "${variant}"`);
   return serveOperation(gateway, req, res, call, multipartOperation(call.protocol, upload));
+}
+
+/** Rerank in Cohere's shape, `/v2/rerank` or `/v1/rerank` (operations/rerank/). */
+export function serveRerank(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall): Promise<void> {
+  return serveOperation(gateway, req, res, call, rerankOperation(call.protocol, call.origin.variant === 'v1' ? 'v1' : 'v2'));
 }

@@ -42,7 +42,8 @@ export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
     { method: 'POST', path: '/model/:modelId/invoke', operation: 'embeddings', origin: (params) => ({ pathModel: String(params.modelId) }) },
   ],
   // CountTokens (`/model/{id}/count-tokens`) where the model has it.
-  upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  // Rerank: InvokeModel on Cohere Rerank models, from Cohere-shaped rerank routes (operations/rerank/).
+  upstreamOperations: ['chat', 'count_tokens', 'embeddings', 'rerank'],
   embeddings: bedrockEmbeddings,
   claimsPath: (path) => path.startsWith('/model/'),
   genAi: { catalogProvider: 'bedrock', providerName: 'aws.bedrock' },

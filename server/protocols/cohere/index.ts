@@ -41,10 +41,13 @@ export const cohereProtocol: ProtocolDefinition<'cohere'> = {
     { method: 'POST', path: '/v2/chat', operation: 'chat' },
     { method: 'POST', path: '/v2/embed', operation: 'embeddings', origin: () => V2 },
     { method: 'POST', path: '/v1/embed', operation: 'embeddings', origin: () => V1 },
+    // Rerank, Cohere's native v2 and the v1 shape Jina-style clients call (operations/rerank/).
+    { method: 'POST', path: '/v2/rerank', operation: 'rerank', origin: () => V2 },
+    { method: 'POST', path: '/v1/rerank', operation: 'rerank', origin: () => V1 },
   ],
   // No count endpoint the gateway uses: a count on a Cohere lane is an estimate.
-  upstreamOperations: ['chat', 'embeddings'],
+  upstreamOperations: ['chat', 'embeddings', 'rerank'],
   embeddings: cohereEmbeddings,
-  claimsPath: (path) => path.startsWith('/v2/') || path === '/v1/embed',
+  claimsPath: (path) => path.startsWith('/v2/') || path === '/v1/embed' || path === '/v1/rerank',
   genAi: { catalogProvider: 'cohere', providerName: 'cohere' },
 };
