@@ -8,7 +8,7 @@ import type { Gateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';
 import { guessProtocol } from './guess-protocol.ts';
-import { listGeminiModels, listModels, modelNotFound, retrieveGeminiModel, retrieveModel } from './list-models.ts';
+import { listModels, modelListShape, modelNotFound, retrieveModel, type ModelListShape } from './list-models.ts';
 import { requestIdFor } from './request-id.ts';
 import { OPERATION_HANDLERS } from './operation-handlers.ts';
 
@@ -72,28 +72,21 @@ export function createDataPlaneApp(gateway: Gateway, extras: DataPlaneExtras = {
     ctx.set(envelope.headers);
     ctx.body = envelope.body;
   };
-  router.get('/v1/models', async (ctx) => {
-    if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listModels(gateway.config, ctx.headers);
-  });
-  router.get('/v1/models/:id', async (ctx) => {
-    if (!(await keyed(ctx, gateway.config.modelsRequireKey))) return;
-    const id = String(ctx.params.id);
-    const entry = retrieveModel(gateway.config, ctx.headers, id);
-    if (entry === undefined) notFound(ctx, id);
-    else ctx.body = entry;
-  });
-  for (const version of ['v1beta', 'v1']) {
+  // `/v1/models` answers in the shape of the SDK asking: Anthropic's (anthropic-version), Gemini's
+  // (x-goog-api-key: @google/genai lists under /v1 too), OpenAI's otherwise; `/v1beta` is Gemini's.
+  for (const version of ['v1', 'v1beta']) {
+    const shape = (ctx: Koa.Context): ModelListShape => (version === 'v1beta' ? 'gemini' : modelListShape(ctx.headers));
     router.get(`/${version}/models`, async (ctx) => {
-      if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listGeminiModels(gateway.config);
+      if (await keyed(ctx, gateway.config.modelsRequireKey)) ctx.body = listModels(gateway.config, shape(ctx));
+    });
+    router.get(`/${version}/models/:id`, async (ctx) => {
+      if (!(await keyed(ctx, gateway.config.modelsRequireKey))) return;
+      const id = String(ctx.params.id);
+      const entry = retrieveModel(gateway.config, shape(ctx), id);
+      if (entry === undefined) notFound(ctx, id);
+      else ctx.body = entry;
     });
   }
-  router.get('/v1beta/models/:id', async (ctx) => {
-    if (!(await keyed(ctx, gateway.config.modelsRequireKey))) return;
-    const id = String(ctx.params.id);
-    const entry = retrieveGeminiModel(gateway.config, id);
-    if (entry === undefined) notFound(ctx, id);
-    else ctx.body = entry;
-  });
   // Liveness: the process answers. Readiness: it should be sent traffic (not starting, not
   // draining, its store readable, every worker up); 503 with the reason otherwise.
   router.get('/healthz', (ctx) => {

@@ -27,13 +27,24 @@ function operationsOf(lanes: readonly ModelRoute[]): Operation[] {
   return [...all];
 }
 
+/** Whose list shape an answer takes: the SDK asking says by its protocol header. */
+export type ModelListShape = 'openai' | 'anthropic' | 'gemini';
+
+export function modelListShape(headers: IncomingHttpHeaders): ModelListShape {
+  if (headers['anthropic-version'] !== undefined) return 'anthropic';
+  if (headers['x-goog-api-key'] !== undefined) return 'gemini';
+  return 'openai';
+}
+
 /**
- * `GET /v1/models`: OpenAI's list shape plus the gateway's own `operations` member on each entry,
- * or Anthropic's when the request carries `anthropic-version` (the Anthropic SDK's models.list()).
+ * `GET /v1/models`: OpenAI's list shape plus the gateway's own `operations` member on each entry;
+ * Anthropic's (models.list() of its SDK) or Gemini's (`models/{id}` names and the methods each
+ * supports) for those SDKs.
  */
-export function listModels(config: RuntimeConfig, headers: IncomingHttpHeaders): Record<string, unknown> {
+export function listModels(config: RuntimeConfig, shape: ModelListShape): Record<string, unknown> {
   const names = listedNames(config);
-  if (headers['anthropic-version'] !== undefined) {
+  if (shape === 'gemini') return { models: names.map(geminiEntry) };
+  if (shape === 'anthropic') {
     return {
       data: names.map((n) => anthropicEntry(config, n)),
       has_more: false,
@@ -44,22 +55,13 @@ export function listModels(config: RuntimeConfig, headers: IncomingHttpHeaders):
   return { object: 'list', data: names.map((n) => openaiEntry(config, n)) };
 }
 
-/** `GET /v1/models/{id}`: one entry in the same shapes; undefined for a name not configured. */
-export function retrieveModel(config: RuntimeConfig, headers: IncomingHttpHeaders, id: string): Record<string, unknown> | undefined {
-  const name = listedNames(config).find((n) => n.id === id);
-  if (name === undefined) return undefined;
-  return headers['anthropic-version'] !== undefined ? anthropicEntry(config, name) : openaiEntry(config, name);
-}
-
-/** Gemini's `GET /v1beta/models` (and `/v1beta/models/{name}`): what `@google/genai` models.list() reads. */
-export function listGeminiModels(config: RuntimeConfig): Record<string, unknown> {
-  return { models: listedNames(config).map(geminiEntry) };
-}
-
-export function retrieveGeminiModel(config: RuntimeConfig, id: string): Record<string, unknown> | undefined {
-  const bare = id.startsWith('models/') ? id.slice('models/'.length) : id;
+/** `GET /v1/models/{id}`: one entry in the same shapes (Gemini's id may be `models/{id}`); undefined for a name not configured. */
+export function retrieveModel(config: RuntimeConfig, shape: ModelListShape, id: string): Record<string, unknown> | undefined {
+  const bare = shape === 'gemini' && id.startsWith('models/') ? id.slice('models/'.length) : id;
   const name = listedNames(config).find((n) => n.id === bare);
-  return name === undefined ? undefined : geminiEntry(name);
+  if (name === undefined) return undefined;
+  if (shape === 'gemini') return geminiEntry(name);
+  return shape === 'anthropic' ? anthropicEntry(config, name) : openaiEntry(config, name);
 }
 
 export function modelNotFound(id: string): GatewayError {
