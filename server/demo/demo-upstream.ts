@@ -6,7 +6,7 @@ import { type EchoProtocol, errorProtocolFor } from './echo-protocol.ts';
 import { echoReply } from './echo-reply.ts';
 import { errorReply } from './error-reply.ts';
 import { type HttpReply, writeHttpReply } from './http-reply.ts';
-import { readBody } from './read-body.ts';
+import { readBoundedBody } from '../http-body/bounded-body.ts';
 
 export interface DemoUpstreamOptions {
   /** Interface to listen on; 127.0.0.1 by default so the demo is never reachable from outside. */
@@ -53,7 +53,7 @@ export async function startDemoUpstream(options: DemoUpstreamOptions = {}): Prom
 
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = req.url ?? '/';
-  const { body, tooLarge } = await readBody(req, MAX_BODY_BYTES);
+  const { body, overLimit: tooLarge } = await readBoundedBody(req, { limit: MAX_BODY_BYTES, past: { then: 'drain' } });
   writeHttpReply(res, replyFor(req, path, body, tooLarge));
 }
 

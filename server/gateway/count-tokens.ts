@@ -3,7 +3,7 @@ import type { ModelRoute } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError, type ChatRequest, type ProtocolId } from '../ir/index.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { codecFor, protocolDefinition } from '../protocols/registry.ts';
-import { readBounded } from '../upstream/read-bounded.ts';
+import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import { sendUpstream } from '../upstream/send-upstream.ts';
 import type { Gateway } from './gateway-context.ts';
@@ -182,7 +182,7 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
     provider: lane.provider, path, body, forwardHeaders, stream: false, signal,
     headersTimeoutMs: lane.timeouts.firstByteMs, idleTimeoutMs: lane.timeouts.idleMs,
   });
-  const text = (await readBounded(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
+  const text = (await readUpstreamBody(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
   if (upstream.status >= 400) {
     // Decoded and classified as a chat attempt's error is (attempt-failure.ts), when it is relayed.
     const codec = codecFor(lane.provider.protocol);
