@@ -16,7 +16,6 @@ import { credentialMaskFor } from './credential-mask.ts';
 import { forwardedClientHeaders } from './relayed-headers.ts';
 import { checkRequestJson, parseJsonObject, readRequestBody } from './request-body.ts';
 import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
-import { countEndpointFor } from './token-count-endpoints.ts';
 import { estimateInputTokens, tokensInBytes } from './token-estimate.ts';
 
 /** The two count routes the gateway serves: Anthropic's `count_tokens` and Gemini's `:countTokens`. */
@@ -166,7 +165,8 @@ async function forward(gateway: Gateway, req: IncomingMessage, call: CountCall, 
 
 /** Another protocol: the lane's own count endpoint, if it has one; undefined (an estimate) otherwise or when it fails. */
 async function countOnLane(gateway: Gateway, lane: ModelRoute, request: ChatRequest, signal: AbortSignal): Promise<number | undefined> {
-  const endpoint = countEndpointFor(lane.provider.protocol, request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+  // The lane protocol's own count endpoint, as its definition declares (protocols/<id>/count-endpoint.ts).
+  const endpoint = protocolDefinition(lane.provider.protocol).countEndpoint?.(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
   if (endpoint === undefined) return undefined;
   try {
     return endpoint.count(await post(gateway, lane, endpoint.path, JSON.stringify(endpoint.body), {}, signal, false));

@@ -8,6 +8,7 @@ import { GeminiStreamDecoder } from './stream-decoder.ts';
 import { GeminiStreamEncoder } from './stream-encoder.ts';
 import validateGeminiRequest from '../../../generated/validators/gemini-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import { geminiCountEndpoint } from './count-endpoint.ts';
 import type { ProtocolDefinition, ProtocolRoute } from '../definition.ts';
 import { geminiChatOrigin, geminiCountTokensModel } from './path-action.ts';
 
@@ -55,6 +56,7 @@ export const geminiProtocol: ProtocolDefinition<'gemini'> = {
   streamHeaders: (origin) => (origin.jsonArrayStream === true ? JSON_ARRAY_STREAM_HEADERS : SSE_HEADERS),
   routes: [...routes('v1beta'), ...routes('v1')],
   upstreamOperations: ['chat', 'count_tokens'],
+  countEndpoint: geminiCountEndpoint,
   claimsPath: (path) => path.startsWith('/v1beta/') || path.includes(':generateContent') || path.includes(':streamGenerateContent'),
   genAi: { catalogProvider: 'gemini', providerName: 'gcp.gemini' },
 };

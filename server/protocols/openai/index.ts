@@ -8,6 +8,7 @@ import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { OpenAIStreamEncoder } from './stream-encoder.ts';
 import validateOpenAIRequest from '../../../generated/validators/openai-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import { responsesCountEndpoint } from '../responses/count-endpoint.ts';
 import type { ProtocolDefinition } from '../definition.ts';
 
 /** OpenAI Chat Completions (`POST {base_url}/chat/completions`). */
@@ -33,8 +34,9 @@ export const openaiProtocol: ProtocolDefinition<'openai'> = {
   forwardedHeaders: ['openai-beta'],
   streamHeaders: () => SSE_HEADERS,
   routes: [{ method: 'POST', path: '/v1/chat/completions', operation: 'chat' }],
-  // Counted through OpenAI's Responses endpoint (gateway/token-count-endpoints.ts).
+  // Counted through OpenAI's Responses endpoint.
   upstreamOperations: ['chat', 'count_tokens'],
+  countEndpoint: responsesCountEndpoint,
   claimsPath: () => false,
   genAi: { catalogProvider: 'openai', providerName: 'openai' },
 };
