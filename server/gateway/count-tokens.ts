@@ -3,7 +3,7 @@ import type { ModelRoute } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError, type ChatRequest, type ProtocolId } from '../ir/index.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { codecFor, protocolDefinition } from '../protocols/registry.ts';
-import { readBounded } from '../upstream/read-bounded.ts';
+import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import { sendUpstream } from '../upstream/send-upstream.ts';
 import type { Gateway } from './gateway-context.ts';
@@ -16,7 +16,6 @@ import { credentialMaskFor } from './credential-mask.ts';
 import { forwardedClientHeaders } from './relayed-headers.ts';
 import { checkRequestJson, parseJsonObject, readRequestBody } from './request-body.ts';
 import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
-import { countEndpointFor } from './token-count-endpoints.ts';
 import { estimateInputTokens, tokensInBytes } from './token-estimate.ts';
 
 /** The two count routes the gateway serves: Anthropic's `count_tokens` and Gemini's `:countTokens`. */
@@ -166,7 +165,8 @@ async function forward(gateway: Gateway, req: IncomingMessage, call: CountCall, 
 
 /** Another protocol: the lane's own count endpoint, if it has one; undefined (an estimate) otherwise or when it fails. */
 async function countOnLane(gateway: Gateway, lane: ModelRoute, request: ChatRequest, signal: AbortSignal): Promise<number | undefined> {
-  const endpoint = countEndpointFor(lane.provider.protocol, request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+  // The lane protocol's own count endpoint, as its definition declares (protocols/<id>/count-endpoint.ts).
+  const endpoint = protocolDefinition(lane.provider.protocol).countEndpoint?.(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
   if (endpoint === undefined) return undefined;
   try {
     return endpoint.count(await post(gateway, lane, endpoint.path, JSON.stringify(endpoint.body), {}, signal, false));
@@ -182,7 +182,7 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
     provider: lane.provider, path, body, forwardHeaders, stream: false, signal,
     headersTimeoutMs: lane.timeouts.firstByteMs, idleTimeoutMs: lane.timeouts.idleMs,
   });
-  const text = (await readBounded(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
+  const text = (await readUpstreamBody(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
   if (upstream.status >= 400) {
     // Decoded and classified as a chat attempt's error is (attempt-failure.ts), when it is relayed.
     const codec = codecFor(lane.provider.protocol);

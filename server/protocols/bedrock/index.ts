@@ -8,6 +8,7 @@ import { BedrockStreamDecoder } from './stream-decoder.ts';
 import { BedrockStreamEncoder } from './stream-encoder.ts';
 import validateBedrockRequest from '../../../generated/validators/bedrock-request.js';
 import { EVENTSTREAM_HEADERS } from '../../framing/eventstream-frame.ts';
+import { bedrockCountEndpoint } from './count-endpoint.ts';
 import type { ProtocolDefinition } from '../definition.ts';
 import { bedrockEmbeddings } from './embeddings.ts';
 
@@ -43,6 +44,7 @@ export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
   ],
   // CountTokens (`/model/{id}/count-tokens`) where the model has it.
   upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  countEndpoint: bedrockCountEndpoint,
   embeddings: bedrockEmbeddings,
   claimsPath: (path) => path.startsWith('/model/'),
   genAi: { catalogProvider: 'bedrock', providerName: 'aws.bedrock' },

@@ -8,6 +8,7 @@ import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { OpenAIStreamEncoder } from './stream-encoder.ts';
 import validateOpenAIRequest from '../../../generated/validators/openai-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import { responsesCountEndpoint } from '../responses/count-endpoint.ts';
 import type { ProtocolDefinition } from '../definition.ts';
 import { openaiEmbeddings } from './embeddings.ts';
 
@@ -34,8 +35,9 @@ export const openaiProtocol: ProtocolDefinition<'openai'> = {
   forwardedHeaders: ['openai-beta'],
   streamHeaders: () => SSE_HEADERS,
   routes: [{ method: 'POST', path: '/v1/chat/completions', operation: 'chat' }, { method: 'POST', path: '/v1/embeddings', operation: 'embeddings' }],
-  // Counted through OpenAI's Responses endpoint (gateway/token-count-endpoints.ts).
+  // Counted through OpenAI's Responses endpoint.
   upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  countEndpoint: responsesCountEndpoint,
   embeddings: openaiEmbeddings,
   claimsPath: () => false,
   genAi: { catalogProvider: 'openai', providerName: 'openai' },
