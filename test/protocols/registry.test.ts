@@ -43,6 +43,7 @@ describe('the protocol registry', () => {
     const table = fastRouteTable();
     expect(Object.fromEntries([...table].map(([path, route]) => [path, route.protocol]))).toEqual({
       '/v1/chat/completions': 'openai',
+      '/v1/embeddings': 'openai',
       '/v1/responses': 'responses',
       '/v1/messages': 'anthropic',
       '/v1/messages/count_tokens': 'anthropic',
@@ -50,6 +51,7 @@ describe('the protocol registry', () => {
     });
     expect(table.get('/v1/messages')?.serve).toBe(OPERATION_HANDLERS.chat);
     expect(table.get('/v1/messages/count_tokens')?.serve).toBe(OPERATION_HANDLERS.count_tokens);
+    expect(table.get('/v1/embeddings')?.serve).toBe(OPERATION_HANDLERS.embeddings);
   });
 
   it('claims each protocol\'s own paths for its error shape', () => {

@@ -7,6 +7,7 @@ import { decodeError, encodeError } from './errors.ts';
 import { BedrockStreamDecoder } from './stream-decoder.ts';
 import { BedrockStreamEncoder } from './stream-encoder.ts';
 import validateBedrockRequest from '../../../generated/validators/bedrock-request.js';
+import validateBedrockEmbeddingsRequest from '../../../generated/validators/bedrock-embeddings-request.js';
 import { EVENTSTREAM_HEADERS } from '../../framing/eventstream-frame.ts';
 import { bedrockCountEndpoint } from './count-endpoint.ts';
 import type { ProtocolDefinition } from '../definition.ts';
@@ -33,7 +34,7 @@ export const bedrockCodec: ProtocolCodec = {
 export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
   id: 'bedrock',
   codec: bedrockCodec,
-  validators: { chat: validateBedrockRequest },
+  validators: { chat: validateBedrockRequest, embeddings: validateBedrockEmbeddingsRequest },
   forwardedHeaders: [],
   streamHeaders: () => EVENTSTREAM_HEADERS,
   routes: [

@@ -7,6 +7,7 @@ import { decodeError, encodeError } from './errors.ts';
 import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { OpenAIStreamEncoder } from './stream-encoder.ts';
 import validateOpenAIRequest from '../../../generated/validators/openai-request.js';
+import validateOpenAIEmbeddingsRequest from '../../../generated/validators/openai-embeddings-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
 import { responsesCountEndpoint } from '../responses/count-endpoint.ts';
 import type { ProtocolDefinition } from '../definition.ts';
@@ -31,7 +32,7 @@ export const openaiCodec: ProtocolCodec = {
 export const openaiProtocol: ProtocolDefinition<'openai'> = {
   id: 'openai',
   codec: openaiCodec,
-  validators: { chat: validateOpenAIRequest },
+  validators: { chat: validateOpenAIRequest, embeddings: validateOpenAIEmbeddingsRequest },
   forwardedHeaders: ['openai-beta'],
   streamHeaders: () => SSE_HEADERS,
   routes: [{ method: 'POST', path: '/v1/chat/completions', operation: 'chat' }, { method: 'POST', path: '/v1/embeddings', operation: 'embeddings' }],
