@@ -7,7 +7,7 @@ import { type EchoProtocol, errorProtocolFor } from './echo-protocol.ts';
 import { echoReply } from './echo-reply.ts';
 import { errorReply } from './error-reply.ts';
 import { type HttpReply, writeHttpReply } from './http-reply.ts';
-import { readBody } from './read-body.ts';
+import { readBoundedBody } from '../http-body/bounded-body.ts';
 import { embeddingsReply } from './embedding-replies.ts';
 
 export interface DemoUpstreamOptions {
@@ -55,7 +55,7 @@ export async function startDemoUpstream(options: DemoUpstreamOptions = {}): Prom
 
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = req.url ?? '/';
-  const { body, tooLarge } = await readBody(req, MAX_BODY_BYTES);
+  const { body, overLimit: tooLarge } = await readBoundedBody(req, { limit: MAX_BODY_BYTES, past: { then: 'drain' } });
   writeHttpReply(res, replyFor(req, path, body, tooLarge));
 }
 

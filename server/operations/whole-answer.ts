@@ -9,6 +9,7 @@ import { forwardedClientHeaders, relayedHeaders } from '../gateway/relayed-heade
 import { GatewayFailure, gatewayError, type Usage } from '../ir/index.ts';
 import type { TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
+import { readBoundedBody } from '../http-body/bounded-body.ts';
 import { sendUpstream } from '../upstream/send-upstream.ts';
 
 /** The most of one upstream answer read (2048 vectors of 3072 floats as JSON is about 130 MB). */
@@ -127,17 +128,8 @@ async function callLane(exchange: Exchange, attempt: AttemptContext, call: Whole
 }
 
 async function readWhole(body: Readable, lane: ModelRoute): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw badAnswer(lane, `an answer larger than ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  // Past the limit the answer fails: a cut JSON answer is no answer (the next lane may do better).
+  const { body: whole } = await readBoundedBody(body, { limit: MAX_ANSWER_BYTES, past: { then: 'fail', error: () => badAnswer(lane, `an answer larger than ${MAX_ANSWER_BYTES} bytes`) } });
   if (!startsAsJsonObject(whole)) throw badAnswer(lane, 'an answer that is not a JSON object');
   return whole;
 }

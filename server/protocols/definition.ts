@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Operation } from '../ir/operation.ts';
 import type { ProtocolCodec, RequestOrigin } from './codec.ts';
 import type { EmbeddingsCodec } from './embeddings-codec.ts';
+import type { CountEndpointFor } from './shared/count-endpoint.ts';
 
 /** Path parameters as the router gives them (percent-decoded). */
 export type RouteParams = Readonly<Record<string, string>>;
@@ -42,6 +43,8 @@ export interface ProtocolDefinition<Id extends string = string> {
   readonly routes: readonly ProtocolRoute[];
   /** Operations a lane of this protocol can be sent (a request for another one is refused naming it). */
   readonly upstreamOperations: readonly Operation[];
+  /** Its provider's input-token count endpoint (`count_tokens` among upstreamOperations); absent: a count on its lanes is an estimate. */
+  readonly countEndpoint?: CountEndpointFor;
   /**
    * Does a path that matched no route belong to this protocol? (Its 404 or 405 is then written in
    * this protocol's error shape: see http/guess-protocol.ts.) Checked in registry order.

@@ -38,7 +38,7 @@ describe('the embedded default', () => {
     expect(config.source).toBe('(embedded default)');
     expect([...config.models.keys()]).toEqual(['demo', 'demo-claude', 'demo-embed']);
     expect([...config.models.get('demo-embed')!.operations]).toEqual(['embeddings']);
-    expect([...config.models.get('demo')!.operations]).toEqual(['chat']);
+    expect([...config.models.get('demo')!.operations]).toEqual(['chat', 'count_tokens']); // a chat model counts tokens too
     expect(config.models.get('demo')).toMatchObject({ upstreamModel: 'demo-echo', provider: { name: 'demo', protocol: 'openai', auth: 'none' } });
     expect(config.models.get('demo-claude')).toMatchObject({ upstreamModel: 'demo-echo', defaultMaxTokens: 1024, provider: { name: 'demo-anthropic', protocol: 'anthropic' } });
     expect([...config.pools.keys()]).toEqual(['demo-pool']);

@@ -41,7 +41,7 @@ describe('data plane', () => {
   afterAll(() => h.close());
 
   it('answers an unknown Gemini method with a 404 in the Gemini error shape', async () => {
-    const res = await fetch(`${h.url}/v1beta/models/gpt:embedContent`, { method: 'POST', body: '{}' });
+    const res = await fetch(`${h.url}/v1beta/models/gpt:predict`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
   });

@@ -134,6 +134,13 @@ describe('refusals', () => {
     expect(h.upstream.requests).toHaveLength(0);
   });
 
+  it('a token count asked of an embedding model: 400 in Anthropic\'s shape naming the operation', async () => {
+    const res = await fetch(`${h.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ model: 'e-openai', messages: [{ role: 'user', content: 'x' }] }) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/does not serve count_tokens/) } });
+    expect(h.upstream.requests).toHaveLength(0);
+  });
+
   it('bad input in each client\'s shape', async () => {
     const gemini = await fetch(`${h.url}/v1beta/models/e-openai:batchEmbedContents`, { method: 'POST', body: JSON.stringify({ requests: [] }) });
     expect(gemini.status).toBe(400);

@@ -57,6 +57,16 @@ describe('OpenAI embeddings, same protocol', () => {
     expect(record).toMatchObject({ operation: 'embeddings', ingress: 'openai', egress: 'openai', model: 'embed', lane: 'embed', status: 200, usage: { inputTokens: 3, outputTokens: 0 }, costMicrocents: 6n });
   });
 
+  it('the same protocol forwards the client\'s bytes as they are, only the model rewritten; the answer\'s bytes come back as sent', async () => {
+    const { secret } = await key();
+    const raw = '{ "input" : ["a  b"],\n  "model":"embed", "x-unknown": {"kept": true}, "encoding_format": "float" }';
+    const res = await fetch(`${h.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: raw });
+    expect(res.status).toBe(200);
+    expect(h.lastRequest().rawBody.toString('utf8')).toBe(raw.replace('"embed"', '"text-embedding-3-small"'));
+    const answer = await res.text();
+    expect(JSON.parse(answer)).toMatchObject({ model: 'text-embedding-3-small', data: [{ embedding: demoVector('a  b') }] }); // the upstream's own answer
+  });
+
   it('float encoding and dimensions pass through', async () => {
     const answer = await openai.embeddings.create({ model: 'embed', input: 'one', encoding_format: 'float', dimensions: 4 });
     expect(answer.data[0]!.embedding).toEqual(demoVector('one', 4));
@@ -84,6 +94,9 @@ describe('OpenAI embeddings, same protocol', () => {
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
     const big = await openai.embeddings.create({ model: 'embed', input: 'x'.repeat(70 * 1024) }).catch((e: unknown) => e);
     expect((big as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
+    const geminiBig = await fetch(`${h.url}/v1beta/models/embed:embedContent`, { method: 'POST', headers: { 'x-goog-api-key': (await key()).secret }, body: JSON.stringify({ content: { parts: [{ text: 'x'.repeat(70 * 1024) }] } }) });
+    expect(geminiBig.status).toBe(413);
+    expect(((await geminiBig.json()) as { error: { status: string } }).error.status).toBeTypeOf('string'); // Gemini's error shape
     expect(h.upstream.requests).toHaveLength(0);
   });
 });

@@ -7,7 +7,7 @@ import { echoProtocolForPath, errorProtocolFor } from '../../server/demo/echo-pr
 import { echoReply } from '../../server/demo/echo-reply.ts';
 import { embeddingsEndpointFor, embeddingsReply } from '../../server/demo/embedding-replies.ts';
 import { errorReply } from '../../server/demo/error-reply.ts';
-import { readBody } from '../../server/demo/read-body.ts';
+import { readBoundedBody } from '../../server/http-body/bounded-body.ts';
 import { mediaReply } from './media-replies.ts';
 
 export interface RecordedRequest {
@@ -116,7 +116,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
 }
 
 async function receive(req: IncomingMessage): Promise<RecordedRequest> {
-  const { body } = await readBody(req);
+  const { body } = await readBoundedBody(req, { limit: Number.POSITIVE_INFINITY, past: { then: 'drain' } });
   return { method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, rawBody: body, json: parseJson(body) };
 }
 

@@ -1,4 +1,5 @@
-import { parseJsonObject } from '../../gateway/request-body.ts';
+import { parseRequestJson } from '../../gateway/request-body.ts';
+import { protocolDefinition } from '../../protocols/registry.ts';
 import { tokensInBytes } from '../../gateway/token-estimate.ts';
 import { GatewayFailure, gatewayError, ZERO_USAGE, type EmbeddingsRequest, type ProtocolId, type Usage } from '../../ir/index.ts';
 import type { EmbeddingLane, EmbeddingsOrigin } from '../../protocols/embeddings-codec.ts';
@@ -16,11 +17,13 @@ import { embeddingsPricing } from './embeddings-pricing.ts';
  */
 export function embeddingsOperation(protocol: ProtocolId, origin: EmbeddingsOrigin): OperationDeclaration {
   const codec = embeddingsCodecFor(protocol);
-  if (codec === undefined) throw new Error(`the ${protocol} protocol has no embeddings route`);
+  const validate = protocolDefinition(protocol).validators.embeddings;
+  if (codec === undefined || validate === undefined) throw new Error(`the ${protocol} protocol has no embeddings route`);
   return {
     operation: 'embeddings',
     prepare(exchange, body) {
-      const json = parseJsonObject(body);
+      // The protocol's published request schema first (spec/protocols/<id>/embeddings-request.schema.json), then the codec's own checks.
+      const json = parseRequestJson(body, validate);
       const request = codec.decodeRequest(withoutAbsentNulls(json, protocol), origin);
       const textBytes = request.untranslatable === undefined ? textBytesOf(request) : body.length;
       return {

@@ -8,6 +8,7 @@ import { AnthropicStreamDecoder } from './stream-decoder.ts';
 import { AnthropicStreamEncoder } from './stream-encoder.ts';
 import validateAnthropicRequest from '../../../generated/validators/anthropic-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import { anthropicCountEndpoint } from './count-endpoint.ts';
 import type { ProtocolDefinition, RouteParams } from '../definition.ts';
 
 /** Anthropic Messages (`POST {base_url}/v1/messages`). */
@@ -44,6 +45,7 @@ export const anthropicProtocol: ProtocolDefinition<'anthropic'> = {
     { method: 'POST', path: '/:model/v1/messages', operation: 'chat', origin: pathModel },
   ],
   upstreamOperations: ['chat', 'count_tokens'],
+  countEndpoint: anthropicCountEndpoint,
   claimsPath: (path) => MESSAGES_PATH.test(path),
   claimsHeader: 'anthropic-version',
   genAi: { catalogProvider: 'anthropic', providerName: 'anthropic' },

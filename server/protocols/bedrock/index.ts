@@ -7,7 +7,9 @@ import { decodeError, encodeError } from './errors.ts';
 import { BedrockStreamDecoder } from './stream-decoder.ts';
 import { BedrockStreamEncoder } from './stream-encoder.ts';
 import validateBedrockRequest from '../../../generated/validators/bedrock-request.js';
+import validateBedrockEmbeddingsRequest from '../../../generated/validators/bedrock-embeddings-request.js';
 import { EVENTSTREAM_HEADERS } from '../../framing/eventstream-frame.ts';
+import { bedrockCountEndpoint } from './count-endpoint.ts';
 import type { ProtocolDefinition } from '../definition.ts';
 import { bedrockEmbeddings } from './embeddings.ts';
 
@@ -32,7 +34,7 @@ export const bedrockCodec: ProtocolCodec = {
 export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
   id: 'bedrock',
   codec: bedrockCodec,
-  validators: { chat: validateBedrockRequest },
+  validators: { chat: validateBedrockRequest, embeddings: validateBedrockEmbeddingsRequest },
   forwardedHeaders: [],
   streamHeaders: () => EVENTSTREAM_HEADERS,
   routes: [
@@ -44,6 +46,7 @@ export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
   // CountTokens (`/model/{id}/count-tokens`) where the model has it.
   // Rerank: InvokeModel on Cohere Rerank models, from Cohere-shaped rerank routes (operations/rerank/).
   upstreamOperations: ['chat', 'count_tokens', 'embeddings', 'rerank'],
+  countEndpoint: bedrockCountEndpoint,
   embeddings: bedrockEmbeddings,
   claimsPath: (path) => path.startsWith('/model/'),
   genAi: { catalogProvider: 'bedrock', providerName: 'aws.bedrock' },

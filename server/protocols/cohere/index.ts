@@ -7,6 +7,7 @@ import { decodeError, encodeError } from './errors.ts';
 import { CohereStreamDecoder } from './stream-decoder.ts';
 import { CohereStreamEncoder } from './stream-encoder.ts';
 import validateCohereRequest from '../../../generated/validators/cohere-request.js';
+import validateCohereEmbeddingsRequest from '../../../generated/validators/cohere-embeddings-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
 import type { ProtocolDefinition } from '../definition.ts';
 import type { RequestOrigin } from '../codec.ts';
@@ -34,7 +35,7 @@ const V1: RequestOrigin = Object.freeze({ variant: 'v1' });
 export const cohereProtocol: ProtocolDefinition<'cohere'> = {
   id: 'cohere',
   codec: cohereCodec,
-  validators: { chat: validateCohereRequest },
+  validators: { chat: validateCohereRequest, embeddings: validateCohereEmbeddingsRequest },
   forwardedHeaders: [],
   streamHeaders: () => SSE_HEADERS,
   routes: [

@@ -7,7 +7,9 @@ import { decodeError, encodeError } from './errors.ts';
 import { GeminiStreamDecoder } from './stream-decoder.ts';
 import { GeminiStreamEncoder } from './stream-encoder.ts';
 import validateGeminiRequest from '../../../generated/validators/gemini-request.js';
+import validateGeminiEmbeddingsRequest from '../../../generated/validators/gemini-embeddings-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import { geminiCountEndpoint } from './count-endpoint.ts';
 import type { ProtocolDefinition, ProtocolRoute } from '../definition.ts';
 import { geminiChatOrigin, geminiCountTokensModel, geminiEmbedOrigin } from './path-action.ts';
 import { geminiEmbeddings } from './embeddings.ts';
@@ -52,11 +54,12 @@ const routes = (version: string): ProtocolRoute[] => [
 export const geminiProtocol: ProtocolDefinition<'gemini'> = {
   id: 'gemini',
   codec: geminiCodec,
-  validators: { chat: validateGeminiRequest },
+  validators: { chat: validateGeminiRequest, embeddings: validateGeminiEmbeddingsRequest },
   forwardedHeaders: [],
   streamHeaders: (origin) => (origin.jsonArrayStream === true ? JSON_ARRAY_STREAM_HEADERS : SSE_HEADERS),
   routes: [...routes('v1beta'), ...routes('v1')],
   upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
+  countEndpoint: geminiCountEndpoint,
   embeddings: geminiEmbeddings,
   claimsPath: (path) => path.startsWith('/v1beta/') || path.includes(':generateContent') || path.includes(':streamGenerateContent') || path.includes(':embedContent') || path.includes(':batchEmbedContents'),
   genAi: { catalogProvider: 'gemini', providerName: 'gcp.gemini' },

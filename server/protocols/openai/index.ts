@@ -7,7 +7,9 @@ import { decodeError, encodeError } from './errors.ts';
 import { OpenAIStreamDecoder } from './stream-decoder.ts';
 import { OpenAIStreamEncoder } from './stream-encoder.ts';
 import validateOpenAIRequest from '../../../generated/validators/openai-request.js';
+import validateOpenAIEmbeddingsRequest from '../../../generated/validators/openai-embeddings-request.js';
 import { SSE_HEADERS } from '../../framing/sse-format.ts';
+import { responsesCountEndpoint } from '../responses/count-endpoint.ts';
 import type { ProtocolDefinition } from '../definition.ts';
 import { openaiEmbeddings } from './embeddings.ts';
 
@@ -30,7 +32,7 @@ export const openaiCodec: ProtocolCodec = {
 export const openaiProtocol: ProtocolDefinition<'openai'> = {
   id: 'openai',
   codec: openaiCodec,
-  validators: { chat: validateOpenAIRequest },
+  validators: { chat: validateOpenAIRequest, embeddings: validateOpenAIEmbeddingsRequest },
   forwardedHeaders: ['openai-beta'],
   streamHeaders: () => SSE_HEADERS,
   routes: [
@@ -45,8 +47,9 @@ export const openaiProtocol: ProtocolDefinition<'openai'> = {
     { method: 'POST', path: '/v1/audio/transcriptions', operation: 'audio', origin: () => ({ variant: 'transcriptions' }) },
     { method: 'POST', path: '/v1/audio/translations', operation: 'audio', origin: () => ({ variant: 'translations' }) },
   ],
-  // Counted through OpenAI's Responses endpoint (gateway/token-count-endpoints.ts).
+  // Counted through OpenAI's Responses endpoint.
   upstreamOperations: ['chat', 'count_tokens', 'embeddings', 'moderations', 'images', 'audio'],
+  countEndpoint: responsesCountEndpoint,
   embeddings: openaiEmbeddings,
   claimsPath: () => false,
   genAi: { catalogProvider: 'openai', providerName: 'openai' },
