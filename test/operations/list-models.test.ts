@@ -29,12 +29,12 @@ describe('OpenAI shape', () => {
     const models = [] as Listed[];
     for await (const model of openai.models.list()) models.push(model as Listed);
     const byId = new Map(models.map((m) => [m.id, m]));
-    expect(byId.get('gpt')).toMatchObject({ object: 'model', owned_by: 'openai', operations: ['chat'], created: expect.any(Number) });
+    expect(byId.get('gpt')).toMatchObject({ object: 'model', owned_by: 'openai', operations: ['chat', 'count_tokens'], created: expect.any(Number) });
     // The catalog says text-embedding-3-small serves embeddings; the config said nothing.
     expect(byId.get('embed')!.operations).toEqual(['embeddings']);
     expect(byId.get('whisper')!.operations).toEqual(['audio']);
     expect(byId.get('mixed')).toMatchObject({ owned_by: 'pool' });
-    expect(byId.get('mixed')!.operations.sort()).toEqual(['chat', 'embeddings']);
+    expect(byId.get('mixed')!.operations.sort()).toEqual(['chat', 'count_tokens', 'embeddings']);
   });
 
   it('models.retrieve(id): one entry; an unknown id is a 404 in OpenAI\'s shape', async () => {

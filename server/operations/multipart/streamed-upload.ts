@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyHold } from '../../gateway/body-memory.ts';
+import { refusal } from '../../gateway/request-body.ts';
 import { GatewayFailure, gatewayError } from '../../ir/index.ts';
 import { multipartBoundary } from './multipart-boundary.ts';
 import { ModelFieldScanner, type ModelField } from './model-field-scanner.ts';
@@ -150,13 +151,8 @@ export class StreamedUpload {
   }
 }
 
-function tooLarge(limit: number): GatewayFailure {
-  return new GatewayFailure(gatewayError('request_too_large', `request body is larger than the gateway's limit of ${limit} bytes`, { code: 'request_too_large' }));
-}
-
-function noRoom(): GatewayFailure {
-  return new GatewayFailure(gatewayError('unavailable', 'the gateway is holding as many request bodies as it may right now; retry in 1 s', { status: 503, code: 'request_bodies_full', retryAfterSeconds: 1 }));
-}
+const tooLarge = (limit: number): GatewayFailure => refusal('too_large', limit);
+const noRoom = (): GatewayFailure => refusal('no_room', 0);
 
 function missingModel(why: string): GatewayFailure {
   return new GatewayFailure(gatewayError('invalid_request', `model: a model name is required (${why})`, { param: 'model', code: 'missing_model' }));
