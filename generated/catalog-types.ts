@@ -188,9 +188,15 @@ export interface OperationPrice {
    */
   input?: number;
   /**
-   * USD per image generated.
+   * USD per image generated (the price of any size and quality per_image_by_size does not list).
    */
   per_image?: number;
+  /**
+   * USD per image by the request's size and quality: keys "<quality>/<size>" ("hd/1024x1792") or "<size>" ("1024x1024"); the most specific key that matches wins, else per_image.
+   */
+  per_image_by_size?: {
+    [k: string]: number | undefined;
+  };
   /**
    * USD per second of audio transcribed or translated.
    */

@@ -11,16 +11,28 @@ import { ZERO_USAGE, type Usage } from '../ir/index.ts';
  * million characters, per thousand searches), so a charge is units × price / per.
  */
 export interface PriceUnit {
-  readonly field: keyof OperationPrice;
+  /** The lane's price for one `per` units, from its `operation_prices` entry (undefined: unpriced). */
+  priceIn(price: OperationPrice): number | undefined;
   /** Units the price is for: 1 (per image, per second), 1e6 (per million), 1000 (per thousand). */
   readonly per: number;
 }
 
-export const PER_INPUT_TOKEN: PriceUnit = { field: 'input', per: 1e6 };
-export const PER_IMAGE: PriceUnit = { field: 'per_image', per: 1 };
-export const PER_AUDIO_SECOND: PriceUnit = { field: 'per_audio_second', per: 1 };
-export const PER_CHARACTER: PriceUnit = { field: 'per_million_characters', per: 1e6 };
-export const PER_SEARCH: PriceUnit = { field: 'per_thousand_requests', per: 1000 };
+export const PER_INPUT_TOKEN: PriceUnit = { priceIn: (p) => p.input, per: 1e6 };
+export const PER_IMAGE: PriceUnit = { priceIn: (p) => p.per_image, per: 1 };
+export const PER_AUDIO_SECOND: PriceUnit = { priceIn: (p) => p.per_audio_second, per: 1 };
+export const PER_CHARACTER: PriceUnit = { priceIn: (p) => p.per_million_characters, per: 1e6 };
+export const PER_SEARCH: PriceUnit = { priceIn: (p) => p.per_thousand_requests, per: 1000 };
+
+/**
+ * Per image of a size and quality: `per_image_by_size["<quality>/<size>"]`, else `["<size>"]`,
+ * else `per_image` (OpenAI prices dall-e-3 and gpt-image by both).
+ */
+export function perImageOf(size: string | undefined, quality: string | undefined): PriceUnit {
+  return {
+    per: 1,
+    priceIn: (p) => (size === undefined ? undefined : (quality === undefined ? undefined : p.per_image_by_size?.[`${quality}/${size}`]) ?? p.per_image_by_size?.[size]) ?? p.per_image,
+  };
+}
 
 /** What a settlement charges: units, and the usage the record carries (tokens where the unit is one). */
 export interface SettledUnits {
@@ -48,8 +60,8 @@ export function unitPricing(operation: Operation, unit: PriceUnit, worstUnits: n
 }
 
 function priceOf(lane: ModelRoute, operation: Operation, unit: PriceUnit): number | undefined {
-  const value = lane.operationPrices[operation]?.[unit.field];
-  return typeof value === 'number' ? value : undefined;
+  const price = lane.operationPrices[operation];
+  return price === undefined ? undefined : unit.priceIn(price);
 }
 
 /** units × price / per in µ¢: `microcentsPerToken` reads a price per million, so scale the units to match. */

@@ -17,6 +17,7 @@ beforeAll(async () => {
     observers: [records],
     extraModelsYaml: '  moderation: { provider: openai, model: omni-moderation-latest, operations: [moderations], operation_prices: { moderations: { input: 0.5 } } }\n'
       + '  image: { provider: openai, model: gpt-image-1, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n'
+      + '  dalle: { provider: openai, model: dall-e-3 }\n'
       + '  speech: { provider: openai, model: gpt-4o-mini-tts, operations: [audio], operation_prices: { audio: { per_million_characters: 15 } } }\n'
       + '  claude-images: { provider: anthropic, model: claude-sonnet-4-5, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\nmetrics: { enabled: true }\n',
@@ -68,6 +69,17 @@ describe('images', () => {
     // 3 × 0.04 USD = 0.12 USD = 12,000,000 µ¢.
     expect(spentBy(id)).toBe(12_000_000n);
     expect(await theRecord()).toMatchObject({ operation: 'images', costMicrocents: 12_000_000n });
+  });
+
+  it('the price of the size and quality asked (per_image_by_size), else per_image', async () => {
+    const { id, client } = await budgetedKey();
+    await client.images.generate({ model: 'dalle', prompt: 'otter', size: '1792x1024', quality: 'hd', n: 2 });
+    // 2 × hd/1792x1024 at 0.12 USD = 0.24 USD.
+    expect(spentBy(id)).toBe(24_000_000n);
+    await client.images.generate({ model: 'dalle', prompt: 'otter', size: '1024x1792' });
+    expect(spentBy(id)).toBe(24_000_000n + 8_000_000n); // the size's own price, 0.08
+    await client.images.generate({ model: 'dalle', prompt: 'otter', size: '512x512' });
+    expect(spentBy(id)).toBe(32_000_000n + 4_000_000n); // unlisted: per_image, 0.04
   });
 
   it('url answers pass through; n out of range is a 400 naming n before anything goes upstream', async () => {

@@ -1,7 +1,7 @@
 import { tokensInBytes } from '../../gateway/token-estimate.ts';
 import { ZERO_USAGE } from '../../ir/index.ts';
 import { invalidField } from '../../protocols/shared/invalid-field.ts';
-import { PER_CHARACTER, PER_IMAGE, PER_INPUT_TOKEN, unitPricing } from '../unit-pricing.ts';
+import { PER_CHARACTER, PER_INPUT_TOKEN, perImageOf, unitPricing } from '../unit-pricing.ts';
 import type { JsonMediaRoute } from './json-media-operation.ts';
 
 /**
@@ -19,14 +19,15 @@ export const MODERATIONS: JsonMediaRoute = {
   },
 };
 
-/** `POST /v1/images/generations`: `n` images (default 1) at `operation_prices.images.per_image`. */
+/** `POST /v1/images/generations`: `n` images (default 1) at the lane's price for the request's size and quality (`per_image_by_size`, else `per_image`). */
 export const IMAGE_GENERATIONS: JsonMediaRoute = {
   operation: 'images',
   upstreamPath: '/images/generations',
   price(json) {
     if (typeof json.prompt !== 'string' || json.prompt === '') throw invalidField('prompt', 'a text description of the image is required');
     const n = imageCount(json.n);
-    return { pricing: unitPricing('images', PER_IMAGE, n, () => ({ units: n })) };
+    const unit = perImageOf(optionalString(json.size), optionalString(json.quality));
+    return { pricing: unitPricing('images', unit, n, () => ({ units: n })) };
   },
 };
 
@@ -47,4 +48,8 @@ export function imageCount(value: unknown): number {
   if (value === undefined || value === null) return 1;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 10) throw invalidField('n', 'a whole number of images from 1 to 10');
   return value;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }

@@ -1,4 +1,4 @@
-import { PER_IMAGE, unitPricing } from '../unit-pricing.ts';
+import { perImageOf, unitPricing } from '../unit-pricing.ts';
 import type { MultipartRoute } from '../multipart/multipart-operation.ts';
 import { imageCount } from './openai-media-routes.ts';
 import { transcriptionPricing } from './transcription-pricing.ts';
@@ -13,8 +13,9 @@ export function audioUpload(variant: 'transcriptions' | 'translations'): Multipa
 }
 
 /**
- * `POST /v1/images/edits` and `/variations`: `n` images at `per_image`. `n` is read when the client
- * sends it before `model` (the parts after the model stream through unread), else 1.
+ * `POST /v1/images/edits` and `/variations`: `n` images at the size's price. `n`, `size` and
+ * `quality` are read when the client sends them before `model` (the parts after it stream through
+ * unread): else 1 image at `per_image`.
  */
 export function imageUpload(variant: 'edits' | 'variations'): MultipartRoute {
   return {
@@ -23,7 +24,7 @@ export function imageUpload(variant: 'edits' | 'variations'): MultipartRoute {
     price: (_exchange, upload) => {
       const field = upload.field('n');
       const n = imageCount(field === undefined ? undefined : Number(field));
-      return { pricing: unitPricing('images', PER_IMAGE, n, () => ({ units: n })), onAnswer: () => null };
+      return { pricing: unitPricing('images', perImageOf(upload.field('size'), upload.field('quality')), n, () => ({ units: n })), onAnswer: () => null };
     },
   };
 }
