@@ -48,7 +48,7 @@ export interface OperationPrice {
   readonly input?: number;
   readonly per_image?: number;
   /** USD per image by `<quality>/<size>` or `<size>`, over per_image. */
-  readonly per_image_by_size?: Readonly<Record<string, number>>;
+  readonly per_image_by_size?: Readonly<Record<string, number | undefined>>;
   readonly per_audio_second?: number;
   readonly per_million_characters?: number;
   readonly per_thousand_requests?: number;
