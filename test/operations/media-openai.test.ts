@@ -19,8 +19,9 @@ beforeAll(async () => {
       + '  image: { provider: openai, model: gpt-image-1, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n'
       + '  dalle: { provider: openai, model: dall-e-3 }\n'
       + '  speech: { provider: openai, model: gpt-4o-mini-tts, operations: [audio], operation_prices: { audio: { per_million_characters: 15 } } }\n'
+      + '  speech-b: { provider: openai, model: tts-1 }\n'
       + '  claude-images: { provider: anthropic, model: claude-sonnet-4-5, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n',
-    extraYaml: 'db_path: ./gateway.db\ngovernance: on\nmetrics: { enabled: true }\n',
+    extraYaml: 'db_path: ./gateway.db\ngovernance: on\nmetrics: { enabled: true }\npools:\n  voices: { members: [ { model: speech, weight: 1000 }, { model: speech-b, weight: 1 } ] }\n',
   });
 });
 afterAll(() => h.close());
@@ -132,6 +133,26 @@ describe('speech', () => {
     // 56 characters at 15 USD per million = 56 × 1500 µ¢.
     expect(spentBy(id)).toBe(56n * 1500n);
     expect(await theRecord()).toMatchObject({ operation: 'audio', costMicrocents: 84_000n, status: 200 });
+  });
+});
+
+describe('upstream errors and failover', () => {
+  it('an upstream refusal is relayed as OpenAI sent it, and the key is not charged', async () => {
+    const { id, client } = await budgetedKey();
+    h.upstream.enqueue({ status: 400, json: { error: { message: 'Your request was rejected as a result of our safety system.', type: 'image_generation_user_error', param: null, code: 'content_policy_violation' } } });
+    const refused = await client.images.generate({ model: 'image', prompt: 'something refused' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('content_policy_violation');
+    expect(spentBy(id)).toBe(0n);
+  });
+
+  it('speech through a pool: a failing lane (503) is followed by the next before any audio is sent', async () => {
+    const { client } = await budgetedKey();
+    h.upstream.enqueue({ status: 503, json: { error: { message: 'The engine is currently overloaded', type: 'server_error', param: null, code: null } } });
+    const response = await client.audio.speech.create({ model: 'voices', voice: 'alloy', input: 'hello' });
+    expect(Buffer.from(await response.arrayBuffer()).length).toBe(SPEECH_CHUNKS * SPEECH_CHUNK_BYTES);
+    expect(h.upstream.requests.map((r) => (r.json as { model: string }).model)).toEqual(['gpt-4o-mini-tts', 'tts-1']);
+    expect(await theRecord()).toMatchObject({ operation: 'audio', pool: 'voices', lane: 'speech-b', status: 200 });
   });
 });
 
