@@ -4,7 +4,7 @@
 // the request record and in /metrics, and the refusals (an Anthropic lane asked for images, a model
 // without the operation) in OpenAI's shape.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { SPEECH_CHUNK_BYTES, SPEECH_CHUNKS, SPEECH_DELAY_MS, speechChunk, TINY_PNG_B64 } from '../support/media-replies.ts';
 import { RecordCollector } from '../support/record-collector.ts';
@@ -153,6 +153,20 @@ describe('upstream errors and failover', () => {
     expect(Buffer.from(await response.arrayBuffer()).length).toBe(SPEECH_CHUNKS * SPEECH_CHUNK_BYTES);
     expect(h.upstream.requests.map((r) => (r.json as { model: string }).model)).toEqual(['gpt-4o-mini-tts', 'tts-1']);
     expect(await theRecord()).toMatchObject({ operation: 'audio', pool: 'voices', lane: 'speech-b', status: 200 });
+  });
+});
+
+describe('a client that leaves mid-audio', () => {
+  it('the upstream call is cut and the speech is still charged in full (the upstream bills it)', async () => {
+    const { id, client } = await budgetedKey();
+    const response = await client.audio.speech.create({ model: 'speech', voice: 'alloy', input: 'leaving early' });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    const record = await theRecord();
+    expect(record).toMatchObject({ operation: 'audio', clientGone: true });
+    expect(spentBy(id)).toBe(13n * 1500n); // 13 characters at 15 USD per million
+    await vi.waitFor(() => expect(h.upstream.requests[0]!.abandoned).toBe(true), { timeout: 3000 }); // its close may trail the record
   });
 });
 
