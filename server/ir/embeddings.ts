@@ -34,6 +34,8 @@ export interface EmbeddingsRequest {
    * `single` (embedContent) or `batch`; Bedrock `titan` or `cohere` body; Cohere `v1` or `v2`.
    */
   readonly shape?: string;
+  /** The embedding types a Cohere-shaped client asked for (Cohere, Bedrock Cohere, Titan `embeddingTypes`), answered each. */
+  readonly embeddingTypes?: readonly string[];
 }
 
 export interface EmbeddingsResponse {

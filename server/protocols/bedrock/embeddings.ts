@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EmbeddingsRequest } from '../../ir/index.ts';
 import type { EmbeddingsCodec, EmbeddingLane } from '../embeddings-codec.ts';
-import { COHERE_MAX_TEXTS, cohereVectors, decodeCohereEmbed, embeddingsByType, requestedTypes } from '../cohere/embeddings.ts';
+import { COHERE_MAX_TEXTS, cohereVectors, decodeCohereEmbed, embeddingsByType } from '../cohere/embeddings.ts';
 import { invalidField, unsupportedField } from '../shared/invalid-field.ts';
 import { droppedEmbeddingFields, optionalDimensions, refuseUntranslatable, UpstreamShapeError, vectorOf } from '../shared/embedding-vectors.ts';
 
@@ -41,7 +41,7 @@ export const bedrockEmbeddings: EmbeddingsCodec = {
         ...(dimensions !== undefined && { dimensions }),
         ...(body.normalize === false && { normalize: false }),
         ...(binary && { untranslatable: { field: 'embeddingTypes', why: 'binary embeddings are made by Titan only' } }),
-        shape: Array.isArray(types) ? `titan:${types.join(',')}` : 'titan',
+        shape: 'titan',
       };
     }
     if ('texts' in body || 'images' in body) return decodeCohereEmbed(body, 'bedrock');
@@ -76,12 +76,13 @@ export const bedrockEmbeddings: EmbeddingsCodec = {
 
   encodeResponse(response, request, { inputTokens }) {
     const headers = { 'content-type': 'application/json', [INPUT_TOKENS_HEADER]: String(inputTokens) };
-    if (request.shape?.startsWith('titan') === true) {
+    if (request.shape === 'titan') {
       const vector = response.vectors[0];
       // Titan v2 always answers embeddingsByType too (float at least).
       return { body: JSON.stringify({ embedding: vector, inputTextTokenCount: inputTokens, embeddingsByType: { float: vector } }), headers };
     }
-    const byType = request.shape !== 'bedrock';
+    // A Cohere body without embedding_types is answered a plain list of float vectors.
+    const byType = request.embeddingTypes !== undefined;
     return {
       body: JSON.stringify({
         id: crypto.randomUUID(),
@@ -93,17 +94,17 @@ export const bedrockEmbeddings: EmbeddingsCodec = {
     };
   },
 
-  forwards: (request, model) => bodyKind(model) === (request.shape?.startsWith('titan') === true ? 'titan' : 'cohere'),
+  forwards: (request, model) => bodyKind(model) === (request.shape === 'titan' ? 'titan' : 'cohere'),
   forward: (raw, _json, _origin, lane) => ({ path: `/model/${encodeURIComponent(lane.model)}/invoke`, body: raw }),
   reportedTokens: (_body, headers) => headerTokens(headers),
 };
 
 function cohereBody(request: EmbeddingsRequest, lane: EmbeddingLane): Json {
-  const types = request.shape?.startsWith('bedrock:') === true || request.shape?.startsWith('v') === true ? requestedTypes(request).filter((t) => t === 'float') : [];
+  // Floats are asked for by type when the client asked by type; base64 is made from them here.
   return {
     texts: request.inputs,
     input_type: request.inputType ?? lane.inputType,
-    ...(types.length > 0 && { embedding_types: types }),
+    ...(request.embeddingTypes !== undefined && { embedding_types: ['float'] }),
     ...(request.dimensions !== undefined && { output_dimension: request.dimensions }),
     ...(request.truncate !== undefined && { truncate: request.truncate.toUpperCase() }),
   };

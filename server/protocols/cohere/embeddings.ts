@@ -45,16 +45,17 @@ export const cohereEmbeddings: EmbeddingsCodec = {
   decodeResponse: (body) => ({ vectors: cohereVectors(body), inputTokens: billedTokens(body) }),
 
   encodeResponse(response, request, { inputTokens }) {
-    const v1Floats = request.shape === 'v1';
+    // v1 without embedding_types answers a plain list of float vectors.
+    const v1Floats = request.shape === 'v1' && request.embeddingTypes === undefined;
     const embeddings = v1Floats ? response.vectors : embeddingsByType(response.vectors, request);
     return {
       body: JSON.stringify({
         id: crypto.randomUUID(),
         embeddings,
         texts: request.inputs,
-        meta: { api_version: { version: request.shape?.startsWith('v1') === true ? '1' : '2' }, billed_units: { input_tokens: inputTokens } },
+        meta: { api_version: { version: request.shape === 'v1' ? '1' : '2' }, billed_units: { input_tokens: inputTokens } },
         // v1 says which list it holds; v2's answer (its API reference's example) has no response_type.
-        ...(request.shape?.startsWith('v1') === true && { response_type: v1Floats ? 'embeddings_floats' : 'embeddings_by_type' }),
+        ...(request.shape === 'v1' && { response_type: v1Floats ? 'embeddings_floats' : 'embeddings_by_type' }),
       }),
       headers: { 'content-type': 'application/json' },
     };
@@ -90,15 +91,14 @@ export function decodeCohereEmbed(body: Json, shape: 'v1' | 'v2' | 'bedrock'): E
     ...(typeof truncate === 'string' && { truncate: TRUNCATE[truncate as keyof typeof TRUNCATE] }),
     ...(dimensions !== undefined && { dimensions }),
     ...(untranslatable !== undefined && { untranslatable }),
-    // The types asked for, to answer each: carried in the shape (v2:float,base64).
-    shape: Array.isArray(types) ? `${shape}:${types.join(',')}` : shape,
+    ...(Array.isArray(types) && { embeddingTypes: types as string[] }),
+    shape,
   };
 }
 
 /** The embedding types a decoded Cohere request asked for (float when it named none). */
-export function requestedTypes(request: EmbeddingsRequest): string[] {
-  const colon = request.shape?.indexOf(':') ?? -1;
-  return colon < 0 ? ['float'] : request.shape!.slice(colon + 1).split(',');
+function requestedTypes(request: EmbeddingsRequest): string[] {
+  return request.embeddingTypes === undefined ? ['float'] : [...request.embeddingTypes];
 }
 
 /** `embeddings` by type, each type made from the float vectors (only float and base64 reach here). */
