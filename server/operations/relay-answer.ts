@@ -3,7 +3,7 @@ import { thrownFailure, upstreamErrorResult } from '../gateway/attempt-failure.t
 import type { AttemptContext, AttemptResult } from '../gateway/attempt-result.ts';
 import type { Exchange } from '../gateway/gateway-context.ts';
 import { forwardedClientHeaders, relayedHeaders } from '../gateway/relayed-headers.ts';
-import { gatewayError, type Usage } from '../ir/index.ts';
+import type { Usage } from '../ir/index.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { describeBodyError, sendUpstream } from '../upstream/send-upstream.ts';
 
@@ -75,7 +75,7 @@ export async function relayAnswer(exchange: Exchange, attempt: AttemptContext, c
     await res.abandon({ lane, usage: null, answerBytes });
     if (exchange.signal.aborted) return { status: 'client_gone' };
     meter.error = describeBodyError(error, lane.provider.name, 'stream');
-    res.sendError(ingress.codec, meter.error ?? gatewayError('server', 'upstream answer ended early'));
+    res.sendError(ingress.codec, meter.error);
     return { status: 'committed', outcome: 'lane_fault' };
   }
 }

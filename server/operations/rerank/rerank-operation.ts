@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseJsonObject } from '../../gateway/request-body.ts';
-import type { ProtocolId } from '../../ir/index.ts';
+import { ZERO_USAGE, type ProtocolId } from '../../ir/index.ts';
 import { replaceTopLevelString } from '../../protocols/passthrough.ts';
 import { requireSameProtocolLane } from '../lane-protocol.ts';
 import type { OperationDeclaration } from '../operation.ts';
@@ -46,7 +46,7 @@ export function rerankOperation(protocol: ProtocolId, version: 'v1' | 'v2'): Ope
               ...(version === 'v1' && request.returnDocuments && { document: { text: request.documents[r.index] } }),
             }));
             const answer = { id: ranked!.id ?? randomUUID(), results, meta: { api_version: { version: version === 'v1' ? '1' : '2' }, billed_units: { search_units: estimated } } };
-            return { body: JSON.stringify(answer), headers: { 'content-type': 'application/json' }, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, warnings: [] };
+            return { body: JSON.stringify(answer), headers: { 'content-type': 'application/json' }, usage: ZERO_USAGE, warnings: [] };
           });
         },
       };
