@@ -2,13 +2,18 @@
 // at the mock upstream, one model per egress protocol, and two paced models for the stream-timing runs.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROTOCOL_IDS, type ProtocolId } from '../server/ir/index.ts';
+import { type ProtocolId } from '../server/ir/index.ts';
+import { PROTOCOL_IDS } from '../server/protocols/registry.ts';
 import { LANE_PROVIDER } from '../test/support/protocol-routes.ts';
 
 /** The upstream model the mock is asked for at zero delay. */
 export const UPSTREAM_MODEL = 'bench-model';
 /** The upstream model that makes the mock pace its stream (see mock-upstream-server.ts). */
 export const pacedUpstreamModel = (chunks: number, intervalMs: number) => `paced-${chunks}x${intervalMs}`;
+/** The upstream embedding model the mock answers (any name works: it answers by path). */
+export const EMBEDDING_UPSTREAM_MODEL = 'bench-embedding';
+/** The gateway's embedding models, one per egress protocol that has embeddings. */
+export const embeddingGatewayModel = (egress: 'openai' | 'cohere') => `embed-to-${egress}`;
 /** The gateway's model names: the egress protocol is in the name. */
 export const gatewayModel = (egress: ProtocolId) => `to-${egress}`;
 export const pacedGatewayModel = (egress: ProtocolId) => `paced-to-${egress}`;
@@ -52,6 +57,7 @@ export function writeGatewayConfig(options: GatewayConfigOptions): string {
     ...PROTOCOL_IDS.filter((p) => p !== 'bedrock').map((p) => `  ${LANE_PROVIDER[p].name}: { api_key: { env: BENCH_UPSTREAM_KEY } }`),
     'models:',
     ...PROTOCOL_IDS.map((p) => `  ${gatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${UPSTREAM_MODEL}, ${price} }`),
+    ...(['openai', 'cohere'] as const).map((p) => `  ${embeddingGatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${EMBEDDING_UPSTREAM_MODEL}, operations: [embeddings], operation_prices: { embeddings: { input: 0.02 } } }`),
     ...PACED_EGRESS.map((p) => `  ${pacedGatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`),
     // The soak (soak.ts): the mock fails soakFailPercent of the flaky lane's requests.
     `  soak-flaky: { provider: openai, model: flaky-${options.soakFailPercent ?? 30}, ${price}, timeouts: { first_byte_ms: ${SOAK_FIRST_BYTE_MS} } }`,

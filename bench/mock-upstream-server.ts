@@ -9,6 +9,7 @@ import type { WireChunk } from '../server/protocols/codec.ts';
 import { protocolOfPath } from '../test/support/protocol-routes.ts';
 import { drawFault, serveFault } from './mock-faults.ts';
 import { MockReplies } from './mock-replies.ts';
+import { embeddingsEndpointFor, embeddingsReply, type EmbeddingsEndpoint } from '../server/demo/embedding-replies.ts';
 
 const PACE_PATTERN = /paced-(\d{1,4})x(\d{1,5})/;
 const replies = new MockReplies();
@@ -43,6 +44,8 @@ const server = createServer({ keepAlive: true }, (req, res) => {
   req.on('end', () => {
     const url = req.url ?? '';
     const path = url.split('?', 1)[0] ?? '';
+    const embeddings = embeddingsEndpointFor(path);
+    if (embeddings !== undefined) return answerEmbeddings(res, embeddings, path, Buffer.concat(chunks));
     const protocol = protocolOfPath(path);
     if (protocol === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`no such route: ${path}`);
@@ -65,6 +68,26 @@ const server = createServer({ keepAlive: true }, (req, res) => {
     else writePaced(res, reply.writes, pace.intervalMs);
   });
 });
+/** Embeddings answers, made once per distinct request (a benchmark repeats one), so the mock costs little per request. */
+const embeddingAnswers = new Map<string, { status: number; headers: Record<string, string>; body: string }>();
+
+function answerEmbeddings(res: ServerResponse, endpoint: EmbeddingsEndpoint, path: string, body: Buffer): void {
+  const key = `${path} ${body.toString('latin1')}`;
+  let answer = embeddingAnswers.get(key);
+  if (answer === undefined) {
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString('utf8'));
+    } catch {
+      json = {};
+    }
+    const reply = embeddingsReply(endpoint, (json ?? {}) as Record<string, unknown>, path);
+    answer = { status: reply.status, headers: reply.headers, body: JSON.stringify('json' in reply ? reply.json : {}) };
+    if (embeddingAnswers.size < 64) embeddingAnswers.set(key, answer);
+  }
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body), ...answer.headers }).end(answer.body);
+}
+
 server.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 });

@@ -12,6 +12,7 @@
 //               time to apply, and request latency before and during the reloads (none over 50 ms)
 //   store       governance off / on SQLite / on PostgreSQL (a server started for the run): req/s,
 //               added p50, gateway and database CPU per request (bench/results/store.json)
+//   embeddings  POST /v1/embeddings (16 inputs x 1024 dims): direct / proxy / gateway same protocol and to Cohere
 //   memory      gateway RSS idle after start, peak under load, after load (always, unless only reload runs)
 //   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): load through a pool with one lane
 //               failing (500, reset, hang): client errors, failovers, breaker trips, RSS slope
@@ -23,7 +24,7 @@
 //   BENCH_CONNECTIONS           throughput connection counts [32,128]; comparison rows
 //                               (workers: 1, the other four protocols) run at the first one only
 //   BENCH_FILTER                keep gateway scenarios whose name contains this (baselines always run)
-//   BENCH_SECTIONS              comma list of probe,throughput,paced,reload,store [all]
+//   BENCH_SECTIONS              comma list of probe,throughput,paced,reload,store,embeddings [all]
 //   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [2000; quick: 200]
 //   BENCH_PROBE_ROUNDS          measured probe rounds per repeat [2000; quick: 200]
 //   BENCH_PACED_ROUNDS          paced rounds per target and repeat [4; quick: 1]
@@ -44,6 +45,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { embeddingsTable, runEmbeddings, type EmbeddingsRow } from './embeddings.ts';
 import { Fleet } from './fleet.ts';
 import { formatStoreRows, runGovernanceStores, type StoreRow } from './governance-store.ts';
 import { runLatencyProbe } from './latency-probe.ts';
@@ -103,20 +105,22 @@ async function runSuite(settings: Settings): Promise<void> {
   const peak = new PeakRss([...fleet.gateways.values()].map((g) => g.server.pid));
   let run: MeasuredRun;
   let storeRows: StoreRow[] = [];
+  let embeddings: EmbeddingsRow[] = [];
   try {
     const probe = settings.sections.includes('probe') ? await runLatencyProbe(fleet, settings, log) : [];
     const throughput = settings.sections.includes('throughput') ? await runThroughput(fleet, settings, log) : [];
     const paced = settings.sections.includes('paced') ? await runPacedStreams(fleet, settings, log) : [];
     storeRows = settings.sections.includes('store') ? await runGovernanceStores(settings, fleet.mock.url, log) : [];
+    embeddings = settings.sections.includes('embeddings') ? await runEmbeddings(fleet, settings, log) : [];
     run = { probe, throughput, paced, memory: await memoryRows(fleet, peak), soak: undefined };
   } finally {
     peak.stop();
     await fleet.stop();
   }
   const verdicts = judge(run);
-  console.log(formatReport(run, verdicts, header));
+  console.log(formatReport(run, verdicts, header) + embeddingsTable(embeddings));
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(resultsJson(run, verdicts, meta), null, 2) + '\n');
+  writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify({ ...resultsJson(run, verdicts, meta), embeddings }, null, 2) + '\n');
   if (storeRows.length > 0) {
     console.log(`\ngovernance by store (OpenAI->OpenAI, non-stream; a key with a budget and an rpm)\n${formatStoreRows(storeRows)}`);
     writeFileSync(join(resultsDir, 'store.json'), JSON.stringify({ ...meta, rows: storeRows }, null, 2) + '\n');

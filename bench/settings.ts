@@ -3,8 +3,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 
-export type Section = 'probe' | 'throughput' | 'paced' | 'reload' | 'store';
-export const ALL_SECTIONS: readonly Section[] = ['probe', 'throughput', 'paced', 'reload', 'store'];
+export type Section = 'probe' | 'throughput' | 'paced' | 'reload' | 'store' | 'embeddings';
+export const ALL_SECTIONS: readonly Section[] = ['probe', 'throughput', 'paced', 'reload', 'store', 'embeddings'];
 
 export interface Settings {
   readonly quick: boolean;

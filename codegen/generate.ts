@@ -1,6 +1,6 @@
 // `make generate`: spec/ -> generated/. Deterministic: the same spec always gives the same bytes,
 // so `make check-generated` can compare a fresh run against what is checked in.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emitOpenApiTypes } from './emit-openapi-types.ts';
@@ -30,6 +30,8 @@ for (const protocol of readdirSync(spec('protocols'), { withFileTypes: true }).f
     VALIDATORS[`${protocol}-${kind}`] = `protocols/${protocol}/${kind}.schema.json`;
     WIRE_SCHEMAS.push([protocol, kind]);
   }
+  // A protocol with embeddings has its request schema too (POST /v1/embeddings, :embedContent, ...).
+  if (existsSync(spec(`protocols/${protocol}/embeddings-request.schema.json`))) VALIDATORS[`${protocol}-embeddings-request`] = `protocols/${protocol}/embeddings-request.schema.json`;
 }
 
 async function main(): Promise<void> {

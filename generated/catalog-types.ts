@@ -120,6 +120,16 @@ export interface Model {
    */
   default_max_tokens?: number;
   /**
+   * What the model serves (default [chat]); a model in config.yaml without its own operations takes these.
+   *
+   * @minItems 1
+   */
+  operations?: [
+    'chat' | 'embeddings' | 'moderations' | 'images' | 'audio' | 'rerank' | 'count_tokens',
+    ...('chat' | 'embeddings' | 'moderations' | 'images' | 'audio' | 'rerank' | 'count_tokens')[]
+  ];
+  operation_prices?: OperationPrices;
+  /**
    * This interface was referenced by `Model`'s JSON-Schema definition
    * via the `patternProperty` "^x-".
    */
@@ -152,6 +162,60 @@ export interface Price {
   [k: string]: unknown | undefined;
 }
 /**
+ * Per-operation prices beside the chat token price (embeddings: USD per million input tokens).
+ */
+export interface OperationPrices {
+  embeddings?: OperationPrice;
+  moderations?: OperationPrice;
+  images?: OperationPrice;
+  audio?: OperationPrice;
+  rerank?: OperationPrice;
+  /**
+   * This interface was referenced by `OperationPrices`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
+ * What one operation other than chat costs, in the unit that operation is billed in. Embeddings: input, USD per million input tokens. Images: per_image. Audio: per_audio_second (transcription) or per_million_characters (speech). Rerank: per_thousand_requests. Keys starting with x- are operator notes.
+ *
+ * This interface was referenced by `Catalog`'s JSON-Schema
+ * via the `definition` "OperationPrice".
+ */
+export interface OperationPrice {
+  /**
+   * USD per million input tokens (embeddings, moderations).
+   */
+  input?: number;
+  /**
+   * USD per image generated (the price of any size and quality per_image_by_size does not list).
+   */
+  per_image?: number;
+  /**
+   * USD per image by the request's size and quality: keys "<quality>/<size>" ("hd/1024x1792") or "<size>" ("1024x1024"); the most specific key that matches wins, else per_image.
+   */
+  per_image_by_size?: {
+    [k: string]: number | undefined;
+  };
+  /**
+   * USD per second of audio transcribed or translated.
+   */
+  per_audio_second?: number;
+  /**
+   * USD per million characters of text spoken.
+   */
+  per_million_characters?: number;
+  /**
+   * USD per thousand requests (rerank searches).
+   */
+  per_thousand_requests?: number;
+  /**
+   * This interface was referenced by `OperationPrice`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
  * Token prices in USD per million tokens. Keys starting with x- are operator notes and are ignored.
  *
  * This interface was referenced by `Catalog`'s JSON-Schema
@@ -176,6 +240,24 @@ export interface Price1 {
   cache_write?: number;
   /**
    * This interface was referenced by `Price1`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
+ * Prices of the operations other than chat (chat is `price`), keyed by operation.
+ *
+ * This interface was referenced by `Catalog`'s JSON-Schema
+ * via the `definition` "OperationPrices".
+ */
+export interface OperationPrices1 {
+  embeddings?: OperationPrice;
+  moderations?: OperationPrice;
+  images?: OperationPrice;
+  audio?: OperationPrice;
+  rerank?: OperationPrice;
+  /**
+   * This interface was referenced by `OperationPrices1`'s JSON-Schema definition
    * via the `patternProperty` "^x-".
    */
   [k: string]: unknown | undefined;

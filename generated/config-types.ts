@@ -9,6 +9,14 @@ export type ListenAddress = string;
  */
 export type ListenAddress1 = string;
 /**
+ * What a client asks a model to do: chat (chat completions, messages, generateContent, converse, v2/chat), embeddings, moderations, images, audio, rerank, count_tokens.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "Operation".
+ */
+export type Operation =
+  'chat' | 'embeddings' | 'moderations' | 'images' | 'audio' | 'rerank' | 'count_tokens';
+/**
  * on: data-plane requests need a virtual key (needs db_path or database_url). Default off.
  */
 export type Switch = ('on' | 'off') | boolean;
@@ -243,6 +251,17 @@ export interface ModelRoute {
   max_concurrent?: number;
   timeouts?: LaneTimeouts;
   /**
+   * The operations this model serves (default [chat]); a request for another is refused with a 400 that names the operation.
+   *
+   * @minItems 1
+   */
+  operations?: [Operation, ...Operation[]];
+  operation_prices?: OperationPrices;
+  /**
+   * The Cohere input_type (Gemini taskType) sent when the client's protocol has no such field (OpenAI, Titan). Default search_document.
+   */
+  embedding_input_type?: 'search_document' | 'search_query' | 'classification' | 'clustering';
+  /**
    * This interface was referenced by `ModelRoute`'s JSON-Schema definition
    * via the `patternProperty` "^x-".
    */
@@ -274,6 +293,60 @@ export interface LaneTimeouts {
    * Longest silence inside a response. Default limits.upstream_idle_timeout_ms.
    */
   idle_ms?: number;
+}
+/**
+ * Overrides the catalog's per-operation prices (embeddings: input per million tokens, ...).
+ */
+export interface OperationPrices {
+  embeddings?: OperationPrice;
+  moderations?: OperationPrice;
+  images?: OperationPrice;
+  audio?: OperationPrice;
+  rerank?: OperationPrice;
+  /**
+   * This interface was referenced by `OperationPrices`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
+}
+/**
+ * What one operation other than chat costs, in the unit that operation is billed in. Embeddings: input, USD per million input tokens. Images: per_image. Audio: per_audio_second (transcription) or per_million_characters (speech). Rerank: per_thousand_requests. Keys starting with x- are operator notes.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "OperationPrice".
+ */
+export interface OperationPrice {
+  /**
+   * USD per million input tokens (embeddings, moderations).
+   */
+  input?: number;
+  /**
+   * USD per image generated (the price of any size and quality per_image_by_size does not list).
+   */
+  per_image?: number;
+  /**
+   * USD per image by the request's size and quality: keys "<quality>/<size>" ("hd/1024x1792") or "<size>" ("1024x1024"); the most specific key that matches wins, else per_image.
+   */
+  per_image_by_size?: {
+    [k: string]: number | undefined;
+  };
+  /**
+   * USD per second of audio transcribed or translated.
+   */
+  per_audio_second?: number;
+  /**
+   * USD per million characters of text spoken.
+   */
+  per_million_characters?: number;
+  /**
+   * USD per thousand requests (rerank searches).
+   */
+  per_thousand_requests?: number;
+  /**
+   * This interface was referenced by `OperationPrice`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
 }
 /**
  * This interface was referenced by `GatewayConfig`'s JSON-Schema
@@ -854,4 +927,22 @@ export interface Breaker2 {
    * Cooldown after the upstream refuses our credential, quota or model. Default 900000. 0 turns the cooldown off.
    */
   config_fault_cooldown_ms?: number;
+}
+/**
+ * Prices of the operations other than chat (chat is `price`), keyed by operation.
+ *
+ * This interface was referenced by `GatewayConfig`'s JSON-Schema
+ * via the `definition` "OperationPrices".
+ */
+export interface OperationPrices1 {
+  embeddings?: OperationPrice;
+  moderations?: OperationPrice;
+  images?: OperationPrice;
+  audio?: OperationPrice;
+  rerank?: OperationPrice;
+  /**
+   * This interface was referenced by `OperationPrices1`'s JSON-Schema definition
+   * via the `patternProperty` "^x-".
+   */
+  [k: string]: unknown | undefined;
 }

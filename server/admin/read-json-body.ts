@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { readBoundedBody } from './read-bounded-body.ts';
+import { readBoundedBody } from '../http-body/bounded-body.ts';
 
 /** Admin bodies are a few small fields; anything near this is a mistake or an attack. */
 export const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
@@ -14,8 +14,9 @@ export type BodyResult =
  */
 export async function readJsonBody(request: IncomingMessage, limit = ADMIN_BODY_LIMIT_BYTES): Promise<BodyResult> {
   const tooLarge = { ok: false, status: 413, code: 'request_too_large', message: `the request body is larger than the admin plane's limit of ${limit} bytes` } as const;
-  const body = await readBoundedBody(request, limit);
-  if (body === undefined) return tooLarge;
+  // Past the limit the rest is read and dropped, not destroyed, so the answer can still be written.
+  const { body, overLimit } = await readBoundedBody(request, { limit, past: { then: 'drain' }, declaredLength: request.headers['content-length'] });
+  if (overLimit) return tooLarge;
   if (body.length === 0) return { ok: true, value: undefined };
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyResult } from './read-json-body.ts';
-import { readBoundedBody } from './read-bounded-body.ts';
+import { readBoundedBody } from '../http-body/bounded-body.ts';
 
 /** A whole config.yaml: far more than a JSON admin body, and still bounded. */
 export const CONFIG_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -12,8 +12,9 @@ export type TextBodyResult = { readonly ok: true; readonly text: string } | Extr
 
 /** Reads a YAML body (POST .../config/validate and .../apply) as UTF-8 text of at most `limit` bytes. */
 export async function readYamlBody(request: IncomingMessage, limit = CONFIG_BODY_LIMIT_BYTES): Promise<TextBodyResult> {
-  const body = await readBoundedBody(request, limit);
-  if (body === undefined) return { ok: false, status: 413, code: 'request_too_large', message: `the configuration is larger than the admin plane's limit of ${limit} bytes` };
+  // Past the limit the rest is read and dropped, not destroyed, so the answer can still be written.
+  const { body, overLimit } = await readBoundedBody(request, { limit, past: { then: 'drain' }, declaredLength: request.headers['content-length'] });
+  if (overLimit) return { ok: false, status: 413, code: 'request_too_large', message: `the configuration is larger than the admin plane's limit of ${limit} bytes` };
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!YAML_TYPES.has(mediaType)) {
     return { ok: false, status: 415, code: 'unsupported_media_type', message: `the request body must be the configuration's YAML, sent with content-type: application/yaml (got ${mediaType === '' ? 'none' : mediaType})` };

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { readBoundedBody } from '../admin/read-bounded-body.ts';
+import { readBoundedBody } from '../http-body/bounded-body.ts';
 import { AuthFailure } from './auth-failure.ts';
 import type { PresentedTokens } from './identify.ts';
 
@@ -12,8 +12,9 @@ export const TOKEN_REQUEST_LIMIT_BYTES = 16 * 1024;
  * is expected; the tokens themselves are never repeated in an error.
  */
 export async function readTokenRequest(request: IncomingMessage): Promise<PresentedTokens> {
-  const body = await readBoundedBody(request, TOKEN_REQUEST_LIMIT_BYTES);
-  if (body === undefined) {
+  // Past the limit the rest is read and dropped, not destroyed, so the answer can still be written.
+  const { body, overLimit } = await readBoundedBody(request, { limit: TOKEN_REQUEST_LIMIT_BYTES, past: { then: 'drain' }, declaredLength: request.headers['content-length'] });
+  if (overLimit) {
     throw new AuthFailure(413, 'request_too_large', `the request body is larger than ${TOKEN_REQUEST_LIMIT_BYTES} bytes: send only id_token (and access_token)`);
   }
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -8,6 +8,7 @@ admin_listen: 127.0.0.1:8081
 models:
   demo:        { provider: demo, model: demo-echo }             # OpenAI protocol upstream
   demo-claude: { provider: demo-anthropic, model: demo-echo }   # Anthropic protocol upstream
+  demo-embed:  { provider: demo, model: demo-embedding, operations: [embeddings] }   # deterministic vectors
 pools:
   demo-pool: { members: [ { model: demo, weight: 1 }, { model: demo-claude, weight: 1 } ] }
 governance: off

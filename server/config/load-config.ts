@@ -13,7 +13,7 @@ import { ConfigError, type ConfigProblem, type ReportProblem } from './config-er
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
 import { isLoopback, needsLookup } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
-import type { Limits, ListenAddress, ModelRoute, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
+import type { Limits, ListenAddress, ModelRoute, Operation, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
 import { resolveDatabaseUrl } from './database-url.ts';
@@ -280,6 +280,9 @@ function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<s
       upstreamModel: route.model,
       defaultMaxTokens: route.max_tokens ?? catalogModel?.default_max_tokens ?? catalogModel?.max_output_tokens ?? FALLBACK_MAX_TOKENS,
       price: route.price ?? catalogModel?.price,
+      operations: servedOperations(route.operations ?? catalogModel?.operations ?? ['chat']),
+      operationPrices: { ...catalogModel?.operation_prices, ...route.operation_prices },
+      embeddingInputType: route.embedding_input_type ?? 'search_document',
       maxConcurrent: route.max_concurrent,
       timeouts: {
         connectMs: route.timeouts?.connect_ms ?? limits.connectTimeoutMs,
@@ -357,4 +360,11 @@ function parseListen(address: string): ListenAddress {
   let host = address.slice(0, colon);
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   return { host: host === '' ? '0.0.0.0' : host, port: Number(address.slice(colon + 1)) };
+}
+
+/** What a model serves: what it lists, and a chat model counts tokens too (`count_tokens` is advice about chat). */
+function servedOperations(listed: readonly Operation[]): ReadonlySet<Operation> {
+  const served = new Set(listed);
+  if (served.has('chat')) served.add('count_tokens');
+  return served;
 }

@@ -39,12 +39,33 @@ export interface LaneTimeouts {
   readonly idleMs: number;
 }
 
+import type { Operation } from '../ir/operation.ts';
+export type { Operation };
+
+/** A non-chat operation's price, in that operation's unit (catalog/config `operation_prices:`). */
+export interface OperationPrice {
+  /** USD per million input tokens (embeddings, moderations). */
+  readonly input?: number;
+  readonly per_image?: number;
+  /** USD per image by `<quality>/<size>` or `<size>`, over per_image. */
+  readonly per_image_by_size?: Readonly<Record<string, number | undefined>>;
+  readonly per_audio_second?: number;
+  readonly per_million_characters?: number;
+  readonly per_thousand_requests?: number;
+}
+
 export interface ModelRoute {
   readonly name: string;
   readonly provider: ProviderRuntime;
   readonly upstreamModel: string;
   readonly defaultMaxTokens: number;
   readonly price: Price | undefined;
+  /** The operations this lane serves (default chat only). */
+  readonly operations: ReadonlySet<Operation>;
+  /** Prices of the operations other than chat, by operation (config over catalog). */
+  readonly operationPrices: Readonly<Partial<Record<Operation, OperationPrice>>>;
+  /** Cohere's input_type (Gemini's taskType) when the client's protocol has no such field. */
+  readonly embeddingInputType: 'search_document' | 'search_query' | 'classification' | 'clustering';
   /** Requests in flight on this lane at most (undefined: no limit). */
   readonly maxConcurrent: number | undefined;
   readonly timeouts: LaneTimeouts;

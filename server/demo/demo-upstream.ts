@@ -1,12 +1,14 @@
 // The gateway's built-in demo provider: a local HTTP server speaking OpenAI Chat Completions and
-// Anthropic Messages, answering with echo replies, so `make run` works with no API keys.
+// Anthropic Messages, answering with echo replies, and OpenAI embeddings with deterministic vectors
+// (a hash of each text), so `make run` works with no API keys.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type EchoProtocol, errorProtocolFor } from './echo-protocol.ts';
 import { echoReply } from './echo-reply.ts';
 import { errorReply } from './error-reply.ts';
 import { type HttpReply, writeHttpReply } from './http-reply.ts';
-import { readBody } from './read-body.ts';
+import { readBoundedBody } from '../http-body/bounded-body.ts';
+import { embeddingsReply } from './embedding-replies.ts';
 
 export interface DemoUpstreamOptions {
   /** Interface to listen on; 127.0.0.1 by default so the demo is never reachable from outside. */
@@ -53,16 +55,30 @@ export async function startDemoUpstream(options: DemoUpstreamOptions = {}): Prom
 
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = req.url ?? '/';
-  const { body, tooLarge } = await readBody(req, MAX_BODY_BYTES);
+  const { body, overLimit: tooLarge } = await readBoundedBody(req, { limit: MAX_BODY_BYTES, past: { then: 'drain' } });
   writeHttpReply(res, replyFor(req, path, body, tooLarge));
 }
 
 function replyFor(req: IncomingMessage, path: string, body: Buffer, tooLarge: boolean): HttpReply {
   const pathname = path.split('?', 1)[0] ?? '';
   const protocol = req.method === 'POST' ? ROUTES[pathname] : undefined;
+  const embeddings = req.method === 'POST' && pathname === '/v1/embeddings';
+  if (embeddings && !tooLarge) return openaiEmbeddingsReply(body);
   if (protocol === undefined) {
     return errorReply(errorProtocolFor(path, req.headers), 'not_found', `Invalid URL (${req.method} ${pathname})`);
   }
   if (tooLarge) return errorReply(protocol, 'request_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes.`);
   return echoReply(protocol, body);
+}
+
+/** OpenAI embeddings: a deterministic vector per text (its hash), so the same text always embeds the same. */
+function openaiEmbeddingsReply(body: Buffer): HttpReply {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return errorReply('openai', 'invalid_request', 'We could not parse the JSON body of your request.');
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return errorReply('openai', 'invalid_request', 'The request body must be a JSON object.');
+  return embeddingsReply('openai', json as Record<string, unknown>, '/v1/embeddings');
 }

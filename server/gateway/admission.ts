@@ -32,19 +32,29 @@ export async function authorize(exchange: Exchange, governance: Governance): Pro
 }
 
 /**
+ * How an operation is priced: the worst case reserved before anything goes upstream, and the
+ * settlement from what the answer used. Chat's is `chatPricing`; other operations declare theirs
+ * (`operations/`).
+ */
+export interface OperationPricing {
+  /** The most the request can cost on this lane (µ¢); undefined when the lane has no price for the operation. */
+  worstCase(lane: ModelRoute): bigint | undefined;
+  /** The usage charged (the report, or an estimate when there is none) and its cost on the lane that answered. */
+  settle(summary: AnswerSummary): { usage: Usage; costMicrocents: bigint };
+}
+
+/**
  * Second step, once the body is read: the worst case of the request reserved against the key's
  * budget (402; 400 for a model without a price) before anything goes upstream. The worst case
- * covers every lane the request might be served by: the request's bytes as input tokens (a token
- * is at least a byte) and its output-token limit, at the dearest lane's prices.
+ * covers every lane the request might be served by, at the dearest lane's prices.
  */
-export async function admit(exchange: Exchange, governance: Governance, key: KeyRecord, router: PoolRouter<ModelRoute>, request: { bytes: number; maxTokens: number | undefined }): Promise<Admitted> {
-  const lanes = router.members.map((m) => m.lane);
-  const priced = lanes.every((lane) => lane.price !== undefined);
+export async function admit(exchange: Exchange, governance: Governance, key: KeyRecord, router: PoolRouter<ModelRoute>, pricing: OperationPricing, lanes: readonly ModelRoute[] = router.members.map((m) => m.lane)): Promise<Admitted> {
+  let priced = true;
   let worst = 0n;
   for (const lane of lanes) {
-    if (lane.price === undefined) continue;
-    const cost = worstCaseMicrocents({ requestBytes: request.bytes, maxOutputTokens: request.maxTokens ?? lane.defaultMaxTokens, price: lane.price });
-    if (cost > worst) worst = cost;
+    const cost = pricing.worstCase(lane);
+    if (cost === undefined) priced = false;
+    else if (cost > worst) worst = cost;
   }
   const reservation = await governance.reserve(key, { worstCaseMicrocents: worst, priced, model: router.name });
   /** Set once the answer's settlement began: from then on the reservation is never released. */
@@ -57,9 +67,19 @@ export async function admit(exchange: Exchange, governance: Governance, key: Key
     // fault is this request's alone: it must never throw into the attempt, where it would read as a
     // lane fault (breaker charged, the next lane tried and its answer written after this one).
     try {
-      const settled = settlement(exchange, ledgerId, summary, request);
-      exchange.meter.costMicrocents = settled.costMicrocents;
-      await governance.settle(reservation, settled);
+      const reported = summary.usage === null ? null : clampUsage(summary.usage);
+      if (reported !== null && reported.clamped.length > 0) {
+        exchange.log.warn({ lane: summary.lane.name, ledgerId, clamped: reported.clamped }, 'the upstream reported usage that cannot be billed as is; clamped');
+      }
+      const charged = pricing.settle(reported === null ? summary : { ...summary, usage: reported.usage });
+      exchange.meter.costMicrocents = charged.costMicrocents;
+      await governance.settle(reservation, {
+        ...charged,
+        requestId: ledgerId,
+        model: summary.lane.upstreamModel,
+        lane: summary.lane.name,
+        estimated: summary.usage === null,
+      });
     } catch (error) {
       // The reservation stays held: the budget stays charged this request's worst case rather
       // than lose its spend (BudgetLedger.settle).
@@ -76,22 +96,20 @@ export async function admit(exchange: Exchange, governance: Governance, key: Key
   };
 }
 
-function settlement(exchange: Exchange, ledgerId: string, summary: AnswerSummary, request: { bytes: number; maxTokens: number | undefined }) {
-  const reported = summary.usage === null ? null : clampUsage(summary.usage);
-  if (reported !== null && reported.clamped.length > 0) {
-    exchange.log.warn({ lane: summary.lane.name, ledgerId, clamped: reported.clamped }, 'the upstream reported usage that cannot be billed as is; clamped');
-  }
-  // Nothing reached the client (it left while the upstream was still working, say on a non-stream
-  // answer): the upstream may well finish and bill it all, so the output is the most it could write.
-  const outputTokens = summary.answerBytes === 0 ? request.maxTokens ?? summary.lane.defaultMaxTokens : Math.ceil(summary.answerBytes / 4);
-  const usage = reported?.usage ?? estimate(request.bytes, outputTokens);
+/**
+ * Chat: the request's bytes as input tokens (a token is at least a byte) and its output-token
+ * limit at the lane's token prices; settled on the reported usage, or an estimate from the bytes.
+ */
+export function chatPricing(request: { bytes: number; maxTokens: number | undefined }): OperationPricing {
   return {
-    costMicrocents: summary.lane.price === undefined ? 0n : costMicrocents(usage, summary.lane.price),
-    usage,
-    requestId: ledgerId,
-    model: summary.lane.upstreamModel,
-    lane: summary.lane.name,
-    estimated: summary.usage === null,
+    worstCase: (lane) => lane.price === undefined ? undefined : worstCaseMicrocents({ requestBytes: request.bytes, maxOutputTokens: request.maxTokens ?? lane.defaultMaxTokens, price: lane.price }),
+    settle(summary) {
+      // Nothing reached the client (it left while the upstream was still working, say on a non-stream
+      // answer): the upstream may well finish and bill it all, so the output is the most it could write.
+      const outputTokens = summary.answerBytes === 0 ? request.maxTokens ?? summary.lane.defaultMaxTokens : Math.ceil(summary.answerBytes / 4);
+      const usage = summary.usage ?? estimate(request.bytes, outputTokens);
+      return { usage, costMicrocents: summary.lane.price === undefined ? 0n : costMicrocents(usage, summary.lane.price) };
+    },
   };
 }
 

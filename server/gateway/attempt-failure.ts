@@ -3,7 +3,7 @@ import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts'
 import type { EgressCodec } from '../protocols/codec.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeBodyError, type UpstreamResponse } from '../upstream/send-upstream.ts';
-import { readBounded } from '../upstream/read-bounded.ts';
+import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
@@ -16,7 +16,7 @@ import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, u
  * upstream's protocol: its bytes can then be relayed verbatim if this becomes the final answer.
  */
 export async function upstreamErrorResult(upstream: UpstreamResponse, codec: EgressCodec, lane: ModelRoute, relayAs: boolean): Promise<AttemptResult> {
-  const body = await readBounded(upstream.body);
+  const body = await readUpstreamBody(upstream.body);
   if (isUpstreamCredentialFailure(upstream.status)) {
     return { status: 'failed', error: upstreamCredentialFailure(lane.provider, upstream.status), outcome: 'lane_config_fault' };
   }

@@ -5,7 +5,7 @@ import { withOutputLimit } from '../protocols/output-limit.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeBodyError, describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
-import { readBounded } from '../upstream/read-bounded.ts';
+import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { redactedStreamError } from './upstream-error.ts';
 import { OpenAIUsageStrip } from '../framing/openai-usage-strip.ts';
@@ -50,7 +50,7 @@ export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptCo
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
     const headers = relayedHeaders(upstream.headers); // a fresh object, this attempt's own
     headers['x-gateway-lane'] = lane.name;
-    if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readBounded(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
+    if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
     return await relayStream(exchange, attempt, upstream.body, upstream.status, headers, options.stripUsage === true ? new OpenAIUsageStrip() : undefined);
   } catch (error) {
     return thrownFailure(error, exchange, attempt);

@@ -4,7 +4,7 @@ import { codecFor } from '../protocols/registry.ts';
 import { WireBatch } from '../framing/wire-chunks.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeBodyError, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
-import { readBounded } from '../upstream/read-bounded.ts';
+import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import type { ModelRoute } from '../config/runtime-config.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
@@ -95,7 +95,7 @@ function answerHeaders(hop: Hop): Record<string, string> {
 }
 
 async function translateResponse(hop: Hop): Promise<AttemptResult> {
-  const raw = await hop.exchange.meter.upstream(readBounded(hop.upstream.body, MAX_UPSTREAM_RESPONSE_BYTES));
+  const raw = await hop.exchange.meter.upstream(readUpstreamBody(hop.upstream.body, MAX_UPSTREAM_RESPONSE_BYTES));
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;

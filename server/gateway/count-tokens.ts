@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelRoute } from '../config/runtime-config.ts';
-import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
+import { GatewayFailure, gatewayError, type ChatRequest, type ProtocolId } from '../ir/index.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { withoutAbsentNulls } from '../protocols/shared/absent-nulls.ts';
-import { codecFor } from '../protocols/registry.ts';
-import { readBounded } from '../upstream/read-bounded.ts';
+import { codecFor, protocolDefinition } from '../protocols/registry.ts';
+import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import { sendUpstream } from '../upstream/send-upstream.ts';
 import type { Gateway } from './gateway-context.ts';
@@ -12,16 +12,21 @@ import { INGRESS } from './ingress.ts';
 import { bodyMemoryOf } from './body-memory.ts';
 import { clientGoneSignal } from './client-gone.ts';
 import { ClientResponse } from './client-response.ts';
+import { servingLanes } from './resolve-model.ts';
 import { closeUnread } from './close-unread.ts';
 import { credentialMaskFor } from './credential-mask.ts';
 import { forwardedClientHeaders } from './relayed-headers.ts';
 import { checkRequestJson, parseJsonObject, readRequestBody } from './request-body.ts';
 import { classifyUpstreamError, isUpstreamCredentialFailure, redactCredential, upstreamCredentialFailure } from './upstream-error.ts';
-import { countEndpointFor } from './token-count-endpoints.ts';
 import { estimateInputTokens, tokensInBytes } from './token-estimate.ts';
 
 /** The two count routes the gateway serves: Anthropic's `count_tokens` and Gemini's `:countTokens`. */
 export type CountingProtocol = 'anthropic' | 'gemini';
+
+/** The protocols whose count answer (`input_tokens`, `totalTokens`) this handler writes. */
+export function isCountingProtocol(protocol: ProtocolId): protocol is CountingProtocol {
+  return protocol === 'anthropic' || protocol === 'gemini';
+}
 
 /** Says how an answer's count was made: `upstream` (the lane's provider counted) or `estimate`. */
 export const TOKEN_COUNT_HEADER = 'x-gateway-token-count';
@@ -87,7 +92,10 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
     if (modelName === undefined || modelName === '') throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
     const router = gateway.routing.router(modelName);
     if (router === undefined) throw new GatewayFailure(gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
-    const lane = pickLane(router.members.map((m) => m.lane), call.protocol);
+    // Only the members that count (a chat model counts; an embedding model does not).
+    const counting = servingLanes(router, 'count_tokens');
+    if (counting.length === 0) throw new GatewayFailure(gatewayError('invalid_request', `model "${router.name}" does not serve count_tokens (it serves ${[...(router.members[0]?.lane.operations ?? [])].join(', ')})`, { param: 'model', code: 'operation_not_supported' }));
+    const lane = pickLane(counting, call.protocol);
     line.model = router.name;
     line.lane = lane.name;
     client.guardCredentials(credentialMaskFor(lane.provider)); // before anything of this lane can reach the client
@@ -131,7 +139,7 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
 /** A lane of the client's protocol first (its count is exact and untranslated), then one whose provider can count, then the first. */
 function pickLane(lanes: readonly ModelRoute[], protocol: CountingProtocol): ModelRoute {
   const same = lanes.find((l) => l.provider.protocol === protocol);
-  const counting = lanes.find((l) => l.provider.protocol !== 'cohere');
+  const counting = lanes.find((l) => protocolDefinition(l.provider.protocol).upstreamOperations.includes('count_tokens'));
   return same ?? counting ?? (lanes[0] as ModelRoute);
 }
 
@@ -163,7 +171,8 @@ async function forward(gateway: Gateway, req: IncomingMessage, call: CountCall, 
 
 /** Another protocol: the lane's own count endpoint, if it has one; undefined (an estimate) otherwise or when it fails. */
 async function countOnLane(gateway: Gateway, lane: ModelRoute, request: ChatRequest, signal: AbortSignal): Promise<number | undefined> {
-  const endpoint = countEndpointFor(lane.provider.protocol, request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
+  // The lane protocol's own count endpoint, as its definition declares (protocols/<id>/count-endpoint.ts).
+  const endpoint = protocolDefinition(lane.provider.protocol).countEndpoint?.(request, { model: lane.upstreamModel, defaultMaxTokens: lane.defaultMaxTokens });
   if (endpoint === undefined) return undefined;
   try {
     return endpoint.count(await post(gateway, lane, endpoint.path, JSON.stringify(endpoint.body), {}, signal, false));
@@ -179,7 +188,7 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
     provider: lane.provider, path, body, forwardHeaders, stream: false, signal,
     headersTimeoutMs: lane.timeouts.firstByteMs, idleTimeoutMs: lane.timeouts.idleMs,
   });
-  const text = (await readBounded(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
+  const text = (await readUpstreamBody(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
   if (upstream.status >= 400) {
     // Decoded and classified as a chat attempt's error is (attempt-failure.ts), when it is relayed.
     const codec = codecFor(lane.provider.protocol);

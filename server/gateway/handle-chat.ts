@@ -1,8 +1,8 @@
-import { GatewayFailure, gatewayError, type ChatRequest } from '../ir/index.ts';
+import type { ChatRequest } from '../ir/index.ts';
 import { withoutAbsentNulls } from '../protocols/shared/absent-nulls.ts';
-import { admit, authorize } from './admission.ts';
+import { admit, authorize, chatPricing } from './admission.ts';
 import { bodyMemoryOf } from './body-memory.ts';
-import { closeUnread } from './close-unread.ts';
+import { answerFailure } from './answer-failure.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { translatedAttempt } from './attempt-translated.ts';
 import { runWithFailover } from './failover.ts';
@@ -10,7 +10,8 @@ import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
 import { sameProtocolRequest, type SameProtocolRequest } from './stream-usage.ts';
-import { isStackOverflow, requestTooDeep } from './request-too-deep.ts';
+import { reportRequest } from './report-request.ts';
+import { requireLaneOperation, resolveModel, servingLanes } from './resolve-model.ts';
 
 /**
  * One chat request, top to bottom (DESIGN.md, "The request pipeline"). Every failure reaches the
@@ -22,7 +23,7 @@ export async function handleChat(exchange: Exchange): Promise<void> {
     await answer(exchange);
   } finally {
     exchange.gateway.inFlight.leave();
-    report(exchange);
+    reportRequest(exchange);
   }
 }
 
@@ -39,11 +40,8 @@ async function answer(exchange: Exchange): Promise<void> {
     bodyRead = true;
     const json = parseRequestJson(body, ingress.validateRequest);
     const modelName = exchange.origin.pathModel ?? (json.model as string | undefined);
-    const router = gateway.routing.router(requireModelName(modelName));
-    if (router === undefined) throw unknownModel(modelName as string);
+    const router = resolveModel(exchange, modelName, 'chat');
     const stream = exchange.origin.pathStream ?? json.stream === true;
-    meter.model = router.name;
-    if (gateway.config.pools.has(router.name)) meter.pool = router.name;
     meter.stream = stream;
 
     // Decoded at most once, and only if some lane speaks another protocol than the client (or
@@ -56,7 +54,7 @@ async function answer(exchange: Exchange): Promise<void> {
 
     const admitted = governance === undefined || key === undefined
       ? undefined
-      : await admit(exchange, governance, key, router, { bytes: body.length, maxTokens: decoded().maxTokens });
+      : await admit(exchange, governance, key, router, chatPricing({ bytes: body.length, maxTokens: decoded().maxTokens }), servingLanes(router, 'chat'));
     // A budget is a hard cap only if the upstream is held to the output the reservation assumed
     // (the lane's default limit, when the client set none): each attempt adds it.
     const capOutput = admitted?.budgeted === true && decoded().maxTokens === undefined;
@@ -64,6 +62,7 @@ async function answer(exchange: Exchange): Promise<void> {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
       await runWithFailover(exchange, router, (lane) => {
         if (gateway.log.isLevelEnabled('debug')) exchange.log.debug({ model: modelName, lane: lane.name, provider: lane.provider.name, stream }, 'attempt');
+        requireLaneOperation(lane, 'chat'); // a pool may mix chat and embedding models
         return lane.provider.protocol === ingress.codec.id
           ? (attempt) => attemptSameProtocol(exchange, attempt, sameProtocol().body, stream, { stripUsage: sameProtocol().stripUsage, capOutput })
           : translatedAttempt(exchange, lane, capOutput ? { ...decoded(), maxTokens: lane.defaultMaxTokens } : decoded()); // throws when this lane cannot express the request
@@ -72,38 +71,9 @@ async function answer(exchange: Exchange): Promise<void> {
       await admitted?.release();
     }
   } catch (error) {
-    if (exchange.signal.aborted) return; // the client left; there is no one to answer
-    if (error instanceof GatewayFailure) {
-      meter.error = error.error;
-      exchange.log.debug({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message); // the request line has status, kind and code
-      res.sendError(ingress.codec, error.error, bodyRead ? undefined : closeUnread(exchange.req));
-      return;
-    }
-    if (isStackOverflow(error)) {
-      meter.error = requestTooDeep();
-      res.sendError(ingress.codec, meter.error);
-      return;
-    }
-    exchange.log.error({ err: error }, 'unexpected failure');
-    meter.error = gatewayError('server', 'internal gateway error', { code: 'internal_error' });
-    res.sendError(ingress.codec, meter.error, bodyRead ? undefined : closeUnread(exchange.req));
+    answerFailure(exchange, error, bodyRead);
   } finally {
     hold.release();
-  }
-}
-
-/** Exactly one record per request, whatever the ending, handed to every observer. */
-function report(exchange: Exchange): void {
-  const { observers } = exchange.gateway;
-  if (observers.length === 0) return;
-  const record = exchange.meter.finish({ requestId: exchange.requestId, configVersion: exchange.gateway.config.configVersion, ingress: exchange.ingress.codec.id, res: exchange.res, clientGone: exchange.signal.aborted && !exchange.meter.delivered });
-  const content = exchange.content?.content();
-  for (const observer of observers) {
-    try {
-      observer.record(record, content);
-    } catch (error) {
-      exchange.log.error({ err: error }, 'a request observer failed'); // observers must not throw; the request is unaffected
-    }
   }
 }
 
@@ -114,15 +84,4 @@ function capturePrompt(exchange: Exchange, decoded: () => ChatRequest): void {
   } catch {
     // the same-protocol path never needed the IR; this request is answered all the same
   }
-}
-
-function requireModelName(name: string | undefined): string {
-  if (name === undefined || name === '') {
-    throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
-  }
-  return name;
-}
-
-function unknownModel(name: string): GatewayFailure {
-  return new GatewayFailure(gatewayError('not_found', `model "${name}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
 }

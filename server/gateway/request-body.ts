@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { ValidateFunction } from 'ajv';
 import { GatewayFailure, gatewayError } from '../ir/index.ts';
 import { checkRequestSchema } from '../protocols/shared/schema-check.ts';
+import { readBoundedBody, type PastLimit } from '../http-body/bounded-body.ts';
+import type { Overrun } from '../http-body/byte-budget.ts';
 import type { BodyHold } from './body-memory.ts';
 
 /**
@@ -10,19 +12,12 @@ import type { BodyHold } from './body-memory.ts';
  * once, or what has arrived when it declares none).
  */
 export async function readRequestBody(req: IncomingMessage, limit: number, hold: BodyHold): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (Number.isFinite(declared) && !hold.growTo(declared)) throw noRoom();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge(limit);
-    if (!hold.growTo(size)) throw noRoom();
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  return (await readBoundedBody(req, { limit, past: REFUSE, declaredLength: req.headers['content-length'], hold })).body;
 }
+
+/** Past the bounds: the client's request is refused in its protocol's shape (the caller's envelope). */
+export const refusal = (overrun: Overrun, limit: number): GatewayFailure => (overrun === 'too_large' ? tooLarge(limit) : noRoom());
+const REFUSE: PastLimit = { then: 'fail', error: refusal };
 
 function noRoom(): GatewayFailure {
   return new GatewayFailure(gatewayError('unavailable', 'the gateway is holding as many request bodies as it may right now; retry in 1 s', { status: 503, code: 'request_bodies_full', retryAfterSeconds: 1 }));

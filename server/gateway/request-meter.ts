@@ -1,4 +1,4 @@
-import type { ModelRoute } from '../config/runtime-config.ts';
+import type { ModelRoute, Operation } from '../config/runtime-config.ts';
 import { costMicrocents } from '../governance/cost.ts';
 import type { FinishReason, GatewayError, ProtocolId } from '../ir/index.ts';
 import type { AttemptOutcome, AttemptRecord, RequestRecord } from '../observability/request-record.ts';
@@ -24,6 +24,8 @@ export class RequestMeter {
   private readonly attempts: AttemptRecord[] = [];
   /** Upstream status of the attempt in progress, once its headers came. */
   upstreamStatus: number | undefined;
+  /** What the client asked for (chat, embeddings, ...). */
+  operation: Operation = 'chat';
   /** Set once the name resolves to a configured model or pool. */
   model: string | undefined;
   pool: string | undefined;
@@ -110,6 +112,7 @@ export class RequestMeter {
       ...(this.pool !== undefined && { pool: this.pool }),
       ...(lane !== undefined && { lane: lane.name, provider: lane.provider.name, upstreamModel: lane.upstreamModel, egress: lane.provider.protocol }),
       ingress: exchange.ingress,
+      operation: this.operation,
       stream: this.stream,
       status,
       clientGone: exchange.clientGone,

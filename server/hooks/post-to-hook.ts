@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { readBounded } from '../upstream/read-bounded.ts';
+import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { SERVER_VERSION } from '../version.ts';
 import type { HookSettings } from './hook-settings.ts';
 
@@ -38,7 +38,7 @@ export async function postToHook(hook: HookSettings, body: string, options: { di
       headers: { 'user-agent': `gateway/${SERVER_VERSION}`, ...hook.headers, ...options.headers, 'content-type': 'application/json' },
       body,
     });
-    const text = await readBounded(answer.body, MAX_ANSWER_BYTES);
+    const text = await readUpstreamBody(answer.body, MAX_ANSWER_BYTES);
     return { status: answer.statusCode, headers: answer.headers, body: text };
   } catch (error) {
     if (timeout.aborted) throw new HookCallError(`no answer within ${hook.timeoutMs} ms`, true);

@@ -29,6 +29,8 @@ export interface WebhookEvent {
     readonly provider: string | null;
     readonly upstream_model: string | null;
     readonly protocols: { readonly ingress: ProtocolId; readonly egress: ProtocolId | null };
+    /** chat, embeddings, ... */
+    readonly operation: string;
     readonly stream: boolean;
     readonly status: number;
     /** The client left before the answer ended (status 499 when it left before any). */
@@ -78,6 +80,7 @@ export function webhookEvent(record: RequestRecord, stamp: { readonly id: string
       provider: record.provider ?? null,
       upstream_model: record.upstreamModel ?? null,
       protocols: { ingress: record.ingress, egress: record.egress ?? null },
+      operation: record.operation,
       stream: record.stream,
       status: record.status,
       client_gone: record.clientGone,

@@ -1,18 +1,16 @@
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import Koa from 'koa';
 import { addAuthTokenRoutes, AUTH_TOKEN_PATH } from '../auth/auth-routes.ts';
 import type { SelfServe } from '../auth/self-serve.ts';
 import type { Readiness } from '../app/readiness.ts';
-import { GatewayFailure, gatewayError, type ProtocolId } from '../ir/index.ts';
-import type { RequestOrigin } from '../protocols/codec.ts';
+import { GatewayFailure, gatewayError } from '../ir/index.ts';
 import type { LiveGateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
-import { countTokens } from '../gateway/count-tokens.ts';
-import { geminiCountTokensModel, geminiRoute } from './gemini-route.ts';
+import { PROTOCOLS } from '../protocols/registry.ts';
 import { guessProtocol } from './guess-protocol.ts';
-import { listModels } from './list-models.ts';
+import { listModels, modelListShape, modelNotFound, retrieveModel, type ModelListShape } from './list-models.ts';
 import { requestIdFor } from './request-id.ts';
-import { serveChat } from './serve-chat.ts';
+import { OPERATION_HANDLERS } from './operation-handlers.ts';
 
 /** The operational routes' sources beyond the pipeline's own context. */
 export interface DataPlaneExtras {
@@ -32,36 +30,24 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
   const app = new Koa();
   const router = new Router();
 
-  const chat = (ctx: Koa.Context, protocol: ProtocolId, origin: RequestOrigin) => {
-    ctx.respond = false; // the pipeline writes the response itself
-    return serveChat(live.current, ctx.req, ctx.res, { protocol, origin, query: ctx.querystring, requestId: ctx.state.requestId as string });
-  };
-  // Path parameters arrive percent-decoded from the router.
-  const param = (ctx: Koa.Context, name: string) => String(ctx.params[name]);
-
-  router.post('/v1/chat/completions', (ctx) => chat(ctx, 'openai', {}));
-  router.post('/v1/responses', (ctx) => chat(ctx, 'responses', {}));
-  router.post('/v1/messages', (ctx) => chat(ctx, 'anthropic', {}));
-  // Input-token counts (Claude Code asks before each turn): routed like chat, nothing spent.
-  const count = (ctx: Koa.Context, protocol: 'anthropic' | 'gemini', pathModel?: string) => {
-    ctx.respond = false;
-    return countTokens(live.current, ctx.req, ctx.res, { protocol, ...(pathModel !== undefined && { pathModel }), query: ctx.querystring, requestId: ctx.state.requestId as string });
-  };
-  router.post('/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic'));
-  router.post('/:model/v1/messages/count_tokens', (ctx) => count(ctx, 'anthropic', param(ctx, 'model')));
-  router.post('/:model/v1/messages', (ctx) => chat(ctx, 'anthropic', { pathModel: param(ctx, 'model') }));
-  for (const version of ['v1beta', 'v1']) {
-    router.post(`/${version}/models/:action`, async (ctx, next) => {
-      const countModel = geminiCountTokensModel(param(ctx, 'action'));
-      if (countModel !== undefined) return count(ctx, 'gemini', countModel);
-      const route = geminiRoute(param(ctx, 'action'), ctx.query.alt);
-      if (route === undefined) return next();
-      await chat(ctx, 'gemini', route);
-    });
+  // Every protocol's routes, from the registry (each folder's index.ts declares its own), in
+  // registry order; a route whose path says it is not its request (Gemini's `:action` names the
+  // method) hands over to the next route on the same pattern.
+  for (const protocol of PROTOCOLS) {
+    for (const route of protocol.routes) {
+      const serve = OPERATION_HANDLERS[route.operation];
+      if (serve === undefined) continue;
+      const handle: RouterMiddleware = async (ctx, next) => {
+        // Path parameters arrive percent-decoded from the router.
+        const origin = route.origin === undefined ? {} : route.origin(ctx.params, ctx.query);
+        if (origin === undefined) return next();
+        ctx.respond = false; // the handler writes the response itself
+        await serve(live.current, ctx.req, ctx.res, { protocol: protocol.id, origin, query: ctx.querystring, requestId: ctx.state.requestId as string });
+      };
+      if (route.method === 'GET') router.get(route.path, handle);
+      else router.post(route.path, handle);
+    }
   }
-  router.post('/model/:modelId/converse', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: false }));
-  router.post('/model/:modelId/converse-stream', (ctx) => chat(ctx, 'bedrock', { pathModel: param(ctx, 'modelId'), pathStream: true }));
-  router.post('/v2/chat', (ctx) => chat(ctx, 'cohere', {}));
   // With governance on, the operational routes that tell about the deployment can ask for a key
   // too (`models_require_key`, `metrics.require_key`); a refusal is a 401 in the client's shape.
   const keyed = async (ctx: Koa.Context, required: boolean): Promise<boolean> => {
@@ -80,10 +66,30 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
       return false;
     }
   };
-  router.get('/v1/models', async (ctx) => {
-    const { config } = live.current;
-    if (await keyed(ctx, config.modelsRequireKey)) ctx.body = listModels(config, ctx.headers);
-  });
+  // The names clients may send and the operations each serves (http/list-models.ts).
+  const notFound = (ctx: Koa.Context, id: string) => {
+    const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(modelNotFound(id));
+    ctx.status = envelope.status;
+    ctx.set(envelope.headers);
+    ctx.body = envelope.body;
+  };
+  // `/v1/models` answers in the shape of the SDK asking: Anthropic's (anthropic-version), Gemini's
+  // (x-goog-api-key: @google/genai lists under /v1 too), OpenAI's otherwise; `/v1beta` is Gemini's.
+  for (const version of ['v1', 'v1beta']) {
+    const shape = (ctx: Koa.Context): ModelListShape => (version === 'v1beta' ? 'gemini' : modelListShape(ctx.headers));
+    router.get(`/${version}/models`, async (ctx) => {
+      const { config } = live.current;
+      if (await keyed(ctx, config.modelsRequireKey)) ctx.body = listModels(config, shape(ctx));
+    });
+    router.get(`/${version}/models/:id`, async (ctx) => {
+      const { config } = live.current;
+      if (!(await keyed(ctx, config.modelsRequireKey))) return;
+      const id = String(ctx.params.id);
+      const entry = retrieveModel(config, shape(ctx), id);
+      if (entry === undefined) notFound(ctx, id);
+      else ctx.body = entry;
+    });
+  }
   // Liveness: the process answers. Readiness: it should be sent traffic (not starting, not
   // draining, its store readable, every worker up); 503 with the reason otherwise.
   router.get('/healthz', (ctx) => {
@@ -129,11 +135,12 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
     }
   });
   app.use(router.routes());
+  const allowed = allowedMethods(metrics !== undefined);
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
-    const getRoutes = ['/v1/models', '/healthz', '/readyz', ...(metrics === undefined ? [] : ['/metrics'])];
-    const known = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v2/chat', AUTH_TOKEN_PATH, ...getRoutes].includes(ctx.path);
-    if (known) ctx.set('allow', ctx.path === AUTH_TOKEN_PATH ? 'GET, POST' : getRoutes.includes(ctx.path) ? 'GET' : 'POST');
+    const allow = allowed.get(ctx.path);
+    const known = allow !== undefined;
+    if (known) ctx.set('allow', allow);
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })
       : gatewayError('not_found', `no route for ${ctx.method} ${ctx.path} on this gateway`, { code: 'route_not_found' });
@@ -144,4 +151,17 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
   });
   app.on('error', (error: unknown) => live.current.log.warn({ err: error }, 'data plane connection error'));
   return app;
+}
+
+/** The `Allow` header of each fixed path the data plane serves: the protocols' routes and the operational ones. */
+function allowedMethods(metrics: boolean): ReadonlyMap<string, string> {
+  const methods = new Map<string, Set<string>>();
+  const add = (path: string, method: string) => methods.set(path, (methods.get(path) ?? new Set()).add(method));
+  for (const protocol of PROTOCOLS) {
+    for (const route of protocol.routes) if (!route.path.includes(':') && OPERATION_HANDLERS[route.operation] !== undefined) add(route.path, route.method);
+  }
+  for (const path of ['/v1/models', '/v1beta/models', '/healthz', '/readyz', ...(metrics ? ['/metrics'] : [])]) add(path, 'GET');
+  add(AUTH_TOKEN_PATH, 'GET');
+  add(AUTH_TOKEN_PATH, 'POST');
+  return new Map([...methods].map(([path, set]) => [path, [...set].sort().join(', ')]));
 }

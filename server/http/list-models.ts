@@ -1,23 +1,93 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { ModelRoute, Operation, RuntimeConfig } from '../config/runtime-config.ts';
+import { gatewayError, type GatewayError } from '../ir/index.ts';
+
+/** One name a client may send (a model or a pool) and what it serves. */
+interface ListedName {
+  readonly id: string;
+  readonly owner: string;
+  readonly operations: readonly Operation[];
+}
 
 /**
- * `GET /v1/models`: the names clients may send (models and pools). OpenAI's list shape, or
- * Anthropic's when the request carries `anthropic-version` (the Anthropic SDK's models.list()).
+ * The names clients may send, models then pools, each with the operations it serves (a pool: what
+ * any of its members serves, since failover skips a member that does not). There is no per-key
+ * model allowance today, so a key sees every name.
  */
-export function listModels(config: RuntimeConfig, headers: IncomingHttpHeaders): Record<string, unknown> {
-  const created = Math.floor(config.loadedAt.getTime() / 1000);
-  const names = [
-    ...[...config.models.values()].map((m) => ({ id: m.name, owner: m.provider.name })),
-    ...[...config.pools.keys()].map((name) => ({ id: name, owner: 'pool' })),
+function listedNames(config: RuntimeConfig): ListedName[] {
+  return [
+    ...[...config.models.values()].map((m) => ({ id: m.name, owner: m.provider.name, operations: [...m.operations] })),
+    ...[...config.pools.values()].map((p) => ({ id: p.name, owner: 'pool', operations: operationsOf(p.members.map((m) => m.model)) })),
   ];
-  if (headers['anthropic-version'] !== undefined) {
+}
+
+function operationsOf(lanes: readonly ModelRoute[]): Operation[] {
+  const all = new Set<Operation>();
+  for (const lane of lanes) for (const op of lane.operations) all.add(op);
+  return [...all];
+}
+
+/** Whose list shape an answer takes: the SDK asking says by its protocol header. */
+export type ModelListShape = 'openai' | 'anthropic' | 'gemini';
+
+export function modelListShape(headers: IncomingHttpHeaders): ModelListShape {
+  if (headers['anthropic-version'] !== undefined) return 'anthropic';
+  if (headers['x-goog-api-key'] !== undefined) return 'gemini';
+  return 'openai';
+}
+
+/**
+ * `GET /v1/models`: OpenAI's list shape plus the gateway's own `operations` member on each entry;
+ * Anthropic's (models.list() of its SDK) or Gemini's (`models/{id}` names and the methods each
+ * supports) for those SDKs.
+ */
+export function listModels(config: RuntimeConfig, shape: ModelListShape): Record<string, unknown> {
+  const names = listedNames(config);
+  if (shape === 'gemini') return { models: names.map(geminiEntry) };
+  if (shape === 'anthropic') {
     return {
-      data: names.map((n) => ({ type: 'model', id: n.id, display_name: n.id, created_at: config.loadedAt.toISOString() })),
+      data: names.map((n) => anthropicEntry(config, n)),
       has_more: false,
       first_id: names[0]?.id ?? null,
       last_id: names[names.length - 1]?.id ?? null,
     };
   }
-  return { object: 'list', data: names.map((n) => ({ id: n.id, object: 'model', created, owned_by: n.owner })) };
+  return { object: 'list', data: names.map((n) => openaiEntry(config, n)) };
+}
+
+/** `GET /v1/models/{id}`: one entry in the same shapes (Gemini's id may be `models/{id}`); undefined for a name not configured. */
+export function retrieveModel(config: RuntimeConfig, shape: ModelListShape, id: string): Record<string, unknown> | undefined {
+  const bare = shape === 'gemini' && id.startsWith('models/') ? id.slice('models/'.length) : id;
+  const name = listedNames(config).find((n) => n.id === bare);
+  if (name === undefined) return undefined;
+  if (shape === 'gemini') return geminiEntry(name);
+  return shape === 'anthropic' ? anthropicEntry(config, name) : openaiEntry(config, name);
+}
+
+export function modelNotFound(id: string): GatewayError {
+  return gatewayError('not_found', `model "${id}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' });
+}
+
+function openaiEntry(config: RuntimeConfig, n: ListedName): Record<string, unknown> {
+  return { id: n.id, object: 'model', created: Math.floor(config.loadedAt.getTime() / 1000), owned_by: n.owner, operations: n.operations };
+}
+
+function anthropicEntry(config: RuntimeConfig, n: ListedName): Record<string, unknown> {
+  return { type: 'model', id: n.id, display_name: n.id, created_at: config.loadedAt.toISOString(), operations: n.operations };
+}
+
+/** Gemini names its methods; the operations map onto the ones it has. */
+const GEMINI_METHODS: Partial<Record<Operation, readonly string[]>> = {
+  chat: ['generateContent', 'streamGenerateContent'],
+  count_tokens: ['countTokens'],
+  embeddings: ['embedContent', 'batchEmbedContents'],
+};
+
+function geminiEntry(n: ListedName): Record<string, unknown> {
+  return {
+    name: `models/${n.id}`,
+    displayName: n.id,
+    supportedGenerationMethods: n.operations.flatMap((op) => GEMINI_METHODS[op] ?? []),
+    operations: n.operations,
+  };
 }

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientGoneSignal } from '../gateway/client-gone.ts';
 import { ClientResponse } from '../gateway/client-response.ts';
-import type { Gateway } from '../gateway/gateway-context.ts';
+import type { Exchange, Gateway } from '../gateway/gateway-context.ts';
 import { ContentCapture } from '../gateway/content-capture.ts';
 import { handleChat } from '../gateway/handle-chat.ts';
 import { INGRESS } from '../gateway/ingress.ts';
+import type { OperationCall } from './operation-handlers.ts';
 import { RequestMeter } from '../gateway/request-meter.ts';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -14,14 +15,22 @@ import type { RequestOrigin } from '../protocols/codec.ts';
  * One chat request handed to the pipeline, which writes the response itself (it decides when to
  * commit). Called from the Koa routes and from the fast path for fixed chat paths (fast-routes.ts).
  */
-export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: { protocol: ProtocolId; origin: RequestOrigin; query: string; requestId: string }): Promise<void> {
+export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: ServeCall): Promise<void> {
+  await handleChat(newExchange(gateway, req, res, call));
+}
+
+/** What a route tells the pipeline about a request. */
+export type ServeCall = OperationCall;
+
+/** A request's exchange, as every operation's pipeline takes it. */
+export function newExchange(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: ServeCall): Exchange {
   const { protocol, requestId } = call;
   const meter = new RequestMeter();
   const { traceparent } = req.headers;
   if (typeof traceparent === 'string' && traceparent.length <= 128) meter.traceparent = traceparent; // parsed (or ignored) by the trace exporter
   const ingress = INGRESS[protocol];
   let log: Logger | undefined;
-  await handleChat({
+  return {
     gateway,
     req,
     res: new ClientResponse(res, { 'x-request-id': requestId }),
@@ -36,7 +45,7 @@ export async function serveChat(gateway: Gateway, req: IncomingMessage, res: Ser
     },
     meter,
     ...(gateway.config.otlp?.captureContent === true && gateway.config.otlp.traces && { content: new ContentCapture() }),
-  });
+  };
 }
 
 /** The last line of defence for a chat request: an exception outside the pipeline's own handling. */

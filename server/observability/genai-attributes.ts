@@ -1,25 +1,25 @@
 import type { Attributes } from '@opentelemetry/api';
 import { microcentsToUsdNumber } from '../governance/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
+import { genAiOperationName, type Operation } from '../ir/operation.ts';
+import { PROTOCOLS } from '../protocols/registry.ts';
 import { failoverCount, overheadMs, skippedCount, type AttemptRecord, type RequestRecord } from './request-record.ts';
 
 /**
  * `gen_ai.provider.name` (formerly `gen_ai.system`) values of the OpenTelemetry GenAI semantic
- * conventions, by catalog provider; a provider they do not name goes by its catalog name.
+ * conventions, by catalog provider: each protocol's first-hand provider as its definition says,
+ * then the compatible providers the conventions name; any other goes by its catalog name.
  */
 const PROVIDER_NAMES: Readonly<Record<string, string>> = {
-  openai: 'openai',
-  'openai-responses': 'openai',
-  anthropic: 'anthropic',
-  gemini: 'gcp.gemini',
-  bedrock: 'aws.bedrock',
-  cohere: 'cohere',
+  ...Object.fromEntries(PROTOCOLS.map((p) => [p.genAi.catalogProvider, p.genAi.providerName])),
   azure: 'azure.ai.openai',
   deepseek: 'deepseek',
   groq: 'groq',
   mistral: 'mistral_ai',
   xai: 'x_ai',
 };
+
+/** Every record is a chat request's today (counts make none); an operation's record will name its own. */
 
 export function genAiProviderName(provider: string): string {
   return PROVIDER_NAMES[provider] ?? provider;
@@ -37,7 +37,7 @@ export interface LaneFacts {
  */
 export function requestAttributes(record: RequestRecord): Attributes {
   const attributes: Attributes = {
-    'gen_ai.operation.name': 'chat',
+    'gen_ai.operation.name': genAiOperationName(record.operation),
     'http.request.method': 'POST',
     'http.response.status_code': record.status,
     'gateway.request_id': record.requestId,
@@ -74,9 +74,9 @@ export function requestAttributes(record: RequestRecord): Attributes {
 }
 
 /** One upstream attempt: the GenAI call the gateway made to that lane, and how it ended. */
-export function attemptAttributes(attempt: AttemptRecord, lane: LaneFacts | undefined, index: number): Attributes {
+export function attemptAttributes(attempt: AttemptRecord, lane: LaneFacts | undefined, index: number, operation: Operation = 'chat'): Attributes {
   const attributes: Attributes = {
-    'gen_ai.operation.name': 'chat',
+    'gen_ai.operation.name': genAiOperationName(operation),
     'gen_ai.provider.name': genAiProviderName(attempt.provider),
     'gen_ai.system': genAiProviderName(attempt.provider),
     'gateway.lane': attempt.lane,

@@ -22,7 +22,7 @@ const REJECTION_REASONS: Readonly<Record<string, string>> = {
  * served; protocols, outcomes, kinds and status classes are closed sets.
  */
 export class RequestMetrics implements RequestObserver {
-  private readonly requests: Counter<'ingress' | 'model' | 'lane' | 'status_class'>;
+  private readonly requests: Counter<'ingress' | 'operation' | 'model' | 'lane' | 'status_class'>;
   private readonly duration: Histogram<'model' | 'lane' | 'stream'>;
   private readonly ttfb: Histogram<'model' | 'lane' | 'stream'>;
   private readonly overhead: Histogram<'ingress' | 'egress' | 'stream'>;
@@ -38,8 +38,8 @@ export class RequestMetrics implements RequestObserver {
     const registers = [registry];
     this.requests = new Counter({
       name: 'gateway_requests_total',
-      help: 'Data-plane chat requests by ingress protocol, requested model or pool, serving lane and status class',
-      labelNames: ['ingress', 'model', 'lane', 'status_class'],
+      help: 'Data-plane requests by ingress protocol, operation (chat, embeddings, ...), requested model or pool, serving lane and status class',
+      labelNames: ['ingress', 'operation', 'model', 'lane', 'status_class'],
       registers,
     });
     this.duration = new Histogram({
@@ -108,7 +108,7 @@ export class RequestMetrics implements RequestObserver {
     // Label sets are bound once and kept (bounded by the configuration): prom-client would
     // otherwise sort and hash the label object on every observation.
     const c = this.children;
-    c.get(this.requests, record.ingress, model, lane, statusClass(record.status)).inc();
+    c.get(this.requests, record.ingress, record.operation, model, lane, statusClass(record.status)).inc();
     c.get(this.duration, model, lane, stream).observe(record.latencyMs / 1000);
     if (record.ttfbMs !== undefined) c.get(this.ttfb, model, lane, stream).observe(record.ttfbMs / 1000);
     if (record.attempts.length > 0) c.get(this.overhead, record.ingress, record.egress ?? '', stream).observe(overheadMs(record) / 1000);

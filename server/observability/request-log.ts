@@ -28,6 +28,7 @@ export class RequestLog implements RequestObserver {
       ...(record.pool !== undefined && { pool: record.pool }),
       ...(record.lane !== undefined && { lane: record.lane, provider: record.provider, upstreamModel: record.upstreamModel }),
       ingress: record.ingress,
+      ...(record.operation !== 'chat' && { operation: record.operation }),
       ...(record.egress !== undefined && { egress: record.egress }),
       stream: record.stream,
       status: record.status,

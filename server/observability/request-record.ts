@@ -1,4 +1,5 @@
 import type { FinishReason, ProtocolId, Usage } from '../ir/index.ts';
+import type { Operation } from '../config/runtime-config.ts';
 import type { Outcome } from '../routing/outcome.ts';
 import type { RequestContent } from './request-content.ts';
 
@@ -38,6 +39,8 @@ export interface RequestRecord {
   /** The upstream model name of that lane. */
   readonly upstreamModel?: string;
   readonly ingress: ProtocolId;
+  /** What the client asked for: chat, embeddings, ... (config `operations:`). */
+  readonly operation: Operation;
   /** The protocol spoken to that lane's upstream. */
   readonly egress?: ProtocolId;
   readonly stream: boolean;

@@ -36,6 +36,8 @@ export interface RequestOrigin {
   readonly pathStream?: boolean;
   /** Gemini's `:streamGenerateContent` without `alt=sse`: the answer is one JSON array, written piecewise. */
   readonly jsonArrayStream?: boolean;
+  /** Which of an operation's wire variants the route is: Gemini `single` (embedContent) or `batch`; Cohere embed `v1` or `v2`. */
+  readonly variant?: string;
 }
 
 /** An upstream's error answer, as received. */

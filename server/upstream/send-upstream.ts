@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
 import type { ProviderRuntime } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts';
@@ -10,7 +10,14 @@ export interface UpstreamCall {
   readonly provider: ProviderRuntime;
   /** Path below the provider's base URL, e.g. `/chat/completions`. */
   readonly path: string;
-  readonly body: Buffer | string;
+  /** A whole body, or one streamed through as it arrives (a multipart upload: never signed, never Bedrock). */
+  readonly body: Buffer | string | AsyncIterable<Buffer>;
+  /** Default application/json; a multipart upload keeps the client's (its boundary). */
+  readonly contentType?: string;
+  /** The streamed body's length when known (otherwise it goes chunked). */
+  readonly contentLength?: number;
+  /** Default: text/event-stream for streams, application/json otherwise; audio answers accept anything. */
+  readonly accept?: string;
   /** Client headers worth forwarding (same-protocol only), e.g. anthropic-beta. */
   readonly forwardHeaders?: Readonly<Record<string, string>>;
   readonly stream: boolean;
@@ -39,9 +46,12 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
     ...provider.headers,
     ...call.forwardHeaders,
     ...providerHeaders(provider),
-    accept: call.stream ? 'text/event-stream' : 'application/json',
+    accept: call.accept ?? (call.stream ? 'text/event-stream' : 'application/json'),
   };
+  if (call.contentType !== undefined) headers['content-type'] = call.contentType;
+  if (call.contentLength !== undefined) headers['content-length'] = String(call.contentLength);
   if (provider.aws !== undefined) {
+    if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body)) throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
     // Signed last, over exactly the headers and body that are sent.
     Object.assign(headers, await signBedrockRequest({ url: new URL(target.origin + target.path), method: 'POST', headers, body: call.body, region: provider.aws.region, credentials: provider.aws.credentials }));
   }
@@ -51,7 +61,7 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
       path: target.path,
       method: 'POST',
       headers,
-      body: call.body,
+      body: typeof call.body === 'string' || Buffer.isBuffer(call.body) ? call.body : Readable.from(call.body, { objectMode: false }),
       signal: call.signal,
       headersTimeout: call.headersTimeoutMs,
       bodyTimeout: call.idleTimeoutMs,

@@ -39,6 +39,8 @@ describe('examples/config.yaml', () => {
     expect(config.models.get('gpt')).toMatchObject({ upstreamModel: 'gpt-4.1-mini', provider: { name: 'openai' } });
     expect(config.models.get('claude')).toMatchObject({ upstreamModel: 'claude-sonnet-4-5', defaultMaxTokens: 64000, provider: { name: 'anthropic' } });
     expect(config.pools.get('chat')?.members.map((m) => [m.model.name, m.weight])).toEqual([['gpt', 3], ['claude', 1]]);
+    expect(config.models.get('embed')).toMatchObject({ upstreamModel: 'text-embedding-3-small', operationPrices: { embeddings: { input: 0.02 } } });
+    expect([...config.models.get('embed')!.operations]).toEqual(['embeddings']);
     expect(config.governance).toBe(false);
     expect(config.dbPath).toBeUndefined(); // commented out in the example
   });
@@ -75,7 +77,7 @@ describe('examples/config.yaml', () => {
     const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/node'), [join(ROOT, 'server/main.ts'), '--validate', file], {
       env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: OPENAI_KEY },
     });
-    expect(stdout).toMatch(/: OK \(2 models, 1 pools, cfg_[0-9a-f]{16}\)\n$/);
+    expect(stdout).toMatch(/: OK \(3 models, 1 pools, cfg_[0-9a-f]{16}\)\n$/);
   });
 });
 

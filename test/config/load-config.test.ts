@@ -33,10 +33,12 @@ function fullDeployment(text: readonly string[] = FULL_CONFIG) {
 }
 
 describe('the embedded default', () => {
-  it('serves the demo upstream under demo, demo-claude and the pool demo-pool, with no keys', () => {
+  it('serves the demo upstream under demo, demo-claude, demo-embed and the pool demo-pool, with no keys', () => {
     const config = loadConfigFile(undefined, { env: {} });
     expect(config.source).toBe('(embedded default)');
-    expect([...config.models.keys()]).toEqual(['demo', 'demo-claude']);
+    expect([...config.models.keys()]).toEqual(['demo', 'demo-claude', 'demo-embed']);
+    expect([...config.models.get('demo-embed')!.operations]).toEqual(['embeddings']);
+    expect([...config.models.get('demo')!.operations]).toEqual(['chat', 'count_tokens']); // a chat model counts tokens too
     expect(config.models.get('demo')).toMatchObject({ upstreamModel: 'demo-echo', provider: { name: 'demo', protocol: 'openai', auth: 'none' } });
     expect(config.models.get('demo-claude')).toMatchObject({ upstreamModel: 'demo-echo', defaultMaxTokens: 1024, provider: { name: 'demo-anthropic', protocol: 'anthropic' } });
     expect([...config.pools.keys()]).toEqual(['demo-pool']);

@@ -6,7 +6,7 @@
 // Bounded: FUZZ_CASES (2500) cases or FUZZ_SECONDS (60) s, whichever ends first. The seed is
 // printed; FUZZ_SEED=<seed> replays the run, FUZZ_ONLY=<index> one case of it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROTOCOL_IDS } from '../../server/ir/index.ts';
+import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { startSixProtocolUpstream, type SixProtocolUpstream } from '../matrix/six-protocol-upstream.ts';
 import { laneModel } from './fuzz-cases.ts';
 import { FUZZ_UPSTREAM_KEY, startFuzzGateway, type FuzzGateway } from './fuzz-gateway.ts';

@@ -17,6 +17,7 @@ export function fabricatedRecord(overrides: Partial<RequestRecord> = {}): Reques
     upstreamModel: 'claude-sonnet-4-5',
     ingress: 'openai',
     egress: 'anthropic',
+    operation: 'chat',
     stream: true,
     status: 200,
     clientGone: false,

@@ -58,6 +58,7 @@ describe('webhook event', () => {
         provider: 'anthropic',
         upstream_model: 'claude-sonnet-4-5',
         protocols: { ingress: 'openai', egress: 'anthropic' },
+        operation: 'chat',
         stream: true,
         status: 200,
         client_gone: false,

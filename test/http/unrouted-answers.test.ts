@@ -2,7 +2,7 @@
 // Gemini's streaming route without alt=sse answers one JSON array.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guessProtocol } from '../../server/http/guess-protocol.ts';
-import { geminiRoute } from '../../server/http/gemini-route.ts';
+import { geminiChatOrigin } from '../../server/protocols/gemini/path-action.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 
 describe('guessProtocol', () => {
@@ -23,13 +23,13 @@ describe('guessProtocol', () => {
   });
 });
 
-describe('geminiRoute', () => {
+describe('geminiChatOrigin', () => {
   it('reads model and method from one segment, the framing from alt', () => {
-    expect(geminiRoute('gemini-2.5-pro:generateContent', undefined)).toEqual({ pathModel: 'gemini-2.5-pro', pathStream: false });
-    expect(geminiRoute('tunedModels/x:streamGenerateContent', 'sse')).toEqual({ pathModel: 'tunedModels/x', pathStream: true, jsonArrayStream: false });
-    expect(geminiRoute('m:streamGenerateContent', undefined)).toEqual({ pathModel: 'm', pathStream: true, jsonArrayStream: true });
-    expect(geminiRoute('m:countTokens', undefined)).toBeUndefined();
-    expect(geminiRoute('no-method', undefined)).toBeUndefined();
+    expect(geminiChatOrigin('gemini-2.5-pro:generateContent', undefined)).toEqual({ pathModel: 'gemini-2.5-pro', pathStream: false });
+    expect(geminiChatOrigin('tunedModels/x:streamGenerateContent', 'sse')).toEqual({ pathModel: 'tunedModels/x', pathStream: true, jsonArrayStream: false });
+    expect(geminiChatOrigin('m:streamGenerateContent', undefined)).toEqual({ pathModel: 'm', pathStream: true, jsonArrayStream: true });
+    expect(geminiChatOrigin('m:countTokens', undefined)).toBeUndefined();
+    expect(geminiChatOrigin('no-method', undefined)).toBeUndefined();
   });
 });
 
@@ -41,7 +41,7 @@ describe('data plane', () => {
   afterAll(() => h.close());
 
   it('answers an unknown Gemini method with a 404 in the Gemini error shape', async () => {
-    const res = await fetch(`${h.url}/v1beta/models/gpt:embedContent`, { method: 'POST', body: '{}' });
+    const res = await fetch(`${h.url}/v1beta/models/gpt:predict`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
   });

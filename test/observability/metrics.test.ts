@@ -49,10 +49,10 @@ describe('GET /metrics', () => {
   });
 
   it('counts requests by ingress, model, lane and status class; an unknown name gets no label of its own', () => {
-    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', model: 'gpt', lane: 'gpt', status_class: '2xx' })).toBe(1);
-    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', model: 'claude', lane: 'claude', status_class: '2xx' })).toBe(1);
-    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', model: 'flaky', lane: 'claude', status_class: '2xx' })).toBe(1);
-    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', model: '', lane: '', status_class: '4xx' })).toBe(1);
+    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', operation: 'chat', model: 'gpt', lane: 'gpt', status_class: '2xx' })).toBe(1);
+    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', operation: 'chat', model: 'claude', lane: 'claude', status_class: '2xx' })).toBe(1);
+    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', operation: 'chat', model: 'flaky', lane: 'claude', status_class: '2xx' })).toBe(1);
+    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', operation: 'chat', model: '', lane: '', status_class: '4xx' })).toBe(1);
     expect(scraped.text).not.toContain('client-invented-name');
   });
 
@@ -104,7 +104,7 @@ describe('GET /metrics', () => {
     const json = await h.gateway.metrics!.getMetricsAsJSON();
     const aggregated = AggregatorRegistry.aggregate([structuredClone(json), structuredClone(json)]);
     const both = { samples: parseSamples(await aggregated.metrics()) };
-    expect(value(both, 'gateway_requests_total', { ingress: 'openai', model: 'gpt', lane: 'gpt', status_class: '2xx' })).toBe(2);
+    expect(value(both, 'gateway_requests_total', { ingress: 'openai', operation: 'chat', model: 'gpt', lane: 'gpt', status_class: '2xx' })).toBe(2);
     expect(value(both, 'gateway_breaker_trips_total', { pool: 'flaky', lane: 'gpt' })).toBe(1);
   });
 });

@@ -1,63 +1,9 @@
-// A stream must never end cleanly unless the provider's terminator arrived: a cut anywhere before
-// it ends the IR stream with one error event. In-stream error events map to the right error kind.
+// In-stream error events of OpenAI and Anthropic map to the right error kind. (A stream cut before
+// its terminator: stream-truncation.test.ts, for all six protocols.)
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../server/ir/index.ts';
 import { byteByByte, splitAt } from './support/chunking.ts';
 import { decodeStream } from './support/codecs.ts';
-import { hasFile, readBytes, readJson, scenarios, type FixtureProtocol } from './support/fixtures.ts';
-
-const TRUNCATED = { kind: 'server', status: 502, code: 'upstream_stream_truncated' };
-const complete = scenarios().filter((s) => hasFile(s, 'stream.ir.json') && readJson<StreamEvent[]>(s, 'stream.ir.json').at(-1)?.type === 'message_stop');
-
-/** Byte offset just past the terminator's data line (`data: [DONE]`, `data: {"type":"message_stop"}`). */
-function terminatorEnd(text: Buffer): number {
-  const lines = text.toString('latin1').split('\n');
-  const last = lines.filter((l) => l.startsWith('data: ')).at(-1) ?? '';
-  return text.lastIndexOf(Buffer.from(last, 'latin1')) + last.length;
-}
-
-/** OpenAI has no block boundaries on the wire: its decoder closes an open block before a truncation error. */
-const withoutStops = (protocol: FixtureProtocol, events: readonly StreamEvent[]) =>
-  protocol === 'openai' ? events.filter((e) => e.type !== 'block_stop') : [...events];
-
-describe('a stream that ends without its terminator', () => {
-  it('is covered by fixtures that end with message_stop in both protocols', () => {
-    expect(new Set(complete.map((s) => s.protocol))).toEqual(new Set(['openai', 'anthropic']));
-  });
-
-  for (const scenario of complete) {
-    const { protocol } = scenario;
-    const bytes = readBytes(scenario, 'stream.wire.txt');
-    const expected = readJson<StreamEvent[]>(scenario, 'stream.ir.json');
-    const end = terminatorEnd(bytes);
-
-    it(`${protocol}/${scenario.name}: without the terminator frame, ends with the truncation error instead of message_stop`, () => {
-      const cut = bytes.subarray(0, bytes.lastIndexOf(Buffer.from(protocol === 'openai' ? 'data: [DONE]' : 'event: message_stop')));
-      const events = decodeStream(protocol, [cut]);
-      expect(events.slice(0, -1)).toEqual(expected.slice(0, -1));
-      expect(events.at(-1)).toMatchObject({ type: 'error', error: TRUNCATED });
-    });
-
-    it(`${protocol}/${scenario.name}: cut at any byte before the terminator, ends with exactly one error and no message_stop`, () => {
-      for (let offset = 0; offset < end; offset++) {
-        const events = decodeStream(protocol, [bytes.subarray(0, offset)]);
-        const where = `cut at byte ${offset} of ${bytes.length}`;
-        expect(events.filter((e) => e.type === 'error'), where).toHaveLength(1);
-        // A cut inside a data line leaves a fragment that is not JSON; both are 502 server errors.
-        expect(events.at(-1), where).toMatchObject({ type: 'error', error: { kind: 'server', status: 502 } });
-        const before = withoutStops(protocol, events.slice(0, -1));
-        expect(before, where).toEqual(withoutStops(protocol, expected).slice(0, before.length));
-        expect(before.some((e) => e.type === 'message_stop'), where).toBe(false);
-      }
-    });
-
-    it(`${protocol}/${scenario.name}: once the terminator's data line is in, the end is clean even without the final blank line`, () => {
-      for (let offset = end; offset <= bytes.length; offset++) {
-        expect(decodeStream(protocol, [bytes.subarray(0, offset)]), `cut at byte ${offset}`).toEqual(expected);
-      }
-    });
-  }
-});
 
 describe('in-stream error events', () => {
   const anthropicError = (type: string, message: string) => [

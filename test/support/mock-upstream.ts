@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { echoProtocolForPath, errorProtocolFor } from '../../server/demo/echo-protocol.ts';
 import { echoReply } from '../../server/demo/echo-reply.ts';
+import { embeddingsEndpointFor, embeddingsReply } from '../../server/demo/embedding-replies.ts';
 import { errorReply } from '../../server/demo/error-reply.ts';
-import { readBody } from '../../server/demo/read-body.ts';
+import { readBoundedBody } from '../../server/http-body/bounded-body.ts';
+import { mediaReply } from './media-replies.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -62,6 +64,8 @@ export interface MockUpstream {
   requests: RecordedRequest[];
   /** Queues replies, served first-in first-out, one per request; when empty, echo replies are served. */
   enqueue(...replies: (ScriptedReply | ReplyFor)[]): void;
+  /** Request body bytes received so far, counted as they arrive (before a request is whole). */
+  readonly bytesReceived: number;
   /** Forgets queued replies and recorded requests. */
   reset(): void;
   /** Ends hanging and streaming requests, closes every socket, stops listening. */
@@ -72,9 +76,11 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   const queue: (ScriptedReply | ReplyFor)[] = [];
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
+  let bytesReceived = 0;
 
   const server = createServer((req, res) => {
     res.on('error', () => {}); // clients that vanish mid-reply are part of what tests exercise
+    req.on('data', (chunk: Buffer) => void (bytesReceived += chunk.length));
     receive(req)
       .then((request) => {
         requests.push(request);
@@ -92,6 +98,9 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get bytesReceived() {
+      return bytesReceived;
+    },
     enqueue: (...replies) => void queue.push(...replies),
     reset: () => {
       queue.length = 0;
@@ -107,7 +116,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
 }
 
 async function receive(req: IncomingMessage): Promise<RecordedRequest> {
-  const { body } = await readBody(req);
+  const { body } = await readBoundedBody(req, { limit: Number.POSITIVE_INFINITY, past: { then: 'drain' } });
   return { method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, rawBody: body, json: parseJson(body) };
 }
 
@@ -123,6 +132,10 @@ function parseJson(body: Buffer): unknown {
 function defaultReply(request: RecordedRequest): ScriptedReply {
   const protocol = echoProtocolForPath(request.path);
   if (protocol !== undefined) return echoReply(protocol, request.rawBody);
+  const media = mediaReply(request);
+  if (media !== undefined) return media;
+  const embeddings = embeddingsEndpointFor(request.path);
+  if (embeddings !== undefined && request.json !== null && typeof request.json === 'object') return embeddingsReply(embeddings, request.json as Record<string, unknown>, request.path);
   const pathname = request.path.split('?', 1)[0] ?? '';
   return errorReply(errorProtocolFor(request.path, request.headers), 'not_found', `Invalid URL (${request.method} ${pathname})`);
 }

@@ -11,6 +11,7 @@ import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/inde
 import type { ProtocolCodec } from '../../server/protocols/codec.ts';
 import { codecFor } from '../../server/protocols/registry.ts';
 import { protocolOfPath } from './protocol-routes.ts';
+import { embeddingsEndpointFor, embeddingsReply, type EmbeddingsEndpoint } from '../../server/demo/embedding-replies.ts';
 
 /** One request to the mock: its protocol (from the path), the path with its query, and the body. */
 export interface ProtocolCall {
@@ -87,13 +88,19 @@ export interface SixProtocolServer {
   close(): Promise<void>;
 }
 
-/** A loopback server that answers 404 to a path of no protocol and hands every other call, body read, to `handle`. */
+/**
+ * A loopback server that answers 404 to a path of no protocol and hands every other call, body
+ * read, to `handle`. Embeddings routes (OpenAI, Gemini, Cohere, Bedrock InvokeModel) are answered
+ * by the protocol's real embeddings wire format with deterministic vectors (`server/demo/embedding-replies.ts`).
+ */
 export async function startSixProtocolServer(handle: (call: ProtocolCall, res: ServerResponse) => void): Promise<SixProtocolServer> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '';
+      const embeddings = embeddingsEndpointFor(path);
+      if (embeddings !== undefined) return answerEmbeddings(res, embeddings, path, Buffer.concat(chunks));
       const protocol = protocolOfPath(path.split('?')[0] ?? '');
       const codec = protocol === undefined ? undefined : codecFor(protocol);
       if (protocol === undefined || codec === undefined) {
@@ -111,4 +118,15 @@ export async function startSixProtocolServer(handle: (call: ProtocolCall, res: S
       server.closeAllConnections();
     }),
   };
+}
+
+function answerEmbeddings(res: ServerResponse, endpoint: EmbeddingsEndpoint, path: string, body: Buffer): void {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    json = undefined;
+  }
+  const reply = json !== null && typeof json === 'object' ? embeddingsReply(endpoint, json as Record<string, unknown>, path) : { status: 400, headers: {}, json: { message: 'not JSON' } };
+  res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify('json' in reply ? reply.json : {}));
 }

@@ -1,16 +1,11 @@
-// A Bedrock stream ends cleanly only once messageStop has arrived (metadata, the usage, may follow
-// and is awaited when it does). A cut anywhere before that ends the IR stream with one error.
-// Exception frames become IR errors of the right kind; broken framing is a 502.
+// Bedrock exception frames become IR errors of the right kind; broken framing is a 502. (A stream
+// cut before messageStop: ../stream-truncation.test.ts.)
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
 import { bedrockCodec } from '../../../server/protocols/bedrock/index.ts';
 import { byteByByte } from '../support/chunking.ts';
-import { hasFile, readBytes, readJson, scenarios } from './support/fixtures.ts';
-import { bytesToFrames, frameBytes, frameEnds, rawFrameBytes, type FixtureFrame } from './support/frames.ts';
+import { frameBytes, rawFrameBytes, type FixtureFrame } from './support/frames.ts';
 import { decodeStream } from './support/stream.ts';
-
-const TRUNCATED = { kind: 'server', status: 502, code: 'upstream_stream_truncated' };
-const complete = scenarios().filter((s) => hasFile(s, 'stream.ir.json') && readJson<StreamEvent[]>(s, 'stream.ir.json').at(-1)?.type === 'message_stop');
 
 const event = (type: string, payload: unknown): FixtureFrame => ({ headers: { ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, payload });
 const exception = (type: string, payload: unknown): FixtureFrame => ({ headers: { ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' }, payload });
@@ -21,42 +16,6 @@ const OPENING_EVENTS: StreamEvent[] = [
   { type: 'block_start', index: 0, block: { type: 'text' } },
   { type: 'block_delta', index: 0, delta: { type: 'text', text: 'Hi' } },
 ];
-
-describe('a bedrock stream that ends early', () => {
-  it('is covered by complete fixtures', () => {
-    expect(complete.length).toBeGreaterThanOrEqual(5);
-  });
-
-  for (const scenario of complete) {
-    const bytes = readBytes(scenario, 'stream.wire.bin');
-    const expected = readJson<StreamEvent[]>(scenario, 'stream.ir.json');
-    const frames = bytesToFrames(bytes);
-    const ends = frameEnds(bytes);
-    const stopAt = frames.findIndex((f) => f.headers[':event-type'] === 'messageStop');
-    const stopEnd = ends[stopAt] ?? 0;
-    const metadataLast = frames.at(-1)?.headers[':event-type'] === 'metadata';
-
-    it(`${scenario.name}: cut at any byte before messageStop is complete, ends with exactly one error and no message_stop`, () => {
-      for (let offset = 0; offset < stopEnd; offset++) {
-        const events = decodeStream([bytes.subarray(0, offset)]);
-        const where = `cut at byte ${offset} of ${bytes.length}`;
-        expect(events.filter((e) => e.type === 'error'), where).toHaveLength(1);
-        expect(events.at(-1), where).toMatchObject({ type: 'error', error: TRUNCATED });
-        const before = events.slice(0, -1);
-        expect(before, where).toEqual(expected.slice(0, before.length));
-      }
-    });
-
-    it(`${scenario.name}: once messageStop is in, the end is clean; only a missing metadata frame loses the usage`, () => {
-      const withoutUsage = expected.filter((e) => e.type !== 'usage');
-      for (let offset = stopEnd; offset <= bytes.length; offset++) {
-        const events = decodeStream([bytes.subarray(0, offset)]);
-        const whole = offset === bytes.length || !metadataLast;
-        expect(events, `cut at byte ${offset}`).toEqual(whole ? expected : withoutUsage);
-      }
-    });
-  }
-});
 
 describe('bedrock exception frames', () => {
   it.each([

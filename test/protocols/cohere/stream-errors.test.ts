@@ -1,57 +1,10 @@
-// A Cohere stream ends cleanly only at message-end: a cut anywhere before it ends the IR stream
-// with exactly one error event. A failed generation (message-end with ERROR or TIMEOUT) is an
-// error event too, never a clean-looking finish.
+// A failed Cohere generation (message-end with ERROR or TIMEOUT) is an error event, never a
+// clean-looking finish. (A stream cut before message-end: ../stream-truncation.test.ts.)
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
 import { byteByByte, splitAt } from '../support/chunking.ts';
-import { decodeStream, encodeStream, hasFile, readBytes, readJson, scenariosOf, streamProblems } from './support.ts';
-
-const TRUNCATED = { kind: 'server', status: 502, code: 'upstream_stream_truncated' };
-const complete = scenariosOf('cohere').filter((s) => hasFile(s, 'stream.ir.json') && readJson<StreamEvent[]>(s, 'stream.ir.json').at(-1)?.type === 'message_stop');
-
-/** Byte offset just past the data line of message-end, the terminator. */
-function terminatorEnd(bytes: Buffer): number {
-  const line = bytes.toString('latin1').split('\n').filter((l) => l.startsWith('data: {"type":"message-end"')).at(-1) ?? '';
-  return bytes.lastIndexOf(Buffer.from(line, 'latin1')) + line.length;
-}
-
-describe('a stream that ends without message-end', () => {
-  it('is covered by several fixtures', () => {
-    expect(complete.length).toBeGreaterThanOrEqual(5);
-  });
-
-  for (const scenario of complete) {
-    const bytes = readBytes(scenario, 'stream.wire.txt');
-    const expected = readJson<StreamEvent[]>(scenario, 'stream.ir.json');
-    const end = terminatorEnd(bytes);
-
-    it(`${scenario.name}: without the message-end frame, ends with the truncation error instead of finish, usage and message_stop`, () => {
-      const events = decodeStream([bytes.subarray(0, bytes.lastIndexOf(Buffer.from('event: message-end')))]);
-      expect(expected.slice(-3).map((e) => e.type)).toEqual(['finish', 'usage', 'message_stop']);
-      expect(events.slice(0, -1)).toEqual(expected.slice(0, -3));
-      expect(events.at(-1)).toMatchObject({ type: 'error', error: TRUNCATED });
-    });
-
-    it(`${scenario.name}: cut at any byte before the terminator, ends with exactly one error and no message_stop`, () => {
-      for (let offset = 0; offset < end; offset++) {
-        const events = decodeStream([bytes.subarray(0, offset)]);
-        const where = `cut at byte ${offset} of ${bytes.length}`;
-        expect(events.filter((e) => e.type === 'error'), where).toHaveLength(1);
-        // A cut inside a data line leaves a fragment that is not JSON; both are 502 server errors.
-        expect(events.at(-1), where).toMatchObject({ type: 'error', error: { kind: 'server', status: 502 } });
-        const before = events.slice(0, -1);
-        expect(before, where).toEqual(expected.slice(0, before.length));
-        expect(before.some((e) => e.type === 'message_stop' || e.type === 'finish'), where).toBe(false);
-      }
-    });
-
-    it(`${scenario.name}: once message-end's data line is in, the end is clean (a trailing [DONE] or not)`, () => {
-      for (let offset = end; offset <= bytes.length; offset++) {
-        expect(decodeStream([bytes.subarray(0, offset)]), `cut at byte ${offset}`).toEqual(expected);
-      }
-    });
-  }
-});
+import { TRUNCATED } from '../support/truncation-rows.ts';
+import { decodeStream, encodeStream, streamProblems } from './support.ts';
 
 describe('in-stream errors', () => {
   const start = 'event: message-start\ndata: {"id":"4d5e6f7a-8b9c-4d0e-a1f2-b3c4d5e6f7a8","type":"message-start","delta":{"message":{"role":"assistant"}}}\n\n'

@@ -1,59 +1,7 @@
-// A Gemini stream has no terminator: it is complete at the chunk that carries a finishReason. A cut
-// anywhere before that chunk's end ends the IR stream with exactly one error; in-stream error chunks
-// map to the right kind; garbage is a 502.
+// Gemini in-stream error chunks map to the right kind; garbage is a 502. (A stream cut before its
+// finishing chunk: ../stream-truncation.test.ts.)
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../../server/ir/index.ts';
-import { byteByByte, decodeChunks, hasFile, readBytes, readJson, scenarios, splitAt } from './support.ts';
-
-const TRUNCATED = { kind: 'server', status: 502, code: 'upstream_stream_truncated' };
-
-/** Without the block_stop and usage events the decoder adds on its own at a cut. */
-const content = (events: readonly StreamEvent[]) => events.filter((e) => e.type !== 'block_stop' && e.type !== 'usage');
-
-const complete = scenarios().filter((s) => hasFile(s, 'stream.ir.json') && readJson<StreamEvent[]>(s, 'stream.ir.json').at(-1)?.type === 'message_stop');
-
-describe('a Gemini stream cut before its last chunk', () => {
-  it('is covered by several complete fixtures', () => {
-    expect(complete.length).toBeGreaterThan(5);
-  });
-
-  for (const scenario of complete) {
-    for (const file of ['stream.wire.txt', 'stream.array.txt']) {
-      if (!hasFile(scenario, file)) continue;
-      const bytes = readBytes(scenario, file);
-      const expected = readJson<StreamEvent[]>(scenario, 'stream.ir.json');
-      const text = bytes.toString('latin1');
-      // The finishing chunk ends at its closing brace: the last `}` of the text.
-      const end = text.lastIndexOf('}') + 1;
-
-      it(`${scenario.name}/${file}: without the finishing chunk, ends with the truncation error instead of message_stop`, () => {
-        const lastChunk = file === 'stream.wire.txt' ? text.lastIndexOf('data: ') : text.lastIndexOf('\n,\r\n');
-        const events = decodeChunks([bytes.subarray(0, lastChunk)]);
-        expect(events.at(-1)).toMatchObject({ type: 'error', error: TRUNCATED });
-        expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
-        expect(events.some((e) => e.type === 'message_stop' || e.type === 'finish')).toBe(false);
-      });
-
-      it(`${scenario.name}/${file}: cut at any byte before the finishing chunk ends, exactly one error and no message_stop`, () => {
-        for (let offset = 0; offset < end; offset++) {
-          const events = decodeChunks([bytes.subarray(0, offset)]);
-          const where = `cut at byte ${offset} of ${bytes.length}`;
-          expect(events.filter((e) => e.type === 'error'), where).toHaveLength(1);
-          expect(events.at(-1), where).toMatchObject({ type: 'error', error: { kind: 'server', status: 502 } });
-          const before = content(events.slice(0, -1));
-          expect(before, where).toEqual(content(expected).slice(0, before.length));
-          expect(before.some((e) => e.type === 'message_stop'), where).toBe(false);
-        }
-      });
-
-      it(`${scenario.name}/${file}: once the finishing chunk is in, the end is clean`, () => {
-        for (let offset = end; offset <= bytes.length; offset++) {
-          expect(decodeChunks([bytes.subarray(0, offset)]), `cut at byte ${offset}`).toEqual(expected);
-        }
-      });
-    }
-  }
-});
+import { byteByByte, decodeChunks, splitAt } from './support.ts';
 
 describe('in-stream error chunks', () => {
   const start = 'data: {"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0}],"modelVersion": "gemini-2.5-flash","responseId": "r1"}\r\n\r\n';

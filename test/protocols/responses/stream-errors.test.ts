@@ -1,56 +1,10 @@
-// A Responses stream ends cleanly only at response.completed or response.incomplete: a cut
-// anywhere before the terminal event's data line ends the IR stream with exactly one error. The
-// in-stream error forms (`error` event flat or nested, response.failed) become typed IR errors,
-// and the encoder writes an IR error as an `error` event followed by response.failed.
+// The Responses in-stream error forms (`error` event flat or nested, response.failed) become typed
+// IR errors, and the encoder writes an IR error as an `error` event followed by response.failed.
+// (A stream cut before its terminal event: ../stream-truncation.test.ts.)
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../server/ir/index.ts';
 import { byteByByte } from '../support/chunking.ts';
-import { bytes, decodeStream, encodeStream, fixtures, has, json, payloads, streamProblems } from './support.ts';
-
-const TRUNCATED = { kind: 'server', status: 502, code: 'upstream_stream_truncated' };
-const complete = fixtures('responses').filter((f) => has(f, 'stream.ir.json') && json<StreamEvent[]>(f, 'stream.ir.json').at(-1)?.type === 'message_stop');
-
-/** Byte offset just past the terminal event's data line. */
-function terminatorEnd(wire: Buffer): number {
-  const last = wire.toString('latin1').split('\n').filter((l) => l.startsWith('data: ')).at(-1) ?? '';
-  return wire.lastIndexOf(Buffer.from(last, 'latin1')) + last.length;
-}
-
-describe('a stream that ends before its terminal event', () => {
-  it('is covered by fixtures ending in response.completed and in response.incomplete', () => {
-    const terminals = complete.map((f) => payloads(bytes(f, 'stream.wire.txt').toString('utf8')).at(-1)?.type);
-    expect(new Set(terminals)).toEqual(new Set(['response.completed', 'response.incomplete']));
-  });
-
-  for (const f of complete) {
-    const wire = bytes(f, 'stream.wire.txt');
-    const expected = json<StreamEvent[]>(f, 'stream.ir.json');
-    const end = terminatorEnd(wire);
-
-    it(`${f.name}: cut at any byte before the terminal data line, ends with exactly one error and no message_stop`, () => {
-      for (let offset = 0; offset < end; offset++) {
-        const events = decodeStream([wire.subarray(0, offset)]);
-        const where = `cut at byte ${offset} of ${wire.length}`;
-        expect(events.filter((e) => e.type === 'error'), where).toHaveLength(1);
-        expect(events.at(-1), where).toMatchObject({ type: 'error', error: { kind: 'server', status: 502 } });
-        const before = events.slice(0, -1);
-        expect(before, where).toEqual(expected.slice(0, before.length));
-        expect(before.some((e) => e.type === 'message_stop'), where).toBe(false);
-      }
-    });
-
-    it(`${f.name}: without the terminal event, the last event is the truncation error`, () => {
-      const cut = wire.subarray(0, wire.lastIndexOf(Buffer.from('event: response.')));
-      expect(decodeStream([cut]).at(-1)).toMatchObject({ type: 'error', error: TRUNCATED });
-    });
-
-    it(`${f.name}: once the terminal data line is in, the end is clean even without the final blank line`, () => {
-      for (let offset = end; offset <= wire.length; offset++) {
-        expect(decodeStream([wire.subarray(0, offset)]), `cut at byte ${offset}`).toEqual(expected);
-      }
-    });
-  }
-});
+import { decodeStream, encodeStream, payloads, streamProblems } from './support.ts';
 
 describe('in-stream errors from an upstream', () => {
   const created = 'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-5.5","output":[],"usage":null}}\n\n';

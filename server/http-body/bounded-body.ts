@@ -1,0 +1,106 @@
+import type { Readable } from 'node:stream';
+import { declaredOverrun, overrunAt, type MemoryHold, type Overrun } from './byte-budget.ts';
+
+/**
+ * The one bounded body reader: client request bodies (data plane, admin plane, /auth/token, the
+ * demo upstream) and upstream answers alike. What differs between them is what happens past the
+ * limit, said by the caller:
+ * - `fail`: stop reading and reject with the caller's error (the data plane's 413 or 503 in the
+ *   client's protocol shape); the body is destroyed, as nothing more of it will be read;
+ * - `drain`: stop keeping, read and drop the rest without waiting for it, and say so (`overLimit`),
+ *   so the caller can still answer on the connection (admin plane, /auth/token, demo upstream);
+ * - `truncate`: keep exactly the first `limit` bytes and destroy the rest (an upstream's error or
+ *   answer body, relayed or decoded).
+ */
+export type PastLimit =
+  | { readonly then: 'fail'; readonly error: (overrun: Overrun, limit: number) => Error }
+  | { readonly then: 'drain' }
+  | { readonly then: 'truncate' };
+
+export interface BoundedRead {
+  readonly limit: number;
+  readonly past: PastLimit;
+  /** A request's content-length, checked before the first byte is read (a body past the limit is refused unread). */
+  readonly declaredLength?: string | undefined;
+  /** Memory accounting for a body the caller keeps (an overrun `no_room` when it does not fit). */
+  readonly hold?: MemoryHold;
+}
+
+export interface BodyRead {
+  readonly body: Buffer;
+  /** `drain` only: the body went past the limit (`body` is then what was kept before it). */
+  readonly overLimit: boolean;
+}
+
+const NOTHING = Buffer.alloc(0);
+const ignore = () => {};
+
+/** Reads a whole body within the bounds; past them, what `options.past` says. */
+export async function readBoundedBody(source: Readable, options: BoundedRead): Promise<BodyRead> {
+  const { limit, past, hold } = options;
+  const declared = declaredOverrun(options.declaredLength, limit, hold);
+  if (declared !== undefined) return overrun(source, past, declared, limit, NOTHING);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over: Overrun | undefined;
+  // `drain` must not destroy the request when it stops iterating: its answer is still to be written.
+  for await (const chunk of past.then === 'drain' ? source.iterator({ destroyOnReturn: false }) : source) {
+    const buffer = chunk as Buffer;
+    over = overrunAt(size + buffer.length, limit, hold);
+    if (over !== undefined) {
+      if (past.then === 'truncate') {
+        chunks.push(buffer.subarray(0, limit - size));
+        size = limit;
+      }
+      break;
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  // Past the loop, so the iterator has let go of the source before it is drained or destroyed.
+  if (over !== undefined) return overrun(source, past, over, limit, concat(chunks, size));
+  return { body: concat(chunks, size), overLimit: false };
+}
+
+/**
+ * A request body streamed through (a multipart upload relayed as it arrives) under the same
+ * bounds: yields each chunk as it comes, and throws the caller's error before the first byte when
+ * the declared length is already past them, or at the first chunk that goes past them.
+ */
+export async function* boundedChunks(source: Readable, options: Omit<BoundedRead, 'past'> & { readonly error: (overrun: Overrun, limit: number) => Error }): AsyncGenerator<Buffer> {
+  const { limit, hold } = options;
+  const declared = declaredOverrun(options.declaredLength, limit, hold);
+  if (declared !== undefined) throw options.error(declared, limit);
+  let size = 0;
+  for await (const chunk of source) {
+    size += (chunk as Buffer).length;
+    const over = overrunAt(size, limit, hold);
+    if (over !== undefined) throw options.error(over, limit);
+    yield chunk as Buffer;
+  }
+}
+
+function overrun(source: Readable, past: PastLimit, over: Overrun, limit: number, kept: Buffer): BodyRead {
+  switch (past.then) {
+    case 'fail':
+      throw past.error(over, limit);
+    case 'drain':
+      source.on('error', ignore); // the client may go away while the rest drains; nobody waits for it
+      source.resume();
+      return { body: kept, overLimit: true };
+    case 'truncate':
+      source.destroy();
+      return { body: kept, overLimit: false };
+  }
+}
+
+function concat(chunks: Buffer[], size: number): Buffer {
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+const TRUNCATE: PastLimit = { then: 'truncate' };
+
+/** An upstream's answer or error body, for relaying or decoding: at most `limit` bytes (the rest is dropped). */
+export async function readUpstreamBody(body: Readable, limit = 1024 * 1024): Promise<Buffer> {
+  return (await readBoundedBody(body, { limit, past: TRUNCATE })).body;
+}
