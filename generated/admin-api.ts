@@ -665,7 +665,7 @@ export interface paths {
                     };
                 };
                 401: components["responses"]["Unauthorized"];
-                /** @description There is no embedded store to copy: db_path is not configured (code no_store) */
+                /** @description There is no embedded store to copy: db_path is not configured (code no_store), or the store is the PostgreSQL database of database_url, which pg_dump backs up (code store_is_database) */
                 409: {
                     headers: {
                         [name: string]: unknown;

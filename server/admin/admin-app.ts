@@ -93,7 +93,7 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
     getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
     deleteApiV1AdminKeysId: (c: OperationContext) => keys.deleteApiV1AdminKeysId(pathId(c)),
-    postApiV1AdminStoreBackup: () => storeBackup(options.config.dbPath, options.log),
+    postApiV1AdminStoreBackup: () => storeBackup(options.config.dbPath, options.log, options.config.databaseUrl !== undefined),
     getApiV1AdminHooks: async (): Promise<OperationReply<'/api/v1/admin/hooks', 'get'>> => {
       await options.live.refresh?.();
       return { status: 200, body: { data: options.live.hooks.list().map(hookView) } };

@@ -5,9 +5,13 @@ import { errorReply, type Reply } from './reply.ts';
 /**
  * POST /api/v1/admin/store/backup: a consistent copy of the embedded store, streamed from an
  * unlinked temporary file (store-backup.ts), so nothing stays on disk once the answer ends or the
- * caller hangs up. `dbPath` is the configured db_path, undefined when there is no store.
+ * caller hangs up. `dbPath` is the configured db_path, undefined when there is no store; with
+ * database_url the store is the PostgreSQL database itself, which its own tools back up.
  */
-export async function storeBackup(dbPath: string | undefined, log: Logger): Promise<Reply> {
+export async function storeBackup(dbPath: string | undefined, log: Logger, sharedStore = false): Promise<Reply> {
+  if (sharedStore) {
+    return errorReply(409, 'store_is_database', 'the store is the PostgreSQL database (database_url), not a file the gateway can copy: back it up with pg_dump (or the database\'s own backups)');
+  }
   if (dbPath === undefined) {
     return errorReply(409, 'no_store', 'there is no embedded store to back up: db_path is not configured');
   }

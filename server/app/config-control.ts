@@ -34,6 +34,11 @@ export interface ConfigControl {
   validateText(text: string): Promise<readonly string[]>;
   /** Validates and applies this YAML text (does NOT write the file; the admin side writes it). */
   applyText(text: string, trigger: 'apply' | 'rollback'): Promise<ReloadOutcome>;
+  /**
+   * A change refused before it reached this control (the admin side's own checks: no file to
+   * write, a text that does not validate): counted and logged as every refusal is, once.
+   */
+  refuse(trigger: 'apply' | 'rollback', problems: readonly string[]): ReloadOutcome;
   /** Called after every applied change (history keeps versions from this); not for an unchanged one. */
   onApplied(listener: (outcome: Extract<ReloadOutcome, { applied: true }>, trigger: ReloadTrigger) => void): void;
 }
@@ -178,6 +183,10 @@ export class GatewayConfigControl implements ConfigControl {
       }
     }
     return outcome;
+  }
+
+  refuse(trigger: 'apply' | 'rollback', problems: readonly string[]): ReloadOutcome {
+    return this.refused(trigger, problems);
   }
 
   private refused(trigger: ReloadTrigger, problems: readonly string[]): ReloadOutcome {

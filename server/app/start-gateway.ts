@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdminApp } from '../admin/admin-app.ts';
-import { sqliteConfigHistory } from '../config/sqlite-config-history.ts';
 import { refuseForeignHosts } from '../admin/host-check.ts';
 import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -249,7 +248,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   });
   const adminApp = await createAdminApp({
     config, configControl, startedAt, log: options.log,
-    ...(opened?.local !== undefined && { configHistory: sqliteConfigHistory(opened.local.store.db) }),
+    ...(opened !== undefined && { configHistory: opened.configHistory }),
     live: {
       get routing() {
         return live.current.routing;

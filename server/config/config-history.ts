@@ -23,18 +23,19 @@ export type NewConfigVersion = Omit<ConfigVersion, 'version'>;
 /**
  * The configurations a gateway has applied. The newest is the one running: every start and every
  * applied change is recorded, a start on the newest's very content excepted (a restart adds no
- * version). Kept in the governance store when there is one (sqlite-config-history.ts), so the
- * history survives restarts; else in memory for the life of the process.
+ * version). Kept in the governance store when there is one (sqlite-config-history.ts, or
+ * postgres-config-history.ts: one history for the whole fleet), so the history survives restarts;
+ * else in memory for the life of the process. Asynchronous because the shared store is.
  */
 export interface ConfigHistory {
   /** True: kept in the store, across restarts. */
   readonly stored: boolean;
   readonly kept: number;
   /** Adds a version and returns it; the newest itself when it has the same text and config_version. */
-  record(entry: NewConfigVersion): ConfigVersion;
+  record(entry: NewConfigVersion): Promise<ConfigVersion>;
   /** Newest first, without the texts (up to `kept` of them, each as large as a config file). */
-  list(): readonly ConfigVersionInfo[];
-  get(version: number): ConfigVersion | undefined;
+  list(): Promise<readonly ConfigVersionInfo[]>;
+  get(version: number): Promise<ConfigVersion | undefined>;
 }
 
 /** Whether `entry` is the same configuration as `newest` (recording it again would add nothing). */
@@ -49,7 +50,7 @@ export function memoryConfigHistory(kept = CONFIG_VERSIONS_KEPT): ConfigHistory 
   return {
     stored: false,
     kept,
-    record(entry) {
+    async record(entry) {
       const newest = versions.at(-1);
       if (sameConfiguration(newest, entry)) return newest;
       const version: ConfigVersion = { ...entry, version: next++ };
@@ -57,7 +58,7 @@ export function memoryConfigHistory(kept = CONFIG_VERSIONS_KEPT): ConfigHistory 
       if (versions.length > kept) versions.splice(0, versions.length - kept);
       return version;
     },
-    list: () => versions.toReversed().map(({ text: _text, ...info }) => info),
-    get: (version) => versions.find((v) => v.version === version),
+    list: async () => versions.toReversed().map(({ text: _text, ...info }) => info),
+    get: async (version) => versions.find((v) => v.version === version),
   };
 }

@@ -23,7 +23,8 @@ const ofRow = (row: Row): ConfigVersion => ({ ...ofInfoRow(row), text: row.text 
 
 /**
  * The history in the governance store's `config_versions` table (migration 3), so versions survive
- * restarts. Writes are rare (a start, a reload) and synchronous like the rest of the store.
+ * restarts. Writes are rare (a start, a reload) and synchronous like the rest of the store (the
+ * interface's promises are settled at once).
  */
 export function sqliteConfigHistory(db: DatabaseSync, kept = CONFIG_VERSIONS_KEPT): ConfigHistory {
   const newestRow = db.prepare('SELECT * FROM config_versions ORDER BY version DESC LIMIT 1');
@@ -34,7 +35,7 @@ export function sqliteConfigHistory(db: DatabaseSync, kept = CONFIG_VERSIONS_KEP
   return {
     stored: true,
     kept,
-    record(entry) {
+    async record(entry) {
       const newest = newestRow.get() as Row | undefined;
       const current = newest === undefined ? undefined : ofRow(newest);
       if (sameConfiguration(current, entry)) return current;
@@ -49,8 +50,8 @@ export function sqliteConfigHistory(db: DatabaseSync, kept = CONFIG_VERSIONS_KEP
         throw error;
       }
     },
-    list: () => (all.all() as unknown as InfoRow[]).map(ofInfoRow),
-    get: (version) => {
+    list: async () => (all.all() as unknown as InfoRow[]).map(ofInfoRow),
+    get: async (version) => {
       const row = one.get(version) as Row | undefined;
       return row === undefined ? undefined : ofRow(row);
     },

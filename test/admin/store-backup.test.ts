@@ -1,7 +1,8 @@
 // POST /api/v1/admin/store/backup while requests are being admitted and settled: each copy opens,
 // passes integrity_check, holds the key, every spend settled before the copy began, and a spend
 // total equal to its own ledger (one consistent moment); nothing is left beside db_path; the
-// gateway keeps answering meanwhile. Without a store: 409 no_store; without the token: 401.
+// gateway keeps answering meanwhile. Without a store: 409 no_store; with the PostgreSQL store:
+// 409 store_is_database, saying pg_dump; without the token: 401.
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, postApiV1AdminStoreBackup } from '../../clients-ts/src/index.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { postgresUnavailable, startPostgres } from '../support/postgres.ts';
 
 const TOKEN = 'store-backup-admin-token';
 const BACKUP = '/api/v1/admin/store/backup';
@@ -122,4 +124,20 @@ describe('POST /api/v1/admin/store/backup', () => {
       await bare.close();
     }
   });
+
+  it.skipIf(postgresUnavailable() !== undefined)('answers 409 store_is_database, naming pg_dump, with the PostgreSQL store', async () => {
+    const postgres = await startPostgres();
+    const shared = await startHarness({ extraYaml: 'governance: on\ndatabase_url: { env: GATEWAY_DATABASE_URL }\n', env: { GATEWAY_DATABASE_URL: await postgres.createDatabase() } });
+    try {
+      const response = await fetch(`${shared.adminUrl}${BACKUP}`, { method: 'POST' });
+      expect(response.status).toBe(409);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('store_is_database');
+      expect(body.error.message).toContain('pg_dump');
+      expect(JSON.stringify(body)).not.toContain('127.0.0.1'); // the database's address is not said
+    } finally {
+      await shared.close();
+      postgres.stop();
+    }
+  }, 60_000);
 });

@@ -167,6 +167,15 @@ describe('helm chart', { timeout: 60_000 }, () => {
     expect(config.db_path).toBeUndefined();
     expect(container(manifests).env).toEqual([{ name: 'GATEWAY_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'gateway-db', key: 'url' } } }]);
     expect(only(manifests, 'Secret')).toHaveLength(0); // the chart points at the operator's Secret, never makes one
+    // The gateway's own loader accepts the rendered file, with the variable the pod gets from the Secret.
+    const text = one(manifests, 'ConfigMap').data['config.yaml'] as string;
+    const url = 'postgres://gateway:pw@db.internal:5432/gateway';
+    expect(loadConfigText(text, 'config.yaml', '/etc/gateway', { env: { GATEWAY_DATABASE_URL: url } })).toMatchObject({ governance: true, databaseUrl: url, dbPath: undefined, onStoreError: 'deny', reservationLeaseMs: 30_000 });
+    // The store's failure policy and lease, from values.
+    const tuned = await renderOk(ctx, { ...values, store: { ...values.store, postgres: { ...values.store.postgres, onStoreError: 'allow', reservationLeaseSeconds: 10 } } });
+    const tunedText = one(tuned, 'ConfigMap').data['config.yaml'] as string;
+    expect(parse(tunedText)).toMatchObject({ on_store_error: 'allow', reservation_lease_seconds: 10 });
+    expect(loadConfigText(tunedText, 'config.yaml', '/etc/gateway', { env: { GATEWAY_DATABASE_URL: url } })).toMatchObject({ onStoreError: 'allow', reservationLeaseMs: 10_000 });
     const pdb = one(manifests, 'PodDisruptionBudget');
     expect(pdb.spec).toMatchObject({ maxUnavailable: 1 }); // drains take one pod at a time
     expect(await renderOk(ctx, { ...values, podDisruptionBudget: { minAvailable: 2 } }).then((m) => one(m, 'PodDisruptionBudget').spec.minAvailable)).toBe(2);

@@ -58,7 +58,7 @@ interface ReserveOutcome {
  * over the nodes. Keys are cached per node and kept current by LISTEN/NOTIFY (postgres-keys.ts).
  * Calls that arrive together go together (round-trip-batch.ts): one statement per batch.
  */
-export async function createPostgresGovernance(options: PostgresGovernanceOptions): Promise<OwnerGovernance & { readonly nodeId: string }> {
+export async function createPostgresGovernance(options: PostgresGovernanceOptions): Promise<OwnerGovernance & { readonly nodeId: string; readonly pool: pg.Pool }> {
   const wall = options.wallClock ?? Date.now;
   const log = options.log;
   const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -289,6 +289,8 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
 
   return {
     nodeId,
+    /** For the configuration history (postgres-config-history.ts), which shares the connections. */
+    pool,
     authenticate: (headers, query) => authenticatePresented(presentedKey(headers, query)),
     authenticatePresented,
     authorize: (headers, query) => authorizePresented(presentedKey(headers, query)),

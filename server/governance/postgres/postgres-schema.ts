@@ -244,6 +244,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       END $$;
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- The configurations the fleet applied (postgres-config-history.ts): one history for every
+      -- node on this database, numbered by the identity's sequence, so a version number means the
+      -- same configuration on every node.
+      CREATE TABLE gateway_config_versions (
+        version        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        config_version text NOT NULL,
+        applied_at     bigint NOT NULL,
+        trigger        text NOT NULL,
+        node           text NOT NULL,
+        text           text NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The newest schema this build knows. */

@@ -49,7 +49,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/*
 The operator's config (configFile text, else the config map) with the keys the chart owns set:
 listen (the container port), admin_listen (loopback unless exposed), db_path (the volume, embedded
-store only), database_url (an { env: } reference, postgres store only), admin_tls (the mounted
+store only), database_url (an { env: } reference, postgres store only; with on_store_error and
+reservation_lease_seconds when store.postgres sets them), admin_tls (the mounted
 Secret, when exposed) and tls (when tls.secretName is set). Rendered as YAML.
 */}}
 {{- define "gateway.config" -}}
@@ -90,6 +91,12 @@ Secret, when exposed) and tls (when tls.secretName is set). Rendered as YAML.
 {{- else if eq .Values.store.mode "postgres" -}}
 {{- /* A reference only: the URL carries the password, so it stays in its Secret. */ -}}
 {{- $_ := set $cfg "database_url" (dict "env" (include "gateway.databaseUrlEnv" .)) -}}
+{{- with .Values.store.postgres.onStoreError -}}
+{{- $_ := set $cfg "on_store_error" . -}}
+{{- end -}}
+{{- with .Values.store.postgres.reservationLeaseSeconds -}}
+{{- $_ := set $cfg "reservation_lease_seconds" (int .) -}}
+{{- end -}}
 {{- end -}}
 {{- toYaml $cfg -}}
 {{- end -}}
