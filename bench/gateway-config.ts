@@ -2,7 +2,7 @@
 // at the mock upstream, one model per egress protocol, and two paced models for the stream-timing runs.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ProtocolId } from '../server/ir/index.ts';
+import type { ProtocolId } from '../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../server/protocols/registry.ts';
 import { LANE_PROVIDER } from '../test/support/protocol-routes.ts';
 

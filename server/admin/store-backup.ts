@@ -16,7 +16,7 @@ export async function storeBackup(dbPath: string | undefined, log: Logger, share
     return errorReply(409, 'no_store', 'there is no embedded store to back up: db_path is not configured');
   }
   const started = Date.now();
-  let copy;
+  let copy: Awaited<ReturnType<typeof copyStore>>;
   try {
     copy = await copyStore(dbPath);
   } catch (error) {

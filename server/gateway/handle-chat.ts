@@ -28,7 +28,7 @@ export async function handleChat(exchange: Exchange): Promise<void> {
 }
 
 async function answer(exchange: Exchange): Promise<void> {
-  const { gateway, ingress, res, meter } = exchange;
+  const { gateway, ingress, meter } = exchange;
   const governance = gateway.config.governance ? gateway.governance : undefined;
   const hold = bodyMemoryOf(gateway.config).hold();
   let bodyRead = false;

@@ -9,7 +9,6 @@ import type { OperationCall } from './operation-handlers.ts';
 import { RequestMeter } from '../gateway/request-meter.ts';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { RequestOrigin } from '../protocols/codec.ts';
 
 /**
  * One chat request handed to the pipeline, which writes the response itself (it decides when to

@@ -36,7 +36,7 @@
 // Cross pairs only (the client's own protocol is a passthrough lane).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../server/app/start-gateway.ts';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { agentScript, claudeSignature, FINAL, geminiSignature, type AgentTools } from './support/agent-upstream-script.ts';
 import { CLAUDE_CODE_TOOLS, CODEX_PATCH, CODEX_TOOLS, GEMINI_CLI_TOOLS, claudeCodeSession, codexSession, geminiCliSession, type SessionResult } from './support/agent-sessions.ts';

@@ -11,7 +11,7 @@ import { CohereClientV2 } from 'cohere-ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../server/app/start-gateway.ts';
-import { type ChatResponse, type ProtocolId } from '../../server/ir/index.ts';
+import type { ChatResponse, ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { startScriptedUpstream, type ScriptedUpstream, type SeenRequest } from './support/scripted-upstream.ts';
 import { startSixLaneGateway } from './support/six-lane-gateway.ts';

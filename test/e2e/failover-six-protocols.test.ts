@@ -6,7 +6,7 @@
 // Each scenario checks its effect on the failing lane's breaker: a lane fault, or capacity with its
 // cooldown. The mock upstream speaks each protocol's real wire format (test/support/protocol-wire.ts).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import type { CellCounters } from '../../server/routing/breaker-cell.ts';
 import { sdkClients, type SdkCall } from '../matrix/sdk-clients.ts';

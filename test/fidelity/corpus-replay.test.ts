@@ -6,7 +6,7 @@
 // here so the list cannot drift (UPDATE_CORPUS_DOC=1 rewrites it).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ChatRequest, type ProtocolId } from '../../server/ir/index.ts';
+import type { ChatRequest, ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { replaceTopLevelString } from '../../server/protocols/passthrough.ts';
 import { requestStreamUsage } from '../../server/protocols/openai/stream-usage-request.ts';

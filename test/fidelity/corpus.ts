@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENTSTREAM_HEADERS, encodeFrame } from '../../server/framing/eventstream-frame.ts';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 
 export const CORPUS_DIR = new URL('../fixtures/real/', import.meta.url).pathname;

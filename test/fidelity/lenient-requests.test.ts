@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nullableOptionals } from '../../codegen/nullable-optionals.ts';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { withoutAbsentNulls } from '../../server/protocols/shared/absent-nulls.ts';
 import { VALIDATORS } from '../matrix/validators.ts';

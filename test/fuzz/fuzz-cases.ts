@@ -1,7 +1,7 @@
 // Builds one fuzz case from the seeded PRNG: a route (every chat route of the six protocols, the
 // operational GETs, unknown paths), a model (same-protocol lane, cross-protocol lane, a pool
 // mixing both, an unknown name), stream or not, then mutations of the body, headers, method and path.
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { laneModel } from '../support/six-lane-gateway.ts';
 import { mutateBody, serialiseBody } from './mutate-body.ts';

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));

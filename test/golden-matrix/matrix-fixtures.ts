@@ -17,7 +17,7 @@ import openaiRequest from '../../generated/validators/openai-request.js';
 import openaiResponse from '../../generated/validators/openai-response.js';
 import responsesRequest from '../../generated/validators/responses-request.js';
 import responsesResponse from '../../generated/validators/responses-response.js';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import type { LaneContext, ProtocolCodec, RequestOrigin } from '../../server/protocols/codec.ts';
 import { codecFor } from '../../server/protocols/registry.ts';

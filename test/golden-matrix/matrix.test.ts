@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type ChatRequest, type ChatResponse, type ProtocolId } from '../../server/ir/index.ts';
+import type { ChatRequest, ChatResponse, ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import type { TranslationWarning } from '../../server/protocols/codec.ts';
 import {

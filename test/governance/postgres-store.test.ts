@@ -64,7 +64,7 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
       } finally {
         server.resume();
       }
-      let reservation;
+      let reservation: Awaited<ReturnType<typeof governance.admit>> | undefined;
       for (let attempt = 0; reservation === undefined; attempt++) {
         reservation = await Promise.resolve(governance.admit(key, { worstCaseMicrocents: 1000n, priced: true })).catch((e: unknown) => {
           if (attempt > 50) throw e;

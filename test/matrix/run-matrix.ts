@@ -1,7 +1,7 @@
 // The 6 x 6 protocol matrix: every ingress protocol (an official SDK as the client) against every
 // egress protocol (a model on a provider of that protocol), streaming and not, through a real
 // gateway. A cell passes when the SDK parses exactly the text the upstream answered.
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { laneModel, startSixLaneGateway } from '../support/six-lane-gateway.ts';
 import { sdkClients } from './sdk-clients.ts';

@@ -31,7 +31,6 @@ const LANES = ['e-openai', 'e-gemini', 'e-cohere', 'e-titan', 'e-bedrock-cohere'
 /** Upstreams that report no input tokens: the client's count is the gateway's estimate. */
 const REPORTS_NO_USAGE = new Set(['e-gemini']);
 const TEXTS = ['the quick brown fox', 'jumps over', 'the lazy dog'];
-const TOKENS = TEXTS.reduce((n, t) => n + demoTokens(t), 0);
 const estimate = (texts: string[]) => Math.max(1, Math.ceil(texts.reduce((n, t) => n + Buffer.byteLength(t), 0) / 4));
 const expectedTokens = (lane: string, texts = TEXTS) => (REPORTS_NO_USAGE.has(lane) ? estimate(texts) : texts.reduce((n, t) => n + demoTokens(t), 0));
 

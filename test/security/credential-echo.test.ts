@@ -7,7 +7,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIAL_MARKER } from '../../server/gateway/credential-mask.ts';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { sdkClients } from '../matrix/sdk-clients.ts';
 import { ANSWER_TEXT, PLACES, rawRequest, startEchoWorld, type EchoWorld, type Place } from './credential-echo-world.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
-import { type ProtocolId } from '../../server/ir/index.ts';
+import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { createLogger } from '../../server/observability/logger.ts';
 import { LANE_PROVIDER } from './protocol-routes.ts';
