@@ -10,8 +10,7 @@ function baseline(rows: readonly ThroughputRow[], row: ThroughputRow, target: 'd
 export const cpuVsProxy = (rows: readonly ThroughputRow[], row: ThroughputRow) =>
   ratio(row.cpuMicrosPerRequest, baseline(rows, row, 'proxy')?.cpuMicrosPerRequest);
 
-export const rpsVs = (rows: readonly ThroughputRow[], row: ThroughputRow, target: 'direct' | 'proxy') =>
-  ratio(row.rps, baseline(rows, row, target)?.rps);
+export const rpsVs = (rows: readonly ThroughputRow[], row: ThroughputRow, target: 'direct' | 'proxy') => ratio(row.rps, baseline(rows, row, target)?.rps);
 
 /** Latency added over a baseline at the same connection count (autocannon's 1 ms resolution). */
 export function addedLatencyVs(rows: readonly ThroughputRow[], row: ThroughputRow, target: 'direct' | 'proxy', which: 'p50Ms' | 'p99Ms'): number | null {
@@ -24,8 +23,14 @@ export function addedLatencyVs(rows: readonly ThroughputRow[], row: ThroughputRo
 export function governanceOffRow(rows: readonly ThroughputRow[], row: ThroughputRow): ThroughputRow | undefined {
   if (row.scenario.target !== 'gateway-gov') return undefined;
   const s = row.scenario;
-  return rows.find((r) => r.scenario.target === 'gateway' && r.scenario.ingress === s.ingress && r.scenario.egress === s.egress
-    && r.scenario.stream === s.stream && r.connections === row.connections);
+  return rows.find(
+    (r) =>
+      r.scenario.target === 'gateway' &&
+      r.scenario.ingress === s.ingress &&
+      r.scenario.egress === s.egress &&
+      r.scenario.stream === s.stream &&
+      r.connections === row.connections,
+  );
 }
 
 export const cpuVsGovernanceOff = (rows: readonly ThroughputRow[], row: ThroughputRow) =>

@@ -17,17 +17,24 @@ export function clientRequest(protocol: ProtocolId, model: string, stream: boole
   switch (protocol) {
     case 'openai':
       return {
-        path: '/v1/chat/completions', headers: bearer,
+        path: '/v1/chat/completions',
+        headers: bearer,
         body: JSON.stringify({
-          model, stream, ...(stream && { stream_options: { include_usage: true } }),
-          messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: USER }],
+          model,
+          stream,
+          ...(stream && { stream_options: { include_usage: true } }),
+          messages: [
+            { role: 'system', content: SYSTEM },
+            { role: 'user', content: USER },
+          ],
         }),
       };
     case 'responses':
       return { path: '/v1/responses', headers: bearer, body: JSON.stringify({ model, stream, instructions: SYSTEM, input: USER }) };
     case 'anthropic':
       return {
-        path: '/v1/messages', headers: { ...json, 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
+        path: '/v1/messages',
+        headers: { ...json, 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
         body: JSON.stringify({ model, stream, max_tokens: 256, system: SYSTEM, messages: [{ role: 'user', content: USER }] }),
       };
     case 'gemini':
@@ -38,13 +45,22 @@ export function clientRequest(protocol: ProtocolId, model: string, stream: boole
       };
     case 'bedrock':
       return {
-        path: `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`, headers: bearer,
+        path: `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
+        headers: bearer,
         body: JSON.stringify({ system: [{ text: SYSTEM }], messages: [{ role: 'user', content: [{ text: USER }] }], inferenceConfig: { maxTokens: 256 } }),
       };
     case 'cohere':
       return {
-        path: '/v2/chat', headers: bearer,
-        body: JSON.stringify({ model, stream, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: USER }] }),
+        path: '/v2/chat',
+        headers: bearer,
+        body: JSON.stringify({
+          model,
+          stream,
+          messages: [
+            { role: 'system', content: SYSTEM },
+            { role: 'user', content: USER },
+          ],
+        }),
       };
   }
 }

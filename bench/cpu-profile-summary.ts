@@ -38,7 +38,12 @@ export function summariseProfile(path: string, root: string): ShareRow[] {
 
 function placeOf(url: string, functionName: string, root: string): string {
   const path = url.startsWith('file://') ? decodeURIComponent(url.slice('file://'.length)) : url;
-  if (path.startsWith(`${root}/server/`)) return `gateway ${path.slice(root.length + 1).split('/').slice(0, 2).join('/')}`;
+  if (path.startsWith(`${root}/server/`))
+    return `gateway ${path
+      .slice(root.length + 1)
+      .split('/')
+      .slice(0, 2)
+      .join('/')}`;
   if (path.startsWith(`${root}/generated/`)) return 'gateway generated/validators';
   const npm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (npm !== null) return `npm ${npm[1]}`;

@@ -36,7 +36,8 @@ const SCENARIOS: readonly EmbeddingsScenario[] = [
   { name: 'gateway openai->cohere embeddings (base64)', target: 'gateway', model: embeddingGatewayModel('cohere'), encoding: 'base64' },
 ];
 
-const PASSAGE = 'The quick brown fox jumps over the lazy dog while the gateway forwards embeddings requests to the upstream and reads back the vectors it returns for each passage of text in the batch. ';
+const PASSAGE =
+  'The quick brown fox jumps over the lazy dog while the gateway forwards embeddings requests to the upstream and reads back the vectors it returns for each passage of text in the batch. ';
 
 function embeddingsRequest(s: EmbeddingsScenario, apiKey: string): ClientRequest {
   const input = Array.from({ length: 16 }, (_, i) => `${i}: ${PASSAGE.repeat(2)}`);
@@ -55,16 +56,23 @@ export async function runEmbeddings(fleet: Fleet, settings: Settings, log: (line
   for (const s of scenarios) await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections }, settings.warmupRequests);
   const samples = new Map<EmbeddingsScenario, LoadSample[]>(scenarios.map((s) => [s, []]));
   for (let repeat = 0; repeat < settings.repeats; repeat++) {
-    for (const s of scenarios) samples.get(s)!.push(await runLoad({ url: fleet.url(s.target), request: requestOf(s), connections, seconds: settings.seconds, pid: fleet.pid(s.target) }));
+    for (const s of scenarios)
+      samples
+        .get(s)!
+        .push(await runLoad({ url: fleet.url(s.target), request: requestOf(s), connections, seconds: settings.seconds, pid: fleet.pid(s.target) }));
   }
   return scenarios.map((s) => {
     const xs = samples.get(s)!;
     const cpu = xs.map((x) => x.cpuMicrosPerRequest).filter((x): x is number => x !== null);
     return {
-      name: s.name, connections,
-      rps: median(xs.map((x) => x.rps)), p50Ms: median(xs.map((x) => x.p50Ms)), p99Ms: median(xs.map((x) => x.p99Ms)),
+      name: s.name,
+      connections,
+      rps: median(xs.map((x) => x.rps)),
+      p50Ms: median(xs.map((x) => x.p50Ms)),
+      p99Ms: median(xs.map((x) => x.p99Ms)),
       cpuMicrosPerRequest: cpu.length === 0 ? null : median(cpu),
-      errors: xs.reduce((a, x) => a + x.errors, 0), requests: xs.reduce((a, x) => a + x.requests, 0),
+      errors: xs.reduce((a, x) => a + x.errors, 0),
+      requests: xs.reduce((a, x) => a + x.requests, 0),
     };
   });
 }
@@ -74,7 +82,12 @@ export function embeddingsTable(rows: readonly EmbeddingsRow[]): string {
   if (rows.length === 0) return '';
   const proxy = rows.find((r) => r.name.startsWith('minimal proxy'));
   const body = rows.map((r) => [
-    r.name, String(r.connections), cell(r.rps), cell(r.p50Ms, 1), cell(r.p99Ms, 1), cell(r.cpuMicrosPerRequest),
+    r.name,
+    String(r.connections),
+    cell(r.rps),
+    cell(r.p50Ms, 1),
+    cell(r.p99Ms, 1),
+    cell(r.cpuMicrosPerRequest),
     proxy?.cpuMicrosPerRequest == null || r.cpuMicrosPerRequest === null || r === proxy ? '' : cell(r.cpuMicrosPerRequest - proxy.cpuMicrosPerRequest),
     String(r.errors),
   ]);

@@ -59,12 +59,16 @@ export class Fleet {
         const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${variant}-`));
         dirs.push(dir);
         const config = writeGatewayConfig({
-          dir, mockUrl: mock.url, ...VARIANTS[variant], paced: { chunks: settings.pacedChunks, intervalMs: settings.pacedIntervalMs },
+          dir,
+          mockUrl: mock.url,
+          ...VARIANTS[variant],
+          paced: { chunks: settings.pacedChunks, intervalMs: settings.pacedIntervalMs },
           soakFailPercent: settings.soak?.failPercent ?? 30,
         });
-        const [command, args] = settings.gatewayCommand === undefined
-          ? [process.execPath, [join(root, 'server/main.ts'), '--config', config]]
-          : [settings.gatewayCommand, ['--config', config]];
+        const [command, args] =
+          settings.gatewayCommand === undefined
+            ? [process.execPath, [join(root, 'server/main.ts'), '--config', config]]
+            : [settings.gatewayCommand, ['--config', config]];
         const server = await spawnServer(command, args, { ...GATEWAY_ENV });
         started.push(server);
         const adminUrl = String(server.announcement.adminUrl);

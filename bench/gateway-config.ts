@@ -26,7 +26,9 @@ export const SOAK_FIRST_BYTE_MS = 1000;
 /** Credentials the gateway reads from its environment; none of them is real. */
 export const GATEWAY_ENV: Readonly<Record<string, string>> = {
   BENCH_UPSTREAM_KEY: 'bench-upstream-key',
-  AWS_ACCESS_KEY_ID: 'AKIDBENCHMARK', AWS_SECRET_ACCESS_KEY: 'bench-secret', AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'AKIDBENCHMARK',
+  AWS_SECRET_ACCESS_KEY: 'bench-secret',
+  AWS_REGION: 'us-east-1',
   GATEWAY_ADMIN_TOKEN: 'bench-admin-token',
 };
 
@@ -45,20 +47,33 @@ export interface GatewayConfigOptions {
 /** Writes both files into `dir` and returns the config.yaml path. */
 export function writeGatewayConfig(options: GatewayConfigOptions): string {
   const { dir, mockUrl, paced } = options;
-  writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${LANE_PROVIDER[p].name}: { base_url: ${mockUrl}${LANE_PROVIDER[p].suffix} }`).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'providers.yaml'),
+    PROTOCOL_IDS.map((p) => `${LANE_PROVIDER[p].name}: { base_url: ${mockUrl}${LANE_PROVIDER[p].suffix} }`).join('\n') + '\n',
+  );
   // Priced, so governance on does the whole admission: price check, reservation, cost at settlement.
   const price = 'price: { input: 1, output: 2 }';
   const lines = [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info',
+    'listen: 127.0.0.1:0',
+    'admin_listen: 127.0.0.1:0',
+    'catalog: ./providers.yaml',
+    'log_level: info',
     `workers: ${options.workers}`,
-    ...(options.governance ? [options.databaseUrlEnv === undefined ? 'db_path: ./gateway.db' : `database_url: { env: ${options.databaseUrlEnv} }`, 'governance: on'] : []),
+    ...(options.governance
+      ? [options.databaseUrlEnv === undefined ? 'db_path: ./gateway.db' : `database_url: { env: ${options.databaseUrlEnv} }`, 'governance: on']
+      : []),
     'providers:',
     // Bedrock signs with the AWS credentials of the environment (GATEWAY_ENV).
     ...PROTOCOL_IDS.filter((p) => p !== 'bedrock').map((p) => `  ${LANE_PROVIDER[p].name}: { api_key: { env: BENCH_UPSTREAM_KEY } }`),
     'models:',
     ...PROTOCOL_IDS.map((p) => `  ${gatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${UPSTREAM_MODEL}, ${price} }`),
-    ...(['openai', 'cohere'] as const).map((p) => `  ${embeddingGatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${EMBEDDING_UPSTREAM_MODEL}, operations: [embeddings], operation_prices: { embeddings: { input: 0.02 } } }`),
-    ...PACED_EGRESS.map((p) => `  ${pacedGatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`),
+    ...(['openai', 'cohere'] as const).map(
+      (p) =>
+        `  ${embeddingGatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${EMBEDDING_UPSTREAM_MODEL}, operations: [embeddings], operation_prices: { embeddings: { input: 0.02 } } }`,
+    ),
+    ...PACED_EGRESS.map(
+      (p) => `  ${pacedGatewayModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${pacedUpstreamModel(paced.chunks, paced.intervalMs)}, ${price} }`,
+    ),
     // The soak (soak.ts): the mock fails soakFailPercent of the flaky lane's requests.
     `  soak-flaky: { provider: openai, model: flaky-${options.soakFailPercent ?? 30}, ${price}, timeouts: { first_byte_ms: ${SOAK_FIRST_BYTE_MS} } }`,
     `  soak-steady: { provider: anthropic, model: ${UPSTREAM_MODEL}, ${price} }`,

@@ -68,10 +68,17 @@ export async function runGovernanceStores(settings: Settings, mockUrl: string, l
       const dir = mkdtempSync(join(tmpdir(), `gateway-bench-store-${store}-`));
       dirs.push(dir);
       const config = writeGatewayConfig({
-        dir, mockUrl, workers: 'auto', governance: store !== 'off', ...(store === 'postgres' && { databaseUrlEnv: 'GATEWAY_DATABASE_URL' }),
+        dir,
+        mockUrl,
+        workers: 'auto',
+        governance: store !== 'off',
+        ...(store === 'postgres' && { databaseUrlEnv: 'GATEWAY_DATABASE_URL' }),
         paced: { chunks: settings.pacedChunks, intervalMs: settings.pacedIntervalMs },
       });
-      const server = await spawnServer(process.execPath, [join(process.cwd(), 'server/main.ts'), '--config', config], { ...GATEWAY_ENV, GATEWAY_DATABASE_URL: databaseUrl });
+      const server = await spawnServer(process.execPath, [join(process.cwd(), 'server/main.ts'), '--config', config], {
+        ...GATEWAY_ENV,
+        GATEWAY_DATABASE_URL: databaseUrl,
+      });
       const apiKey = store === 'off' ? 'bench-client-key' : await createBudgetedKey(String(server.announcement.adminUrl));
       gateways.set(store, { server, apiKey });
     }
@@ -88,7 +95,13 @@ export async function runGovernanceStores(settings: Settings, mockUrl: string, l
         for (const store of STORES) {
           const g = gateways.get(store)!;
           const dbBefore = postgresCpuMicros(pgPid);
-          const load = await runLoad({ url: g.server.url, request: clientRequest('openai', gatewayModel('openai'), false, g.apiKey), connections, seconds: settings.seconds, pid: g.server.pid });
+          const load = await runLoad({
+            url: g.server.url,
+            request: clientRequest('openai', gatewayModel('openai'), false, g.apiKey),
+            connections,
+            seconds: settings.seconds,
+            pid: g.server.pid,
+          });
           const dbCpu = store === 'postgres' && load.requests > 0 ? (postgresCpuMicros(pgPid) - dbBefore) / load.requests : null;
           samples.get(store)!.push({ load, dbCpu });
         }
@@ -100,7 +113,11 @@ export async function runGovernanceStores(settings: Settings, mockUrl: string, l
         const cpu = xs.map((s) => s.load.cpuMicrosPerRequest).filter((x): x is number => x !== null);
         const db = xs.map((s) => s.dbCpu).filter((x): x is number => x !== null);
         rows.push({
-          store, connections, rps: median(xs.map((s) => s.load.rps)), p50Ms, addedP50Ms: p50Ms - offP50,
+          store,
+          connections,
+          rps: median(xs.map((s) => s.load.rps)),
+          p50Ms,
+          addedP50Ms: p50Ms - offP50,
           gatewayCpuMicrosPerRequest: cpu.length === 0 ? null : median(cpu),
           databaseCpuMicrosPerRequest: db.length === 0 ? null : median(db),
           errors: xs.reduce((a, s) => a + s.load.errors, 0),
@@ -119,7 +136,16 @@ export function formatStoreRows(rows: readonly StoreRow[]): string {
   const label: Record<Store, string> = { off: 'governance off', sqlite: 'governance on SQLite (db_path)', postgres: 'governance on PostgreSQL (database_url)' };
   return textTable(
     ['store', 'conns', 'req/s', 'p50 ms', 'added p50 ms', 'gateway CPU µs/req', 'database CPU µs/req', 'errors'],
-    rows.map((r) => [label[r.store], String(r.connections), cell(r.rps), cell(r.p50Ms, 1), r.store === 'off' ? '-' : signed(r.addedP50Ms, 1), cell(r.gatewayCpuMicrosPerRequest), cell(r.databaseCpuMicrosPerRequest), String(r.errors)]),
+    rows.map((r) => [
+      label[r.store],
+      String(r.connections),
+      cell(r.rps),
+      cell(r.p50Ms, 1),
+      r.store === 'off' ? '-' : signed(r.addedP50Ms, 1),
+      cell(r.gatewayCpuMicrosPerRequest),
+      cell(r.databaseCpuMicrosPerRequest),
+      String(r.errors),
+    ]),
   );
 }
 

@@ -25,7 +25,11 @@ export interface ProbeRow {
 /** A hung target fails the request instead of hanging the run. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
-interface Timing { readonly ttfbMs: number; readonly totalMs: number; readonly ok: boolean }
+interface Timing {
+  readonly ttfbMs: number;
+  readonly totalMs: number;
+  readonly ok: boolean;
+}
 
 interface PreparedRequest {
   readonly agent: Agent;
@@ -36,7 +40,11 @@ interface PreparedRequest {
 function prepare(url: string, req: ClientRequest, agent: Agent): PreparedRequest {
   const base = new URL(url);
   const body = Buffer.from(req.body);
-  return { agent, body, options: { host: base.hostname, port: Number(base.port), path: req.path, method: 'POST', headers: { ...req.headers, 'content-length': body.length } } };
+  return {
+    agent,
+    body,
+    options: { host: base.hostname, port: Number(base.port), path: req.path, method: 'POST', headers: { ...req.headers, 'content-length': body.length } },
+  };
 }
 
 function timed(p: PreparedRequest): Promise<Timing> {
@@ -80,7 +88,7 @@ export async function runLatencyProbe(fleet: Fleet, settings: Settings, log: (li
   const agents = new Map<string, Agent>();
   const agentOf = (s: Scenario) => {
     let agent = agents.get(s.target);
-    if (agent === undefined) agents.set(s.target, agent = new Agent({ keepAlive: true, maxSockets: 1 }));
+    if (agent === undefined) agents.set(s.target, (agent = new Agent({ keepAlive: true, maxSockets: 1 })));
     return agent;
   };
   const rows: ProbeRow[] = [];
@@ -106,16 +114,18 @@ export async function runLatencyProbe(fleet: Fleet, settings: Settings, log: (li
       const baseline = (target: string) => accs[group.findIndex((s) => s.target === target)];
       const direct = baseline('direct');
       const proxy = baseline('proxy');
-      const added = (mine: number[], theirs: number[] | undefined) =>
-        theirs === undefined ? null : median(mine.map((x, repeat) => x - theirs[repeat]!));
+      const added = (mine: number[], theirs: number[] | undefined) => (theirs === undefined ? null : median(mine.map((x, repeat) => x - theirs[repeat]!)));
       for (const [i, s] of group.entries()) {
         const acc = accs[i]!;
         rows.push({
-          scenario: s, p50Ms: median(acc.p50), p99Ms: median(acc.p99),
+          scenario: s,
+          p50Ms: median(acc.p50),
+          p99Ms: median(acc.p99),
           addedP50Ms: s.target === 'direct' ? null : added(acc.p50, direct?.p50),
           addedP99Ms: s.target === 'direct' ? null : added(acc.p99, direct?.p99),
           addedP50VsProxyMs: s.kind === 'baseline' ? null : added(acc.p50, proxy?.p50),
-          samples: acc.samples, errors: acc.errors,
+          samples: acc.samples,
+          errors: acc.errors,
         });
       }
     }

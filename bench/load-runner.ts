@@ -27,12 +27,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadSample> {
   const { pid } = options;
   const cpuBefore = pid === undefined ? 0 : processCpuMicros(pid);
   const result = await autocannon({
-    url: options.url + options.request.path, method: 'POST', body: options.request.body, headers: { ...options.request.headers },
-    connections: options.connections, duration: options.seconds,
+    url: options.url + options.request.path,
+    method: 'POST',
+    body: options.request.body,
+    headers: { ...options.request.headers },
+    connections: options.connections,
+    duration: options.seconds,
   });
   const requests = result.requests.total;
   return {
-    rps: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99,
+    rps: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
     cpuMicrosPerRequest: pid === undefined || requests === 0 ? null : (processCpuMicros(pid) - cpuBefore) / requests,
     requests,
     errors: result.errors + result.non2xx,
@@ -42,10 +48,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadSample> {
 /** A fixed number of requests so JIT, pools and connections are warm before measuring; fails on any error. */
 export async function warmUp(options: Omit<LoadOptions, 'seconds' | 'pid'>, amount: number): Promise<void> {
   const result = await autocannon({
-    url: options.url + options.request.path, method: 'POST', body: options.request.body, headers: { ...options.request.headers },
-    connections: options.connections, amount: Math.max(amount, options.connections),
+    url: options.url + options.request.path,
+    method: 'POST',
+    body: options.request.body,
+    headers: { ...options.request.headers },
+    connections: options.connections,
+    amount: Math.max(amount, options.connections),
   });
   if (result.errors + result.non2xx > 0) {
-    throw new Error(`warm-up of ${options.url}${options.request.path}: ${result.errors} errors, ${result.non2xx} non-2xx answers; is the scenario's request valid?`);
+    throw new Error(
+      `warm-up of ${options.url}${options.request.path}: ${result.errors} errors, ${result.non2xx} non-2xx answers; is the scenario's request valid?`,
+    );
   }
 }

@@ -53,7 +53,8 @@ export async function memoryRows(fleet: Fleet, peak: PeakRss): Promise<MemoryRow
   peak.stop();
   await sleep(AFTER_LOAD_PAUSE_MS);
   return [...fleet.gateways.entries()].map(([variant, g]) => ({
-    variant, workers: g.workers,
+    variant,
+    workers: g.workers,
     idleMiB: g.idleRssMiB,
     peakMiB: Math.max(g.idleRssMiB, peak.peakOf(g.server.pid)),
     afterMiB: processRssMiB(g.server.pid),

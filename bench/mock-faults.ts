@@ -21,6 +21,8 @@ export function drawFault(path: string, body: Buffer): Fault | undefined {
 export function serveFault(fault: Fault, protocol: ProtocolId, req: IncomingMessage, res: ServerResponse): void {
   if (fault === 'reset') return void req.socket.destroy();
   if (fault === 'hang') return; // the gateway's first-byte timeout ends it by closing the connection
-  const envelope = codecFor(protocol)!.encodeError(gatewayError('server', 'The server had an error while processing your request.', { status: 500, code: 'internal_error' }));
+  const envelope = codecFor(protocol)!.encodeError(
+    gatewayError('server', 'The server had an error while processing your request.', { status: 500, code: 'internal_error' }),
+  );
   res.writeHead(500, envelope.headers).end(envelope.body);
 }

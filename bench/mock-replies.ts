@@ -17,7 +17,8 @@ export const CHUNK_MARKER_PATTERN = /#c(\d+)#/g;
 
 function reply(pieces: readonly string[]): ChatResponse {
   return {
-    id: 'resp_bench', model: 'bench-model',
+    id: 'resp_bench',
+    model: 'bench-model',
     content: [{ type: 'text', text: pieces.join('') }],
     finish: { reason: 'stop', raw: null },
     usage: { inputTokens: 42, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
@@ -29,7 +30,12 @@ function eventGroups(pieces: readonly string[]): StreamEvent[][] {
   const r = reply(pieces);
   const groups: StreamEvent[][] = pieces.map((text) => [{ type: 'block_delta', index: 0, delta: { type: 'text', text } }]);
   groups[0]!.unshift({ type: 'message_start', id: r.id, model: r.model }, { type: 'block_start', index: 0, block: { type: 'text' } });
-  groups[groups.length - 1]!.push({ type: 'block_stop', index: 0 }, { type: 'finish', finish: r.finish }, { type: 'usage', usage: r.usage! }, { type: 'message_stop' });
+  groups[groups.length - 1]!.push(
+    { type: 'block_stop', index: 0 },
+    { type: 'finish', finish: r.finish },
+    { type: 'usage', usage: r.usage! },
+    { type: 'message_stop' },
+  );
   return groups;
 }
 
@@ -75,7 +81,11 @@ export class MockReplies {
         for (const write of whole.writes) batch.add(write);
         found = { headers: whole.headers, writes: [batch.take()] };
       } else {
-        found = encodeStream(protocol, Array.from({ length: chunks }, (_, i) => `${chunkMarker(i + 1)} word `), jsonArray);
+        found = encodeStream(
+          protocol,
+          Array.from({ length: chunks }, (_, i) => `${chunkMarker(i + 1)} word `),
+          jsonArray,
+        );
       }
       if (this.streams.size < 64) this.streams.set(key, found); // bounded: paced chunk counts come from requests
     }

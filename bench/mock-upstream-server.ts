@@ -14,7 +14,10 @@ import { embeddingsEndpointFor, embeddingsReply, type EmbeddingsEndpoint } from 
 const PACE_PATTERN = /paced-(\d{1,4})x(\d{1,5})/;
 const replies = new MockReplies();
 
-interface Pace { readonly chunks: number; readonly intervalMs: number }
+interface Pace {
+  readonly chunks: number;
+  readonly intervalMs: number;
+}
 
 function paceOf(path: string, body: Buffer): Pace | undefined {
   const found = PACE_PATTERN.exec(path) ?? (body.includes('paced-') ? PACE_PATTERN.exec(body.toString('utf8')) : null);

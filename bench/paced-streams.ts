@@ -69,7 +69,7 @@ function pacedStream(url: URL, path: string, body: Buffer, headers: Record<strin
       res.once('end', () => {
         const ordered = Array.from({ length: expected }, (_, i) => arrivals.get(i + 1));
         const complete = ordered.every((t) => t !== undefined);
-        resolve({ ok: res.statusCode === 200 && complete, ttfbMs: ttfb, arrivals: complete ? ordered as number[] : [], coalesced });
+        resolve({ ok: res.statusCode === 200 && complete, ttfbMs: ttfb, arrivals: complete ? (ordered as number[]) : [], coalesced });
       });
       res.once('error', fail);
     });
@@ -79,15 +79,28 @@ function pacedStream(url: URL, path: string, body: Buffer, headers: Record<strin
   });
 }
 
-interface RepeatAccumulator { ttfb: number[]; gaps: number[]; coalesced: number; chunks: number; streams: number; errors: number }
+interface RepeatAccumulator {
+  ttfb: number[];
+  gaps: number[];
+  coalesced: number;
+  chunks: number;
+  streams: number;
+  errors: number;
+}
 
 export async function runPacedStreams(fleet: Fleet, settings: Settings, log: (line: string) => void): Promise<PacedRow[]> {
   const targets = selected(PACED_TARGETS, settings.filter);
   const agents = targets.map(() => new Agent({ keepAlive: true, maxSockets: settings.pacedStreams }));
   const perRepeat = targets.map((): { ttfbP50: number[]; ttfbP99: number[]; gapP50: number[]; gapP99: number[]; total: RepeatAccumulator } => ({
-    ttfbP50: [], ttfbP99: [], gapP50: [], gapP99: [], total: { ttfb: [], gaps: [], coalesced: 0, chunks: 0, streams: 0, errors: 0 },
+    ttfbP50: [],
+    ttfbP99: [],
+    gapP50: [],
+    gapP99: [],
+    total: { ttfb: [], gaps: [], coalesced: 0, chunks: 0, streams: 0, errors: 0 },
   }));
-  log(`paced: ${targets.length} targets x ${settings.pacedRounds} rounds x ${settings.repeats} repeats of ${settings.pacedStreams} streams (${settings.pacedChunks} chunks, ${settings.pacedIntervalMs} ms apart)`);
+  log(
+    `paced: ${targets.length} targets x ${settings.pacedRounds} rounds x ${settings.repeats} repeats of ${settings.pacedStreams} streams (${settings.pacedChunks} chunks, ${settings.pacedIntervalMs} ms apart)`,
+  );
   try {
     for (let repeat = 0; repeat < settings.repeats; repeat++) {
       const acc = targets.map((): RepeatAccumulator => ({ ttfb: [], gaps: [], coalesced: 0, chunks: 0, streams: 0, errors: 0 }));
@@ -102,8 +115,11 @@ export async function runPacedStreams(fleet: Fleet, settings: Settings, log: (li
           const url = new URL(fleet.url(s.target));
           // Starts spread over one interval: concurrent streams, but not a synchronised burst of first requests.
           const stagger = settings.pacedIntervalMs / settings.pacedStreams;
-          const timings = await Promise.all(Array.from({ length: settings.pacedStreams }, (_, n) =>
-            sleep(n * stagger).then(() => pacedStream(url, req.path, body, headers, agents[i]!, settings.pacedChunks))));
+          const timings = await Promise.all(
+            Array.from({ length: settings.pacedStreams }, (_, n) =>
+              sleep(n * stagger).then(() => pacedStream(url, req.path, body, headers, agents[i]!, settings.pacedChunks)),
+            ),
+          );
           if (round >= warmup) for (const t of timings) record(acc[i]!, t);
         }
       }
@@ -126,11 +142,16 @@ export async function runPacedStreams(fleet: Fleet, settings: Settings, log: (li
   return targets.map((s, i) => {
     const r = perRepeat[i]!;
     return {
-      scenario: s, streams: r.total.streams,
-      ttfbP50Ms: median(r.ttfbP50), ttfbP99Ms: median(r.ttfbP99),
+      scenario: s,
+      streams: r.total.streams,
+      ttfbP50Ms: median(r.ttfbP50),
+      ttfbP99Ms: median(r.ttfbP99),
       addedTtfbP50Ms: s.target === 'direct' || direct === undefined ? null : median(r.ttfbP50.map((x, repeat) => x - direct.ttfbP50[repeat]!)),
-      gapP50Ms: median(r.gapP50), gapP99Ms: median(r.gapP99),
-      coalesced: r.total.coalesced, chunks: r.total.chunks, errors: r.total.errors,
+      gapP50Ms: median(r.gapP50),
+      gapP99Ms: median(r.gapP99),
+      coalesced: r.total.coalesced,
+      chunks: r.total.chunks,
+      errors: r.total.errors,
     };
   });
 }

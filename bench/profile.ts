@@ -33,7 +33,9 @@ try {
   const options = { url: gateway.url + request.path, method: 'POST' as const, body: request.body, headers: { ...request.headers }, connections };
   await autocannon({ ...options, amount: 2000 }); // warm-up: JIT and connection pools
   const result = await autocannon({ ...options, duration: seconds });
-  console.log(`${scenario}: ${Math.round(result.requests.average)} req/s over ${seconds} s at ${connections} connections, ${result.errors + result.non2xx} errors`);
+  console.log(
+    `${scenario}: ${Math.round(result.requests.average)} req/s over ${seconds} s at ${connections} connections, ${result.errors + result.non2xx} errors`,
+  );
 } finally {
   await gateway.stop();
   await mock.stop();

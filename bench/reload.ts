@@ -53,13 +53,23 @@ export interface ReloadRun {
 /** One of the two versions the file alternates between: weights and prices differ. */
 function configText(version: 0 | 1): string {
   const lines = [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info', 'workers: auto',
-    'providers:', '  openai: { api_key: { env: BENCH_UPSTREAM_KEY } }', 'models:',
+    'listen: 127.0.0.1:0',
+    'admin_listen: 127.0.0.1:0',
+    'catalog: ./providers.yaml',
+    'log_level: info',
+    'workers: auto',
+    'providers:',
+    '  openai: { api_key: { env: BENCH_UPSTREAM_KEY } }',
+    'models:',
   ];
-  for (let i = 0; i < RELOAD_MODELS; i++) lines.push(`  m${i}: { provider: openai, model: bench-model-${i}, price: { input: ${1 + version}, output: ${2 + version} } }`);
+  for (let i = 0; i < RELOAD_MODELS; i++)
+    lines.push(`  m${i}: { provider: openai, model: bench-model-${i}, price: { input: ${1 + version}, output: ${2 + version} } }`);
   lines.push('pools:');
   for (let p = 0; p < RELOAD_POOLS; p++) {
-    const members = Array.from({ length: POOL_MEMBERS }, (_, k) => `{ model: m${(p * POOL_MEMBERS + k) % RELOAD_MODELS}, weight: ${1 + ((k + version) % POOL_MEMBERS)} }`);
+    const members = Array.from(
+      { length: POOL_MEMBERS },
+      (_, k) => `{ model: m${(p * POOL_MEMBERS + k) % RELOAD_MODELS}, weight: ${1 + ((k + version) % POOL_MEMBERS)} }`,
+    );
     lines.push(`  pool${p}: { members: [ ${members.join(', ')} ] }`);
   }
   return lines.join('\n') + '\n';
@@ -68,7 +78,14 @@ function configText(version: 0 | 1): string {
 function summary(latencies: readonly number[], errors: number): LatencySummary {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
-  return { requests: sorted.length, p50: at(0.5), p99: at(0.99), max: round(sorted[sorted.length - 1] ?? 0), over50: sorted.filter((l) => l > RELOAD_STALL_TARGET_MS).length, errors };
+  return {
+    requests: sorted.length,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: round(sorted[sorted.length - 1] ?? 0),
+    over50: sorted.filter((l) => l > RELOAD_STALL_TARGET_MS).length,
+    errors,
+  };
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -113,7 +130,12 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
         const at = now();
         const t0 = performance.now();
         try {
-          const res = await request(`${url}/v1/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, dispatcher: agent });
+          const res = await request(`${url}/v1/chat/completions`, {
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+            dispatcher: agent,
+          });
           await res.body.arrayBuffer();
           if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
           if (at === 'before' || at === 'during') latencies[at].push(performance.now() - t0);
@@ -145,13 +167,21 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
       await waitFor('the reload', () => lines.slice(seen).some((l) => typeof l.msg === 'string' && l.msg.startsWith('SIGHUP')), 30_000);
       const line = lines.slice(seen).find((l) => typeof l.msg === 'string' && l.msg.startsWith('SIGHUP'))!;
       if (line.level !== 30 || typeof line.ms !== 'number') throw new Error(`reload ${r} was not applied: ${String(line.msg)}`);
-      applied.push({ ms: line.ms, switchMs: line.switchMs as number, mainThreadCpuMs: line.mainThreadCpuMs as number, workerCpuMs: line.workerCpuMs as number });
+      applied.push({
+        ms: line.ms,
+        switchMs: line.switchMs as number,
+        mainThreadCpuMs: line.mainThreadCpuMs as number,
+        workerCpuMs: line.workerCpuMs as number,
+      });
       await sleep(250);
     }
     phase = 'done';
     await Promise.all([clients, scraper]);
     return {
-      models: RELOAD_MODELS, pools: RELOAD_POOLS, workers, reloads,
+      models: RELOAD_MODELS,
+      pools: RELOAD_POOLS,
+      workers,
+      reloads,
       applyMs: { median: median(applied.map((a) => a.ms)), max: Math.max(...applied.map((a) => a.ms)) },
       switchMs: { median: median(applied.map((a) => a.switchMs)), max: Math.max(...applied.map((a) => a.switchMs)) },
       mainThreadCpuMs: { median: median(applied.map((a) => a.mainThreadCpuMs)), max: Math.max(...applied.map((a) => a.mainThreadCpuMs)) },
@@ -171,7 +201,8 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
 
 /** The section's table and its target line. */
 export function formatReload(run: ReloadRun): string {
-  const row = (name: string, s: LatencySummary) => `  ${name.padEnd(16)} ${String(s.requests).padStart(8)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${s.max.toFixed(2).padStart(8)} ${String(s.over50).padStart(8)} ${String(s.errors).padStart(7)}`;
+  const row = (name: string, s: LatencySummary) =>
+    `  ${name.padEnd(16)} ${String(s.requests).padStart(8)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${s.max.toFixed(2).padStart(8)} ${String(s.over50).padStart(8)} ${String(s.errors).padStart(7)}`;
   const pass = run.during.over50 === 0 && run.during.errors === 0;
   return [
     `reload: ${run.models} models, ${run.pools} pools, ${run.workers} workers, ${run.reloads} SIGHUP reloads`,

@@ -67,8 +67,12 @@ const log = (line: string) => console.error(`[bench ${new Date().toISOString().s
 function describe(settings: Settings, fleet: Fleet): Record<string, unknown> {
   const gateway = fleet.gateways.get('gateway');
   return {
-    date: new Date().toISOString(), node: process.versions.node, cores: availableParallelism(), loadavg_at_start: loadavg().map((x) => Math.round(x * 100) / 100),
-    gateway_command: settings.gatewayCommand ?? 'node server/main.ts', gateway_workers: gateway?.workers,
+    date: new Date().toISOString(),
+    node: process.versions.node,
+    cores: availableParallelism(),
+    loadavg_at_start: loadavg().map((x) => Math.round(x * 100) / 100),
+    gateway_command: settings.gatewayCommand ?? 'node server/main.ts',
+    gateway_workers: gateway?.workers,
     settings: { ...settings, soak: settings.soak ?? null },
   };
 }
@@ -76,10 +80,10 @@ function describe(settings: Settings, fleet: Fleet): Record<string, unknown> {
 function headline(settings: Settings, fleet: Fleet): string {
   const gateway = fleet.gateways.get('gateway');
   return [
-    `gateway benchmark${settings.quick ? ' (QUICK: smoke run, numbers are noisy)' : ''}: ${settings.gatewayCommand ?? 'node server/main.ts'}, `
-      + `${gateway?.workers ?? '?'} workers on ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at start`,
-    `${settings.repeats} interleaved repeat(s), ${settings.seconds} s samples, connections ${settings.connections.join(',')}${settings.filter === undefined ? '' : `, filter "${settings.filter}"`}`
-      + (settings.repeats < 3 ? ' (fewer than 3 repeats: not for the record)' : ''),
+    `gateway benchmark${settings.quick ? ' (QUICK: smoke run, numbers are noisy)' : ''}: ${settings.gatewayCommand ?? 'node server/main.ts'}, ` +
+      `${gateway?.workers ?? '?'} workers on ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at start`,
+    `${settings.repeats} interleaved repeat(s), ${settings.seconds} s samples, connections ${settings.connections.join(',')}${settings.filter === undefined ? '' : `, filter "${settings.filter}"`}` +
+      (settings.repeats < 3 ? ' (fewer than 3 repeats: not for the record)' : ''),
   ].join('\n');
 }
 
@@ -147,7 +151,13 @@ async function runSoakMode(settings: Settings): Promise<void> {
     await fleet.stop();
   }
   const verdicts = judge(run).filter((v) => v.target.startsWith('soak'));
-  console.log(formatReport(run, verdicts, `gateway soak: ${soak.minutes} min at up to ${soak.rate} req/s, ${soak.connections} connections, through a pool whose lane soak-flaky fails ${soak.failPercent}% (500, reset, hang)`));
+  console.log(
+    formatReport(
+      run,
+      verdicts,
+      `gateway soak: ${soak.minutes} min at up to ${soak.rate} req/s, ${soak.connections} connections, through a pool whose lane soak-flaky fails ${soak.failPercent}% (500, reset, hang)`,
+    ),
+  );
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'soak.json'), JSON.stringify(resultsJson(run, verdicts, meta), null, 2) + '\n');
   log(`written ${join(resultsDir, 'soak.json')}`);

@@ -24,7 +24,11 @@ export interface Scenario {
 }
 
 const LABEL: Record<TargetName, string> = {
-  direct: 'direct', proxy: 'minimal proxy', gateway: 'gateway', 'gateway-w1': 'gateway[workers=1]', 'gateway-gov': 'gateway[governance]',
+  direct: 'direct',
+  proxy: 'minimal proxy',
+  gateway: 'gateway',
+  'gateway-w1': 'gateway[workers=1]',
+  'gateway-gov': 'gateway[governance]',
 };
 
 function scenario(target: TargetName, ingress: ProtocolId, egress: ProtocolId, stream: boolean, comparison = false): Scenario {
@@ -33,7 +37,12 @@ function scenario(target: TargetName, ingress: ProtocolId, egress: ProtocolId, s
   return { name: `${LABEL[target]} ${pair}${stream ? ' stream' : ''}`, target, ingress, egress, stream, kind, comparison };
 }
 
-const MAIN_PAIRS: readonly [ProtocolId, ProtocolId][] = [['openai', 'openai'], ['anthropic', 'anthropic'], ['openai', 'anthropic'], ['anthropic', 'openai']];
+const MAIN_PAIRS: readonly [ProtocolId, ProtocolId][] = [
+  ['openai', 'openai'],
+  ['anthropic', 'anthropic'],
+  ['openai', 'anthropic'],
+  ['anthropic', 'openai'],
+];
 const OTHER_PROTOCOLS: readonly ProtocolId[] = ['responses', 'gemini', 'bedrock', 'cohere'];
 
 export const THROUGHPUT_SCENARIOS: readonly Scenario[] = [false, true].flatMap((stream) => [
@@ -41,10 +50,7 @@ export const THROUGHPUT_SCENARIOS: readonly Scenario[] = [false, true].flatMap((
   scenario('proxy', 'openai', 'openai', stream),
   ...MAIN_PAIRS.map(([i, e]) => scenario('gateway', i, e, stream)),
   scenario('gateway-gov', 'openai', 'openai', stream),
-  ...(stream ? [] : [
-    scenario('gateway-w1', 'openai', 'openai', false, true),
-    ...OTHER_PROTOCOLS.map((p) => scenario('gateway', p, p, false, true)),
-  ]),
+  ...(stream ? [] : [scenario('gateway-w1', 'openai', 'openai', false, true), ...OTHER_PROTOCOLS.map((p) => scenario('gateway', p, p, false, true))]),
 ]);
 
 /** Probed one request at a time, interleaved, non-stream and stream. */
@@ -70,9 +76,14 @@ export function selected<T extends Scenario>(list: readonly T[], filter: string 
 
 /** The request a scenario's client sends; `paced` asks the mock for a paced stream. */
 export function requestFor(s: Scenario, apiKey: string, paced?: Pick<Settings, 'pacedChunks' | 'pacedIntervalMs'>): ClientRequest {
-  const model = s.kind === 'baseline'
-    ? (paced === undefined ? UPSTREAM_MODEL : pacedUpstreamModel(paced.pacedChunks, paced.pacedIntervalMs))
-    : (paced === undefined ? gatewayModel(s.egress) : pacedGatewayModel(s.egress));
+  const model =
+    s.kind === 'baseline'
+      ? paced === undefined
+        ? UPSTREAM_MODEL
+        : pacedUpstreamModel(paced.pacedChunks, paced.pacedIntervalMs)
+      : paced === undefined
+        ? gatewayModel(s.egress)
+        : pacedGatewayModel(s.egress);
   return clientRequest(s.ingress, model, s.stream, apiKey);
 }
 

@@ -54,7 +54,10 @@ const integerFrom = (name: string, fallback: number) => Math.max(1, Math.round(n
 
 function sectionsFrom(raw: string | undefined): Section[] {
   if (raw === undefined || raw === '') return [...ALL_SECTIONS];
-  const names = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const name of names) {
     if (!ALL_SECTIONS.includes(name as Section)) throw new Error(`BENCH_SECTIONS: unknown section "${name}" (known: ${ALL_SECTIONS.join(', ')})`);
   }
@@ -90,13 +93,16 @@ export function readSettings(root: string): Settings {
     pacedChunks: integerFrom('BENCH_PACED_CHUNKS', 20),
     pacedIntervalMs: integerFrom('BENCH_PACED_INTERVAL_MS', 10),
     gatewayCommand: gatewayCommandFrom(process.env.BENCH_GATEWAY, root),
-    soak: soakMinutes === undefined || soakMinutes === '' ? undefined : {
-      minutes: numberFrom('BENCH_SOAK_MINUTES', 10),
-      warmupMinutes: process.env.BENCH_SOAK_WARMUP_MINUTES === '0' ? 0 : numberFrom('BENCH_SOAK_WARMUP_MINUTES', 2),
-      sampleSeconds: numberFrom('BENCH_SOAK_SAMPLE_SECONDS', 10),
-      connections: integerFrom('BENCH_SOAK_CONNECTIONS', 64),
-      rate: integerFrom('BENCH_SOAK_RATE', 500),
-      failPercent: Math.min(100, integerFrom('BENCH_SOAK_FAIL_PERCENT', 30)),
-    },
+    soak:
+      soakMinutes === undefined || soakMinutes === ''
+        ? undefined
+        : {
+            minutes: numberFrom('BENCH_SOAK_MINUTES', 10),
+            warmupMinutes: process.env.BENCH_SOAK_WARMUP_MINUTES === '0' ? 0 : numberFrom('BENCH_SOAK_WARMUP_MINUTES', 2),
+            sampleSeconds: numberFrom('BENCH_SOAK_SAMPLE_SECONDS', 10),
+            connections: integerFrom('BENCH_SOAK_CONNECTIONS', 64),
+            rate: integerFrom('BENCH_SOAK_RATE', 500),
+            failPercent: Math.min(100, integerFrom('BENCH_SOAK_FAIL_PERCENT', 30)),
+          },
   };
 }

@@ -30,7 +30,11 @@ function problemWith(request: SoakRequest, status: number, body: string): string
   return missing === undefined ? undefined : `${request.name}: answer without ${JSON.stringify(missing)}: ${body.slice(-200)}`;
 }
 
-export async function runSoakLoad(url: string, requests: readonly SoakRequest[], options: { connections: number; rate: number; seconds: number }): Promise<LoadResult> {
+export async function runSoakLoad(
+  url: string,
+  requests: readonly SoakRequest[],
+  options: { connections: number; rate: number; seconds: number },
+): Promise<LoadResult> {
   const pool = new Pool(url, { connections: options.connections, pipelining: 1, headersTimeout: CLIENT_TIMEOUT_MS, bodyTimeout: CLIENT_TIMEOUT_MS });
   const started = performance.now();
   const endAt = started + options.seconds * 1000;

@@ -49,8 +49,10 @@ function soakRequests(apiKey: string): SoakRequest[] {
 export async function runSoak(fleet: Fleet, soak: SoakSettings, log: (line: string) => void): Promise<SoakResult> {
   const gateway = fleet.gateways.get('gateway')!;
   const requests = soakRequests(gateway.apiKey);
-  log(`soak: ${soak.minutes} min at up to ${soak.rate} req/s over ${soak.connections} connections through ${SOAK_POOL} `
-    + `(a lane failing ${soak.failPercent}%: 500, reset, hang until its ${SOAK_FIRST_BYTE_MS} ms first-byte timeout), ${requests.length} scenarios in turn; RSS every ${soak.sampleSeconds} s`);
+  log(
+    `soak: ${soak.minutes} min at up to ${soak.rate} req/s over ${soak.connections} connections through ${SOAK_POOL} ` +
+      `(a lane failing ${soak.failPercent}%: 500, reset, hang until its ${SOAK_FIRST_BYTE_MS} ms first-byte timeout), ${requests.length} scenarios in turn; RSS every ${soak.sampleSeconds} s`,
+  );
   const started = performance.now();
   const minuteNow = () => (performance.now() - started) / 60_000;
   const samples: { minute: number; rssMiB: number }[] = [{ minute: 0, rssMiB: processRssMiB(gateway.server.pid) }];
@@ -67,15 +69,23 @@ export async function runSoak(fleet: Fleet, soak: SoakSettings, log: (line: stri
   }
   samples.push({ minute: minuteNow(), rssMiB: processRssMiB(gateway.server.pid) });
   const metrics = await scrapeMetrics(gateway.server.url);
-  const flakyFaults = metrics.split('\n').filter((l) => l.startsWith('gateway_upstream_attempts_total') && l.includes('soak-flaky') && !l.includes('outcome="success"')).join('\n');
+  const flakyFaults = metrics
+    .split('\n')
+    .filter((l) => l.startsWith('gateway_upstream_attempts_total') && l.includes('soak-flaky') && !l.includes('outcome="success"'))
+    .join('\n');
   const afterWarmup = samples.filter((s) => s.minute >= soak.warmupMinutes).map((s) => ({ x: s.minute, y: s.rssMiB }));
   return {
-    ...soak, scenarios: requests.map((r) => r.name), samples,
+    ...soak,
+    scenarios: requests.map((r) => r.name),
+    samples,
     slopeMiBPerMinute: leastSquaresSlope(afterWarmup),
-    requests: load.requests, errors: load.clientErrors, errorSamples: load.errorSamples,
+    requests: load.requests,
+    errors: load.clientErrors,
+    errorSamples: load.errorSamples,
     failovers: sumOf(metrics, 'gateway_failovers_total'),
     breakerTrips: sumOf(metrics, 'gateway_breaker_trips_total'),
     flakyLaneFaults: sumOf(flakyFaults, 'gateway_upstream_attempts_total'),
-    latencyP50Ms: percentile(load.latencyMs, 50), latencyP99Ms: percentile(load.latencyMs, 99),
+    latencyP50Ms: percentile(load.latencyMs, 50),
+    latencyP99Ms: percentile(load.latencyMs, 99),
   };
 }

@@ -22,10 +22,12 @@ export async function spawnServer(command: string, args: readonly string[], env:
   const label = [command, ...args].join(' ');
   const lines = createInterface({ input: child.stdout! });
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => {
-    exited = true;
-    resolve();
-  }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const announcement = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -54,7 +56,9 @@ export async function spawnServer(command: string, args: readonly string[], env:
   });
   const url = (announcement.url ?? announcement.dataUrl) as string;
   return {
-    url, pid: child.pid!, announcement,
+    url,
+    pid: child.pid!,
+    announcement,
     stop: async () => {
       if (exited) return;
       child.kill('SIGTERM');

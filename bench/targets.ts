@@ -43,7 +43,11 @@ const na = (target: string, why: string): Verdict => ({ target, status: 'n/a', d
 const judged = (target: string, pass: boolean, detail: string): Verdict => ({ target, status: pass ? 'PASS' : 'FAIL', detail });
 
 /** The worst (largest) value over rows, with the row's name, so a FAIL says where. */
-function worst<T>(rows: readonly T[], value: (row: T) => number | null, name: (row: T) => string): { value: number; name: string; over: (limit: number) => number } | undefined {
+function worst<T>(
+  rows: readonly T[],
+  value: (row: T) => number | null,
+  name: (row: T) => string,
+): { value: number; name: string; over: (limit: number) => number } | undefined {
   const valued = rows.map((r) => ({ v: value(r), n: name(r) })).filter((x): x is { v: number; n: string } => x.v !== null && Number.isFinite(x.v));
   if (valued.length === 0) return undefined;
   const top = valued.reduce((a, b) => (b.v > a.v ? b : a));
@@ -53,7 +57,11 @@ function worst<T>(rows: readonly T[], value: (row: T) => number | null, name: (r
 function cpuRatioTarget(run: MeasuredRun, kind: 'same' | 'cross', limit: number): Verdict {
   const target = `${kind === 'same' ? 'same-protocol' : 'cross-protocol'} non-stream CPU/req <= ${limit}x minimal proxy`;
   const rows = run.throughput.filter((r) => r.scenario.target === 'gateway' && r.scenario.kind === kind && !r.scenario.stream && !r.scenario.comparison);
-  const w = worst(rows, (r) => cpuVsProxy(run.throughput, r), (r) => `${r.scenario.name} @${r.connections}`);
+  const w = worst(
+    rows,
+    (r) => cpuVsProxy(run.throughput, r),
+    (r) => `${r.scenario.name} @${r.connections}`,
+  );
   if (w === undefined) return na(target, 'no such throughput rows in this run');
   return judged(target, w.value <= limit, `worst ${fmt(w.value)}x (${w.name}); ${w.over(limit)} of ${rows.length} rows over`);
 }
@@ -64,7 +72,9 @@ function probeTarget(run: MeasuredRun, stream: boolean, limit: number): Verdict[
   if (rows.length === 0) return [na(`unloaded ${what} <= ${limit} ms`, 'probe not run')];
   return rows.map((r) => {
     const target = `unloaded ${what} <= ${limit} ms, ${r.scenario.name}`;
-    return r.addedP50Ms === null ? na(target, 'no direct baseline') : judged(target, r.addedP50Ms <= limit, `${fmt(r.addedP50Ms * 1000, 0)} us (p99 +${fmt((r.addedP99Ms ?? Number.NaN) * 1000, 0)} us)`);
+    return r.addedP50Ms === null
+      ? na(target, 'no direct baseline')
+      : judged(target, r.addedP50Ms <= limit, `${fmt(r.addedP50Ms * 1000, 0)} us (p99 +${fmt((r.addedP99Ms ?? Number.NaN) * 1000, 0)} us)`);
   });
 }
 
@@ -75,9 +85,13 @@ function errorsTarget(run: MeasuredRun): Verdict {
   if (rows.length === 0) return na(target, `no gateway throughput rows at ${c} connections in this run`);
   const failing = rows.filter((r) => r.errors > 0);
   const requests = rows.reduce((a, r) => a + r.requests, 0);
-  return judged(target, failing.length === 0, failing.length === 0
-    ? `0 errors in ${requests} requests over ${rows.length} gateway scenarios`
-    : failing.map((r) => `${r.scenario.name}: ${r.errors}`).join('; '));
+  return judged(
+    target,
+    failing.length === 0,
+    failing.length === 0
+      ? `0 errors in ${requests} requests over ${rows.length} gateway scenarios`
+      : failing.map((r) => `${r.scenario.name}: ${r.errors}`).join('; '),
+  );
 }
 
 function pacedTarget(run: MeasuredRun): Verdict[] {
@@ -86,13 +100,17 @@ function pacedTarget(run: MeasuredRun): Verdict[] {
   if (direct === undefined || rows.length === 0) return [na('paced streams keep inter-chunk timing', 'paced section not run')];
   const share = (r: PacedRow) => (r.chunks === 0 ? 0 : r.coalesced / r.chunks);
   return rows.map((r) => {
-    const pass = r.errors === 0
-      && Math.abs(r.gapP50Ms - direct.gapP50Ms) <= LIMITS.pacedGapP50ToleranceMs
-      && r.gapP99Ms <= direct.gapP99Ms + LIMITS.pacedGapP99ToleranceMs
-      && share(r) <= share(direct) + LIMITS.pacedCoalescedTolerance;
-    return judged(`paced streams keep inter-chunk timing, ${r.scenario.name}`, pass,
-      `gaps p50 ${fmt(r.gapP50Ms)} / p99 ${fmt(r.gapP99Ms)} ms (direct ${fmt(direct.gapP50Ms)} / ${fmt(direct.gapP99Ms)}), `
-      + `coalesced ${r.coalesced}/${r.chunks} (direct ${direct.coalesced}/${direct.chunks}), added TTFB p50 ${fmt(r.addedTtfbP50Ms ?? Number.NaN)} ms, ${r.errors} failed streams`);
+    const pass =
+      r.errors === 0 &&
+      Math.abs(r.gapP50Ms - direct.gapP50Ms) <= LIMITS.pacedGapP50ToleranceMs &&
+      r.gapP99Ms <= direct.gapP99Ms + LIMITS.pacedGapP99ToleranceMs &&
+      share(r) <= share(direct) + LIMITS.pacedCoalescedTolerance;
+    return judged(
+      `paced streams keep inter-chunk timing, ${r.scenario.name}`,
+      pass,
+      `gaps p50 ${fmt(r.gapP50Ms)} / p99 ${fmt(r.gapP99Ms)} ms (direct ${fmt(direct.gapP50Ms)} / ${fmt(direct.gapP99Ms)}), ` +
+        `coalesced ${r.coalesced}/${r.chunks} (direct ${direct.coalesced}/${direct.chunks}), added TTFB p50 ${fmt(r.addedTtfbP50Ms ?? Number.NaN)} ms, ${r.errors} failed streams`,
+    );
   });
 }
 
@@ -102,8 +120,12 @@ function idleRssTarget(run: MeasuredRun): Verdict {
   const row = run.memory.find((m) => m.variant === 'gateway');
   if (row === undefined) return na(target, 'gateway not started');
   const single = run.memory.find((m) => m.variant === 'gateway-w1');
-  return judged(target, row.idlePerWorkerMiB <= limit, `${fmt(row.idleMiB, 1)} MiB / ${row.workers} workers = ${fmt(row.idlePerWorkerMiB, 1)} MiB`
-    + (single === undefined ? '' : `; workers: 1 idles at ${fmt(single.idleMiB, 1)} MiB`));
+  return judged(
+    target,
+    row.idlePerWorkerMiB <= limit,
+    `${fmt(row.idleMiB, 1)} MiB / ${row.workers} workers = ${fmt(row.idlePerWorkerMiB, 1)} MiB` +
+      (single === undefined ? '' : `; workers: 1 idles at ${fmt(single.idleMiB, 1)} MiB`),
+  );
 }
 
 function soakTarget(run: MeasuredRun): Verdict {
@@ -112,8 +134,11 @@ function soakTarget(run: MeasuredRun): Verdict {
   if (run.soak === undefined) return na(target, 'measured by make bench-soak');
   const s = run.soak;
   if (!Number.isFinite(s.slopeMiBPerMinute)) return na(target, `too few samples after the warm-up (${s.samples.length} samples)`);
-  return judged(target, s.slopeMiBPerMinute < limit,
-    `${fmt(s.slopeMiBPerMinute, 3)} MiB/min over ${fmt(s.minutes - s.warmupMinutes, 1)} min after a ${s.warmupMinutes} min warm-up`);
+  return judged(
+    target,
+    s.slopeMiBPerMinute < limit,
+    `${fmt(s.slopeMiBPerMinute, 3)} MiB/min over ${fmt(s.minutes - s.warmupMinutes, 1)} min after a ${s.warmupMinutes} min warm-up`,
+  );
 }
 
 /** Failover and the breaker absorb a lane that fails: no client sees any of it. */
@@ -121,15 +146,22 @@ function soakErrorsTarget(run: MeasuredRun): Verdict {
   const target = 'soak: zero client errors with one pool lane failing';
   if (run.soak === undefined) return na(target, 'measured by make bench-soak');
   const s = run.soak;
-  return judged(target, s.errors === 0 && s.requests > 0,
-    `${s.errors} client errors in ${s.requests} requests; lane failing ${s.failPercent}% (${s.flakyLaneFaults} faulted attempts), ${s.failovers} failovers, ${s.breakerTrips} breaker trips`);
+  return judged(
+    target,
+    s.errors === 0 && s.requests > 0,
+    `${s.errors} client errors in ${s.requests} requests; lane failing ${s.failPercent}% (${s.flakyLaneFaults} faulted attempts), ${s.failovers} failovers, ${s.breakerTrips} breaker trips`,
+  );
 }
 
 function governanceTarget(run: MeasuredRun): Verdict {
   const limit = LIMITS.governanceCpuIncrease;
   const target = `governance on adds <= ${limit * 100}% CPU/req`;
   const rows = run.throughput.filter((r) => r.scenario.target === 'gateway-gov');
-  const w = worst(rows, (r) => cpuVsGovernanceOff(run.throughput, r), (r) => `${r.scenario.name} @${r.connections}`);
+  const w = worst(
+    rows,
+    (r) => cpuVsGovernanceOff(run.throughput, r),
+    (r) => `${r.scenario.name} @${r.connections}`,
+  );
   if (w === undefined) return na(target, 'no governance rows with a governance-off twin in this run');
   return judged(target, w.value - 1 <= limit, `worst +${fmt((w.value - 1) * 100, 0)}% (${w.name})`);
 }

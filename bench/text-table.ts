@@ -2,7 +2,11 @@
 export function textTable(headers: readonly string[], rows: readonly (readonly string[])[], textColumns: readonly number[] = []): string {
   const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const left = (c: number) => c === 0 || textColumns.includes(c);
-  const line = (cells: readonly string[]) => cells.map((cell, c) => (left(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, c) => (left(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 

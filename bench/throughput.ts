@@ -42,7 +42,8 @@ export async function runThroughput(fleet: Fleet, settings: Settings, log: (line
 function summarise(scenario: Scenario, connections: number, xs: readonly LoadSample[]): ThroughputRow {
   const cpu = xs.map((x) => x.cpuMicrosPerRequest).filter((x): x is number => x !== null);
   return {
-    scenario, connections,
+    scenario,
+    connections,
     rps: median(xs.map((x) => x.rps)),
     p50Ms: median(xs.map((x) => x.p50Ms)),
     p99Ms: median(xs.map((x) => x.p99Ms)),

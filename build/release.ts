@@ -23,13 +23,20 @@ if (missing.length > 0) {
   process.exit(1);
 }
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; license: string; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  license: string;
+  devDependencies: Record<string, string>;
+};
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
 
 // The commit's time, so one commit gives one SBOM timestamp; outside git, now.
 let timestamp = new Date().toISOString();
 try {
-  timestamp = new Date(execFileSync('git', ['log', '-1', '--format=%cI'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()).toISOString();
+  timestamp = new Date(
+    execFileSync('git', ['log', '-1', '--format=%cI'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+  ).toISOString();
 } catch {
   // not a git checkout
 }
@@ -38,7 +45,12 @@ const bom = cyclonedxBom(lock, { name: pkg.name, version: pkg.version, license: 
 writeAtomically(join(dist, 'sbom.cdx.json'), `${JSON.stringify(bom, null, 2)}\n`);
 
 const files = [...executables, 'sbom.cdx.json'];
-const sums = files.map((name) => `${createHash('sha256').update(readFileSync(join(dist, name))).digest('hex')}  ${name}`);
+const sums = files.map(
+  (name) =>
+    `${createHash('sha256')
+      .update(readFileSync(join(dist, name)))
+      .digest('hex')}  ${name}`,
+);
 writeAtomically(join(dist, 'SHA256SUMS'), `${sums.join('\n')}\n`);
 
 const components = (bom.components as unknown[]).length;

@@ -94,14 +94,21 @@ export function makeExecutable({ work, main, assets, output }: ExecutableOptions
   const seaConfig = join(work, `${name}.sea-config.json`);
   // Paths relative to `work` (where node runs): the blob records the main script's name, and an
   // absolute one would put this checkout's path into the executable.
-  writeFileSync(seaConfig, `${JSON.stringify({
-    main,
-    output: basename(blobFile),
-    disableExperimentalSEAWarning: true,
-    useSnapshot: false,
-    useCodeCache: true, // compiled at build time: a faster start
-    assets,
-  }, null, 2)}\n`);
+  writeFileSync(
+    seaConfig,
+    `${JSON.stringify(
+      {
+        main,
+        output: basename(blobFile),
+        disableExperimentalSEAWarning: true,
+        useSnapshot: false,
+        useCodeCache: true, // compiled at build time: a faster start
+        assets,
+      },
+      null,
+      2,
+    )}\n`,
+  );
   run(work, process.execPath, ['--experimental-sea-config', seaConfig]);
   console.log(`blob     ${name}: ${mb(statSync(blobFile).size)} (${elapsed()})`);
 
@@ -127,8 +134,13 @@ export function makeExecutable({ work, main, assets, output }: ExecutableOptions
 function run(cwd: string, command: string, args: string[]): void {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   // node reports the blob it wrote; LIEF (inside postject) warns about the unnamed note sections of node's ELF file: harmless, known.
-  const stderr = (result.stderr ?? '').split('\n').filter((line) => line !== '' && !/^warning: Can't find string offset for section name '\.note|^Wrote single executable preparation blob/.test(line));
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${result.stdout ?? ''}${result.stderr ?? ''}`);
+  const stderr = (result.stderr ?? '')
+    .split('\n')
+    .filter((line) => line !== '' && !/^warning: Can't find string offset for section name '\.note|^Wrote single executable preparation blob/.test(line));
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${result.stdout ?? ''}${result.stderr ?? ''}`,
+    );
   if (stderr.length > 0) console.warn(stderr.join('\n'));
 }
 

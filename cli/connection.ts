@@ -27,7 +27,6 @@ interface ConnectionFlags {
   json?: boolean;
 }
 
-
 export interface Connection {
   /** The admin plane's base URL, without a trailing slash. */
   readonly endpoint: string;
@@ -61,18 +60,24 @@ export function connect(command: Command): Connection {
   const endpoint = parseEndpoint(flags.endpoint);
   const https = endpoint.startsWith('https:');
   if (flags.insecure === true && flags.caCert !== undefined) {
-    throw usageError('--insecure and --ca-cert contradict each other (--ca-cert verifies the admin plane\'s certificate, --insecure skips that): pass one of them');
+    throw usageError(
+      "--insecure and --ca-cert contradict each other (--ca-cert verifies the admin plane's certificate, --insecure skips that): pass one of them",
+    );
   }
   const certFile = aliased(flags.certFile, flags.clientCert, CERT_FLAG);
   const keyFile = aliased(flags.keyFile, flags.clientKey, KEY_FLAG);
   if ((certFile === undefined) !== (keyFile === undefined)) {
-    throw usageError(certFile === undefined
-      ? `${keyFile!.flag} needs ${CERT_FLAG} (the certificate of that key)`
-      : `${certFile.flag} needs ${KEY_FLAG} (the private key of that certificate)`);
+    throw usageError(
+      certFile === undefined
+        ? `${keyFile!.flag} needs ${CERT_FLAG} (the certificate of that key)`
+        : `${certFile.flag} needs ${KEY_FLAG} (the private key of that certificate)`,
+    );
   }
   const tlsFlags = [flags.insecure === true && '--insecure', flags.caCert !== undefined && '--ca-cert', certFile?.flag].filter(Boolean);
   if (!https && tlsFlags.length > 0) {
-    throw usageError(`${tlsFlags.join(', ')}: TLS options need an https:// endpoint, and ${endpoint} is plain HTTP: use https:// in --endpoint (or GATEWAY_ENDPOINT)`);
+    throw usageError(
+      `${tlsFlags.join(', ')}: TLS options need an https:// endpoint, and ${endpoint} is plain HTTP: use https:// in --endpoint (or GATEWAY_ENDPOINT)`,
+    );
   }
   const ca = flags.caCert === undefined ? undefined : readCertificate('--ca-cert', flags.caCert);
   const cert = certFile === undefined ? undefined : readCertificate(certFile.flag, certFile.path);

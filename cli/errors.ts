@@ -61,13 +61,23 @@ function answerFailure(connection: Connection, status: number, body: unknown): C
   const code = typeof apiError?.code === 'string' ? apiError.code : undefined;
   const message = typeof apiError?.message === 'string' ? apiError.message : undefined;
   if (status === 401) {
-    return new CliError(connection.tokenSource === undefined
-      ? `the admin plane at ${connection.endpoint} needs an admin token (401 unauthorized): pass --token or set GATEWAY_ADMIN_TOKEN`
-      : `the admin plane at ${connection.endpoint} refused the admin token from ${connection.tokenSource} (401 unauthorized): check the token`, 1, code ?? 'unauthorized', status);
+    return new CliError(
+      connection.tokenSource === undefined
+        ? `the admin plane at ${connection.endpoint} needs an admin token (401 unauthorized): pass --token or set GATEWAY_ADMIN_TOKEN`
+        : `the admin plane at ${connection.endpoint} refused the admin token from ${connection.tokenSource} (401 unauthorized): check the token`,
+      1,
+      code ?? 'unauthorized',
+      status,
+    );
   }
   if (code === undefined) {
     const text = typeof body === 'string' && body.trim() !== '' ? `: ${body.trim().slice(0, 200)}` : '';
-    return new CliError(`unexpected answer from ${connection.endpoint} (HTTP ${status})${text}: is --endpoint the gateway's admin plane?`, 1, 'unexpected_answer', status);
+    return new CliError(
+      `unexpected answer from ${connection.endpoint} (HTTP ${status})${text}: is --endpoint the gateway's admin plane?`,
+      1,
+      'unexpected_answer',
+      status,
+    );
   }
   if (code === 'config_invalid' && Array.isArray(apiError?.problems)) {
     return configProblems('the gateway refused the configuration; the running one keeps serving', apiError.problems.map(String), status);
@@ -77,8 +87,14 @@ function answerFailure(connection: Connection, status: number, body: unknown): C
 }
 
 const SERVER_NOT_TRUSTED = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE', 'CERT_REJECTED',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REJECTED',
 ]);
 const UNREACHABLE: Record<string, string> = {
   ECONNREFUSED: 'connection refused (is the gateway running, and is its admin plane on this address?)',
@@ -102,24 +118,35 @@ export function transportFailure(connection: Connection, error: unknown): CliErr
   const unreachable = UNREACHABLE[code];
   if (unreachable !== undefined) return new CliError(`cannot reach the admin plane at ${at}: ${unreachable}`, 1, 'unreachable');
   if (SERVER_NOT_TRUSTED.has(code)) {
-    return tls(`TLS failure: the admin plane's certificate at ${at} is not trusted (${detail}): `
-      + (connection.tls.caCert === undefined ? 'pass the CA that signed it with --ca-cert <file>' : `it is not signed by the CA in ${connection.tls.caCert}`));
+    return tls(
+      `TLS failure: the admin plane's certificate at ${at} is not trusted (${detail}): ` +
+        (connection.tls.caCert === undefined ? 'pass the CA that signed it with --ca-cert <file>' : `it is not signed by the CA in ${connection.tls.caCert}`),
+    );
   }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return tls(`TLS failure: the admin plane's certificate at ${at} is not valid now (${detail})`);
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID')
+    return tls(`TLS failure: the admin plane's certificate at ${at} is not valid now (${detail})`);
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return tls(`TLS failure: the admin plane's certificate does not name the host of ${at} (${detail})`);
   // node:tls names OpenSSL's reason in the code, or (for a failed write) only in the message, as EPROTO.
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || (code === 'EPROTO' && /wrong version number|packet length too long/.test(detail))) {
+  if (
+    code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+    code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' ||
+    (code === 'EPROTO' && /wrong version number|packet length too long/.test(detail))
+  ) {
     return tls(`TLS failure: ${at} does not speak TLS: use an http:// endpoint (or set admin_tls on the gateway)`);
   }
   if (/ALERT_CERTIFICATE_REQUIRED/.test(code) || (https && connection.tls.clientCert === undefined && isClosed(code))) {
     return tls(`TLS failure: the admin plane at ${at} requires a client certificate (mTLS) and closed the connection: pass ${CERT_FLAG} and ${KEY_FLAG}`);
   }
   if (/ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_UNKNOWN|UNSUPPORTED_CERTIFICATE)/.test(code) || (https && isClosed(code))) {
-    return tls(`TLS failure: the admin plane at ${at} rejected the client certificate ${connection.tls.clientCert ?? ''}`.trimEnd()
-      + ' and closed the connection: it must be signed by the CA the gateway trusts (admin_tls.client_ca)');
+    return tls(
+      `TLS failure: the admin plane at ${at} rejected the client certificate ${connection.tls.clientCert ?? ''}`.trimEnd() +
+        ' and closed the connection: it must be signed by the CA the gateway trusts (admin_tls.client_ca)',
+    );
   }
-  if (isClosed(code)) return new CliError(`the admin plane at ${at} closed the connection without answering: if it serves HTTPS (admin_tls), use an https:// endpoint`);
-  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code.startsWith('ERR_OSSL') || code === 'EPROTO') return tls(`TLS failure talking to ${at}: ${detail}`);
+  if (isClosed(code))
+    return new CliError(`the admin plane at ${at} closed the connection without answering: if it serves HTTPS (admin_tls), use an https:// endpoint`);
+  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code.startsWith('ERR_OSSL') || code === 'EPROTO')
+    return tls(`TLS failure talking to ${at}: ${detail}`);
   return new CliError(`cannot reach the admin plane at ${at}: ${detail}`);
 }
 

@@ -26,19 +26,24 @@ const program = new Command('gateway-admin')
   .exitOverride()
   .showHelpAfterError('(add --help for usage)')
   .configureHelp({ showGlobalOptions: true })
-  .configureOutput(jsonErrors
-    ? {
-        // commander's usage errors as JSON too; its "(add --help for usage)" hint is left out.
-        outputError: (message, write) => write(errorJson(message.trim().replace(/^error: /, ''), 'usage', 2)),
-        writeErr: (text) => (text.startsWith('{') ? process.stderr.write(text) : true),
-      }
-    : { outputError: (message, write) => write(message.replace(/^error: /, 'gateway-admin: ')) })
-  .addHelpText('after', `
+  .configureOutput(
+    jsonErrors
+      ? {
+          // commander's usage errors as JSON too; its "(add --help for usage)" hint is left out.
+          outputError: (message, write) => write(errorJson(message.trim().replace(/^error: /, ''), 'usage', 2)),
+          writeErr: (text) => (text.startsWith('{') ? process.stderr.write(text) : true),
+        }
+      : { outputError: (message, write) => write(message.replace(/^error: /, 'gateway-admin: ')) },
+  )
+  .addHelpText(
+    'after',
+    `
 Connection options can come from the environment: GATEWAY_ENDPOINT, GATEWAY_ADMIN_TOKEN.
 Over mTLS: --endpoint https://host:8081 --ca-cert ca.pem ${CERT_FLAG} admin.pem ${KEY_FLAG} admin-key.pem
   (${TLS_FLAG_ALIASES[CERT_FLAG]} and ${TLS_FLAG_ALIASES[KEY_FLAG]} are other names for ${CERT_FLAG} and ${KEY_FLAG})
 With --json a failure is one line on stderr: {"error":{"code","message","status"?,"exit_code"}}.
-Exit codes: 0 done, 1 the call failed, 2 wrong command line.`);
+Exit codes: 0 done, 1 the call failed, 2 wrong command line.`,
+  );
 addConnectionOptions(program);
 // Registered with .command() so each subcommand inherits exitOverride and showHelpAfterError.
 registerInfo(program);

@@ -25,16 +25,20 @@ export function nodeFetch(tls: TlsSettings, timeoutMs: number): NodeFetch {
     const url = new URL(request.url);
     const https = url.protocol === 'https:';
     return new Promise((resolve, reject) => {
-      const req = (https ? httpsRequest : httpRequest)(url, { method: request.method, headers: Object.fromEntries(request.headers), agent: https ? httpsAgent : httpAgent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', fail);
-        res.on('end', () => {
-          clearTimeout(timer);
-          const status = res.statusCode ?? 502;
-          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: headersOf(res) }));
-        });
-      });
+      const req = (https ? httpsRequest : httpRequest)(
+        url,
+        { method: request.method, headers: Object.fromEntries(request.headers), agent: https ? httpsAgent : httpAgent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', fail);
+          res.on('end', () => {
+            clearTimeout(timer);
+            const status = res.statusCode ?? 502;
+            resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: headersOf(res) }));
+          });
+        },
+      );
       // The same name fetch gives its timeouts, so callers can tell "too slow" from "unreachable".
       const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { name: 'TimeoutError' })), timeoutMs);
       function fail(error: Error): void {

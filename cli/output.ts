@@ -13,7 +13,11 @@ export function print(text: string): void {
 /** Columns padded to their widest cell; the header in capitals. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(headers.map((h) => h.toUpperCase())), ...rows.map(line)].join('\n');
 }
 
@@ -32,7 +36,11 @@ export function cents(value: number | null): string {
 /** 3725.4 -> "1h 2m 5s" */
 export function duration(seconds: number): string {
   const s = Math.floor(seconds);
-  const parts = [[Math.floor(s / 86_400), 'd'], [Math.floor(s / 3600) % 24, 'h'], [Math.floor(s / 60) % 60, 'm']] as const;
+  const parts = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor(s / 3600) % 24, 'h'],
+    [Math.floor(s / 60) % 60, 'm'],
+  ] as const;
   const lead = parts.findIndex(([n]) => n > 0);
   return [...(lead === -1 ? [] : parts.slice(lead).map(([n, unit]) => `${n}${unit}`)), `${s % 60}s`].join(' ');
 }

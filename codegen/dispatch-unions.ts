@@ -25,7 +25,16 @@ function transform(node: unknown): unknown {
   // An object schema that names no members is any object (a JSON Schema the caller wrote, tool
   // arguments): `{ [key: string]: unknown }`, not the `{}` the closed-by-default option would give.
   const anObject = out.type === 'object' || (Array.isArray(out.type) && out.type.includes('object'));
-  if (anObject && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined && out.allOf === undefined && out.anyOf === undefined && out.oneOf === undefined && out.$ref === undefined) {
+  if (
+    anObject &&
+    out.properties === undefined &&
+    out.additionalProperties === undefined &&
+    out.patternProperties === undefined &&
+    out.allOf === undefined &&
+    out.anyOf === undefined &&
+    out.oneOf === undefined &&
+    out.$ref === undefined
+  ) {
     out.additionalProperties = true;
   }
   const dispatch = dispatchOf(out);
@@ -69,7 +78,8 @@ function union(node: Schema, { key, branches, others }: Dispatch): Schema {
   }));
   for (const then of others) members.push({ allOf: [base, then] });
   const discriminant = isSchema(base.properties) ? base.properties[key] : undefined;
-  const closed = isSchema(discriminant) && Array.isArray(discriminant.enum) && discriminant.enum.every((v) => branches.some((b) => b.values.includes(v as string)));
+  const closed =
+    isSchema(discriminant) && Array.isArray(discriminant.enum) && discriminant.enum.every((v) => branches.some((b) => b.values.includes(v as string)));
   if (!closed) members.push(base);
   const kept = { $schema, $id, title, description, $defs };
   return { ...Object.fromEntries(Object.entries(kept).filter(([, v]) => v !== undefined)), anyOf: members };

@@ -29,7 +29,8 @@ export function emitValidator(schema: object, sourceName: string): EmittedValida
   const runtimeHelper = /require\("([^"]+)"\)/.exec(code);
   if (runtimeHelper !== null) throw new Error(`${sourceName}: the validator needs ajv runtime helper ${runtimeHelper[1]}; avoid the keyword that pulls it in`);
   const js = `${doNotEditHeader(sourceName)}${code}\n`;
-  const dts = `${doNotEditHeader(sourceName)}import type { ValidateFunction } from 'ajv';\n` +
+  const dts =
+    `${doNotEditHeader(sourceName)}import type { ValidateFunction } from 'ajv';\n` +
     'export declare const validate: ValidateFunction;\nexport default validate;\n';
   return { js, dts };
 }

@@ -25,13 +25,17 @@ const VALIDATORS: Record<string, string> = {
 /** Wire types: generated/protocols/<protocol>/<kind>.ts, one per protocol schema. */
 const WIRE_SCHEMAS: [protocol: string, kind: WireKind][] = [];
 // Every protocol folder under spec/protocols/ holds the same four schemas.
-for (const protocol of readdirSync(spec('protocols'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+for (const protocol of readdirSync(spec('protocols'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort()) {
   for (const kind of WIRE_KINDS) {
     VALIDATORS[`${protocol}-${kind}`] = `protocols/${protocol}/${kind}.schema.json`;
     WIRE_SCHEMAS.push([protocol, kind]);
   }
   // A protocol with embeddings has its request schema too (POST /v1/embeddings, :embedContent, ...).
-  if (existsSync(spec(`protocols/${protocol}/embeddings-request.schema.json`))) VALIDATORS[`${protocol}-embeddings-request`] = `protocols/${protocol}/embeddings-request.schema.json`;
+  if (existsSync(spec(`protocols/${protocol}/embeddings-request.schema.json`)))
+    VALIDATORS[`${protocol}-embeddings-request`] = `protocols/${protocol}/embeddings-request.schema.json`;
 }
 
 async function main(): Promise<void> {
@@ -43,7 +47,10 @@ async function main(): Promise<void> {
   await lintOpenApi(openapiText, rel(openapiPath));
   files.set('admin-api.ts', await emitOpenApiTypes(openapiText, rel(openapiPath)));
 
-  for (const [name, file] of [['GatewayConfig', 'config.schema.json'], ['Catalog', 'catalog.schema.json']] as const) {
+  for (const [name, file] of [
+    ['GatewayConfig', 'config.schema.json'],
+    ['Catalog', 'catalog.schema.json'],
+  ] as const) {
     const target = name === 'GatewayConfig' ? 'config-types.ts' : 'catalog-types.ts';
     files.set(target, await emitSchemaTypes(readJson(spec(file)), name, rel(spec(file))));
   }

@@ -36,7 +36,14 @@ function isConditionBranch(node: Schema): boolean {
 function orNull(property: unknown): unknown {
   if (!isSchema(property)) return property;
   const type = property.type;
-  const plain = !('enum' in property) && !('const' in property) && !('anyOf' in property) && !('oneOf' in property) && !('allOf' in property) && !('$ref' in property) && !('if' in property);
+  const plain =
+    !('enum' in property) &&
+    !('const' in property) &&
+    !('anyOf' in property) &&
+    !('oneOf' in property) &&
+    !('allOf' in property) &&
+    !('$ref' in property) &&
+    !('if' in property);
   if (plain && typeof type === 'string') return type === 'null' ? property : { ...property, type: [type, 'null'] };
   if (plain && Array.isArray(type)) return type.includes('null') ? property : { ...property, type: [...type, 'null'] };
   if (Array.isArray(property.enum) && Object.keys(property).every((k) => k === 'enum' || k === 'type' || k === 'description' || k === 'deprecated')) {

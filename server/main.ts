@@ -30,8 +30,13 @@ async function main(): Promise<number> {
   if (process.argv[2] === 'store') return (await import('./store-command.ts')).runStoreCommand(process.argv.slice(3));
   const { values } = parseArgs({
     options: {
-      config: { type: 'string' }, validate: { type: 'string' }, healthcheck: { type: 'string' }, version: { type: 'boolean' }, help: { type: 'boolean' },
-      listen: { type: 'string' }, 'admin-listen': { type: 'string' },
+      config: { type: 'string' },
+      validate: { type: 'string' },
+      healthcheck: { type: 'string' },
+      version: { type: 'boolean' },
+      help: { type: 'boolean' },
+      listen: { type: 'string' },
+      'admin-listen': { type: 'string' },
     },
   });
   const overrides = listenOverrides({ listen: values.listen, adminListen: values['admin-listen'] }, process.env);
@@ -64,17 +69,19 @@ async function main(): Promise<number> {
     const { shutdownTimeoutMs: deadlineMs, drainDelayMs } = config.server;
     // /readyz says 503 from here; after drainDelayMs of serving as usual, requests in flight get deadlineMs.
     log.info({ signal, deadlineMs, drainDelayMs }, 'shutting down');
-    starting.then((gateway) => gateway.close(deadlineMs, drainDelayMs)).then(
-      ({ cut }) => {
-        if (cut === 0) log.info({ cut }, 'shutdown complete: every request in flight finished');
-        else log.warn({ cut, deadlineMs }, 'shutdown complete: the deadline cut connections still in flight');
-        process.exit(cut === 0 ? EXIT_DRAINED : EXIT_CUT);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    starting
+      .then((gateway) => gateway.close(deadlineMs, drainDelayMs))
+      .then(
+        ({ cut }) => {
+          if (cut === 0) log.info({ cut }, 'shutdown complete: every request in flight finished');
+          else log.warn({ cut, deadlineMs }, 'shutdown complete: the deadline cut connections still in flight');
+          process.exit(cut === 0 ? EXIT_DRAINED : EXIT_CUT);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -83,7 +90,16 @@ async function main(): Promise<number> {
   // are read again and applied to new requests (certificates included), or refused whole in one
   // log line while the running configuration keeps serving (app/config-control.ts).
   // A start that fails is reported by main() below, not again here.
-  process.on('SIGHUP', () => void starting.then((gateway) => gateway.configControl.reloadFromFile('sighup'), () => undefined).catch((error: unknown) => log.error({ err: error, signal: 'SIGHUP' }, 'SIGHUP: reload failed')));
+  process.on(
+    'SIGHUP',
+    () =>
+      void starting
+        .then(
+          (gateway) => gateway.configControl.reloadFromFile('sighup'),
+          () => undefined,
+        )
+        .catch((error: unknown) => log.error({ err: error, signal: 'SIGHUP' }, 'SIGHUP: reload failed')),
+  );
   await starting;
   return -1; // keep serving
 }
@@ -94,7 +110,8 @@ main().then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`gateway: invalid configuration\n${error.message}`);
-    else if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) console.error(`gateway: ${error.message}\n${USAGE}`);
+    else if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS'))
+      console.error(`gateway: ${error.message}\n${USAGE}`);
     else if (error instanceof StartError) console.error(`gateway: ${error.message}`);
     else console.error('gateway: failed to start:', error);
     process.exit(error instanceof ConfigError ? 2 : 1);

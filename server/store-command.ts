@@ -7,7 +7,11 @@ export const STORE_USAGE = `usage: gateway store migrate --from <db_path> --to <
 
 /** `gateway store ...`: the store's own commands. Returns the exit code. */
 export async function runStoreCommand(args: readonly string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: [...args], allowPositionals: true, options: { from: { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean' } } });
+  const { positionals, values } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { from: { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean' } },
+  });
   if (values.help === true) {
     console.log(STORE_USAGE);
     return 0;

@@ -10,14 +10,19 @@ export function registerHooks(program: Command): void {
   hooks
     .command('list')
     .description('list the hooks in config order: kind, target (credentials masked), events and counters')
-    .action((_options: unknown, command: Command) => withConnection(command, async (connection) => {
-      const list = await call(connection, getApiV1AdminHooks({ client: connection.client }));
-      if (connection.json) return printJson(list);
-      if (list.data.length === 0) return print('no hooks (configure them under hooks: in config.yaml)');
-      print(table(['name', 'kind', 'target', 'events', 'on error', 'counters'], list.data.map((h) => [
-        h.name, h.kind, h.target, h.events.join(','), h.on_error ?? '', counters(h),
-      ])));
-    }));
+    .action((_options: unknown, command: Command) =>
+      withConnection(command, async (connection) => {
+        const list = await call(connection, getApiV1AdminHooks({ client: connection.client }));
+        if (connection.json) return printJson(list);
+        if (list.data.length === 0) return print('no hooks (configure them under hooks: in config.yaml)');
+        print(
+          table(
+            ['name', 'kind', 'target', 'events', 'on error', 'counters'],
+            list.data.map((h) => [h.name, h.kind, h.target, h.events.join(','), h.on_error ?? '', counters(h)]),
+          ),
+        );
+      }),
+    );
 }
 
 export function counters(hook: HookView): string {

@@ -9,11 +9,13 @@ export function registerInfo(program: Command): void {
   program
     .command('info')
     .description('show the running gateway: version, uptime, build modules, config version, models and pools')
-    .action((_options: unknown, command: Command) => withConnection(command, async (connection) => {
-      const info = await call(connection, getApiV1AdminInfo({ client: connection.client }));
-      if (connection.json) printJson(info);
-      else print(renderInfo(info));
-    }));
+    .action((_options: unknown, command: Command) =>
+      withConnection(command, async (connection) => {
+        const info = await call(connection, getApiV1AdminInfo({ client: connection.client }));
+        if (connection.json) printJson(info);
+        else print(renderInfo(info));
+      }),
+    );
 }
 
 export function renderInfo(info: InfoView): string {

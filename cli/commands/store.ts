@@ -19,18 +19,27 @@ export function registerStore(program: Command): void {
   store
     .command('backup')
     .argument('<file>', 'where to write the copy (replaced atomically if it exists)')
-    .description('copy the store while the gateway serves: keys, spend, ledger and identities, as a SQLite file (restore: stop the gateway, replace db_path with it, start)')
-    .action((file: string, _options: unknown, command: Command) => withConnection(command, async (connection) => {
-      const copy = await call(connection, postApiV1AdminStoreBackup({ client: connection.client }));
-      const bytes = Buffer.from(await copy.arrayBuffer());
-      if (!bytes.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) {
-        throw new CliError(`the answer from ${connection.endpoint} is not a SQLite database (${bytes.length} bytes): nothing written`, 1, 'unexpected_answer', 200);
-      }
-      const target = resolve(file);
-      await writeAtomically(target, bytes);
-      if (connection.json) printJson({ file: target, bytes: bytes.length });
-      else print(`wrote the store backup to ${target} (${bytes.length} bytes)`);
-    }));
+    .description(
+      'copy the store while the gateway serves: keys, spend, ledger and identities, as a SQLite file (restore: stop the gateway, replace db_path with it, start)',
+    )
+    .action((file: string, _options: unknown, command: Command) =>
+      withConnection(command, async (connection) => {
+        const copy = await call(connection, postApiV1AdminStoreBackup({ client: connection.client }));
+        const bytes = Buffer.from(await copy.arrayBuffer());
+        if (!bytes.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) {
+          throw new CliError(
+            `the answer from ${connection.endpoint} is not a SQLite database (${bytes.length} bytes): nothing written`,
+            1,
+            'unexpected_answer',
+            200,
+          );
+        }
+        const target = resolve(file);
+        await writeAtomically(target, bytes);
+        if (connection.json) printJson({ file: target, bytes: bytes.length });
+        else print(`wrote the store backup to ${target} (${bytes.length} bytes)`);
+      }),
+    );
 }
 
 async function writeAtomically(target: string, bytes: Buffer): Promise<void> {

@@ -28,11 +28,13 @@ export interface AdminClientOptions {
  * ```
  */
 export function createAdminClient(options: AdminClientOptions): Client {
-  return createClient(createConfig({
-    baseUrl: options.endpoint.replace(/\/+$/, ''),
-    headers: options.token === undefined ? {} : { 'x-admin-token': options.token },
-    ...(options.fetch !== undefined && { fetch: options.fetch as typeof fetch }),
-  }));
+  return createClient(
+    createConfig({
+      baseUrl: options.endpoint.replace(/\/+$/, ''),
+      headers: options.token === undefined ? {} : { 'x-admin-token': options.token },
+      ...(options.fetch !== undefined && { fetch: options.fetch as typeof fetch }),
+    }),
+  );
 }
 
 /**

@@ -57,7 +57,10 @@ describe('info', () => {
       ['demo-anthropic', 'anthropic', 'demo-echo'],
     ]);
     expect(data.topology.pools.map((p) => p.name)).toEqual(['demo-pool']);
-    expect(data.topology.pools[0]?.members.map((m) => [m.model, m.weight])).toEqual([['demo', 2], ['demo-claude', 1]]);
+    expect(data.topology.pools[0]?.members.map((m) => [m.model, m.weight])).toEqual([
+      ['demo', 2],
+      ['demo-claude', 1],
+    ]);
     expect(data.uptime_seconds).toBeGreaterThanOrEqual(0);
     expect(data.build.node).toBe(process.versions.node); // the gateway and this suite both run on the repo's Node
     expect(data.build.modules).toEqual(expect.arrayContaining(['protocol:openai', 'protocol:anthropic', 'admin']));
@@ -81,7 +84,16 @@ describe('keys', () => {
     expect(key.id).toMatch(KEY_ID);
     expect(key.secret).toMatch(/^gwk_[A-Za-z0-9_-]{43}$/);
     expect(key.prefix).toBe(key.secret.slice(0, 8));
-    expect(key).toMatchObject({ name: 'ts-client-test', owner: 'clients-ts', budget_cents: 1234, spent_cents: 0, remaining_cents: 1234, rpm: 60, last_used_at: null, revoked_at: null });
+    expect(key).toMatchObject({
+      name: 'ts-client-test',
+      owner: 'clients-ts',
+      budget_cents: 1234,
+      spent_cents: 0,
+      remaining_cents: 1234,
+      rpm: 60,
+      last_used_at: null,
+      revoked_at: null,
+    });
 
     const listed = await getApiV1AdminKeys({ client });
     expect(listed.error).toBeUndefined();
@@ -91,8 +103,17 @@ describe('keys', () => {
     expect(row).not.toHaveProperty('secret');
     expect(listed.data?.data.every((k) => !('secret' in k))).toBe(true);
     expect(row).toEqual({
-      id: key.id, name: 'ts-client-test', owner: 'clients-ts', prefix: key.prefix, budget_cents: 1234, spent_cents: 0,
-      remaining_cents: 1234, rpm: 60, created_at: key.created_at, last_used_at: null, revoked_at: null,
+      id: key.id,
+      name: 'ts-client-test',
+      owner: 'clients-ts',
+      prefix: key.prefix,
+      budget_cents: 1234,
+      spent_cents: 0,
+      remaining_cents: 1234,
+      rpm: 60,
+      created_at: key.created_at,
+      last_used_at: null,
+      revoked_at: null,
     });
 
     const one = await getApiV1AdminKeysById({ client, path: { id: key.id } });
@@ -144,7 +165,7 @@ describe('config version', () => {
 });
 
 describe('configuration', () => {
-  it('shows the running configuration (the hook URL\'s token masked) as version 1 of the history', async () => {
+  it("shows the running configuration (the hook URL's token masked) as version 1 of the history", async () => {
     const [{ data, error }, versions] = await Promise.all([getApiV1AdminConfig({ client }), getApiV1AdminConfigVersions({ client })]);
     expect(error).toBeUndefined();
     expect(data?.version).toBe(1);
@@ -173,7 +194,10 @@ describe('configuration', () => {
 
 /** One chat request on the data plane (the live gateway's demo upstream answers it). */
 async function chat(): Promise<void> {
-  const res = await fetch(`${dataUrl}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }) });
+  const res = await fetch(`${dataUrl}/v1/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   expect(res.status).toBe(200);
   await res.arrayBuffer();
 }
@@ -219,7 +243,10 @@ describe('stats', () => {
     expect(data.latency_ms.p50).toBeGreaterThan(0);
     expect(data.tokens.output_tokens).toBeGreaterThan(0);
     expect(data.spent_usd).toMatch(/^\d+\.\d{8}$/);
-    expect(data.pools.find((p) => p.pool === 'demo-pool')?.lanes.map((l) => [l.lane, l.weight, l.state])).toEqual([['demo', 2, 'closed'], ['demo-claude', 1, 'closed']]);
+    expect(data.pools.find((p) => p.pool === 'demo-pool')?.lanes.map((l) => [l.lane, l.weight, l.state])).toEqual([
+      ['demo', 2, 'closed'],
+      ['demo-claude', 1, 'closed'],
+    ]);
     const demo = data.pools.find((p) => p.pool === 'demo')?.lanes[0];
     expect(demo).toMatchObject({ open_until: null, capacity_cooldown_until: null, config_cooldown_until: null, probe_in_flight: false });
     expect(demo?.counters.successes).toBeGreaterThanOrEqual(1);
@@ -278,13 +305,20 @@ describe('errors', () => {
 
   it('a custom fetch is used for every request', async () => {
     const seen: string[] = [];
-    const custom = createAdminClient({ endpoint, token, fetch: (request) => { seen.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('x-admin-token')}`); return fetch(request); } });
+    const custom = createAdminClient({
+      endpoint,
+      token,
+      fetch: (request) => {
+        seen.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('x-admin-token')}`);
+        return fetch(request);
+      },
+    });
     await getApiV1AdminConfigVersion({ client: custom });
     expect(seen).toEqual([`GET /api/v1/admin/config/version ${token}`]);
   });
 });
 
-describe('the data plane\'s POST /auth/token', () => {
+describe("the data plane's POST /auth/token", () => {
   it('answers a gateway without self-serve keys with a 404 ErrorView', async () => {
     const dataUrl = process.env.GATEWAY_DATA_URL;
     if (dataUrl === undefined) throw new Error('GATEWAY_DATA_URL must be set: run clients-ts/scripts/test.sh');

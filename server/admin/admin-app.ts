@@ -70,11 +70,15 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   const keys = keyOperations(options.governance);
   // What serves new requests now (it moves with every applied reload).
   const running = () => options.configControl?.current() ?? options.config;
-  const configs = options.configControl === undefined
-    ? undefined
-    : configOperations({ control: options.configControl, history: options.configHistory ?? memoryConfigHistory(), log: options.log });
+  const configs =
+    options.configControl === undefined
+      ? undefined
+      : configOperations({ control: options.configControl, history: options.configHistory ?? memoryConfigHistory(), log: options.log });
   // Without a ConfigControl (an admin app built on its own, in tests) the configuration operations are absent.
-  const configured = <A extends unknown[], R>(handler: ((...args: A) => R) | undefined) => (...args: A) => (handler === undefined ? errorReply(404, 'not_found', 'this gateway cannot change its configuration') : handler(...args));
+  const configured =
+    <A extends unknown[], R>(handler: ((...args: A) => R) | undefined) =>
+    (...args: A) =>
+      handler === undefined ? errorReply(404, 'not_found', 'this gateway cannot change its configuration') : handler(...args);
   api.register({
     getApiV1AdminInfo: (): Reply => ({ status: 200, body: infoView(running(), options.startedAt) }),
     // The document as written: without the operationIds derived above, whose absence keeps the
@@ -88,7 +92,8 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     getApiV1AdminConfigVersions: configured(configs?.getApiV1AdminConfigVersions),
     getApiV1AdminConfigVersionsV: (c: OperationContext) => configured(configs?.getApiV1AdminConfigVersionsV)(Number(c.request.params.v)),
     getApiV1AdminConfigDiff: (c: OperationContext) => configured(configs?.getApiV1AdminConfigDiff)(numberQuery(c, ['from', 'to'])),
-    postApiV1AdminConfigRollback: (c: OperationContext) => configured(configs?.postApiV1AdminConfigRollback)(c.request.requestBody as { version?: number } | undefined),
+    postApiV1AdminConfigRollback: (c: OperationContext) =>
+      configured(configs?.postApiV1AdminConfigRollback)(c.request.requestBody as { version?: number } | undefined),
     getApiV1AdminKeys: () => keys.getApiV1AdminKeys(),
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
     getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
@@ -106,7 +111,10 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     validationFail: (c: OperationContext) => errorReply(400, 'invalid_request', validationMessage(c.validation.errors ?? [])),
     notFound: () => errorReply(404, 'not_found', 'no such admin operation'),
     // A 405 says which methods the path does have (RFC 9110, 15.5.6).
-    methodNotAllowed: (c: OperationContext): Reply => ({ ...errorReply(405, 'method_not_allowed', 'method not allowed on this path'), headers: { allow: allowedMethods(api, c) } }),
+    methodNotAllowed: (c: OperationContext): Reply => ({
+      ...errorReply(405, 'method_not_allowed', 'method not allowed on this path'),
+      headers: { allow: allowedMethods(api, c) },
+    }),
     // Data-plane operations in the spec are served on the data plane, not here.
     notImplemented: () => errorReply(404, 'not_found', 'this operation is served on the data plane'),
   });

@@ -26,7 +26,11 @@ export interface ConfigOperationsOptions {
  * that write the file run one at a time, so the file always holds the configuration last applied.
  */
 export function configOperations({ control, history, log }: ConfigOperationsOptions) {
-  const recordNow = async (config: { configVersion: string; loadedAt: Date }, text: string, trigger: ConfigVersion['trigger']): Promise<ConfigVersion | undefined> => {
+  const recordNow = async (
+    config: { configVersion: string; loadedAt: Date },
+    text: string,
+    trigger: ConfigVersion['trigger'],
+  ): Promise<ConfigVersion | undefined> => {
     try {
       return await history.record({ configVersion: config.configVersion, appliedAt: config.loadedAt, trigger, text });
     } catch (error) {
@@ -70,8 +74,17 @@ export function configOperations({ control, history, log }: ConfigOperationsOpti
   const appliedReply = async (outcome: Applied, trigger: ConfigVersion['trigger']) => {
     // The listener has normally recorded it already; recording again returns that version.
     const version = (await record(outcome.config, outcome.text, trigger)) ?? (await history.list().catch(() => []))[0];
-    const newest = await history.list().then((v) => v[0]?.version ?? 1, () => 1);
-    const fallback: VersionEntry = { version: newest, config_version: outcome.config.configVersion, applied_at: outcome.config.loadedAt.toISOString(), trigger, current: true };
+    const newest = await history.list().then(
+      (v) => v[0]?.version ?? 1,
+      () => 1,
+    );
+    const fallback: VersionEntry = {
+      version: newest,
+      config_version: outcome.config.configVersion,
+      applied_at: outcome.config.loadedAt.toISOString(),
+      trigger,
+      current: true,
+    };
     return {
       status: 200 as const,
       body: {
@@ -94,36 +107,39 @@ export function configOperations({ control, history, log }: ConfigOperationsOpti
   });
 
   /** Validate, write the file, apply; the file is put back when the apply is refused after all. */
-  const writeAndApply = (text: string, trigger: 'apply' | 'rollback') => serialized(async () => {
-    const file = control.current().source;
-    if (file === EMBEDDED_DEFAULT_SOURCE) {
-      const message = 'the gateway runs the embedded default configuration, with no file to write: start it with --config FILE to change its configuration';
-      control.refuse(trigger, [message]); // counted and logged as a refused change, like a reload's
-      return errorReply(409, 'no_config_file', message);
-    }
-    const problems = await control.validateText(text);
-    if (problems.length > 0) {
-      // Counted and said as a refused reload is (the file was not touched, nothing changed).
-      control.refuse(trigger, problems);
-      return refused(problems);
-    }
-    const previousText = control.currentText();
-    try {
-      await writeConfigFile(file, text);
-    } catch (error) {
-      if (!(error instanceof ConfigWriteError)) throw error;
-      control.refuse(trigger, [error.message]);
-      return errorReply(409, 'config_not_writable', error.message);
-    }
-    const outcome = await control.applyText(text, trigger);
-    if (!outcome.applied) {
-      // Valid a moment ago, refused now (a secret file changed in between): the file goes back.
-      await writeConfigFile(file, previousText).catch((error: unknown) => log.error({ err: error, file }, 'the config file could not be restored after a refused apply'));
-      return refused(outcome.problems); // counted by the control, which refused it
-    }
-    log.info({ file, trigger, configVersion: outcome.config.configVersion, unchanged: outcome.unchanged }, 'config file written and applied');
-    return appliedReply(outcome, trigger);
-  });
+  const writeAndApply = (text: string, trigger: 'apply' | 'rollback') =>
+    serialized(async () => {
+      const file = control.current().source;
+      if (file === EMBEDDED_DEFAULT_SOURCE) {
+        const message = 'the gateway runs the embedded default configuration, with no file to write: start it with --config FILE to change its configuration';
+        control.refuse(trigger, [message]); // counted and logged as a refused change, like a reload's
+        return errorReply(409, 'no_config_file', message);
+      }
+      const problems = await control.validateText(text);
+      if (problems.length > 0) {
+        // Counted and said as a refused reload is (the file was not touched, nothing changed).
+        control.refuse(trigger, problems);
+        return refused(problems);
+      }
+      const previousText = control.currentText();
+      try {
+        await writeConfigFile(file, text);
+      } catch (error) {
+        if (!(error instanceof ConfigWriteError)) throw error;
+        control.refuse(trigger, [error.message]);
+        return errorReply(409, 'config_not_writable', error.message);
+      }
+      const outcome = await control.applyText(text, trigger);
+      if (!outcome.applied) {
+        // Valid a moment ago, refused now (a secret file changed in between): the file goes back.
+        await writeConfigFile(file, previousText).catch((error: unknown) =>
+          log.error({ err: error, file }, 'the config file could not be restored after a refused apply'),
+        );
+        return refused(outcome.problems); // counted by the control, which refused it
+      }
+      log.info({ file, trigger, configVersion: outcome.config.configVersion, unchanged: outcome.unchanged }, 'config file written and applied');
+      return appliedReply(outcome, trigger);
+    });
 
   return {
     async getApiV1AdminConfig(): Promise<OperationReply<'/api/v1/admin/config', 'get'>> {
@@ -174,13 +190,24 @@ export function configOperations({ control, history, log }: ConfigOperationsOpti
       const earlier = versions.find((v) => v.version < to.version);
       const from = query.from === undefined ? (earlier === undefined ? undefined : await history.get(earlier.version)) : await history.get(query.from);
       if (from === undefined) {
-        return errorReply(404, 'not_found', query.from === undefined ? `version ${to.version} is the oldest kept: there is nothing before it to compare with` : noSuchVersion(query.from, versions));
+        return errorReply(
+          404,
+          'not_found',
+          query.from === undefined
+            ? `version ${to.version} is the oldest kept: there is nothing before it to compare with`
+            : noSuchVersion(query.from, versions),
+        );
       }
       const [before, after] = [masked(from.text), masked(to.text)];
-      const patch = before === after
-        ? ''
-        : createTwoFilesPatch(`v${from.version}`, `v${to.version}`, before, after, from.configVersion, to.configVersion, { context: 3, headerOptions: FILE_HEADERS_ONLY, timeout: DIFF_TIMEOUT_MS })
-          ?? `the two versions differ too much to be compared within ${DIFF_TIMEOUT_MS} ms: GET /api/v1/admin/config/versions/${from.version} and /${to.version}\n`;
+      const patch =
+        before === after
+          ? ''
+          : (createTwoFilesPatch(`v${from.version}`, `v${to.version}`, before, after, from.configVersion, to.configVersion, {
+              context: 3,
+              headerOptions: FILE_HEADERS_ONLY,
+              timeout: DIFF_TIMEOUT_MS,
+            }) ??
+            `the two versions differ too much to be compared within ${DIFF_TIMEOUT_MS} ms: GET /api/v1/admin/config/versions/${from.version} and /${to.version}\n`);
       const newest = versions[0]?.version ?? 1;
       return { status: 200, body: { from: entry(from, newest), to: entry(to, newest), diff: patch } };
     },

@@ -7,12 +7,17 @@ import { errorBody } from './reply.ts';
  * attacker's name as Host, so the page cannot use the open plane; curl, the CLI and the
  * generated clients send the address they were given.
  */
-export function refuseForeignHosts(listener: (req: IncomingMessage, res: ServerResponse) => void, names: readonly string[]): (req: IncomingMessage, res: ServerResponse) => void {
+export function refuseForeignHosts(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  names: readonly string[],
+): (req: IncomingMessage, res: ServerResponse) => void {
   const allowed = new Set(names.map((n) => n.toLowerCase()));
   return (req, res) => {
     const host = hostName(req.headers.host);
     if (host !== undefined && allowed.has(host)) return listener(req, res);
-    const body = JSON.stringify(errorBody('host_not_allowed', 'this admin plane has no token and answers only requests addressed to it by its own address or localhost'));
+    const body = JSON.stringify(
+      errorBody('host_not_allowed', 'this admin plane has no token and answers only requests addressed to it by its own address or localhost'),
+    );
     res.writeHead(403, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
     res.end(body);
   };

@@ -13,14 +13,24 @@ export type BodyResult =
  * whether one is required). Anything else that is not a JSON object is refused, with the reason.
  */
 export async function readJsonBody(request: IncomingMessage, limit = ADMIN_BODY_LIMIT_BYTES): Promise<BodyResult> {
-  const tooLarge = { ok: false, status: 413, code: 'request_too_large', message: `the request body is larger than the admin plane's limit of ${limit} bytes` } as const;
+  const tooLarge = {
+    ok: false,
+    status: 413,
+    code: 'request_too_large',
+    message: `the request body is larger than the admin plane's limit of ${limit} bytes`,
+  } as const;
   // Past the limit the rest is read and dropped, not destroyed, so the answer can still be written.
   const { body, overLimit } = await readBoundedBody(request, { limit, past: { then: 'drain' }, declaredLength: request.headers['content-length'] });
   if (overLimit) return tooLarge;
   if (body.length === 0) return { ok: true, value: undefined };
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
-    return { ok: false, status: 415, code: 'unsupported_media_type', message: `the request body must be JSON, sent with content-type: application/json (got ${mediaType === '' ? 'none' : mediaType})` };
+    return {
+      ok: false,
+      status: 415,
+      code: 'unsupported_media_type',
+      message: `the request body must be JSON, sent with content-type: application/json (got ${mediaType === '' ? 'none' : mediaType})`,
+    };
   }
   let value: unknown;
   try {

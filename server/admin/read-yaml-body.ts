@@ -14,10 +14,16 @@ export type TextBodyResult = { readonly ok: true; readonly text: string } | Extr
 export async function readYamlBody(request: IncomingMessage, limit = CONFIG_BODY_LIMIT_BYTES): Promise<TextBodyResult> {
   // Past the limit the rest is read and dropped, not destroyed, so the answer can still be written.
   const { body, overLimit } = await readBoundedBody(request, { limit, past: { then: 'drain' }, declaredLength: request.headers['content-length'] });
-  if (overLimit) return { ok: false, status: 413, code: 'request_too_large', message: `the configuration is larger than the admin plane's limit of ${limit} bytes` };
+  if (overLimit)
+    return { ok: false, status: 413, code: 'request_too_large', message: `the configuration is larger than the admin plane's limit of ${limit} bytes` };
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!YAML_TYPES.has(mediaType)) {
-    return { ok: false, status: 415, code: 'unsupported_media_type', message: `the request body must be the configuration's YAML, sent with content-type: application/yaml (got ${mediaType === '' ? 'none' : mediaType})` };
+    return {
+      ok: false,
+      status: 415,
+      code: 'unsupported_media_type',
+      message: `the request body must be the configuration's YAML, sent with content-type: application/yaml (got ${mediaType === '' ? 'none' : mediaType})`,
+    };
   }
   try {
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(body) };

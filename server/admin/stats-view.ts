@@ -12,7 +12,13 @@ type StatsView = components['schemas']['StatsView'];
  * GET /stats: a snapshot read from RoutingTable.snapshot() (which never takes a half-open probe),
  * the request observers' totals and windows, and the key store. Reads only.
  */
-export async function statsView(options: { config: RuntimeConfig; startedAt: number; live: LiveState; keys: KeyAdmin | undefined; now?: number }): Promise<StatsView> {
+export async function statsView(options: {
+  config: RuntimeConfig;
+  startedAt: number;
+  live: LiveState;
+  keys: KeyAdmin | undefined;
+  now?: number;
+}): Promise<StatsView> {
   const { config, live } = options;
   const now = options.now ?? Date.now();
   const monotonicNow = live.clock.now();

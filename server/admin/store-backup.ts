@@ -10,7 +10,11 @@ import { errorReply, type Reply } from './reply.ts';
  */
 export async function storeBackup(dbPath: string | undefined, log: Logger, sharedStore = false): Promise<Reply> {
   if (sharedStore) {
-    return errorReply(409, 'store_is_database', 'the store is the PostgreSQL database (database_url), not a file the gateway can copy: back it up with pg_dump (or the database\'s own backups)');
+    return errorReply(
+      409,
+      'store_is_database',
+      "the store is the PostgreSQL database (database_url), not a file the gateway can copy: back it up with pg_dump (or the database's own backups)",
+    );
   }
   if (dbPath === undefined) {
     return errorReply(409, 'no_store', 'there is no embedded store to back up: db_path is not configured');
@@ -24,7 +28,10 @@ export async function storeBackup(dbPath: string | undefined, log: Logger, share
     return errorReply(500, 'backup_failed', `could not copy the store ${dbPath}: ${(error as Error).message}`);
   }
   log.info({ dbPath, bytes: copy.size, ms: Date.now() - started }, 'store backup made');
-  const stamp = new Date(started).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date(started)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return {
     status: 200,
     body: copy.file.createReadStream(), // closes the file at its end, or when the caller leaves

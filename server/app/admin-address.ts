@@ -14,7 +14,10 @@ export interface AdminAddress {
  * every address of it, so `127.0.0.1.nip.io` or a name an attacker controls does not pass for
  * loopback by its spelling; the plane then listens on the address that was judged.
  */
-export async function resolveAdminAddress(host: string, lookupAll: (host: string) => Promise<readonly { address: string }[]> = (name) => lookup(name, { all: true })): Promise<AdminAddress> {
+export async function resolveAdminAddress(
+  host: string,
+  lookupAll: (host: string) => Promise<readonly { address: string }[]> = (name) => lookup(name, { all: true }),
+): Promise<AdminAddress> {
   if (isIP(host) !== 0) return { address: host, loopback: isLoopbackAddress(host) };
   const addresses = await lookupAll(host);
   const first = addresses[0];

@@ -102,12 +102,15 @@ export class GatewayConfigControl implements ConfigControl {
   reloadFromFile(trigger: 'sighup' | 'reload'): Promise<ReloadOutcome> {
     return this.serial(async () => {
       const file = this.deps.loaded.source;
-      if (file === EMBEDDED_DEFAULT_SOURCE) return this.refused(trigger, ['the gateway runs on its embedded default configuration: there is no file to read again (start it with --config FILE)']);
+      if (file === EMBEDDED_DEFAULT_SOURCE)
+        return this.refused(trigger, ['the gateway runs on its embedded default configuration: there is no file to read again (start it with --config FILE)']);
       let text: string;
       try {
         text = readFileSync(file, 'utf8');
       } catch (error) {
-        return this.refused(trigger, [formatProblem({ file, path: '', message: `cannot read the configuration (${(error as NodeJS.ErrnoException).code ?? 'error'})` })]);
+        return this.refused(trigger, [
+          formatProblem({ file, path: '', message: `cannot read the configuration (${(error as NodeJS.ErrnoException).code ?? 'error'})` }),
+        ]);
       }
       return this.change(text, trigger);
     });
@@ -168,12 +171,22 @@ export class GatewayConfigControl implements ConfigControl {
     this.running = next;
     this.text = text;
     this.deps.metrics?.counted('applied');
-    this.deps.log.info({ ...fields(trigger), configVersion: next.configVersion, previousVersion: previous.configVersion, models: next.models.size, pools: next.pools.size,
-      // Loading and checking, then switching every thread (the part requests could notice).
-      ms: round(performance.now() - began), switchMs: round(performance.now() - switching),
-      // What it cost the serving threads (the loading ran on its own thread).
-      mainThreadCpuMs: round(checkCpuMs + cpuMs), workerCpuMs: round(workerCpuMs) },
-      `${label(trigger)}: configuration applied to new requests; requests in flight finish on the one they started with`);
+    this.deps.log.info(
+      {
+        ...fields(trigger),
+        configVersion: next.configVersion,
+        previousVersion: previous.configVersion,
+        models: next.models.size,
+        pools: next.pools.size,
+        // Loading and checking, then switching every thread (the part requests could notice).
+        ms: round(performance.now() - began),
+        switchMs: round(performance.now() - switching),
+        // What it cost the serving threads (the loading ran on its own thread).
+        mainThreadCpuMs: round(checkCpuMs + cpuMs),
+        workerCpuMs: round(workerCpuMs),
+      },
+      `${label(trigger)}: configuration applied to new requests; requests in flight finish on the one they started with`,
+    );
     const outcome: Applied = { applied: true, config: next, previous, unchanged: false, text };
     for (const listener of this.listeners) {
       try {
@@ -191,7 +204,10 @@ export class GatewayConfigControl implements ConfigControl {
 
   private refused(trigger: ReloadTrigger, problems: readonly string[]): ReloadOutcome {
     this.deps.metrics?.counted('refused');
-    this.deps.log.error({ ...fields(trigger), configVersion: this.running.configVersion }, `${label(trigger)}: configuration refused, the running one keeps serving: ${problems.join('; ')}`);
+    this.deps.log.error(
+      { ...fields(trigger), configVersion: this.running.configVersion },
+      `${label(trigger)}: configuration refused, the running one keeps serving: ${problems.join('; ')}`,
+    );
     return { applied: false, problems };
   }
 }

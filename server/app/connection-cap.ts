@@ -20,7 +20,9 @@ export function connectionCap(configured: number | 'auto', workers: number, limi
 /** The soft RLIMIT_NOFILE (Node raises it to the hard limit as it starts), from /proc on Linux. */
 function openFileLimit(file: string): number | undefined {
   try {
-    const line = readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync(file, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
     if (soft === undefined || soft === 'unlimited') return undefined;
     const n = Number(soft);

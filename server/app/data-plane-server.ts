@@ -41,16 +41,20 @@ export function createDataPlaneServer(live: LiveGateway, extras: DataPlaneExtras
   };
   const listener = guard.listener(withFastChatRoutes(live, createDataPlaneApp(live, extras).callback()));
   const tls = gateway.config.tls;
-  const server: Server = tls === undefined
-    ? createServer(options, listener)
-    : createHttpsServer({
-      ...options,
-      ...secureContextOptions(tls),
-      // A handshake is bounded like headers are (Node's default is two minutes).
-      handshakeTimeout: settings.headerTimeoutMs,
-      // mTLS: without a certificate the client CA signed, the handshake fails (no HTTP answer).
-      ...(tls.clientCa !== undefined && { requestCert: true, rejectUnauthorized: true }),
-    }, listener);
+  const server: Server =
+    tls === undefined
+      ? createServer(options, listener)
+      : createHttpsServer(
+          {
+            ...options,
+            ...secureContextOptions(tls),
+            // A handshake is bounded like headers are (Node's default is two minutes).
+            handshakeTimeout: settings.headerTimeoutMs,
+            // mTLS: without a certificate the client CA signed, the handshake fails (no HTTP answer).
+            ...(tls.clientCa !== undefined && { requestCert: true, rejectUnauthorized: true }),
+          },
+          listener,
+        );
   guard.watch(server);
   answerClientErrors(server);
   return { server, guard };

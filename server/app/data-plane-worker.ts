@@ -37,19 +37,32 @@ export async function runDataPlaneWorker(): Promise<void> {
   const governance = start.governance === undefined ? undefined : new GovernanceProxy(start.governance);
   const routing = new RoutingTable(config, SYSTEM_CLOCK, { blocks: start.routing, worker: start.worker });
   // Gates only: webhooks are observers, and observers run in the main thread.
-  const hooks = new Hooks(config.hooks.filter((h) => h.kind === 'gate'), { log });
+  const hooks = new Hooks(
+    config.hooks.filter((h) => h.kind === 'gate'),
+    { log },
+  );
   const serving = new ServingState(start.worker, hooks.gates);
   const forwarder = new RecordForwarder(port);
   const send = (event: WorkerEvent) => port.postMessage(event);
   const metricsReplies = new PendingReplies<string>();
   let contentType = 'text/plain; version=0.0.4; charset=utf-8';
   // Self-serve keys: this worker verifies tokens itself; the main thread issues the keys.
-  const selfServe = config.auth === undefined || governance === undefined
-    ? undefined
-    : (await import('../auth/self-serve.ts')).createSelfServe(config, { issue: (person) => governance.issueKey(person) }, { log });
+  const selfServe =
+    config.auth === undefined || governance === undefined
+      ? undefined
+      : (await import('../auth/self-serve.ts')).createSelfServe(config, { issue: (person) => governance.issueKey(person) }, { log });
   const live: { current: Gateway } = {
     current: {
-      config, routing, dispatchers, media, clock: SYSTEM_CLOCK, log, translations: serving.translations, observers: [forwarder], gates: hooks.gates, inFlight: serving.inFlight,
+      config,
+      routing,
+      dispatchers,
+      media,
+      clock: SYSTEM_CLOCK,
+      log,
+      translations: serving.translations,
+      observers: [forwarder],
+      gates: hooks.gates,
+      inFlight: serving.inFlight,
       ...(governance !== undefined && { governance }),
     },
   };
@@ -109,10 +122,12 @@ export async function runDataPlaneWorker(): Promise<void> {
         // every request then settles its spend (through the governance port, open until then)
         // and sends its record; then say so.
         let cut = 0;
-        void guard.drain(server, command.deadlineMs)
+        void guard
+          .drain(server, command.deadlineMs)
           .then(async (drained) => {
             cut = drained.cut;
-            if (cut > 0 && !(await inFlightSettled(serving.inFlight, SETTLE_AFTER_CUT_MS))) log.warn({ inFlight: serving.inFlight.current }, 'requests still settling after the shutdown cut');
+            if (cut > 0 && !(await inFlightSettled(serving.inFlight, SETTLE_AFTER_CUT_MS)))
+              log.warn({ inFlight: serving.inFlight.current }, 'requests still settling after the shutdown cut');
           })
           .then(() => Promise.all([dispatchers.close(), media.close(), hooks.close(0)]))
           .finally(() => {

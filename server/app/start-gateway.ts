@@ -121,11 +121,13 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const admin = await resolveAdminAddress(loaded.adminListen.host, options.lookupAdminHost);
   if (!admin.loopback && (loaded.adminToken === undefined || loaded.adminTls === undefined)) {
     const resolved = admin.address === loaded.adminListen.host ? '' : ` (${admin.address})`;
-    throw new ConfigError([{
-      file: loaded.source,
-      path: 'admin_listen',
-      message: `the admin plane would listen on ${loaded.adminListen.host}${resolved}, beyond loopback, with no admin token or without TLS: set GATEWAY_ADMIN_TOKEN or admin_token, and admin_tls`,
-    }]);
+    throw new ConfigError([
+      {
+        file: loaded.source,
+        path: 'admin_listen',
+        message: `the admin plane would listen on ${loaded.adminListen.host}${resolved}, beyond loopback, with no admin token or without TLS: set GATEWAY_ADMIN_TOKEN or admin_token, and admin_tls`,
+      },
+    ]);
   }
   let demo: DemoUpstream | undefined;
   // What start makes of a loaded configuration, and a reload of the next one: the admin plane
@@ -175,7 +177,16 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // What the main thread's requests get; a configuration change replaces it whole (live.current).
   const live: { current: Gateway } = {
     current: {
-      config, routing: new RoutingTable(config, clock, { blocks: startBlocks, worker: 1 }), dispatchers, media, clock, log: options.log, translations, observers: [], gates: hooks.gates, inFlight,
+      config,
+      routing: new RoutingTable(config, clock, { blocks: startBlocks, worker: 1 }),
+      dispatchers,
+      media,
+      clock,
+      log: options.log,
+      translations,
+      observers: [],
+      gates: hooks.gates,
+      inFlight,
       ...(governance !== undefined && { governance }),
     },
   };
@@ -183,22 +194,36 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   let workers: WorkerPool | undefined;
   const fleet = new FleetView(async () => (await workers?.telemetry()) ?? []);
   // The registry also feeds OTLP metrics, so it exists when either exit is on.
-  const metrics = config.metrics.enabled || config.otlp !== undefined
-    ? new GatewayMetrics({ routing: () => live.current.routing.snapshot(), translations: () => fleet.translations(translations.snapshot()), configVersion: () => live.current.config.configVersion })
-    : undefined;
+  const metrics =
+    config.metrics.enabled || config.otlp !== undefined
+      ? new GatewayMetrics({
+          routing: () => live.current.routing.snapshot(),
+          translations: () => fleet.translations(translations.snapshot()),
+          configVersion: () => live.current.config.configVersion,
+        })
+      : undefined;
   // Loaded only when configured: a gateway without `otlp:` never loads the OpenTelemetry SDK.
-  const otlp = config.otlp === undefined
-    ? undefined
-    : (await import('../observability/otlp-export.ts')).startOtlpExport({ settings: config.otlp, lanes: laneFacts(() => live.current.config), ...(metrics !== undefined && { registry: metrics.registry }), log: options.log });
-  const metricsEndpoint = metrics === undefined || !config.metrics.enabled ? undefined : {
-    get contentType() {
-      return metrics.contentType;
-    },
-    render: async () => {
-      await fleet.refresh();
-      return metrics.render();
-    },
-  };
+  const otlp =
+    config.otlp === undefined
+      ? undefined
+      : (await import('../observability/otlp-export.ts')).startOtlpExport({
+          settings: config.otlp,
+          lanes: laneFacts(() => live.current.config),
+          ...(metrics !== undefined && { registry: metrics.registry }),
+          log: options.log,
+        });
+  const metricsEndpoint =
+    metrics === undefined || !config.metrics.enabled
+      ? undefined
+      : {
+          get contentType() {
+            return metrics.contentType;
+          },
+          render: async () => {
+            await fleet.refresh();
+            return metrics.render();
+          },
+        };
   // Every finished request is told to the log, metrics, traces, the caller's observers, /stats's
   // totals, then the webhooks: here for the main thread's requests, through the worker pool for
   // the other workers' (whose records are posted here).
@@ -211,19 +236,34 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     ...hooks.webhooks,
   ];
   // Self-serve keys: the key issuer runs here, where governance lives (workers ask it by message).
-  const keyIssuer = config.auth === undefined || governance === undefined || config.governanceSecret === undefined
-    ? undefined
-    : (await import('../auth/key-issuer.ts')).localKeyIssuer(governance, config.governanceSecret);
-  const selfServe = config.auth === undefined
-    ? undefined
-    : (await import('../auth/self-serve.ts')).createSelfServe(config, keyIssuer, { log: options.log, ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }) });
+  const keyIssuer =
+    config.auth === undefined || governance === undefined || config.governanceSecret === undefined
+      ? undefined
+      : (await import('../auth/key-issuer.ts')).localKeyIssuer(governance, config.governanceSecret);
+  const selfServe =
+    config.auth === undefined
+      ? undefined
+      : (await import('../auth/self-serve.ts')).createSelfServe(config, keyIssuer, {
+          log: options.log,
+          ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }),
+        });
   live.current = { ...live.current, observers };
-  const { server: dataServer, guard: dataGuard } = createDataPlaneServer(live, { ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(selfServe !== undefined && { selfServe }), readiness });
+  const { server: dataServer, guard: dataGuard } = createDataPlaneServer(live, {
+    ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }),
+    ...(selfServe !== undefined && { selfServe }),
+    readiness,
+  });
   serving.countRequestsOf(dataServer);
   const configControl = new GatewayConfigControl({
-    loaded, running: config, text: options.configText ?? startText(loaded), loadOptions: options.loadOptions ?? {}, runnable, log: options.log,
+    loaded,
+    running: config,
+    text: options.configText ?? startText(loaded),
+    loadOptions: options.loadOptions ?? {},
+    runnable,
+    log: options.log,
     ...(metrics !== undefined && { metrics: metrics.config }),
-    tlsProblems: (next) => [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined),
+    tlsProblems: (next) =>
+      [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined),
     switchTo: async (next) => {
       let cpu = process.threadCpuUsage();
       const blocks = routingMemory.share(RoutingTable.needs(next));
@@ -241,38 +281,52 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       routingMemory.adopt(blocks);
       carryBodyMemory(live.current.config, next);
       live.current = { ...live.current, config: next, routing };
-      if (stableJson(next.tls) !== stableJson(served.tls) || stableJson(next.adminTls) !== stableJson(served.adminTls)) renewTls({ tls: next.tls, adminTls: next.adminTls });
+      if (stableJson(next.tls) !== stableJson(served.tls) || stableJson(next.adminTls) !== stableJson(served.adminTls))
+        renewTls({ tls: next.tls, adminTls: next.adminTls });
       return { problems: [], cpuMs: cpuBefore + cpuMsSince(cpu), workerCpuMs: prepared?.cpuMs ?? 0 };
     },
   });
   const adminApp = await createAdminApp({
-    config, configControl, startedAt, log: options.log,
+    config,
+    configControl,
+    startedAt,
+    log: options.log,
     ...(opened !== undefined && { configHistory: opened.configHistory }),
     live: {
       get routing() {
         return live.current.routing;
       },
-      clock, requests,
-      inFlight: { get current() { return fleet.inFlight(inFlight.current); } },
+      clock,
+      requests,
+      inFlight: {
+        get current() {
+          return fleet.inFlight(inFlight.current);
+        },
+      },
       hooks: { list: () => fleet.hooks(hooks.list()) },
       refresh: () => fleet.refresh(),
-    }, ...(governance !== undefined && { governance }),
+    },
+    ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
   });
   // No cap on the admin plane (it is not reachable by data-plane clients), but the same drain.
   const adminGuard = new ConnectionGuard({ maxConnections: Number.POSITIVE_INFINITY });
   // Without a token, only loopback protects the admin plane: a page on another site whose name
   // resolves to 127.0.0.1 (DNS rebinding) is refused by its Host header.
-  const adminListener = adminGuard.listener(config.adminToken === undefined
-    ? refuseForeignHosts(adminApp.callback(), [loaded.adminListen.host, admin.address, 'localhost'])
-    : adminApp.callback());
-  const adminServer = config.adminTls === undefined
-    ? createServer(adminListener)
-    : createHttpsServer({
-      ...secureContextOptions(config.adminTls),
-      // mTLS: with a client CA, a connection without a certificate it signed is refused in the handshake.
-      ...(config.adminTls.clientCa !== undefined && { requestCert: true, rejectUnauthorized: true }),
-    }, adminListener);
+  const adminListener = adminGuard.listener(
+    config.adminToken === undefined ? refuseForeignHosts(adminApp.callback(), [loaded.adminListen.host, admin.address, 'localhost']) : adminApp.callback(),
+  );
+  const adminServer =
+    config.adminTls === undefined
+      ? createServer(adminListener)
+      : createHttpsServer(
+          {
+            ...secureContextOptions(config.adminTls),
+            // mTLS: with a client CA, a connection without a certificate it signed is refused in the handshake.
+            ...(config.adminTls.clientCa !== undefined && { requestCert: true, rejectUnauthorized: true }),
+          },
+          adminListener,
+        );
   adminGuard.watch(adminServer);
   // Servers stop taking requests and finish the ones in flight; then spend and last-use are flushed.
   const close = async (deadlineMs = config.server.shutdownTimeoutMs, drainDelayMs = 0): Promise<CloseSummary> => {
@@ -281,7 +335,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     if (drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
     const drained = await Promise.all([dataGuard.drain(dataServer, deadlineMs), workers?.close(deadlineMs), adminGuard.drain(adminServer, deadlineMs)]);
     const cut = drained.reduce((sum, d) => sum + (d?.cut ?? 0), 0);
-    if (cut > 0 && !(await inFlightSettled(inFlight, SETTLE_AFTER_CUT_MS))) options.log.warn({ inFlight: inFlight.current }, 'requests still settling after the shutdown cut');
+    if (cut > 0 && !(await inFlightSettled(inFlight, SETTLE_AFTER_CUT_MS)))
+      options.log.warn({ inFlight: inFlight.current }, 'requests still settling after the shutdown cut');
     await dispatchers.close();
     await media.close();
     await configControl.close();
@@ -300,12 +355,19 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     dataUrl = await listen(dataServer, config.listen, { setting: 'listen', ...(config.workers > 1 && { share: 'lead' }) });
     if (config.workers > 1) {
       workers = await WorkerPool.start({
-        config, routing: startBlocks, port: Number(new URL(dataUrl).port), observers, log: options.log, readiness,
+        config,
+        routing: startBlocks,
+        port: Number(new URL(dataUrl).port),
+        observers,
+        log: options.log,
+        readiness,
         releaseWorker: (n) => {
           routingMemory.releaseWorker(n);
           live.current.routing.releaseWorker(n);
         },
-        ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }), ...(governance !== undefined && { governance }), ...(keyIssuer !== undefined && { keyIssuer }),
+        ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }),
+        ...(governance !== undefined && { governance }),
+        ...(keyIssuer !== undefined && { keyIssuer }),
       });
     }
     adminUrl = await listen(adminServer, config.adminListen, { setting: 'admin_listen' });
@@ -315,9 +377,14 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   }
   await checkStore();
   readiness.set('starting', false);
-  options.log.info({ dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined }, 'gateway started');
+  options.log.info(
+    { dataUrl, adminUrl, configVersion: config.configVersion, workers: config.workers, source: config.source, adminAuth: config.adminToken !== undefined },
+    'gateway started',
+  );
   const renewTls = (next: { tls: TlsMaterial | undefined; adminTls: TlsMaterial | undefined }): string[] => {
-    const problems = [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined);
+    const problems = [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter(
+      (p) => p !== undefined,
+    );
     if (problems.length > 0) return problems;
     renewServerTls(dataServer, next.tls);
     if (next.tls !== undefined) workers?.renewTls(next.tls);
@@ -325,11 +392,24 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     served = next;
     return [];
   };
-  return { get config() {
-    return live.current.config;
-  }, get routing() {
-    return live.current.routing;
-  }, configControl, translations, hooks, readiness, renewTls, ...(opened?.local !== undefined && { governance: opened.local }), ...(governance !== undefined && { store: governance }), ...(metrics !== undefined && { metrics }), dataUrl, adminUrl, close,
+  return {
+    get config() {
+      return live.current.config;
+    },
+    get routing() {
+      return live.current.routing;
+    },
+    configControl,
+    translations,
+    hooks,
+    readiness,
+    renewTls,
+    ...(opened?.local !== undefined && { governance: opened.local }),
+    ...(governance !== undefined && { store: governance }),
+    ...(metrics !== undefined && { metrics }),
+    dataUrl,
+    adminUrl,
+    close,
     workerTelemetry: async () => [serving.telemetry(), ...((await workers?.telemetry()) ?? [])],
   };
 }
@@ -351,4 +431,3 @@ function startText(loaded: RuntimeConfig): string {
     return '';
   }
 }
-

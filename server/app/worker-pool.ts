@@ -67,13 +67,21 @@ export class WorkerPool {
    * `commit` switches them all at once (one message each, sent in the same tick), or `abort`
    * drops it. `problems`: the workers that could not prepare (then only abort is right).
    */
-  async prepareConfig(config: RuntimeConfig, routing: RoutingBlocks, timeoutMs = 30_000): Promise<{ problems: string[]; cpuMs: number; commit(): void; abort(): void }> {
+  async prepareConfig(
+    config: RuntimeConfig,
+    routing: RoutingBlocks,
+    timeoutMs = 30_000,
+  ): Promise<{ problems: string[]; cpuMs: number; commit(): void; abort(): void }> {
     const asked = [...this.workers].map(([n, worker]) => {
       let id = 0;
-      const answer = this.configReplies.ask((askId) => {
-        id = askId;
-        worker.postMessage({ type: 'config', id, config, routing } satisfies WorkerCommand);
-      }, timeoutMs, { error: `did not prepare the configuration within ${timeoutMs} ms` });
+      const answer = this.configReplies.ask(
+        (askId) => {
+          id = askId;
+          worker.postMessage({ type: 'config', id, config, routing } satisfies WorkerCommand);
+        },
+        timeoutMs,
+        { error: `did not prepare the configuration within ${timeoutMs} ms` },
+      );
       return { n, worker, id, answer };
     });
     const answers = await Promise.all(asked.map(async (a) => ({ ...a, ...(await a.answer) })));
@@ -119,7 +127,8 @@ export class WorkerPool {
   /** Asks every running worker about itself; a worker that does not answer within a second is left out. */
   async telemetry(): Promise<WorkerTelemetry[]> {
     const answers = [...this.workers.values()].map((worker) =>
-      this.telemetryReplies.ask((id) => worker.postMessage({ type: 'telemetry', id } satisfies WorkerCommand), 1000, undefined));
+      this.telemetryReplies.ask((id) => worker.postMessage({ type: 'telemetry', id } satisfies WorkerCommand), 1000, undefined),
+    );
     return (await Promise.all(answers)).filter((t) => t !== undefined).sort((a, b) => a.worker - b.worker);
   }
 
@@ -141,22 +150,27 @@ export class WorkerPool {
    */
   async close(deadlineMs: number): Promise<{ cut: number }> {
     this.closing = true;
-    const cuts = await Promise.all([...this.workers.values()].map((worker) => new Promise<number>((resolve) => {
-      let cut = 0;
-      // A worker that cannot finish its drain (a stuck request) is not waited for past the
-      // deadline and the settling time after it.
-      const stuck = setTimeout(() => void worker.terminate(), deadlineMs + WORKER_CLOSE_GRACE_MS);
-      worker.once('exit', () => {
-        clearTimeout(stuck);
-        resolve(cut);
-      });
-      worker.on('message', (event: WorkerEvent) => {
-        if (event.type !== 'closed') return;
-        cut = event.cut;
-        void worker.terminate();
-      });
-      worker.postMessage({ type: 'close', deadlineMs } satisfies WorkerCommand);
-    })));
+    const cuts = await Promise.all(
+      [...this.workers.values()].map(
+        (worker) =>
+          new Promise<number>((resolve) => {
+            let cut = 0;
+            // A worker that cannot finish its drain (a stuck request) is not waited for past the
+            // deadline and the settling time after it.
+            const stuck = setTimeout(() => void worker.terminate(), deadlineMs + WORKER_CLOSE_GRACE_MS);
+            worker.once('exit', () => {
+              clearTimeout(stuck);
+              resolve(cut);
+            });
+            worker.on('message', (event: WorkerEvent) => {
+              if (event.type !== 'closed') return;
+              cut = event.cut;
+              void worker.terminate();
+            });
+            worker.postMessage({ type: 'close', deadlineMs } satisfies WorkerCommand);
+          }),
+      ),
+    );
     this.workers.clear();
     return { cut: cuts.reduce((a, b) => a + b, 0) };
   }
@@ -171,7 +185,10 @@ export class WorkerPool {
       try {
         observer.record(record, content);
       } catch (error) {
-        this.options.log.error({ err: error, observer: observer.constructor.name, requestId: record.requestId }, 'a request observer failed on a worker\'s record');
+        this.options.log.error(
+          { err: error, observer: observer.constructor.name, requestId: record.requestId },
+          "a request observer failed on a worker's record",
+        );
       }
     }
   }
@@ -182,7 +199,10 @@ export class WorkerPool {
     const channel = governance === undefined ? undefined : new MessageChannel();
     if (channel !== undefined && governance !== undefined) serveGovernance(channel.port1, governance, this.options.keyIssuer);
     const start: WorkerStart = {
-      config: { ...config, tls: this.tls }, worker: n, port, readiness: this.options.readiness.buffer,
+      config: { ...config, tls: this.tls },
+      worker: n,
+      port,
+      readiness: this.options.readiness.buffer,
       routing,
       ...(channel !== undefined && { governance: channel.port2 }),
     };
@@ -206,7 +226,10 @@ export class WorkerPool {
             this.telemetryReplies.answer(event.id, event.telemetry);
             return;
           case 'config-ready':
-            this.configReplies.answer(event.id, { ...(event.error !== undefined && { error: event.error }), ...(event.cpuMs !== undefined && { cpuMs: event.cpuMs }) });
+            this.configReplies.answer(event.id, {
+              ...(event.error !== undefined && { error: event.error }),
+              ...(event.cpuMs !== undefined && { cpuMs: event.cpuMs }),
+            });
             return;
           case 'metrics':
             void this.renderMetricsFor(worker, event.id);

@@ -8,12 +8,7 @@ export class AuthFailure extends Error {
   readonly reason: string | undefined;
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(
-    status: AuthFailure['status'],
-    code: string,
-    message: string,
-    options: { reason?: string; retryAfterSeconds?: number; cause?: unknown } = {},
-  ) {
+  constructor(status: AuthFailure['status'], code: string, message: string, options: { reason?: string; retryAfterSeconds?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AuthFailure';
     this.status = status;

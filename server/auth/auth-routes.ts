@@ -11,7 +11,8 @@ import { readTokenRequest } from './token-request.ts';
 
 export const AUTH_TOKEN_PATH = '/auth/token';
 
-const DISABLED_MESSAGE = 'self-serve keys are not enabled on this gateway: the operator turns them on with auth.oidc and teams in config.yaml (with governance on)';
+const DISABLED_MESSAGE =
+  'self-serve keys are not enabled on this gateway: the operator turns them on with auth.oidc and teams in config.yaml (with governance on)';
 
 /**
  * GET /auth/token: the hosted sign-in page (landing, ?sign_in=1 to start, the issuer's callback
@@ -63,7 +64,12 @@ export function addAuthTokenRoutes(router: Router, selfServe: SelfServe | undefi
       const failure = asFailure(error, selfServe, ctx);
       ctx.status = failure.status;
       if (failure.retryAfterSeconds !== undefined) ctx.set('retry-after', String(failure.retryAfterSeconds));
-      ctx.body = errorPage({ nonce, title: TITLES[failure.status] ?? 'Sign-in failed', message: failure.message, retry: failure.code !== 'self_serve_disabled' });
+      ctx.body = errorPage({
+        nonce,
+        title: TITLES[failure.status] ?? 'Sign-in failed',
+        message: failure.message,
+        retry: failure.code !== 'self_serve_disabled',
+      });
     }
   });
 }
@@ -99,7 +105,8 @@ function asFailure(error: unknown, selfServe: SelfServe | undefined, ctx: Koa.Co
   const log = selfServe?.log;
   if (error instanceof AuthFailure) {
     if (error.status >= 500) log?.warn({ code: error.code, requestId: ctx.state.requestId, err: error.cause }, 'self-serve key exchange failed');
-    else log?.info({ code: error.code, reason: error.reason, status: error.status, method: ctx.method, requestId: ctx.state.requestId }, 'self-serve key refused');
+    else
+      log?.info({ code: error.code, reason: error.reason, status: error.status, method: ctx.method, requestId: ctx.state.requestId }, 'self-serve key refused');
     return error;
   }
   log?.error({ err: error, requestId: ctx.state.requestId }, 'self-serve key exchange failed unexpectedly');
@@ -113,7 +120,7 @@ const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 function baseUrl(ctx: Koa.Context, selfServe: SelfServe): string {
   if (selfServe.settings.publicUrl !== undefined) return selfServe.settings.publicUrl;
   const host = ctx.host;
-  if (!PLAIN_HOST.test(host)) throw new AuthFailure(400, 'invalid_request', 'the request\'s Host header is not a plain host name: set auth.public_url');
+  if (!PLAIN_HOST.test(host)) throw new AuthFailure(400, 'invalid_request', "the request's Host header is not a plain host name: set auth.public_url");
   return `${ctx.protocol}://${host}`;
 }
 

@@ -31,7 +31,11 @@ export async function identify(tokens: PresentedTokens, issuer: OidcIssuer, team
   let claims: Record<string, unknown> = verified.claims;
   if (settings.userinfo) {
     if (tokens.accessToken === undefined) {
-      throw new AuthFailure(400, 'invalid_request', 'access_token is required beside id_token: this gateway reads your team from the issuer\'s UserInfo endpoint');
+      throw new AuthFailure(
+        400,
+        'invalid_request',
+        "access_token is required beside id_token: this gateway reads your team from the issuer's UserInfo endpoint",
+      );
     }
     claims = { ...claims, ...(await userInfo(discovered.client, tokens.accessToken, verified.subject)) };
   }
@@ -44,9 +48,14 @@ async function userInfo(client: oidc.Configuration, accessToken: string, subject
     return await oidc.fetchUserInfo(client, accessToken, subject);
   } catch (error) {
     if (isNetworkFailure(error)) {
-      throw new AuthFailure(503, 'issuer_unavailable', 'the sign-in service (OIDC issuer) is not available: its UserInfo endpoint could not be reached; try again shortly', { retryAfterSeconds: 5, cause: error });
+      throw new AuthFailure(
+        503,
+        'issuer_unavailable',
+        'the sign-in service (OIDC issuer) is not available: its UserInfo endpoint could not be reached; try again shortly',
+        { retryAfterSeconds: 5, cause: error },
+      );
     }
-    throw invalidToken('access_token', 'the issuer\'s UserInfo endpoint refused the access token, or answered for another person', error);
+    throw invalidToken('access_token', "the issuer's UserInfo endpoint refused the access token, or answered for another person", error);
   }
 }
 

@@ -71,6 +71,13 @@ export class LoginSeal {
 /** The sealed members, checked for shape although only this class writes them. */
 function loginState(payload: Record<string, unknown>): LoginState | undefined {
   const { state, nonce, verifier, redirectUri, startedAt } = payload;
-  if (typeof state !== 'string' || typeof nonce !== 'string' || typeof verifier !== 'string' || typeof redirectUri !== 'string' || typeof startedAt !== 'number') return undefined;
+  if (
+    typeof state !== 'string' ||
+    typeof nonce !== 'string' ||
+    typeof verifier !== 'string' ||
+    typeof redirectUri !== 'string' ||
+    typeof startedAt !== 'number'
+  )
+    return undefined;
   return { state, nonce, verifier, redirectUri, startedAt };
 }

@@ -74,19 +74,31 @@ function grantFailure(error: unknown): AuthFailure {
   if (error instanceof oidc.AuthorizationResponseError) {
     // The issuer sent the person back with an error (access_denied, ...): its code is safe to show.
     const code = /^[\w.-]{1,64}$/.test(error.error) ? error.error : 'error';
-    return new AuthFailure(error.error === 'access_denied' ? 403 : 401, 'sign_in_failed', `the issuer did not sign you in (${code}): start again, or ask your administrator`, { cause: error });
+    return new AuthFailure(
+      error.error === 'access_denied' ? 403 : 401,
+      'sign_in_failed',
+      `the issuer did not sign you in (${code}): start again, or ask your administrator`,
+      { cause: error },
+    );
   }
   if (error instanceof oidc.ResponseBodyError) {
     // invalid_grant: the code was used already (a reload of the callback) or has expired.
-    return new AuthFailure(400, 'sign_in_expired', `the issuer refused to complete this sign-in (${error.error}); it may have been used already: start again`, { cause: error });
+    return new AuthFailure(400, 'sign_in_expired', `the issuer refused to complete this sign-in (${error.error}); it may have been used already: start again`, {
+      cause: error,
+    });
   }
   if (error instanceof TypeError || (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))) {
-    return new AuthFailure(503, 'issuer_unavailable', 'the sign-in service (OIDC issuer) could not be reached to complete the sign-in; start again shortly', { retryAfterSeconds: 5, cause: error });
+    return new AuthFailure(503, 'issuer_unavailable', 'the sign-in service (OIDC issuer) could not be reached to complete the sign-in; start again shortly', {
+      retryAfterSeconds: 5,
+      cause: error,
+    });
   }
   const code = (error as { code?: string }).code;
   if (code === 'OAUTH_INVALID_RESPONSE' || code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED') {
     // Most often a state that is not this browser's sign-in (another tab), or a nonce mismatch.
     return new AuthFailure(400, 'sign_in_expired', 'this sign-in does not match the one your browser started (state or nonce): start again', { cause: error });
   }
-  return new AuthFailure(502, 'sign_in_failed', 'the issuer\'s answer to the sign-in could not be used: start again, or ask your administrator', { cause: error });
+  return new AuthFailure(502, 'sign_in_failed', "the issuer's answer to the sign-in could not be used: start again, or ask your administrator", {
+    cause: error,
+  });
 }

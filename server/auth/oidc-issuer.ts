@@ -103,7 +103,7 @@ export class OidcIssuer {
       } catch (error) {
         // An unknown or ambiguous key id is the token's fault (401); anything else is the issuer's.
         if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) throw error;
-        this.#log.warn({ err: error, jwksUri: server.jwks_uri }, 'could not fetch the OIDC issuer\'s JWKS');
+        this.#log.warn({ err: error, jwksUri: server.jwks_uri }, "could not fetch the OIDC issuer's JWKS");
         throw unavailable('could not fetch its signing keys (JWKS)', error);
       }
     };
@@ -113,5 +113,8 @@ export class OidcIssuer {
 }
 
 function unavailable(what: string, cause?: unknown): AuthFailure {
-  return new AuthFailure(503, 'issuer_unavailable', `the sign-in service (OIDC issuer) is not available: ${what}; try again shortly`, { retryAfterSeconds: 5, cause });
+  return new AuthFailure(503, 'issuer_unavailable', `the sign-in service (OIDC issuer) is not available: ${what}; try again shortly`, {
+    retryAfterSeconds: 5,
+    cause,
+  });
 }

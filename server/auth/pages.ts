@@ -81,13 +81,17 @@ ${script && html`<script nonce="${nonce}">${new SafeHtml(SCRIPT)}</script>`}
 }
 
 export function landingPage(options: { nonce: string; issuerName: string }): string {
-  return layout(options.nonce, 'Get your gateway key', html`
+  return layout(
+    options.nonce,
+    'Get your gateway key',
+    html`
 <h1>Get your gateway key</h1>
 <p>Sign in with your organisation account (${options.issuerName}) to get your own key for this gateway.
 It works with the OpenAI and Anthropic SDKs and anything else that takes an API key and a base URL.</p>
 <p>Your key's budget and rate limit come from your team.</p>
 <p><a class="button" href="?sign_in=1">Sign in</a></p>
-<p class="muted">Signing in again later shows the same key.</p>`);
+<p class="muted">Signing in again later shows the same key.</p>`,
+  );
 }
 
 export interface KeyPageOptions {
@@ -104,7 +108,10 @@ export interface KeyPageOptions {
 export function keyPage(options: KeyPageOptions): string {
   const { issued } = options;
   const blocks = snippets(options.baseUrl, issued.secret, options.model);
-  return layout(options.nonce, 'Your gateway key', html`
+  return layout(
+    options.nonce,
+    'Your gateway key',
+    html`
 <h1>Your gateway key</h1>
 <p>Signed in as <strong>${options.who}</strong>, team <strong>${issued.team}</strong>.</p>
 ${!issued.created && html`<p>This is the same key as before: your key is tied to your identity, so every sign-in shows it.</p>`}
@@ -125,21 +132,29 @@ ${!issued.created && html`<p>This is the same key as before: your key is tied to
 </dl>
 <h2>Use it</h2>
 <p>Base URL <code>${options.baseUrl}</code> (OpenAI SDKs: <code>${options.baseUrl}/v1</code>), model names as your administrator configured them (e.g. <code>${options.model}</code>).</p>
-${blocks.map((block) => html`
+${blocks.map(
+  (block) => html`
 <div class="snippet">
 <div class="snippet-head"><h3 id="${block.id}-heading">${block.title}</h3>
 <button type="button" class="secondary" data-copy="snippet-${block.id}" data-what="${block.title}" aria-label="Copy ${block.title}">Copy</button></div>
 <pre><code id="snippet-${block.id}">${block.text}</code></pre>
-</div>`)}
+</div>`,
+)}
 <h2>Lost or leaked?</h2>
-<p>Lost it: sign in here again. Leaked: ask an administrator to revoke key <code>${issued.keyId}</code>; your next sign-in then gets a new key, with a fresh budget.</p>`, true);
+<p>Lost it: sign in here again. Leaked: ask an administrator to revoke key <code>${issued.keyId}</code>; your next sign-in then gets a new key, with a fresh budget.</p>`,
+    true,
+  );
 }
 
 export function errorPage(options: { nonce: string; title: string; message: string; retry: boolean }): string {
-  return layout(options.nonce, options.title, html`
+  return layout(
+    options.nonce,
+    options.title,
+    html`
 <h1>${options.title}</h1>
 <p role="alert">${options.message}</p>
-${options.retry && html`<p><a class="button" href="?sign_in=1">Sign in again</a></p>`}`);
+${options.retry && html`<p><a class="button" href="?sign_in=1">Sign in again</a></p>`}`,
+  );
 }
 
 const USD = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });

@@ -20,8 +20,19 @@ export function chooseTeam(claim: unknown, settings: Pick<OidcSettings, 'teamCla
   if (fallback !== undefined) return fallback;
   const configured = [...teams.keys()].join(', ');
   if (values.length === 0) {
-    throw new AuthFailure(403, 'team_not_allowed', `your sign-in carries no team (claim "${settings.teamClaim}") and this gateway has no default team: ask your administrator to add you to one of its teams (${configured})`);
+    throw new AuthFailure(
+      403,
+      'team_not_allowed',
+      `your sign-in carries no team (claim "${settings.teamClaim}") and this gateway has no default team: ask your administrator to add you to one of its teams (${configured})`,
+    );
   }
-  const shown = values.slice(0, SHOWN_VALUES).map((value) => JSON.stringify(value.slice(0, SHOWN_LENGTH))).join(', ');
-  throw new AuthFailure(403, 'team_not_allowed', `your team (claim "${settings.teamClaim}": ${shown}) has no self-serve keys on this gateway: the teams that do are ${configured}`);
+  const shown = values
+    .slice(0, SHOWN_VALUES)
+    .map((value) => JSON.stringify(value.slice(0, SHOWN_LENGTH)))
+    .join(', ');
+  throw new AuthFailure(
+    403,
+    'team_not_allowed',
+    `your team (claim "${settings.teamClaim}": ${shown}) has no self-serve keys on this gateway: the teams that do are ${configured}`,
+  );
 }

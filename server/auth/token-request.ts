@@ -13,9 +13,17 @@ export const TOKEN_REQUEST_LIMIT_BYTES = 16 * 1024;
  */
 export async function readTokenRequest(request: IncomingMessage): Promise<PresentedTokens> {
   // Past the limit the rest is read and dropped, not destroyed, so the answer can still be written.
-  const { body, overLimit } = await readBoundedBody(request, { limit: TOKEN_REQUEST_LIMIT_BYTES, past: { then: 'drain' }, declaredLength: request.headers['content-length'] });
+  const { body, overLimit } = await readBoundedBody(request, {
+    limit: TOKEN_REQUEST_LIMIT_BYTES,
+    past: { then: 'drain' },
+    declaredLength: request.headers['content-length'],
+  });
   if (overLimit) {
-    throw new AuthFailure(413, 'request_too_large', `the request body is larger than ${TOKEN_REQUEST_LIMIT_BYTES} bytes: send only id_token (and access_token)`);
+    throw new AuthFailure(
+      413,
+      'request_too_large',
+      `the request body is larger than ${TOKEN_REQUEST_LIMIT_BYTES} bytes: send only id_token (and access_token)`,
+    );
   }
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   let fields: Record<string, unknown>;
@@ -31,12 +39,17 @@ export async function readTokenRequest(request: IncomingMessage): Promise<Presen
   } else if (mediaType === 'application/x-www-form-urlencoded') {
     fields = Object.fromEntries(new URLSearchParams(body.toString('utf8')));
   } else {
-    throw new AuthFailure(415, 'unsupported_media_type', `send {"id_token": "..."} as application/json (or id_token=... form-encoded); got ${mediaType === '' ? 'no content-type' : mediaType}`);
+    throw new AuthFailure(
+      415,
+      'unsupported_media_type',
+      `send {"id_token": "..."} as application/json (or id_token=... form-encoded); got ${mediaType === '' ? 'no content-type' : mediaType}`,
+    );
   }
   const idToken = fields.id_token;
   const accessToken = fields.access_token;
   if (typeof idToken !== 'string' || idToken.trim() === '') throw malformed('id_token is required: the OIDC ID token your sign-in returned, as a string');
-  if (accessToken !== undefined && (typeof accessToken !== 'string' || accessToken.trim() === '')) throw malformed('access_token, when sent, must be a non-empty string');
+  if (accessToken !== undefined && (typeof accessToken !== 'string' || accessToken.trim() === ''))
+    throw malformed('access_token, when sent, must be a non-empty string');
   return { idToken: idToken.trim(), accessToken: accessToken?.trim() };
 }
 

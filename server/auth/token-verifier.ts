@@ -27,7 +27,11 @@ export interface VerifiedIdToken {
 export async function verifyIdToken(token: string, issuer: DiscoveredIssuer, settings: OidcSettings): Promise<VerifiedIdToken> {
   if (!COMPACT_JWS.test(token)) {
     const parts = token.split('.').length;
-    throw new AuthFailure(400, 'malformed_token', parts === 5 ? 'id_token is an encrypted JWT (JWE): send the signed ID token' : 'id_token is not a JWT (three base64url parts separated by dots)');
+    throw new AuthFailure(
+      400,
+      'malformed_token',
+      parts === 5 ? 'id_token is an encrypted JWT (JWE): send the signed ID token' : 'id_token is not a JWT (three base64url parts separated by dots)',
+    );
   }
   let claims: JWTPayload;
   try {
@@ -80,11 +84,15 @@ function refusal(error: unknown, settings: OidcSettings): AuthFailure {
         return invalidToken('claims', `the ID token's ${error.claim} claim is ${error.reason === 'missing' ? 'missing' : 'not valid'}`, error);
     }
   }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return invalidToken('algorithm', 'the ID token is signed with an algorithm that is not accepted (never none or HMAC)', error);
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return invalidToken('unknown_key', 'the ID token is signed with a key the issuer does not publish (unknown kid)', error);
-  if (error instanceof joseErrors.JWKSMultipleMatchingKeys) return invalidToken('unknown_key', 'the ID token names no key id and the issuer publishes several keys', error);
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return invalidToken('signature', 'the ID token\'s signature does not verify', error);
-  if (error instanceof joseErrors.JOSENotSupported) return invalidToken('algorithm', 'the ID token uses an algorithm or key this gateway does not support', error);
+  if (error instanceof joseErrors.JOSEAlgNotAllowed)
+    return invalidToken('algorithm', 'the ID token is signed with an algorithm that is not accepted (never none or HMAC)', error);
+  if (error instanceof joseErrors.JWKSNoMatchingKey)
+    return invalidToken('unknown_key', 'the ID token is signed with a key the issuer does not publish (unknown kid)', error);
+  if (error instanceof joseErrors.JWKSMultipleMatchingKeys)
+    return invalidToken('unknown_key', 'the ID token names no key id and the issuer publishes several keys', error);
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return invalidToken('signature', "the ID token's signature does not verify", error);
+  if (error instanceof joseErrors.JOSENotSupported)
+    return invalidToken('algorithm', 'the ID token uses an algorithm or key this gateway does not support', error);
   if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid) {
     return invalidToken('malformed', 'the ID token is not a valid signed JWT (bad header, payload or claims)', error);
   }

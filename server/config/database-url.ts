@@ -9,11 +9,15 @@ import { readSecret } from './secret-ref.ts';
 export function resolveDatabaseUrl(config: GatewayConfig, baseDir: string, env: NodeJS.ProcessEnv, problem: ReportProblem): string | undefined {
   if (config.database_url === undefined) {
     if (config.on_store_error !== undefined) problem(['on_store_error'], 'on_store_error applies to the shared store only: set database_url, or remove it');
-    if (config.reservation_lease_seconds !== undefined) problem(['reservation_lease_seconds'], 'reservation_lease_seconds applies to the shared store only: set database_url, or remove it');
+    if (config.reservation_lease_seconds !== undefined)
+      problem(['reservation_lease_seconds'], 'reservation_lease_seconds applies to the shared store only: set database_url, or remove it');
     return undefined;
   }
   if (config.db_path !== undefined) {
-    problem(['database_url'], 'db_path and database_url are both set: choose one store (db_path: the embedded file for one gateway; database_url: PostgreSQL shared by several)');
+    problem(
+      ['database_url'],
+      'db_path and database_url are both set: choose one store (db_path: the embedded file for one gateway; database_url: PostgreSQL shared by several)',
+    );
   }
   const secret = readSecret(config.database_url, baseDir, env);
   if ('error' in secret) {

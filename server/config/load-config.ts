@@ -13,7 +13,17 @@ import { ConfigError, type ConfigProblem, type ReportProblem } from './config-er
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from './embedded-default.ts';
 import { isLoopback, needsLookup } from './loopback.ts';
 import { breakerSettings, DEFAULT_BREAKER, type BreakerSettings } from '../routing/breaker-settings.ts';
-import type { Limits, ListenAddress, ModelRoute, Operation, OtlpSettings, PoolRoute, ProviderRuntime, RuntimeConfig, ServerSettings } from './runtime-config.ts';
+import type {
+  Limits,
+  ListenAddress,
+  ModelRoute,
+  Operation,
+  OtlpSettings,
+  PoolRoute,
+  ProviderRuntime,
+  RuntimeConfig,
+  ServerSettings,
+} from './runtime-config.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { resolveHooks } from './resolve-hooks.ts';
 import { resolveDatabaseUrl } from './database-url.ts';
@@ -48,7 +58,8 @@ export function loadConfigFile(file: string | undefined, options: LoadOptions = 
 
 /** The same, with the text it was loaded from (kept for reloads and the version history). */
 export function loadConfigSource(file: string | undefined, options: LoadOptions = {}): { config: RuntimeConfig; text: string } {
-  if (file === undefined) return { config: loadConfigText(EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE, process.cwd(), options), text: EMBEDDED_DEFAULT_CONFIG };
+  if (file === undefined)
+    return { config: loadConfigText(EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE, process.cwd(), options), text: EMBEDDED_DEFAULT_CONFIG };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -77,7 +88,10 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
   const providers = resolveProviders(config, catalog, baseDir, env, problem);
   const limits = resolveLimits(config);
   if (limits.maxRequestBytesInFlight < limits.maxRequestBytes) {
-    problem(['limits', 'max_request_bytes_in_flight'], `must be at least max_request_bytes (${limits.maxRequestBytes}), or no request of the largest size could ever be read`);
+    problem(
+      ['limits', 'max_request_bytes_in_flight'],
+      `must be at least max_request_bytes (${limits.maxRequestBytes}), or no request of the largest size could ever be read`,
+    );
   }
   const server = resolveServer(config, problem);
   const breaker = breakerSettings(DEFAULT_BREAKER, config.breaker);
@@ -104,15 +118,24 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
   const beyondLoopback = !needsLookup(adminListen.host) && !isLoopback(adminListen.host);
   if (beyondLoopback && adminToken === undefined && config.admin_token === undefined) {
     // Checked here too (not only at start) so that `gateway --validate` says so.
-    problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`);
+    problem(
+      ['admin_listen'],
+      `the admin plane would listen on ${adminListen.host}, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`,
+    );
   }
   if (beyondLoopback && config.admin_tls === undefined) {
     // Beyond loopback the admin token would cross the network in clear.
-    problem(['admin_listen'], `the admin plane would listen on ${adminListen.host}, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`);
+    problem(
+      ['admin_listen'],
+      `the admin plane would listen on ${adminListen.host}, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`,
+    );
   }
   const governance = config.governance === 'on' || config.governance === true;
   if (governance && config.db_path === undefined && config.database_url === undefined) {
-    problem(['governance'], 'governance is on but neither db_path nor database_url is set: virtual keys and their spend are kept in the db_path file (e.g. db_path: ./gateway.db), or in PostgreSQL for several gateways (database_url: { env: GATEWAY_DATABASE_URL })');
+    problem(
+      ['governance'],
+      'governance is on but neither db_path nor database_url is set: virtual keys and their spend are kept in the db_path file (e.g. db_path: ./gateway.db), or in PostgreSQL for several gateways (database_url: { env: GATEWAY_DATABASE_URL })',
+    );
   }
   const databaseUrl = resolveDatabaseUrl(config, baseDir, env, problem);
   let governanceSecret: string | undefined;
@@ -192,11 +215,14 @@ function resolveOtlp(config: GatewayConfig, baseDir: string, env: NodeJS.Process
 }
 
 /** Every catalog provider the config names or a model uses, with its credential read. */
-function resolveProviders(config: GatewayConfig, catalog: Catalog, baseDir: string, env: NodeJS.ProcessEnv, problem: ReportProblem): Map<string, ProviderRuntime> {
-  const names = new Set([
-    ...Object.keys(config.providers ?? {}),
-    ...Object.values(config.models ?? {}).map((m) => (m as ModelRouteConfig).provider),
-  ]);
+function resolveProviders(
+  config: GatewayConfig,
+  catalog: Catalog,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+  problem: ReportProblem,
+): Map<string, ProviderRuntime> {
+  const names = new Set([...Object.keys(config.providers ?? {}), ...Object.values(config.models ?? {}).map((m) => (m as ModelRouteConfig).provider)]);
   const out = new Map<string, ProviderRuntime>();
   for (const name of names) {
     const entry = catalog[name] as Provider | undefined;
@@ -242,7 +268,11 @@ function resolveServer(config: GatewayConfig, problem: ReportProblem): ServerSet
   const headerTimeoutMs = server.header_timeout_ms ?? 15_000;
   const requestTimeoutMs = server.request_timeout_ms ?? Math.max(60_000, headerTimeoutMs);
   // The headers are part of the request: Node refuses a header timeout longer than the request's.
-  if (headerTimeoutMs > requestTimeoutMs) problem(['server', 'header_timeout_ms'], `header_timeout_ms (${headerTimeoutMs}) is longer than request_timeout_ms (${requestTimeoutMs}), which includes the headers`);
+  if (headerTimeoutMs > requestTimeoutMs)
+    problem(
+      ['server', 'header_timeout_ms'],
+      `header_timeout_ms (${headerTimeoutMs}) is longer than request_timeout_ms (${requestTimeoutMs}), which includes the headers`,
+    );
   return {
     headerTimeoutMs,
     requestTimeoutMs,
@@ -253,7 +283,13 @@ function resolveServer(config: GatewayConfig, problem: ReportProblem): ServerSet
   };
 }
 
-function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<string, ProviderRuntime>, limits: Limits, problem: ReportProblem): Map<string, ModelRoute> {
+function resolveModels(
+  config: GatewayConfig,
+  catalog: Catalog,
+  providers: Map<string, ProviderRuntime>,
+  limits: Limits,
+  problem: ReportProblem,
+): Map<string, ModelRoute> {
   const supported = supportedProtocols();
   const out = new Map<string, ModelRoute>();
   for (const [name, raw] of Object.entries(config.models ?? {})) {
@@ -264,13 +300,19 @@ function resolveModels(config: GatewayConfig, catalog: Catalog, providers: Map<s
       continue;
     }
     if (!supported.includes(provider.protocol)) {
-      problem(['models', name, 'provider'], `provider "${provider.name}" speaks the ${provider.protocol} protocol, which this build cannot send yet (supported: ${supported.join(', ')})`);
+      problem(
+        ['models', name, 'provider'],
+        `provider "${provider.name}" speaks the ${provider.protocol} protocol, which this build cannot send yet (supported: ${supported.join(', ')})`,
+      );
       continue;
     }
     if (provider.auth !== 'none' && provider.apiKey === undefined && provider.aws === undefined) {
       if (config.providers?.[provider.name]?.api_key !== undefined) continue; // unreadable: reported at the api_key
       const aws = provider.auth === 'sigv4' ? ' (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment, for SigV4 signing)' : '';
-      problem(['models', name, 'provider'], `provider "${provider.name}" needs a credential: set providers.${provider.name}.api_key to { env: NAME } or { file: PATH }${aws}`);
+      problem(
+        ['models', name, 'provider'],
+        `provider "${provider.name}" needs a credential: set providers.${provider.name}.api_key to { env: NAME } or { file: PATH }${aws}`,
+      );
       continue;
     }
     const catalogModel = (catalog[provider.name] as Provider).models?.[route.model];

@@ -79,7 +79,10 @@ function maskedValue(value: string, path: readonly string[]): string | undefined
 
 /** Every secret a loaded configuration holds, read from its references (to find them in any text). */
 export function secretsOf(config: RuntimeConfig): string[] {
-  const credentialHeaders = (headers: Readonly<Record<string, string>>) => Object.entries(headers).filter(([name]) => CREDENTIAL_HEADER.test(name)).map(([, value]) => value);
+  const credentialHeaders = (headers: Readonly<Record<string, string>>) =>
+    Object.entries(headers)
+      .filter(([name]) => CREDENTIAL_HEADER.test(name))
+      .map(([, value]) => value);
   const out: (string | undefined)[] = [config.adminToken, config.governanceSecret, config.tls?.key, config.adminTls?.key, config.auth?.oidc.clientSecret];
   for (const provider of config.providers.values()) {
     out.push(provider.apiKey, provider.aws?.credentials.accessKeyId, provider.aws?.credentials.secretAccessKey, provider.aws?.credentials.sessionToken);

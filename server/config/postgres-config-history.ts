@@ -48,12 +48,17 @@ export function postgresConfigHistory(pool: pg.Pool, node: string, kept = CONFIG
           await client.query('COMMIT');
           return current;
         }
-        const inserted = (await client.query<Row>(
-          'INSERT INTO gateway_config_versions (config_version, applied_at, trigger, node, text) VALUES ($1, $2, $3, $4, $5) RETURNING *',
-          [entry.configVersion, entry.appliedAt.getTime(), entry.trigger, node, entry.text],
-        )).rows[0]!;
+        const inserted = (
+          await client.query<Row>(
+            'INSERT INTO gateway_config_versions (config_version, applied_at, trigger, node, text) VALUES ($1, $2, $3, $4, $5) RETURNING *',
+            [entry.configVersion, entry.appliedAt.getTime(), entry.trigger, node, entry.text],
+          )
+        ).rows[0]!;
         // The newest `kept` stay (a sequence may skip numbers, so counted, not subtracted).
-        await client.query('DELETE FROM gateway_config_versions WHERE version <= (SELECT version FROM gateway_config_versions ORDER BY version DESC OFFSET $1 LIMIT 1)', [kept]);
+        await client.query(
+          'DELETE FROM gateway_config_versions WHERE version <= (SELECT version FROM gateway_config_versions ORDER BY version DESC OFFSET $1 LIMIT 1)',
+          [kept],
+        );
         await client.query('COMMIT');
         return ofRow(inserted);
       } catch (error) {
@@ -64,7 +69,9 @@ export function postgresConfigHistory(pool: pg.Pool, node: string, kept = CONFIG
       }
     },
     async list() {
-      return (await pool.query<InfoRow>('SELECT version, config_version, applied_at, trigger FROM gateway_config_versions ORDER BY version DESC')).rows.map(ofInfoRow);
+      return (await pool.query<InfoRow>('SELECT version, config_version, applied_at, trigger FROM gateway_config_versions ORDER BY version DESC')).rows.map(
+        ofInfoRow,
+      );
     },
     async get(version) {
       const row = (await pool.query<Row>('SELECT * FROM gateway_config_versions WHERE version = $1', [version])).rows[0];

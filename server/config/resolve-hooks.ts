@@ -25,13 +25,28 @@ export function resolveHooks(config: GatewayConfig, baseDir: string, env: NodeJS
     }
     if (hook.kind === 'gate') {
       for (const key of WEBHOOK_ONLY) if (hook[key] !== undefined) problem(at(key), `only a webhook hook has ${key}; "${hook.name}" is a gate`);
-      if (hook.on_error === undefined) problem(at(), `gate hook "${hook.name}" needs on_error: allow (fail open: requests go on when the gate cannot answer) or deny (fail closed: they get 403)`);
+      if (hook.on_error === undefined)
+        problem(
+          at(),
+          `gate hook "${hook.name}" needs on_error: allow (fail open: requests go on when the gate cannot answer) or deny (fail closed: they get 403)`,
+        );
       if (url === undefined || headers === undefined || hook.on_error === undefined) return;
-      out.push({ kind: 'gate', name: hook.name, url: url.url, target: url.target, headers, timeoutMs: hook.timeout_ms ?? HOOK_DEFAULTS.gateTimeoutMs, onError: hook.on_error, includeContent: hook.include_content ?? false });
+      out.push({
+        kind: 'gate',
+        name: hook.name,
+        url: url.url,
+        target: url.target,
+        headers,
+        timeoutMs: hook.timeout_ms ?? HOOK_DEFAULTS.gateTimeoutMs,
+        onError: hook.on_error,
+        includeContent: hook.include_content ?? false,
+      });
       return;
     }
-    if (hook.on_error !== undefined) problem(at('on_error'), `only a gate hook has on_error; "${hook.name}" is a webhook, whose failed deliveries are retried and counted`);
-    if (hook.include_content === true) problem(at('include_content'), 'webhook events carry metadata only (never prompt or completion text); include_content is for gate hooks');
+    if (hook.on_error !== undefined)
+      problem(at('on_error'), `only a gate hook has on_error; "${hook.name}" is a webhook, whose failed deliveries are retried and counted`);
+    if (hook.include_content === true)
+      problem(at('include_content'), 'webhook events carry metadata only (never prompt or completion text); include_content is for gate hooks');
     const backoff = { initialMs: hook.backoff?.initial_ms ?? HOOK_DEFAULTS.backoff.initialMs, maxMs: hook.backoff?.max_ms ?? HOOK_DEFAULTS.backoff.maxMs };
     if (backoff.initialMs > backoff.maxMs) problem(at('backoff'), `initial_ms (${backoff.initialMs}) is more than max_ms (${backoff.maxMs})`);
     if (url === undefined || headers === undefined) return;
@@ -56,7 +71,12 @@ export function resolveHooks(config: GatewayConfig, baseDir: string, env: NodeJS
  * The URL to call and the one to show. A user name and password in it become an Authorization:
  * Basic header (the HTTP client would otherwise drop them without a word).
  */
-function resolveUrl(hook: Hook, baseDir: string, env: NodeJS.ProcessEnv, problem: (message: string) => void): { url: string; target: string; basicAuth?: string } | undefined {
+function resolveUrl(
+  hook: Hook,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+  problem: (message: string) => void,
+): { url: string; target: string; basicAuth?: string } | undefined {
   const fromSecret = typeof hook.url !== 'string';
   let text: string;
   if (typeof hook.url === 'string') {
@@ -82,7 +102,12 @@ function resolveUrl(hook: Hook, baseDir: string, env: NodeJS.ProcessEnv, problem
   return { url: parsed.toString(), target, basicAuth: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
-function resolveHeaders(hook: Hook, baseDir: string, env: NodeJS.ProcessEnv, problem: (name: string, message: string) => void): Record<string, string> | undefined {
+function resolveHeaders(
+  hook: Hook,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+  problem: (name: string, message: string) => void,
+): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   let ok = true;
   for (const [name, value] of Object.entries(hook.headers ?? {})) {

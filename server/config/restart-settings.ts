@@ -10,17 +10,21 @@ import { parseYamlSource, type YamlSource } from './yaml-source.ts';
  * certificates of tls/admin_tls, whose on/off is checked by tls-rotation.ts).
  */
 const RESTART_ONLY: readonly { readonly path: readonly string[]; readonly read: (c: RuntimeConfig) => unknown; readonly why: string }[] = [
-  { path: ['listen'], read: (c) => c.listen, why: 'the data plane\'s socket is bound at start' },
-  { path: ['admin_listen'], read: (c) => c.adminListen, why: 'the admin plane\'s socket is bound at start' },
+  { path: ['listen'], read: (c) => c.listen, why: "the data plane's socket is bound at start" },
+  { path: ['admin_listen'], read: (c) => c.adminListen, why: "the admin plane's socket is bound at start" },
   { path: ['workers'], read: (c) => c.workers, why: 'worker threads and the routing memory are sized at start' },
   { path: ['db_path'], read: (c) => c.dbPath, why: 'the governance store is opened at start' },
-  { path: ['database_url'], read: (c) => c.databaseUrl, why: 'the PostgreSQL store\'s connections and its key listener are opened at start' },
+  { path: ['database_url'], read: (c) => c.databaseUrl, why: "the PostgreSQL store's connections and its key listener are opened at start" },
   { path: ['on_store_error'], read: (c) => c.onStoreError, why: 'the PostgreSQL store is built with its failure policy at start' },
-  { path: ['reservation_lease_seconds'], read: (c) => c.reservationLeaseMs, why: 'reservations held in flight were leased, and are renewed, on the length set at start' },
+  {
+    path: ['reservation_lease_seconds'],
+    read: (c) => c.reservationLeaseMs,
+    why: 'reservations held in flight were leased, and are renewed, on the length set at start',
+  },
   { path: ['governance'], read: (c) => c.governance, why: 'keys, budgets and their store are set up at start' },
   { path: ['governance_secret'], read: (c) => c.governanceSecret, why: 'key secrets are hashed under it' },
   { path: ['admin_token'], read: (c) => c.adminToken, why: 'the admin plane checks the token it started with' },
-  { path: ['log_level'], read: (c) => c.logLevel, why: 'every thread\'s logger is made at start' },
+  { path: ['log_level'], read: (c) => c.logLevel, why: "every thread's logger is made at start" },
   { path: ['server'], read: (c) => c.server, why: 'timeouts and the connection cap are options of the listening servers' },
   { path: ['media_fetch'], read: (c) => c.mediaFetch, why: 'the image fetcher is made at start' },
   { path: ['hooks'], read: (c) => c.hooks, why: 'gate hooks run in every worker and webhooks queue events; they are not swapped while serving' },
@@ -56,11 +60,13 @@ export function restartProblems(running: RuntimeConfig, next: RuntimeConfig, tex
  * their order, bigints as digits, dates left out (`loadedAt` is never part of what it says).
  */
 export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v instanceof Map) return { $map: [...v.entries()] };
-    if (typeof v === 'bigint') return `${v}n`;
-    return v;
-  }) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (v instanceof Map) return { $map: [...v.entries()] };
+      if (typeof v === 'bigint') return `${v}n`;
+      return v;
+    }) ?? 'undefined'
+  );
 }
 
 /** Whether two configurations say the same in every respect (secrets read included), when each was loaded. */

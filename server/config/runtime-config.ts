@@ -171,7 +171,7 @@ export interface RuntimeConfig {
   /** Data-plane worker threads ("auto" resolved to the core count); 1: the main thread serves. */
   readonly workers: number;
   /** GET /metrics on the data plane. */
-  readonly metrics: { readonly enabled: boolean; /** With governance on: a valid virtual key is needed to scrape. */ readonly requireKey: boolean };
+  readonly metrics: { readonly enabled: boolean /** With governance on: a valid virtual key is needed to scrape. */; readonly requireKey: boolean };
   /** Undefined: no OTLP export. */
   readonly otlp: OtlpSettings | undefined;
   /** `teams:`, by name: what each self-serve key of a team gets when first issued. */

@@ -20,7 +20,8 @@ export function readSecret(ref: SecretRef, baseDir: string, env: NodeJS.ProcessE
   const fromFile = ref.env === undefined;
   const value = fromFile ? read.text.replace(/\r?\n$/, '') : read.text;
   if (value === '') return { error: `${read.where} is empty` };
-  if (CONTROL.test(value)) return { error: `${read.where} contains a line break or control character${fromFile ? ' (only one trailing newline is ignored)' : ''}` };
+  if (CONTROL.test(value))
+    return { error: `${read.where} contains a line break or control character${fromFile ? ' (only one trailing newline is ignored)' : ''}` };
   return { value };
 }
 

@@ -40,13 +40,20 @@ export function resolveSelfServe(config: GatewayConfig, context: SelfServeContex
   if (config.governance !== 'on' && config.governance !== true) {
     problem(['auth'], 'self-serve keys need governance: on (and db_path): without it the keys issued would not be required or enforced');
   }
-  if (config.db_path === undefined && config.database_url === undefined) problem(['auth'], 'self-serve keys need db_path or database_url: keys, their budgets and the identities they belong to are kept there');
+  if (config.db_path === undefined && config.database_url === undefined)
+    problem(['auth'], 'self-serve keys need db_path or database_url: keys, their budgets and the identities they belong to are kept there');
   if (config.governance_secret === undefined) {
-    problem(['auth'], 'self-serve keys need governance_secret ({ env } or { file }): each key is derived from it, and a secret kept inside the database would let anyone with a copy of the file compute every user\'s key');
+    problem(
+      ['auth'],
+      "self-serve keys need governance_secret ({ env } or { file }): each key is derived from it, and a secret kept inside the database would let anyone with a copy of the file compute every user's key",
+    );
   }
   if (context.teams.size === 0) problem(['auth'], 'self-serve keys need at least one team under teams: (each with a child_default budget and rpm)');
   if (oidc.default_team !== undefined && !context.teams.has(oidc.default_team)) {
-    problem(['auth', 'oidc', 'default_team'], `default_team "${oidc.default_team}" is not one of the teams under teams: (${[...context.teams.keys()].join(', ') || 'none'})`);
+    problem(
+      ['auth', 'oidc', 'default_team'],
+      `default_team "${oidc.default_team}" is not one of the teams under teams: (${[...context.teams.keys()].join(', ') || 'none'})`,
+    );
   }
 
   const issuer = new URL(oidc.issuer);

@@ -19,14 +19,17 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     return { line: pos.line, column: pos.col };
   };
   if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e): ConfigProblem => {
-      if (e.code === 'DUPLICATE_KEY') {
-        const path = pathOfKeyAt(doc.contents, e.pos[0]);
-        const key = path?.[path.length - 1];
-        if (path !== undefined) return { file, path: path.join('.'), message: `duplicate key "${key}": each key may appear only once in a map`, ...at(e.pos[0]) };
-      }
-      return { file, path: '', message: `invalid YAML: ${e.message.split('\n')[0]}`, ...at(e.pos[0]) };
-    }));
+    throw new ConfigError(
+      doc.errors.map((e): ConfigProblem => {
+        if (e.code === 'DUPLICATE_KEY') {
+          const path = pathOfKeyAt(doc.contents, e.pos[0]);
+          const key = path?.[path.length - 1];
+          if (path !== undefined)
+            return { file, path: path.join('.'), message: `duplicate key "${key}": each key may appear only once in a map`, ...at(e.pos[0]) };
+        }
+        return { file, path: '', message: `invalid YAML: ${e.message.split('\n')[0]}`, ...at(e.pos[0]) };
+      }),
+    );
   }
   let value: unknown;
   try {

@@ -103,10 +103,7 @@ export function anthropicStreamEvents(spec: ReplySpec, options: AnthropicStreamO
     stop_sequence: null,
     usage: wireUsage(spec.usage, 1),
   };
-  const events = [
-    sseEvent('message_start', { type: 'message_start', message: startMessage }),
-    sseEvent('ping', { type: 'ping' }),
-  ];
+  const events = [sseEvent('message_start', { type: 'message_start', message: startMessage }), sseEvent('ping', { type: 'ping' })];
   contentOf(spec).forEach((block, index) => events.push(...blockEvents(block, index, pieces)));
   events.push(
     sseEvent('message_delta', {
@@ -131,10 +128,8 @@ export function anthropicStreamErrorEvent(type: string, message: string): string
 }
 
 function blockEvents(block: AnthropicContentBlock, index: number, pieces: number): string[] {
-  const delta = (payload: Record<string, unknown>) =>
-    sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: payload });
-  const start = (contentBlock: AnthropicContentBlock) =>
-    sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
+  const delta = (payload: Record<string, unknown>) => sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: payload });
+  const start = (contentBlock: AnthropicContentBlock) => sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
   const stop = sseEvent('content_block_stop', { type: 'content_block_stop', index });
 
   switch (block.type) {
@@ -146,17 +141,11 @@ function blockEvents(block: AnthropicContentBlock, index: number, pieces: number
         stop,
       ];
     case 'text':
-      return [
-        start({ type: 'text', text: '' }),
-        ...splitIntoPieces(block.text, pieces).map((text) => delta({ type: 'text_delta', text })),
-        stop,
-      ];
+      return [start({ type: 'text', text: '' }), ...splitIntoPieces(block.text, pieces).map((text) => delta({ type: 'text_delta', text })), stop];
     case 'tool_use':
       return [
         start({ type: 'tool_use', id: block.id, name: block.name, input: {} }),
-        ...splitIntoPieces(JSON.stringify(block.input), pieces).map((partial_json) =>
-          delta({ type: 'input_json_delta', partial_json }),
-        ),
+        ...splitIntoPieces(JSON.stringify(block.input), pieces).map((partial_json) => delta({ type: 'input_json_delta', partial_json })),
         stop,
       ];
   }

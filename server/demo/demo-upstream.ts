@@ -79,6 +79,7 @@ function openaiEmbeddingsReply(body: Buffer): HttpReply {
   } catch {
     return errorReply('openai', 'invalid_request', 'We could not parse the JSON body of your request.');
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return errorReply('openai', 'invalid_request', 'The request body must be a JSON object.');
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    return errorReply('openai', 'invalid_request', 'The request body must be a JSON object.');
   return embeddingsReply('openai', json as Record<string, unknown>, '/v1/embeddings');
 }

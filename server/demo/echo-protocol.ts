@@ -13,7 +13,6 @@ export function echoProtocolForPath(path: string): EchoProtocol | undefined {
 
 /** Which protocol's error body an unknown route gets: Anthropic clients announce themselves. */
 export function errorProtocolFor(path: string, headers: IncomingHttpHeaders): EchoProtocol {
-  const anthropicLike =
-    headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined || path.includes('/messages');
+  const anthropicLike = headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined || path.includes('/messages');
   return anthropicLike ? 'anthropic' : 'openai';
 }

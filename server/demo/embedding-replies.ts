@@ -39,7 +39,19 @@ export function embeddingsReply(endpoint: EmbeddingsEndpoint, body: Json, path: 
 function openaiReply(body: Json): HttpReply {
   const input = body.input;
   const texts = typeof input === 'string' ? [input] : Array.isArray(input) ? input.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [];
-  if (texts.length === 0 || texts.some((t) => t === '')) return { status: 400, headers: {}, json: { error: { message: "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", type: 'invalid_request_error', param: null, code: null } } };
+  if (texts.length === 0 || texts.some((t) => t === ''))
+    return {
+      status: 400,
+      headers: {},
+      json: {
+        error: {
+          message: "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.",
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      },
+    };
   const dims = typeof body.dimensions === 'number' ? body.dimensions : DEMO_DIMENSIONS;
   const base64 = body.encoding_format === 'base64';
   const tokens = texts.reduce((n, t) => n + demoTokens(t), 0);
@@ -91,14 +103,18 @@ function geminiBatch(body: Json): HttpReply {
 function cohereReply(body: Json, v2: boolean): HttpReply {
   const texts = body.texts;
   if (!Array.isArray(texts) || texts.length === 0) return { status: 400, headers: {}, json: { message: 'invalid request: list of texts must not be empty' } };
-  if (texts.length > 96) return { status: 400, headers: {}, json: { message: `invalid request: texts must have at most 96 elements, but got ${texts.length}` } };
-  if (v2 && typeof body.input_type !== 'string') return { status: 400, headers: {}, json: { message: 'invalid request: input_type is required for Embed v3 and later models' } };
+  if (texts.length > 96)
+    return { status: 400, headers: {}, json: { message: `invalid request: texts must have at most 96 elements, but got ${texts.length}` } };
+  if (v2 && typeof body.input_type !== 'string')
+    return { status: 400, headers: {}, json: { message: 'invalid request: input_type is required for Embed v3 and later models' } };
   const dims = typeof body.output_dimension === 'number' ? body.output_dimension : DEMO_DIMENSIONS;
   const vectors = (texts as string[]).map((t) => demoVector(t, dims));
   const tokens = (texts as string[]).reduce((n, t) => n + demoTokens(t), 0);
   const types = Array.isArray(body.embedding_types) ? (body.embedding_types as string[]) : undefined;
   const byType = v2 || types !== undefined;
-  const embeddings = byType ? Object.fromEntries((types ?? ['float']).map((type) => [type, type === 'base64' ? vectors.map(float32Base64) : vectors])) : vectors;
+  const embeddings = byType
+    ? Object.fromEntries((types ?? ['float']).map((type) => [type, type === 'base64' ? vectors.map(float32Base64) : vectors]))
+    : vectors;
   return {
     status: 200,
     headers: {},
@@ -114,9 +130,14 @@ function cohereReply(body: Json, v2: boolean): HttpReply {
 }
 
 function bedrockReply(body: Json, modelId: string): HttpReply {
-  const validation = (message: string): HttpReply => ({ status: 400, headers: { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' }, json: { message } });
+  const validation = (message: string): HttpReply => ({
+    status: 400,
+    headers: { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
+    json: { message },
+  });
   if (modelId.includes('titan-embed')) {
-    if (typeof body.inputText !== 'string' || body.inputText === '') return validation('Malformed input request: #: required key [inputText] not found, please reformat your input and try again.');
+    if (typeof body.inputText !== 'string' || body.inputText === '')
+      return validation('Malformed input request: #: required key [inputText] not found, please reformat your input and try again.');
     const tokens = demoTokens(body.inputText);
     return {
       status: 200,
@@ -130,16 +151,26 @@ function bedrockReply(body: Json, modelId: string): HttpReply {
   }
   if (modelId.includes('cohere.embed')) {
     const texts = body.texts;
-    if (!Array.isArray(texts) || texts.length === 0) return validation('Malformed input request: #: required key [texts] not found, please reformat your input and try again.');
-    if (typeof body.input_type !== 'string') return validation('Malformed input request: #: required key [input_type] not found, please reformat your input and try again.');
-    if (texts.length > 96) return validation('Malformed input request: #/texts: expected maximum item count: 96, found: ' + texts.length + ', please reformat your input and try again.');
+    if (!Array.isArray(texts) || texts.length === 0)
+      return validation('Malformed input request: #: required key [texts] not found, please reformat your input and try again.');
+    if (typeof body.input_type !== 'string')
+      return validation('Malformed input request: #: required key [input_type] not found, please reformat your input and try again.');
+    if (texts.length > 96)
+      return validation(
+        'Malformed input request: #/texts: expected maximum item count: 96, found: ' + texts.length + ', please reformat your input and try again.',
+      );
     const vectors = (texts as string[]).map((t) => demoVector(t));
     const tokens = (texts as string[]).reduce((n, t) => n + demoTokens(t), 0);
     const types = Array.isArray(body.embedding_types) ? (body.embedding_types as string[]) : undefined;
     return {
       status: 200,
       headers: { 'x-amzn-bedrock-input-token-count': String(tokens) },
-      json: { id: '5a1c3e7b-2d4f-4b6a-8c9e-0f1a2b3c4d5e', texts, embeddings: types === undefined ? vectors : Object.fromEntries(types.map((t) => [t, vectors])), response_type: types === undefined ? 'embeddings_floats' : 'embeddings_by_type' },
+      json: {
+        id: '5a1c3e7b-2d4f-4b6a-8c9e-0f1a2b3c4d5e',
+        texts,
+        embeddings: types === undefined ? vectors : Object.fromEntries(types.map((t) => [t, vectors])),
+        response_type: types === undefined ? 'embeddings_floats' : 'embeddings_by_type',
+      },
     };
   }
   return validation('The provided model identifier is invalid.');

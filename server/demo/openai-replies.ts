@@ -132,10 +132,7 @@ export function openaiChatCompletion(spec: ReplySpec): ChatCompletion {
 export function openaiChatStreamEvents(spec: ReplySpec, options: OpenAIStreamOptions): string[] {
   const pieces = options.textPieces ?? DEFAULT_TEXT_PIECES;
   const created = createdOf(spec);
-  const chunk = (
-    delta: ChatCompletionChunkDelta,
-    finishReason: string | null = null,
-  ): ChatCompletionChunk => ({
+  const chunk = (delta: ChatCompletionChunkDelta, finishReason: string | null = null): ChatCompletionChunk => ({
     ...chunkEnvelope(spec, created),
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     // With include_usage OpenAI sends `usage: null` on every chunk but the last.
@@ -145,9 +142,7 @@ export function openaiChatStreamEvents(spec: ReplySpec, options: OpenAIStreamOpt
   const chunks: ChatCompletionChunk[] = [chunk({ role: 'assistant', content: '', refusal: null })];
   for (const piece of splitIntoPieces(spec.text ?? '', pieces)) chunks.push(chunk({ content: piece }));
   (spec.toolCalls ?? []).forEach((call, index) => {
-    chunks.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
-    );
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const piece of splitIntoPieces(call.arguments, pieces)) {
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
@@ -159,12 +154,7 @@ export function openaiChatStreamEvents(spec: ReplySpec, options: OpenAIStreamOpt
   return [...chunks.map(sseData), SSE_DONE];
 }
 
-export function openaiErrorBody(
-  message: string,
-  type: string,
-  code: string | null,
-  param: string | null = null,
-): OpenAIErrorBody {
+export function openaiErrorBody(message: string, type: string, code: string | null, param: string | null = null): OpenAIErrorBody {
   return { error: { message, type, param, code } };
 }
 

@@ -79,8 +79,7 @@ export class SseParser {
       this.dataChars += value.length;
       if (this.dataChars > this.maxChars || line.length > this.maxChars) throw streamEventTooLarge('event');
       this.dataLines.push(value);
-    }
-    else if (field === 'event') this.eventName = value;
+    } else if (field === 'event') this.eventName = value;
     // `id` and `retry` carry nothing the gateway needs.
   }
 

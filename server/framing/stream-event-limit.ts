@@ -11,5 +11,10 @@ export const MAX_STREAM_EVENT_CHARS = 16 * 1024 * 1024;
 
 /** Thrown by a framer past the limit: the attempt fails as a lane fault (failover, or the error event). */
 export function streamEventTooLarge(what: string): GatewayFailure {
-  return new GatewayFailure(gatewayError('server', `the upstream sent a stream ${what} longer than ${MAX_STREAM_EVENT_CHARS / (1024 * 1024)} MiB`, { status: 502, code: 'upstream_event_too_large' }));
+  return new GatewayFailure(
+    gatewayError('server', `the upstream sent a stream ${what} longer than ${MAX_STREAM_EVENT_CHARS / (1024 * 1024)} MiB`, {
+      status: 502,
+      code: 'upstream_event_too_large',
+    }),
+  );
 }

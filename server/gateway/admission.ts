@@ -48,7 +48,14 @@ export interface OperationPricing {
  * budget (402; 400 for a model without a price) before anything goes upstream. The worst case
  * covers every lane the request might be served by, at the dearest lane's prices.
  */
-export async function admit(exchange: Exchange, governance: Governance, key: KeyRecord, router: PoolRouter<ModelRoute>, pricing: OperationPricing, lanes: readonly ModelRoute[] = router.members.map((m) => m.lane)): Promise<Admitted> {
+export async function admit(
+  exchange: Exchange,
+  governance: Governance,
+  key: KeyRecord,
+  router: PoolRouter<ModelRoute>,
+  pricing: OperationPricing,
+  lanes: readonly ModelRoute[] = router.members.map((m) => m.lane),
+): Promise<Admitted> {
   let priced = true;
   let worst = 0n;
   for (const lane of lanes) {
@@ -84,7 +91,10 @@ export async function admit(exchange: Exchange, governance: Governance, key: Key
       // The reservation stays held: the budget stays charged this request's worst case rather
       // than lose its spend (BudgetLedger.settle).
       exchange.meter.error = gatewayError('server', 'the spend of this request could not be recorded', { code: 'settlement_failed' });
-      exchange.log.error({ err: error, keyId: key.id, ledgerId, lane: summary.lane.name }, 'spend settlement failed; the reservation stays held against the key\'s budget');
+      exchange.log.error(
+        { err: error, keyId: key.id, ledgerId, lane: summary.lane.name },
+        "spend settlement failed; the reservation stays held against the key's budget",
+      );
     }
   });
   return {
@@ -102,11 +112,14 @@ export async function admit(exchange: Exchange, governance: Governance, key: Key
  */
 export function chatPricing(request: { bytes: number; maxTokens: number | undefined }): OperationPricing {
   return {
-    worstCase: (lane) => lane.price === undefined ? undefined : worstCaseMicrocents({ requestBytes: request.bytes, maxOutputTokens: request.maxTokens ?? lane.defaultMaxTokens, price: lane.price }),
+    worstCase: (lane) =>
+      lane.price === undefined
+        ? undefined
+        : worstCaseMicrocents({ requestBytes: request.bytes, maxOutputTokens: request.maxTokens ?? lane.defaultMaxTokens, price: lane.price }),
     settle(summary) {
       // Nothing reached the client (it left while the upstream was still working, say on a non-stream
       // answer): the upstream may well finish and bill it all, so the output is the most it could write.
-      const outputTokens = summary.answerBytes === 0 ? request.maxTokens ?? summary.lane.defaultMaxTokens : Math.ceil(summary.answerBytes / 4);
+      const outputTokens = summary.answerBytes === 0 ? (request.maxTokens ?? summary.lane.defaultMaxTokens) : Math.ceil(summary.answerBytes / 4);
       const usage = summary.usage ?? estimate(request.bytes, outputTokens);
       return { usage, costMicrocents: summary.lane.price === undefined ? 0n : costMicrocents(usage, summary.lane.price) };
     },

@@ -21,9 +21,16 @@ export async function upstreamErrorResult(upstream: UpstreamResponse, codec: Egr
     return { status: 'failed', error: upstreamCredentialFailure(lane.provider, upstream.status), outcome: 'lane_config_fault' };
   }
   const text = redactCredential(lane.provider, body.toString('utf8'));
-  const decoded = codec.decodeError({ status: upstream.status, bodyText: text, headers: upstream.headers, retryAfterSeconds: retryAfterSeconds(upstream.headers) });
+  const decoded = codec.decodeError({
+    status: upstream.status,
+    bodyText: text,
+    headers: upstream.headers,
+    retryAfterSeconds: retryAfterSeconds(upstream.headers),
+  });
   const error = classifyUpstreamError(lane.provider, decoded);
-  const relay = relayAs ? { status: upstream.status, headers: relayedHeaders(upstream.headers), body: text === body.toString('utf8') ? body : Buffer.from(text) } : undefined;
+  const relay = relayAs
+    ? { status: upstream.status, headers: relayedHeaders(upstream.headers), body: text === body.toString('utf8') ? body : Buffer.from(text) }
+    : undefined;
   return { status: 'failed', error, outcome: outcomeOf(error), ...(relay !== undefined && { relay }) };
 }
 
@@ -44,5 +51,8 @@ export function thrownFailure(error: unknown, exchange: Exchange, attempt: Attem
 }
 
 export function firstByteTimeout(attempt: AttemptContext): GatewayError {
-  return gatewayError('timeout', `upstream ${attempt.lane.provider.name} sent no content within ${attempt.lane.timeouts.firstByteMs} ms`, { status: 504, code: 'upstream_timeout' });
+  return gatewayError('timeout', `upstream ${attempt.lane.provider.name} sent no content within ${attempt.lane.timeouts.firstByteMs} ms`, {
+    status: 504,
+    code: 'upstream_timeout',
+  });
 }

@@ -31,35 +31,51 @@ export interface SameProtocolOptions {
  * can still be swapped for another: a whole non-stream body is read first; a stream is read
  * (and decoded on the side, to see its events) until its first content-bearing event.
  */
-export async function attemptSameProtocol(exchange: Exchange, attempt: AttemptContext, body: Buffer, stream: boolean, options: SameProtocolOptions = {}): Promise<AttemptResult> {
+export async function attemptSameProtocol(
+  exchange: Exchange,
+  attempt: AttemptContext,
+  body: Buffer,
+  stream: boolean,
+  options: SameProtocolOptions = {},
+): Promise<AttemptResult> {
   const { ingress, meter } = exchange;
   const { lane } = attempt;
   try {
     attempt.onSend();
-    const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
-      provider: lane.provider,
-      path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
-      body: upstreamBody(body, lane, ingress.codec, options.capOutput === true),
-      forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
-      stream,
-      signal: attempt.signal,
-      headersTimeoutMs: lane.timeouts.firstByteMs,
-      idleTimeoutMs: lane.timeouts.idleMs,
-    }));
+    const upstream = await meter.upstream(
+      sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+        provider: lane.provider,
+        path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
+        body: upstreamBody(body, lane, ingress.codec, options.capOutput === true),
+        forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
+        stream,
+        signal: attempt.signal,
+        headersTimeoutMs: lane.timeouts.firstByteMs,
+        idleTimeoutMs: lane.timeouts.idleMs,
+      }),
+    );
     meter.upstreamStatus = upstream.status;
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
     const headers = relayedHeaders(upstream.headers); // a fresh object, this attempt's own
     headers['x-gateway-lane'] = lane.name;
-    if (!stream) return await relayAnswer(exchange, attempt, await meter.upstream(readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
+    if (!stream)
+      return await relayAnswer(exchange, attempt, await meter.upstream(readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
     return await relayStream(exchange, attempt, upstream.body, upstream.status, headers, options.stripUsage === true ? new OpenAIUsageStrip() : undefined);
   } catch (error) {
     return thrownFailure(error, exchange, attempt);
   }
 }
 
-async function relayAnswer(exchange: Exchange, attempt: AttemptContext, answer: Buffer, status: number, headers: Record<string, string>): Promise<AttemptResult> {
+async function relayAnswer(
+  exchange: Exchange,
+  attempt: AttemptContext,
+  answer: Buffer,
+  status: number,
+  headers: Record<string, string>,
+): Promise<AttemptResult> {
   // A relay's HTML page or an empty body is a failed attempt, not an answer.
-  if (!looksLikeJsonObject(answer)) return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
+  if (!looksLikeJsonObject(answer))
+    return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
   attempt.onCommit();
   const usage = readsUsage(exchange) ? usageOfAnswer(exchange, answer) : null;
   headers['content-type'] ??= 'application/json';
@@ -78,7 +94,14 @@ function upstreamBody(body: Buffer, lane: ModelRoute, codec: ProtocolCodec, capO
  * The decoder keeps reading after commit: it is what notices a stream that ends without its
  * terminator (which the relayed bytes alone would pass off as a clean end), and what reads usage.
  */
-async function relayStream(exchange: Exchange, attempt: AttemptContext, body: AsyncIterable<unknown> & { destroy(): void }, status: number, headers: Record<string, string>, strip: OpenAIUsageStrip | undefined): Promise<AttemptResult> {
+async function relayStream(
+  exchange: Exchange,
+  attempt: AttemptContext,
+  body: AsyncIterable<unknown> & { destroy(): void },
+  status: number,
+  headers: Record<string, string>,
+  strip: OpenAIUsageStrip | undefined,
+): Promise<AttemptResult> {
   const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
   // Without governance (or content capture) nothing needs every event, so after commit only the
@@ -104,9 +127,11 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   const noteUsage = (events: readonly StreamEvent[]) => {
     for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
     for (const e of events) if (e.type === 'message_stop') sawStop = true;
-    for (const e of events) if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : e.usage ?? usage;
+    for (const e of events)
+      if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : (e.usage ?? usage);
     for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
-    if (exchange.content !== undefined) for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
+    if (exchange.content !== undefined)
+      for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
   const write = async (out: Buffer) => {
     if (out.length === 0) return;
@@ -225,7 +250,8 @@ async function relayStream(exchange: Exchange, attempt: AttemptContext, body: As
   const ending = readEnding();
   // The end read may repeat content events (the tail's last few): any error among them decides.
   const decodedEndError = ending.find((e): e is Extract<StreamEvent, { type: 'error' }> => e.type === 'error');
-  const endError = decodedEndError === undefined ? undefined : { type: 'error' as const, error: redactedStreamError(attempt.lane.provider, decodedEndError.error) };
+  const endError =
+    decodedEndError === undefined ? undefined : { type: 'error' as const, error: redactedStreamError(attempt.lane.provider, decodedEndError.error) };
   if (!committed) {
     // The stream ended before it could be committed: an empty or cut stream is a failed attempt.
     if (endError !== undefined) return { status: 'failed', error: endError.error, outcome: 'lane_fault' };

@@ -53,7 +53,12 @@ interface Encoded {
   readonly warnings: readonly TranslationWarning[];
 }
 
-async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, request: ChatRequest, encoding: Encoded | (() => Promise<Encoded>)): Promise<AttemptResult> {
+async function attemptTranslated(
+  exchange: Exchange,
+  attempt: AttemptContext,
+  request: ChatRequest,
+  encoding: Encoded | (() => Promise<Encoded>),
+): Promise<AttemptResult> {
   const { lane } = attempt;
   try {
     const encoded = typeof encoding === 'function' ? await encoding() : encoding;
@@ -61,15 +66,17 @@ async function attemptTranslated(exchange: Exchange, attempt: AttemptContext, re
     // Per attempt: an answer's own warnings join the request's, and a retry starts from these again.
     const warnings = [...encoded.warnings];
     attempt.onSend();
-    const upstream = await exchange.meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
-      provider: lane.provider,
-      path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
-      body: encoded.body,
-      stream: request.stream,
-      signal: attempt.signal,
-      headersTimeoutMs: lane.timeouts.firstByteMs,
-      idleTimeoutMs: lane.timeouts.idleMs,
-    }));
+    const upstream = await exchange.meter.upstream(
+      sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+        provider: lane.provider,
+        path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
+        body: encoded.body,
+        stream: request.stream,
+        signal: attempt.signal,
+        headersTimeoutMs: lane.timeouts.firstByteMs,
+        idleTimeoutMs: lane.timeouts.idleMs,
+      }),
+    );
     exchange.meter.upstreamStatus = upstream.status;
     if (upstream.status >= 400) return await exchange.meter.upstream(upstreamErrorResult(upstream, laneCodec, lane, false));
     exchange.gateway.translations.recordHop(exchange.ingress.codec.id, laneCodec.id);
@@ -100,7 +107,10 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
   try {
     body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
   } catch {
-    const error = gatewayError('server', `upstream ${hop.attempt.lane.provider.name} answered with a body that is not JSON`, { status: 502, code: 'bad_upstream_response' });
+    const error = gatewayError('server', `upstream ${hop.attempt.lane.provider.name} answered with a body that is not JSON`, {
+      status: 502,
+      code: 'bad_upstream_response',
+    });
     return { status: 'failed', error, outcome: 'lane_fault' };
   }
   const response = withIdentity(hop.laneCodec.decodeResponse(body), hop);
@@ -110,7 +120,10 @@ async function translateResponse(hop: Hop): Promise<AttemptResult> {
   hop.exchange.meter.finishReason = response.finish.reason;
   hop.exchange.content?.answer(response.content);
   hop.attempt.onCommit();
-  await hop.exchange.res.sendAnswer(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body), { lane: hop.attempt.lane, usage: response.usage });
+  await hop.exchange.res.sendAnswer(200, { 'content-type': 'application/json', ...answerHeaders(hop) }, JSON.stringify(encoded.body), {
+    lane: hop.attempt.lane,
+    usage: response.usage,
+  });
   return { status: 'committed', outcome: 'success' };
 }
 
@@ -123,7 +136,12 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   const { exchange, attempt } = hop;
   const { res, meter } = exchange;
   const decoder = hop.laneCodec.createStreamDecoder();
-  const encoder = exchange.ingress.codec.createStreamEncoder({ streamUsage: hop.request.streamUsage === true, jsonArrayStream: exchange.origin.jsonArrayStream === true, warnings: hop.warnings, ...freeformTools(hop.request) });
+  const encoder = exchange.ingress.codec.createStreamEncoder({
+    streamUsage: hop.request.streamUsage === true,
+    jsonArrayStream: exchange.origin.jsonArrayStream === true,
+    warnings: hop.warnings,
+    ...freeformTools(hop.request),
+  });
   const held: StreamEvent[] = [];
   const textMasker = new StreamTextMasker(credentialMaskFor(attempt.lane.provider)); // a key cut across text deltas
   const batch = new WireBatch();
@@ -147,27 +165,28 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   /** Encodes what one upstream read produced and writes it in one piece. Returns a failure before commit. */
   const deliver = async (events: readonly StreamEvent[]): Promise<AttemptResult | 'open' | 'closed'> => {
     let state: 'open' | 'closed' = 'open';
-    eachEvent: for (const upstreamEvent of events) for (const event of textMasker.pass(note(upstreamEvent))) {
-      if (!res.isCommitted) {
-        if (event.type === 'error') return { status: 'failed', error: event.error, outcome: outcomeOf(event.error) };
-        held.push(event);
-        if (!isContentEvent(event) && event.type !== 'message_stop') continue;
-        attempt.onCommit();
-        res.commit(200, { ...exchange.ingress.streamHeaders(exchange.origin), ...answerHeaders(hop) });
-        for (const e of held.splice(0)) {
-          batch.add(encoder.encode(e));
-          if (e.type === 'message_stop') stopped = true;
+    eachEvent: for (const upstreamEvent of events)
+      for (const event of textMasker.pass(note(upstreamEvent))) {
+        if (!res.isCommitted) {
+          if (event.type === 'error') return { status: 'failed', error: event.error, outcome: outcomeOf(event.error) };
+          held.push(event);
+          if (!isContentEvent(event) && event.type !== 'message_stop') continue;
+          attempt.onCommit();
+          res.commit(200, { ...exchange.ingress.streamHeaders(exchange.origin), ...answerHeaders(hop) });
+          for (const e of held.splice(0)) {
+            batch.add(encoder.encode(e));
+            if (e.type === 'message_stop') stopped = true;
+          }
+          continue;
         }
-        continue;
+        batch.add(encoder.encode(event));
+        if (event.type === 'message_stop') stopped = true;
+        if (event.type === 'error') {
+          outcome = 'lane_fault';
+          state = 'closed';
+          break eachEvent;
+        }
       }
-      batch.add(encoder.encode(event));
-      if (event.type === 'message_stop') stopped = true;
-      if (event.type === 'error') {
-        outcome = 'lane_fault';
-        state = 'closed';
-        break eachEvent;
-      }
-    }
     const out = batch.take();
     sent += out.length;
     await res.write(out);
@@ -186,8 +205,7 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
     if (state === 'open') {
       meter.gotUpstream(); // the wait for the end of the body
       state = await deliver([...decoder.end(), ...textMasker.flush()]);
-    }
-    else hop.upstream.body.destroy();
+    } else hop.upstream.body.destroy();
     if (typeof state === 'object') return state;
   } catch (error) {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
@@ -207,7 +225,11 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
   }
   if (!res.isCommitted) {
     // Nothing at all came (no content, no terminator): an empty stream is a failed attempt.
-    return { status: 'failed', error: gatewayError('server', `upstream ${attempt.lane.provider.name} sent an empty stream`, { status: 502, code: 'empty_upstream_stream' }), outcome: 'lane_fault' };
+    return {
+      status: 'failed',
+      error: gatewayError('server', `upstream ${attempt.lane.provider.name} sent an empty stream`, { status: 502, code: 'empty_upstream_stream' }),
+      outcome: 'lane_fault',
+    };
   }
   logWarnings(exchange, [...hop.warnings, ...encoder.warnings]);
   await res.finish({ lane: attempt.lane, usage, answerBytes: sent });

@@ -88,7 +88,12 @@ export class ClientResponse {
   }
 
   /** A whole non-stream answer: committed, settled, then sent. */
-  async sendAnswer(status: number, headers: Record<string, string | string[]>, body: string | Buffer, summary: Omit<AnswerSummary, 'answerBytes'>): Promise<void> {
+  async sendAnswer(
+    status: number,
+    headers: Record<string, string | string[]>,
+    body: string | Buffer,
+    summary: Omit<AnswerSummary, 'answerBytes'>,
+  ): Promise<void> {
     this.answer = { ...summary, answerBytes: Buffer.byteLength(body) };
     await this.finisher?.(this.answer);
     this.sendBody(status, headers, body);
@@ -110,7 +115,8 @@ export class ClientResponse {
     this.committedAt = performance.now();
     const all = { ...this.baseHeaders, ...headers };
     if (!this.credentials.isEmpty) {
-      for (const [name, value] of Object.entries(all)) all[name] = typeof value === 'string' ? this.credentials.maskText(value) : value.map((v) => this.credentials.maskText(v));
+      for (const [name, value] of Object.entries(all))
+        all[name] = typeof value === 'string' ? this.credentials.maskText(value) : value.map((v) => this.credentials.maskText(v));
       this.maskedContentType = contentTypeOf(all) ?? '';
     }
     // Headers go out with the first body write: one packet, not two.
@@ -125,7 +131,10 @@ export class ClientResponse {
       return;
     }
     const mask = this.maskedStream();
-    const chunk = mask === undefined ? data : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    const chunk =
+      mask === undefined
+        ? data
+        : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     if (chunk.length === 0) return;
     if (!this.res.write(chunk)) {
       const waitStart = performance.now();

@@ -59,10 +59,17 @@ export async function countTokens(gateway: Gateway, req: IncomingMessage, res: S
     // Counts make no request record (nothing is generated or spent: no stats, metrics, webhooks),
     // but each gets a log line of its own, so they are not invisible.
     if (gateway.log.isLevelEnabled('info')) {
-      gateway.log.info({
-        requestId: call.requestId, ingress: call.protocol, ...line, status: client.status === 0 ? undefined : client.status,
-        ...(res.writableFinished ? {} : { clientGone: true }), latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
-      }, 'token count');
+      gateway.log.info(
+        {
+          requestId: call.requestId,
+          ingress: call.protocol,
+          ...line,
+          status: client.status === 0 ? undefined : client.status,
+          ...(res.writableFinished ? {} : { clientGone: true }),
+          latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+        },
+        'token count',
+      );
     }
   }
 }
@@ -89,12 +96,26 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
     bodyRead = true;
     const json = parseJsonObject(raw);
     const modelName = call.pathModel ?? (typeof json.model === 'string' ? json.model : undefined);
-    if (modelName === undefined || modelName === '') throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
+    if (modelName === undefined || modelName === '')
+      throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
     const router = gateway.routing.router(modelName);
-    if (router === undefined) throw new GatewayFailure(gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
+    if (router === undefined)
+      throw new GatewayFailure(
+        gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, {
+          param: 'model',
+          code: 'model_not_found',
+        }),
+      );
     // Only the members that count (a chat model counts; an embedding model does not).
     const counting = servingLanes(router, 'count_tokens');
-    if (counting.length === 0) throw new GatewayFailure(gatewayError('invalid_request', `model "${router.name}" does not serve count_tokens (it serves ${[...(router.members[0]?.lane.operations ?? [])].join(', ')})`, { param: 'model', code: 'operation_not_supported' }));
+    if (counting.length === 0)
+      throw new GatewayFailure(
+        gatewayError(
+          'invalid_request',
+          `model "${router.name}" does not serve count_tokens (it serves ${[...(router.members[0]?.lane.operations ?? [])].join(', ')})`,
+          { param: 'model', code: 'operation_not_supported' },
+        ),
+      );
     const lane = pickLane(counting, call.protocol);
     line.model = router.name;
     line.lane = lane.name;
@@ -151,7 +172,15 @@ function asChatBody(protocol: CountingProtocol, json: Record<string, unknown>): 
 }
 
 /** Same protocol: the client's count request goes to the lane's count endpoint with only the model replaced. */
-async function forward(gateway: Gateway, req: IncomingMessage, call: CountCall, lane: ModelRoute, raw: Buffer, json: Record<string, unknown>, signal: AbortSignal): Promise<number> {
+async function forward(
+  gateway: Gateway,
+  req: IncomingMessage,
+  call: CountCall,
+  lane: ModelRoute,
+  raw: Buffer,
+  json: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<number> {
   let path: string;
   let body: Buffer | string;
   if (call.protocol === 'anthropic') {
@@ -161,11 +190,17 @@ async function forward(gateway: Gateway, req: IncomingMessage, call: CountCall, 
     path = `/v1beta/models/${encodeURIComponent(lane.upstreamModel)}:countTokens`;
     const inner = json.generateContentRequest;
     // A wrapped request names its model as a resource: it must be the lane's too.
-    body = inner !== null && typeof inner === 'object' ? JSON.stringify({ ...json, generateContentRequest: { ...inner, model: `models/${lane.upstreamModel}` } }) : raw;
+    body =
+      inner !== null && typeof inner === 'object'
+        ? JSON.stringify({ ...json, generateContentRequest: { ...inner, model: `models/${lane.upstreamModel}` } })
+        : raw;
   }
   const answerBody = await post(gateway, lane, path, body, forwardedClientHeaders(req.headers, INGRESS[call.protocol].forwardedHeaders), signal, true);
   const count = call.protocol === 'anthropic' ? answerBody.input_tokens : answerBody.totalTokens;
-  if (typeof count !== 'number') throw new GatewayFailure(gatewayError('server', `upstream ${lane.provider.name} answered a count without one`, { status: 502, code: 'bad_upstream_response' }));
+  if (typeof count !== 'number')
+    throw new GatewayFailure(
+      gatewayError('server', `upstream ${lane.provider.name} answered a count without one`, { status: 502, code: 'bad_upstream_response' }),
+    );
   return count;
 }
 
@@ -183,10 +218,24 @@ async function countOnLane(gateway: Gateway, lane: ModelRoute, request: ChatRequ
   }
 }
 
-async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buffer | string, forwardHeaders: Record<string, string>, signal: AbortSignal, relayErrors: boolean): Promise<Record<string, unknown>> {
+async function post(
+  gateway: Gateway,
+  lane: ModelRoute,
+  path: string,
+  body: Buffer | string,
+  forwardHeaders: Record<string, string>,
+  signal: AbortSignal,
+  relayErrors: boolean,
+): Promise<Record<string, unknown>> {
   const upstream = await sendUpstream(gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
-    provider: lane.provider, path, body, forwardHeaders, stream: false, signal,
-    headersTimeoutMs: lane.timeouts.firstByteMs, idleTimeoutMs: lane.timeouts.idleMs,
+    provider: lane.provider,
+    path,
+    body,
+    forwardHeaders,
+    stream: false,
+    signal,
+    headersTimeoutMs: lane.timeouts.firstByteMs,
+    idleTimeoutMs: lane.timeouts.idleMs,
   });
   const text = (await readUpstreamBody(upstream.body, MAX_COUNT_ANSWER_BYTES)).toString('utf8');
   if (upstream.status >= 400) {
@@ -196,13 +245,23 @@ async function post(gateway: Gateway, lane: ModelRoute, path: string, body: Buff
       ? upstreamCredentialFailure(lane.provider, upstream.status)
       : codec === undefined || !relayErrors
         ? gatewayError('server', `upstream ${lane.provider.name} answered ${upstream.status}`, { status: 502, code: 'bad_upstream_response' })
-        : classifyUpstreamError(lane.provider, codec.decodeError({ status: upstream.status, bodyText: redactCredential(lane.provider, text), headers: upstream.headers, retryAfterSeconds: retryAfterSeconds(upstream.headers) }));
+        : classifyUpstreamError(
+            lane.provider,
+            codec.decodeError({
+              status: upstream.status,
+              bodyText: redactCredential(lane.provider, text),
+              headers: upstream.headers,
+              retryAfterSeconds: retryAfterSeconds(upstream.headers),
+            }),
+          );
     throw new GatewayFailure(error);
   }
   try {
     return JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw new GatewayFailure(gatewayError('server', `upstream ${lane.provider.name} answered with a body that is not JSON`, { status: 502, code: 'bad_upstream_response' }));
+    throw new GatewayFailure(
+      gatewayError('server', `upstream ${lane.provider.name} answered with a body that is not JSON`, { status: 502, code: 'bad_upstream_response' }),
+    );
   }
 }
 

@@ -173,7 +173,9 @@ function carefulPattern(secrets: readonly string[], jsonPlain: readonly boolean[
   // A delta string ending with a held beginning: `sk-`, `sk-p`, ... (the whole key is found by `includes`).
   const endings = plain.map((s) => prefixPattern(s.slice(0, -1), HOLD_FROM));
   // A delta string starting with what follows a short beginning: all of it, or a piece of it ending the string.
-  const follows = plain.flatMap((s) => Array.from({ length: HOLD_FROM - 1 }, (_, i) => s.slice(i + 1)).flatMap((rest) => [escapeRegExp(rest), `${prefixPattern(rest.slice(0, -1), 1)}"`]));
+  const follows = plain.flatMap((s) =>
+    Array.from({ length: HOLD_FROM - 1 }, (_, i) => s.slice(i + 1)).flatMap((rest) => [escapeRegExp(rest), `${prefixPattern(rest.slice(0, -1), 1)}"`]),
+  );
   return new RegExp(`"(?:${DELTA_FIELD_NAMES.join('|')})"\\s*:\\s*"(?:${follows.join('|')}|(?:[^"\\\\]|\\\\.)*?(?:${endings.join('|')})")`);
 }
 

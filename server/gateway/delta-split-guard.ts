@@ -89,7 +89,12 @@ export class DeltaSplitGuard<C> {
       const held = this.mask.heldPrefix(bytes, last.start, last.end, true);
       if (held.length >= HOLD_FROM) {
         bytes = splice(bytes, last.end - held.length, last.end, EMPTY);
-        this.pending = { secret: held.secret, length: held.length, sent: 0, template: { bytes, contentStart: last.start, contentEnd: last.end - held.length, context: unit.context } };
+        this.pending = {
+          secret: held.secret,
+          length: held.length,
+          sent: 0,
+          template: { bytes, contentStart: last.start, contentEnd: last.end - held.length, context: unit.context },
+        };
       }
     }
     this.previous = bytes;

@@ -21,19 +21,32 @@ export interface GateSubject {
  */
 export async function passGates(exchange: Exchange, gates: readonly GateHook[], subject: GateSubject): Promise<void> {
   const base = gateQuestion(exchange, subject);
-  const verdicts = await Promise.all(gates.map((gate) => gate.ask({
-    ...base,
-    hook: gate.settings.name,
-    ...(gate.settings.includeContent && { request: subject.body }),
-  }, exchange.signal)));
+  const verdicts = await Promise.all(
+    gates.map((gate) =>
+      gate.ask(
+        {
+          ...base,
+          hook: gate.settings.name,
+          ...(gate.settings.includeContent && { request: subject.body }),
+        },
+        exchange.signal,
+      ),
+    ),
+  );
   verdicts.forEach((verdict, i) => {
     if (verdict.allow) return;
     const name = gates[i]!.settings.name;
     if (verdict.error !== undefined) {
-      throw new GatewayFailure(gatewayError('permission', `the gate hook "${name}" could not decide (${verdict.error}), and it denies when it cannot`, { code: 'hook_unavailable' }));
+      throw new GatewayFailure(
+        gatewayError('permission', `the gate hook "${name}" could not decide (${verdict.error}), and it denies when it cannot`, { code: 'hook_unavailable' }),
+      );
     }
     exchange.log.info({ hook: name, reason: verdict.reason }, 'denied by a gate hook');
-    throw new GatewayFailure(gatewayError('permission', `request denied by the gate hook "${name}"${verdict.reason === undefined ? '' : `: ${verdict.reason}`}`, { code: 'denied_by_hook' }));
+    throw new GatewayFailure(
+      gatewayError('permission', `request denied by the gate hook "${name}"${verdict.reason === undefined ? '' : `: ${verdict.reason}`}`, {
+        code: 'denied_by_hook',
+      }),
+    );
   });
 }
 
@@ -46,7 +59,12 @@ function gateQuestion(exchange: Exchange, subject: GateSubject): Omit<GateQuesti
     key_id: subject.keyId ?? null,
     model: router.name,
     pool: exchange.gateway.config.pools.has(router.name) ? router.name : null,
-    lanes: router.members.map((m) => ({ model: m.lane.name, provider: m.lane.provider.name, protocol: m.lane.provider.protocol, upstream_model: m.lane.upstreamModel })),
+    lanes: router.members.map((m) => ({
+      model: m.lane.name,
+      provider: m.lane.provider.name,
+      protocol: m.lane.provider.protocol,
+      upstream_model: m.lane.upstreamModel,
+    })),
     ingress: exchange.ingress.codec.id,
     stream: subject.stream,
     client_ip: exchange.req.socket.remoteAddress ?? null,

@@ -52,9 +52,10 @@ async function answer(exchange: Exchange): Promise<void> {
     const sameProtocol = () => (same ??= sameProtocolRequest(exchange, body, stream));
     if (exchange.content !== undefined) capturePrompt(exchange, decoded);
 
-    const admitted = governance === undefined || key === undefined
-      ? undefined
-      : await admit(exchange, governance, key, router, chatPricing({ bytes: body.length, maxTokens: decoded().maxTokens }), servingLanes(router, 'chat'));
+    const admitted =
+      governance === undefined || key === undefined
+        ? undefined
+        : await admit(exchange, governance, key, router, chatPricing({ bytes: body.length, maxTokens: decoded().maxTokens }), servingLanes(router, 'chat'));
     // A budget is a hard cap only if the upstream is held to the output the reservation assumed
     // (the lane's default limit, when the client set none): each attempt adds it.
     const capOutput = admitted?.budgeted === true && decoded().maxTokens === undefined;

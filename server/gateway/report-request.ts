@@ -4,7 +4,13 @@ import type { Exchange } from './gateway-context.ts';
 export function reportRequest(exchange: Exchange): void {
   const { observers } = exchange.gateway;
   if (observers.length === 0) return;
-  const record = exchange.meter.finish({ requestId: exchange.requestId, configVersion: exchange.gateway.config.configVersion, ingress: exchange.ingress.codec.id, res: exchange.res, clientGone: exchange.signal.aborted && !exchange.meter.delivered });
+  const record = exchange.meter.finish({
+    requestId: exchange.requestId,
+    configVersion: exchange.gateway.config.configVersion,
+    ingress: exchange.ingress.codec.id,
+    res: exchange.res,
+    clientGone: exchange.signal.aborted && !exchange.meter.delivered,
+  });
   const content = exchange.content?.content();
   for (const observer of observers) {
     try {

@@ -20,11 +20,19 @@ export const refusal = (overrun: Overrun, limit: number): GatewayFailure => (ove
 const REFUSE: PastLimit = { then: 'fail', error: refusal };
 
 function noRoom(): GatewayFailure {
-  return new GatewayFailure(gatewayError('unavailable', 'the gateway is holding as many request bodies as it may right now; retry in 1 s', { status: 503, code: 'request_bodies_full', retryAfterSeconds: 1 }));
+  return new GatewayFailure(
+    gatewayError('unavailable', 'the gateway is holding as many request bodies as it may right now; retry in 1 s', {
+      status: 503,
+      code: 'request_bodies_full',
+      retryAfterSeconds: 1,
+    }),
+  );
 }
 
 function tooLarge(limit: number): GatewayFailure {
-  return new GatewayFailure(gatewayError('request_too_large', `request body is larger than the gateway's limit of ${limit} bytes`, { code: 'request_too_large' }));
+  return new GatewayFailure(
+    gatewayError('request_too_large', `request body is larger than the gateway's limit of ${limit} bytes`, { code: 'request_too_large' }),
+  );
 }
 
 /** Parses and schema-checks a request body; errors name the field, as `messages[0].role`. */

@@ -93,7 +93,13 @@ export class RequestMeter {
   }
 
   /** The record, once the response has ended (or the client is gone). */
-  finish(exchange: { readonly requestId: string; readonly configVersion: string; readonly ingress: ProtocolId; readonly res: ClientResponse; readonly clientGone: boolean }): RequestRecord {
+  finish(exchange: {
+    readonly requestId: string;
+    readonly configVersion: string;
+    readonly ingress: ProtocolId;
+    readonly res: ClientResponse;
+    readonly clientGone: boolean;
+  }): RequestRecord {
     const end = performance.now();
     const { res } = exchange;
     const answer = res.answer;

@@ -13,7 +13,12 @@ export function resolveModel(exchange: Exchange, name: string | undefined, opera
   }
   const router = exchange.gateway.routing.router(name);
   if (router === undefined) {
-    throw new GatewayFailure(gatewayError('not_found', `model "${name}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' }));
+    throw new GatewayFailure(
+      gatewayError('not_found', `model "${name}" is not configured on this gateway (GET /v1/models lists the names)`, {
+        param: 'model',
+        code: 'model_not_found',
+      }),
+    );
   }
   exchange.meter.model = router.name;
   if (exchange.gateway.config.pools.has(router.name)) exchange.meter.pool = router.name;
@@ -31,10 +36,12 @@ export function requireLaneOperation(lane: ModelRoute, operation: Operation): vo
 
 function operationNotServed(name: string, lane: ModelRoute | undefined, operation: Operation): GatewayFailure {
   const serves = lane === undefined ? '' : ` (it serves ${[...lane.operations].join(', ')})`;
-  return new GatewayFailure(gatewayError('invalid_request', `model "${name}" does not serve ${operation}${serves}; its operations: list in config.yaml says what it serves`, {
-    param: 'model',
-    code: 'operation_not_supported',
-  }));
+  return new GatewayFailure(
+    gatewayError('invalid_request', `model "${name}" does not serve ${operation}${serves}; its operations: list in config.yaml says what it serves`, {
+      param: 'model',
+      code: 'operation_not_supported',
+    }),
+  );
 }
 
 /** The lanes of a model or pool that serve the operation (what a reservation must cover). */

@@ -70,12 +70,15 @@ export class RoutingTable {
     for (const pool of poolSpecs(config)) {
       const cells = pool.members.map((m) => cellSlot(block(this.blocks.cells, cellKey(pool.name, m.lane)), this.blocks.cellFloats));
       const previous = share.previous?.routers.get(pool.name);
-      this.routers.set(pool.name, new PoolRouter({
-        ...pool,
-        clock,
-        shared: { cells, failovers: { counts: new Int32Array(block(this.blocks.pools, pool.name)), index: 0 }, worker },
-        ...(previous !== undefined && { rotationFrom: previous }),
-      }));
+      this.routers.set(
+        pool.name,
+        new PoolRouter({
+          ...pool,
+          clock,
+          shared: { cells, failovers: { counts: new Int32Array(block(this.blocks.pools, pool.name)), index: 0 }, worker },
+          ...(previous !== undefined && { rotationFrom: previous }),
+        }),
+      );
     }
   }
 

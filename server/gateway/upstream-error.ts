@@ -38,10 +38,14 @@ export function isUpstreamCredentialFailure(status: number): boolean {
 }
 
 export function upstreamCredentialFailure(provider: ProviderRuntime, status: number): GatewayError {
-  return gatewayError('server', `upstream ${provider.name} refused the gateway's credential (HTTP ${status}); the operator must fix providers.${provider.name}.api_key`, {
-    status: 502,
-    code: 'upstream_auth_failed',
-  });
+  return gatewayError(
+    'server',
+    `upstream ${provider.name} refused the gateway's credential (HTTP ${status}); the operator must fix providers.${provider.name}.api_key`,
+    {
+      status: 502,
+      code: 'upstream_auth_failed',
+    },
+  );
 }
 
 /**

@@ -101,29 +101,32 @@ export class BudgetLedger {
   settleMany(items: readonly { readonly reservation: Reservation; readonly settlement: Settlement }[]): boolean[] {
     for (const { settlement } of items) {
       if (settlement.costMicrocents < 0n) throw new RangeError(`a cost cannot be negative (${settlement.costMicrocents})`);
-      if (settlement.costMicrocents > MAX_MICROCENTS) throw new RangeError(`a cost of ${settlement.costMicrocents} µ¢ does not fit the ledger (at most ${MAX_MICROCENTS})`);
+      if (settlement.costMicrocents > MAX_MICROCENTS)
+        throw new RangeError(`a cost of ${settlement.costMicrocents} µ¢ does not fit the ledger (at most ${MAX_MICROCENTS})`);
     }
     const keyIds = items.map(({ reservation }) => this.#outstanding.get(reservation.id)?.keyId ?? reservation.keyId);
-    const recorded = this.#store.transaction(() => items.map(({ settlement }, i) => {
-      const keyId = keyIds[i]!;
-      const { usage } = settlement;
-      const inserted = this.#insertRow.run(
-        keyId,
-        settlement.requestId,
-        settlement.model,
-        settlement.lane,
-        wholeTokens(usage.inputTokens),
-        wholeTokens(usage.outputTokens),
-        wholeTokens(usage.cacheReadTokens),
-        wholeTokens(usage.cacheWriteTokens),
-        settlement.costMicrocents,
-        settlement.estimated ? 1 : 0,
-        this.#now(),
-      );
-      if (Number(inserted.changes) === 0) return false;
-      this.#addSpend.run(settlement.costMicrocents, keyId);
-      return true;
-    }));
+    const recorded = this.#store.transaction(() =>
+      items.map(({ settlement }, i) => {
+        const keyId = keyIds[i]!;
+        const { usage } = settlement;
+        const inserted = this.#insertRow.run(
+          keyId,
+          settlement.requestId,
+          settlement.model,
+          settlement.lane,
+          wholeTokens(usage.inputTokens),
+          wholeTokens(usage.outputTokens),
+          wholeTokens(usage.cacheReadTokens),
+          wholeTokens(usage.cacheWriteTokens),
+          settlement.costMicrocents,
+          settlement.estimated ? 1 : 0,
+          this.#now(),
+        );
+        if (Number(inserted.changes) === 0) return false;
+        this.#addSpend.run(settlement.costMicrocents, keyId);
+        return true;
+      }),
+    );
     items.forEach(({ reservation, settlement }, i) => {
       if (recorded[i]) this.#account(keyIds[i]!).spent += settlement.costMicrocents;
       this.release(reservation);

@@ -33,9 +33,12 @@ export function serveGovernance(port: MessagePort, local: OwnerGovernance, keyIs
     const reply = (message: Reply) => {
       if (call.id !== 0) port.postMessage(message);
     };
-    const refuse = (error: unknown) => reply(error instanceof GatewayFailure
-      ? { id: call.id, refusal: error.error }
-      : { id: call.id, failure: error instanceof Error ? error.message : String(error) });
+    const refuse = (error: unknown) =>
+      reply(
+        error instanceof GatewayFailure
+          ? { id: call.id, refusal: error.error }
+          : { id: call.id, failure: error instanceof Error ? error.message : String(error) },
+      );
     try {
       const value = answer(local, keyIssuer, call);
       // Settlements resolve after their group commit, and PostgreSQL answers everything with a promise.

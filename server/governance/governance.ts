@@ -262,7 +262,8 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     issueIdentityKey(request, derive) {
       checkNewKey({ budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined });
       const issued = identityKeys.issue(request, derive, wall());
-      if (issued.created) options.log.info({ keyId: issued.record.id, prefix: issued.record.prefix, team: issued.team, generation: issued.generation }, 'self-serve key issued');
+      if (issued.created)
+        options.log.info({ keyId: issued.record.id, prefix: issued.record.prefix, team: issued.team, generation: issued.generation }, 'self-serve key issued');
       return { issued, key: state(issued.record) };
     },
 

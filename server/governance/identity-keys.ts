@@ -72,7 +72,11 @@ export class IdentityKeys {
     let created: { record: KeyRecord; secret: string } | undefined;
     try {
       this.#store.transaction(() => {
-        created = this.#keys.create({ name: request.name, owner: request.owner, budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined }, nowMs, secret);
+        created = this.#keys.create(
+          { name: request.name, owner: request.owner, budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined },
+          nowMs,
+          secret,
+        );
         this.#identities.save({ issuer: request.issuer, subject: request.subject, generation, keyId: created.record.id, team: request.team }, nowMs);
       });
     } catch (error) {

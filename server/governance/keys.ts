@@ -31,7 +31,9 @@ export class KeyDirectory {
 
   constructor(store: Store, serverSecret: string) {
     this.#serverSecret = serverSecret;
-    const select = store.db.prepare('SELECT id, name, owner, prefix, secret_hash, budget_microcents, rpm, created_at, revoked_at FROM keys ORDER BY created_at, rowid');
+    const select = store.db.prepare(
+      'SELECT id, name, owner, prefix, secret_hash, budget_microcents, rpm, created_at, revoked_at FROM keys ORDER BY created_at, rowid',
+    );
     select.setReadBigInts(true);
     for (const row of select.all() as unknown as KeyRow[]) {
       this.#byId.set(row.id, recordFrom(row));

@@ -8,7 +8,11 @@ export function authenticationFailure(code: string, message: string): GatewayFai
   return new GatewayFailure(gatewayError('authentication', message, { code }));
 }
 
-export const missingKey = () => authenticationFailure('missing_api_key', 'a gateway key is required: send it as Authorization: Bearer <key>, x-api-key, x-goog-api-key or the key query parameter');
+export const missingKey = () =>
+  authenticationFailure(
+    'missing_api_key',
+    'a gateway key is required: send it as Authorization: Bearer <key>, x-api-key, x-goog-api-key or the key query parameter',
+  );
 export const invalidKey = () => authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
 export const revokedKey = (id: string) => authenticationFailure('key_revoked', `this key (${id}) has been revoked; ask for a new one`);
 
@@ -24,9 +28,13 @@ export function rateLimited(rpm: number, retryAfterSeconds: number): GatewayFail
 export function priceUnknown(model: string | undefined): GatewayFailure {
   const named = model === undefined ? 'the model asked for' : `model "${model}"`;
   return new GatewayFailure(
-    gatewayError('invalid_request', `${named} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`, {
-      code: 'model_price_unknown',
-    }),
+    gatewayError(
+      'invalid_request',
+      `${named} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`,
+      {
+        code: 'model_price_unknown',
+      },
+    ),
   );
 }
 

@@ -48,7 +48,12 @@ export function openStore(path: string): Store {
     db.exec('PRAGMA foreign_keys = ON');
     const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
     if (check.length !== 1 || check[0]?.quick_check !== 'ok') {
-      throw new Error(`${path} failed its integrity check (${check.map((row) => row.quick_check).slice(0, 3).join('; ')}): restore it from a backup`);
+      throw new Error(
+        `${path} failed its integrity check (${check
+          .map((row) => row.quick_check)
+          .slice(0, 3)
+          .join('; ')}): restore it from a backup`,
+      );
     }
     migrate(db, path);
   } catch (error) {

@@ -49,7 +49,10 @@ export class GateHook {
     this.counters.errors++;
     const allow = this.settings.onError === 'allow';
     if (!signal.aborted) {
-      this.log.warn({ hook: this.settings.name, target: this.settings.target, error, onError: this.settings.onError }, `gate hook failed: ${allow ? 'allowing (fail open)' : 'denying (fail closed)'}`);
+      this.log.warn(
+        { hook: this.settings.name, target: this.settings.target, error, onError: this.settings.onError },
+        `gate hook failed: ${allow ? 'allowing (fail open)' : 'denying (fail closed)'}`,
+      );
     }
     return { allow, error };
   }

@@ -34,9 +34,11 @@ export class Hooks {
 
   constructor(settings: readonly HookSettings[], options: { log: Logger; timers?: DeliveryTimers }) {
     const log = options.log.child({ component: 'hooks' });
-    this.all = settings.map((s) => (s.kind === 'gate'
-      ? new GateHook(s, this.agent, log)
-      : new WebhookDelivery(s, { dispatcher: this.agent, log, ...(options.timers !== undefined && { timers: options.timers }) })));
+    this.all = settings.map((s) =>
+      s.kind === 'gate'
+        ? new GateHook(s, this.agent, log)
+        : new WebhookDelivery(s, { dispatcher: this.agent, log, ...(options.timers !== undefined && { timers: options.timers }) }),
+    );
     this.gates = this.all.filter((h) => h instanceof GateHook);
     this.webhooks = this.all.filter((h) => h instanceof WebhookDelivery);
   }

@@ -27,7 +27,11 @@ export class HookCallError extends Error {
  * POSTs a JSON body to a hook with its headers, within its timeout (connect to the answer's last
  * byte). `signal` cancels the call (the client left, the gateway is stopping).
  */
-export async function postToHook(hook: HookSettings, body: string, options: { dispatcher: Dispatcher; signal?: AbortSignal; headers?: Record<string, string> }): Promise<HookAnswer> {
+export async function postToHook(
+  hook: HookSettings,
+  body: string,
+  options: { dispatcher: Dispatcher; signal?: AbortSignal; headers?: Record<string, string> },
+): Promise<HookAnswer> {
   const timeout = AbortSignal.timeout(hook.timeoutMs);
   const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   try {
@@ -50,12 +54,22 @@ export async function postToHook(hook: HookSettings, body: string, options: { di
 function networkReason(error: unknown): string {
   const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
   switch (code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ECONNRESET': case 'UND_ERR_SOCKET': return 'connection reset';
-    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host not found';
-    case 'UND_ERR_CONNECT_TIMEOUT': return 'connect timeout';
-    case 'CERT_HAS_EXPIRED': case 'DEPTH_ZERO_SELF_SIGNED_CERT': case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE': case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connect timeout';
+    case 'CERT_HAS_EXPIRED':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
       return `TLS: ${String(code)}`;
-    default: return typeof code === 'string' ? code : 'network error';
+    default:
+      return typeof code === 'string' ? code : 'network error';
   }
 }

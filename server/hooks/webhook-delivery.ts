@@ -176,7 +176,10 @@ export class WebhookDelivery implements RequestObserver {
   }
 
   private warnDropped(): void {
-    this.log.warn({ dropped: this.droppedSinceWarning, totalDropped: this.totals.dropped, queueSize: this.settings.queueSize }, 'webhook events dropped (queue full or gateway stopping)');
+    this.log.warn(
+      { dropped: this.droppedSinceWarning, totalDropped: this.totals.dropped, queueSize: this.settings.queueSize },
+      'webhook events dropped (queue full or gateway stopping)',
+    );
     this.droppedSinceWarning = 0;
     this.lastDropWarning = this.timers.now();
   }

@@ -51,7 +51,14 @@ export interface WebhookEvent {
     readonly upstream_ms: number;
     /** Lanes tried after the first. */
     readonly failovers: number;
-    readonly attempts: readonly { readonly lane: string; readonly provider: string; readonly outcome: string; readonly status: number | null; readonly ms: number; readonly detail?: string }[];
+    readonly attempts: readonly {
+      readonly lane: string;
+      readonly provider: string;
+      readonly outcome: string;
+      readonly status: number | null;
+      readonly ms: number;
+      readonly detail?: string;
+    }[];
     readonly warnings: readonly { readonly kind: string; readonly path: string }[];
   };
 }
@@ -86,19 +93,29 @@ export function webhookEvent(record: RequestRecord, stamp: { readonly id: string
       client_gone: record.clientGone,
       finish_reason: record.finishReason ?? null,
       error: record.errorKind === undefined ? null : { kind: record.errorKind, code: record.errorCode ?? null },
-      usage: usage === null ? null : {
-        input_tokens: usage.inputTokens,
-        output_tokens: usage.outputTokens,
-        cache_read_tokens: usage.cacheReadTokens,
-        cache_write_tokens: usage.cacheWriteTokens,
-        reasoning_tokens: usage.reasoningTokens,
-      },
+      usage:
+        usage === null
+          ? null
+          : {
+              input_tokens: usage.inputTokens,
+              output_tokens: usage.outputTokens,
+              cache_read_tokens: usage.cacheReadTokens,
+              cache_write_tokens: usage.cacheWriteTokens,
+              reasoning_tokens: usage.reasoningTokens,
+            },
       cost_usd: record.costMicrocents === undefined ? null : microcentsToUsd(record.costMicrocents),
       latency_ms: ms(record.latencyMs),
       ttfb_ms: record.ttfbMs === undefined ? null : ms(record.ttfbMs),
       upstream_ms: ms(record.upstreamMs),
       failovers: failoverCount(record),
-      attempts: record.attempts.map((a) => ({ lane: a.lane, provider: a.provider, outcome: a.outcome, status: a.status ?? null, ms: ms(a.ms), ...(a.detail !== undefined && { detail: a.detail }) })),
+      attempts: record.attempts.map((a) => ({
+        lane: a.lane,
+        provider: a.provider,
+        outcome: a.outcome,
+        status: a.status ?? null,
+        ms: ms(a.ms),
+        ...(a.detail !== undefined && { detail: a.detail }),
+      })),
       warnings: record.warnings.map((w) => ({ kind: w.kind, path: w.path })),
     },
   };

@@ -67,7 +67,10 @@ export async function readBoundedBody(source: Readable, options: BoundedRead): P
  * bounds: yields each chunk as it comes, and throws the caller's error before the first byte when
  * the declared length is already past them, or at the first chunk that goes past them.
  */
-export async function* boundedChunks(source: Readable, options: Omit<BoundedRead, 'past'> & { readonly error: (overrun: Overrun, limit: number) => Error }): AsyncGenerator<Buffer> {
+export async function* boundedChunks(
+  source: Readable,
+  options: Omit<BoundedRead, 'past'> & { readonly error: (overrun: Overrun, limit: number) => Error },
+): AsyncGenerator<Buffer> {
   const { limit, hold } = options;
   const declared = declaredOverrun(options.declaredLength, limit, hold);
   if (declared !== undefined) throw options.error(declared, limit);

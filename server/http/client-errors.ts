@@ -15,9 +15,13 @@ export function answerClientErrors(server: Server): void {
     const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent === true) return void socket.destroy();
     const status = statusFor(error.code);
-    const envelope = INGRESS.openai.codec.encodeError(gatewayError(status === 408 ? 'timeout' : 'invalid_request', messageFor(status), { status, code: codeFor(status) }));
+    const envelope = INGRESS.openai.codec.encodeError(
+      gatewayError(status === 408 ? 'timeout' : 'invalid_request', messageFor(status), { status, code: codeFor(status) }),
+    );
     const body = Buffer.from(envelope.body);
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${envelope.body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${envelope.body}`,
+    );
     // end() waits for the client's side; a client that never closes is not waited for.
     setTimeout(() => socket.destroy(), 1000).unref();
   });

@@ -128,7 +128,9 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
     } catch (error) {
       live.current.log.error({ err: error, path: ctx.path }, 'unexpected data plane failure');
       if (ctx.res.headersSent) return void ctx.res.destroy();
-      const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
+      const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(
+        gatewayError('server', 'internal gateway error', { code: 'internal_error' }),
+      );
       ctx.status = envelope.status;
       ctx.set(envelope.headers);
       ctx.body = envelope.body;

@@ -37,7 +37,10 @@ export function fastRouteTable(): ReadonlyMap<string, FastRoute> {
  * middleware chain and router cost more CPU per request than the rest of a passthrough request's
  * own work; the answers are the same either way (the Koa routes call the same handlers).
  */
-export function withFastChatRoutes(live: LiveGateway, fallback: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+export function withFastChatRoutes(
+  live: LiveGateway,
+  fallback: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const routes = fastRouteTable();
   return (req, res) => {
     const url = req.url ?? '/';
@@ -47,7 +50,8 @@ export function withFastChatRoutes(live: LiveGateway, fallback: (req: IncomingMe
     const { protocol } = route;
     const requestId = requestIdFor(req.headers);
     const gateway = live.current;
-    route.serve(gateway, req, res, { protocol, origin: BODY_ONLY, query: q < 0 ? '' : url.slice(q + 1), requestId })
+    route
+      .serve(gateway, req, res, { protocol, origin: BODY_ONLY, query: q < 0 ? '' : url.slice(q + 1), requestId })
       .catch((error: unknown) => answerUnexpected(gateway, res, protocol, requestId, error));
   };
 }

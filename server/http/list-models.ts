@@ -65,7 +65,10 @@ export function retrieveModel(config: RuntimeConfig, shape: ModelListShape, id: 
 }
 
 export function modelNotFound(id: string): GatewayError {
-  return gatewayError('not_found', `model "${id}" is not configured on this gateway (GET /v1/models lists the names)`, { param: 'model', code: 'model_not_found' });
+  return gatewayError('not_found', `model "${id}" is not configured on this gateway (GET /v1/models lists the names)`, {
+    param: 'model',
+    code: 'model_not_found',
+  });
 }
 
 function openaiEntry(config: RuntimeConfig, n: ListedName): Record<string, unknown> {

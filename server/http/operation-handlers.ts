@@ -21,7 +21,12 @@ export type ServeOperation = (gateway: Gateway, req: IncomingMessage, res: Serve
 const serveCountTokens: ServeOperation = (gateway, req, res, call) => {
   if (!isCountingProtocol(call.protocol)) throw new Error(`no token count answer for ${call.protocol}`);
   const { pathModel } = call.origin;
-  return countTokens(gateway, req, res, { protocol: call.protocol, ...(pathModel !== undefined && { pathModel }), query: call.query, requestId: call.requestId });
+  return countTokens(gateway, req, res, {
+    protocol: call.protocol,
+    ...(pathModel !== undefined && { pathModel }),
+    query: call.query,
+    requestId: call.requestId,
+  });
 };
 
 /**

@@ -16,7 +16,12 @@ export function refuseConnection(req: IncomingMessage, res: ServerResponse): voi
   const envelope = INGRESS[guessProtocol(q < 0 ? url : url.slice(0, q), req.headers)].codec.encodeError(
     gatewayError('unavailable', 'the gateway is at its connection limit; retry shortly', { status: 503, code: 'too_many_connections' }),
   );
-  res.writeHead(envelope.status, { ...envelope.headers, 'content-length': String(Buffer.byteLength(envelope.body)), 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' });
+  res.writeHead(envelope.status, {
+    ...envelope.headers,
+    'content-length': String(Buffer.byteLength(envelope.body)),
+    'retry-after': String(RETRY_AFTER_SECONDS),
+    connection: 'close',
+  });
   res.end(envelope.body);
   req.resume(); // an unread body must not hold the socket open
 }

@@ -12,13 +12,28 @@ import type { OperationCall } from './operation-handlers.ts';
 import { newExchange } from './serve-chat.ts';
 
 /** One request of an operation other than chat (embeddings, ...), handed to the generic pipeline. */
-export async function serveOperation(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall, declaration: OperationDeclaration): Promise<void> {
+export async function serveOperation(
+  gateway: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: OperationCall,
+  declaration: OperationDeclaration,
+): Promise<void> {
   await handleOperation(newExchange(gateway, req, res, call), declaration);
 }
 
 /** Embeddings, in whichever protocol the route belongs to (operations/embeddings/). */
 export function serveEmbeddings(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall): Promise<void> {
-  return serveOperation(gateway, req, res, call, embeddingsOperation(call.protocol, { ...(call.origin.pathModel !== undefined && { pathModel: call.origin.pathModel }), ...(call.origin.variant !== undefined && { shape: call.origin.variant }) }));
+  return serveOperation(
+    gateway,
+    req,
+    res,
+    call,
+    embeddingsOperation(call.protocol, {
+      ...(call.origin.pathModel !== undefined && { pathModel: call.origin.pathModel }),
+      ...(call.origin.variant !== undefined && { shape: call.origin.variant }),
+    }),
+  );
 }
 
 const JSON_MEDIA: Readonly<Record<string, JsonMediaRoute>> = { moderations: MODERATIONS, generations: IMAGE_GENERATIONS, speech: SPEECH };

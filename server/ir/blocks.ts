@@ -11,9 +11,7 @@ export interface OpaqueSignature {
   readonly value: string;
 }
 
-export type ImageSource =
-  | { readonly kind: 'base64'; readonly mediaType: string; readonly data: string }
-  | { readonly kind: 'url'; readonly url: string };
+export type ImageSource = { readonly kind: 'base64'; readonly mediaType: string; readonly data: string } | { readonly kind: 'url'; readonly url: string };
 
 export interface TextBlock {
   readonly type: 'text';

@@ -1,17 +1,7 @@
 import type { ContentBlock } from './blocks.ts';
 
 /** Normalised reason the model stopped; `raw` on Finish keeps what the upstream really said. */
-export type FinishReason =
-  | 'stop'
-  | 'stop_sequence'
-  | 'length'
-  | 'tool_calls'
-  | 'content_filter'
-  | 'refusal'
-  | 'pause'
-  | 'context_exceeded'
-  | 'error'
-  | 'other';
+export type FinishReason = 'stop' | 'stop_sequence' | 'length' | 'tool_calls' | 'content_filter' | 'refusal' | 'pause' | 'context_exceeded' | 'error' | 'other';
 
 export interface Finish {
   readonly reason: FinishReason;

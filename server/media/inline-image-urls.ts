@@ -61,7 +61,8 @@ async function fetchAll(request: ChatRequest, needs: (url: string) => boolean, f
       source = fetcher.fetch(url, signal).then(
         ({ mediaType, data }) => ({ kind: 'base64' as const, mediaType, data }),
         (error: unknown) => {
-          if (error instanceof MediaRefusal) throw invalidField(`${path}.source.url`, `the image could not be fetched: ${error.message}`, 'image_fetch_refused');
+          if (error instanceof MediaRefusal)
+            throw invalidField(`${path}.source.url`, `the image could not be fetched: ${error.message}`, 'image_fetch_refused');
           throw error;
         },
       );
@@ -69,16 +70,20 @@ async function fetchAll(request: ChatRequest, needs: (url: string) => boolean, f
     }
     return source.then((fetched) => ({ ...image, source: fetched }));
   };
-  const messages = await Promise.all(request.messages.map(async (message, i): Promise<Message> => {
-    if (!message.content.some((b) => isWanted(b) || b.type === 'tool_result')) return message;
-    const content = await Promise.all(message.content.map(async (block, j): Promise<ContentBlock> => {
-      const path = `messages[${i}].content[${j}]`;
-      if (isWanted(block)) return fetchOnce(block, path);
-      if (block.type !== 'tool_result' || !block.content.some(isWanted)) return block;
-      const parts = await Promise.all(block.content.map((part, k) => (isWanted(part) ? fetchOnce(part, `${path}.content[${k}]`) : part)));
-      return { ...block, content: parts };
-    }));
-    return { ...message, content };
-  }));
+  const messages = await Promise.all(
+    request.messages.map(async (message, i): Promise<Message> => {
+      if (!message.content.some((b) => isWanted(b) || b.type === 'tool_result')) return message;
+      const content = await Promise.all(
+        message.content.map(async (block, j): Promise<ContentBlock> => {
+          const path = `messages[${i}].content[${j}]`;
+          if (isWanted(block)) return fetchOnce(block, path);
+          if (block.type !== 'tool_result' || !block.content.some(isWanted)) return block;
+          const parts = await Promise.all(block.content.map((part, k) => (isWanted(part) ? fetchOnce(part, `${path}.content[${k}]`) : part)));
+          return { ...block, content: parts };
+        }),
+      );
+      return { ...message, content };
+    }),
+  );
   return { ...request, messages };
 }

@@ -74,7 +74,11 @@ export class MediaFetcher {
         await answer.body.dump();
         throw new MediaRefusal(`the image host answered HTTP ${answer.statusCode}`);
       }
-      const contentType = String(answer.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+      const contentType =
+        String(answer.headers['content-type'] ?? '')
+          .split(';', 1)[0]
+          ?.trim()
+          .toLowerCase() ?? '';
       if (!contentType.startsWith('image/')) {
         await answer.body.dump();
         throw new MediaRefusal(`the content type is ${contentType === '' ? 'missing' : `"${contentType}"`}, not an image`);
@@ -136,7 +140,8 @@ export class MediaFetcher {
           if (!this.settings.allowPrivate) {
             for (const { address } of wanted) {
               const reason = forbiddenAddressReason(address);
-              if (reason !== undefined) return callback(new MediaRefusal(`${hostname} resolves to ${address}, a ${reason} address (media_fetch.allow_private is off)`), '', 0);
+              if (reason !== undefined)
+                return callback(new MediaRefusal(`${hostname} resolves to ${address}, a ${reason} address (media_fetch.allow_private is off)`), '', 0);
             }
           }
           if (options.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [...wanted]);

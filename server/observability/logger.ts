@@ -12,9 +12,20 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     base: { service: 'gateway' },
     redact: {
       paths: [
-        '*.authorization', '*.api_key', '*.apiKey', '*["x-api-key"]', '*["api-key"]', '*["x-goog-api-key"]', '*["x-admin-token"]',
+        '*.authorization',
+        '*.api_key',
+        '*.apiKey',
+        '*["x-api-key"]',
+        '*["api-key"]',
+        '*["x-goog-api-key"]',
+        '*["x-admin-token"]',
         // Self-serve keys: OIDC tokens and the sign-in cookie.
-        '*.id_token', '*.access_token', '*.idToken', '*.accessToken', '*.cookie', '*["set-cookie"]',
+        '*.id_token',
+        '*.access_token',
+        '*.idToken',
+        '*.accessToken',
+        '*.cookie',
+        '*["set-cookie"]',
       ],
       censor: '[redacted]',
     },

@@ -24,7 +24,7 @@ export function registerSpanQueueMetrics(registry: Registry, counts: () => SpanQ
   });
   new Counter({
     name: 'gateway_otlp_spans_failed_total',
-    help: 'Spans in OTLP exports that failed (after the exporter\'s retries)',
+    help: "Spans in OTLP exports that failed (after the exporter's retries)",
     registers,
     collect() {
       this.reset();

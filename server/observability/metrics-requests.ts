@@ -51,14 +51,14 @@ export class RequestMetrics implements RequestObserver {
     });
     this.ttfb = new Histogram({
       name: 'gateway_time_to_first_byte_seconds',
-      help: 'From the request\'s arrival to the first byte sent to the client',
+      help: "From the request's arrival to the first byte sent to the client",
       labelNames: ['model', 'lane', 'stream'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
     this.overhead = new Histogram({
       name: 'gateway_overhead_seconds',
-      help: 'Time of a request spent neither waiting on upstreams nor on a slow client: the gateway\'s own work and queueing',
+      help: "Time of a request spent neither waiting on upstreams nor on a slow client: the gateway's own work and queueing",
       labelNames: ['ingress', 'egress', 'stream'],
       buckets: OVERHEAD_BUCKETS,
       registers,
@@ -83,7 +83,7 @@ export class RequestMetrics implements RequestObserver {
     });
     this.cost = new Counter({
       name: 'gateway_cost_usd_total',
-      help: 'Spend in US dollars: the settled cost under governance, else reported usage at the lane\'s price',
+      help: "Spend in US dollars: the settled cost under governance, else reported usage at the lane's price",
       labelNames: ['model', 'lane'],
       registers,
     });

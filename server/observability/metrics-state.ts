@@ -66,7 +66,7 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
   });
   new Counter({
     name: 'gateway_translations_total',
-    help: 'Upstream answers translated across protocols, by (from, to): the client\'s protocol and the lane\'s',
+    help: "Upstream answers translated across protocols, by (from, to): the client's protocol and the lane's",
     labelNames: ['from', 'to'],
     registers,
     collect() {

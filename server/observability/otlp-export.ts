@@ -43,13 +43,20 @@ export interface OtlpExportOptions {
 export function startOtlpExport(options: OtlpExportOptions): OtlpExport {
   const { settings, log } = options;
   const resource = resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': SERVER_VERSION });
-  const exporterConfig = (signal: 'traces' | 'metrics') => ({ url: `${settings.endpoint}/v1/${signal}`, headers: { ...settings.headers }, timeoutMillis: settings.timeoutMs });
+  const exporterConfig = (signal: 'traces' | 'metrics') => ({
+    url: `${settings.endpoint}/v1/${signal}`,
+    headers: { ...settings.headers },
+    timeoutMillis: settings.timeoutMs,
+  });
   let lastFailureLog = Number.NEGATIVE_INFINITY;
   const onFailure = (signal: string) => (error: Error | undefined) => {
     const now = performance.now();
     if (now - lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
     lastFailureLog = now;
-    log.warn({ signal, endpoint: settings.endpoint, error: error?.message?.slice(0, 200) }, 'OTLP export failed (further failures within a minute are only counted)');
+    log.warn(
+      { signal, endpoint: settings.endpoint, error: error?.message?.slice(0, 200) },
+      'OTLP export failed (further failures within a minute are only counted)',
+    );
   };
 
   let tracerProvider: TracerProvider | undefined;
@@ -70,12 +77,14 @@ export function startOtlpExport(options: OtlpExportOptions): OtlpExport {
   if (settings.metrics && options.registry !== undefined) {
     meterProvider = new MeterProvider({
       resource,
-      readers: [new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter(exporterConfig('metrics')),
-        exportIntervalMillis: settings.metricsIntervalMs,
-        exportTimeoutMillis: Math.min(settings.timeoutMs, settings.metricsIntervalMs),
-        metricProducers: [new PromMetricProducer(options.registry)],
-      })],
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: new OTLPMetricExporter(exporterConfig('metrics')),
+          exportIntervalMillis: settings.metricsIntervalMs,
+          exportTimeoutMillis: Math.min(settings.timeoutMs, settings.metricsIntervalMs),
+          metricProducers: [new PromMetricProducer(options.registry)],
+        }),
+      ],
     });
   }
 

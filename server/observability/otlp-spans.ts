@@ -23,7 +23,11 @@ export class RequestSpans implements RequestObserver {
   record(record: RequestRecord, content?: RequestContent): void {
     const parent = parentContext(record.traceparent);
     const start = record.startedAt;
-    const span = this.tracer.startSpan(`${record.operation} ${record.model ?? 'unknown'}`, { kind: SpanKind.SERVER, startTime: start, attributes: requestAttributes(record) }, parent);
+    const span = this.tracer.startSpan(
+      `${record.operation} ${record.model ?? 'unknown'}`,
+      { kind: SpanKind.SERVER, startTime: start, attributes: requestAttributes(record) },
+      parent,
+    );
     if (content !== undefined) {
       span.setAttribute('gen_ai.input.messages', JSON.stringify(content.input));
       if (content.output.length > 0) span.setAttribute('gen_ai.output.messages', JSON.stringify(content.output));
@@ -33,7 +37,11 @@ export class RequestSpans implements RequestObserver {
     record.attempts.forEach((attempt, index) => {
       if (attempt.outcome === 'skipped') return; // no upstream call, so no client span
       const lane = this.lanes(attempt.lane);
-      const child = this.tracer.startSpan(`${record.operation} ${lane?.upstreamModel ?? attempt.lane}`, { kind: SpanKind.CLIENT, startTime: start + attempt.startMs, attributes: attemptAttributes(attempt, lane, index, record.operation) }, withRequest);
+      const child = this.tracer.startSpan(
+        `${record.operation} ${lane?.upstreamModel ?? attempt.lane}`,
+        { kind: SpanKind.CLIENT, startTime: start + attempt.startMs, attributes: attemptAttributes(attempt, lane, index, record.operation) },
+        withRequest,
+      );
       if (attempt.outcome !== 'success') child.setStatus({ code: SpanStatusCode.ERROR, message: attempt.outcome });
       child.end(start + attempt.startMs + attempt.ms);
     });

@@ -19,34 +19,45 @@ export class RequestLog implements RequestObserver {
 
   record(record: RequestRecord): void {
     const { usage } = record;
-    this.log.info({
-      requestId: record.requestId,
-      configVersion: record.configVersion,
-      ...(record.ledgerId !== undefined && { ledgerId: record.ledgerId }),
-      ...(record.keyId !== undefined && { keyId: record.keyId }),
-      ...(record.model !== undefined && { model: record.model }),
-      ...(record.pool !== undefined && { pool: record.pool }),
-      ...(record.lane !== undefined && { lane: record.lane, provider: record.provider, upstreamModel: record.upstreamModel }),
-      ingress: record.ingress,
-      ...(record.operation !== 'chat' && { operation: record.operation }),
-      ...(record.egress !== undefined && { egress: record.egress }),
-      stream: record.stream,
-      status: record.status,
-      ...(record.errorKind !== undefined && { errorKind: record.errorKind }),
-      ...(record.errorCode !== undefined && { errorCode: record.errorCode }),
-      ...(record.clientGone && { clientGone: true }),
-      latencyMs: ms(record.latencyMs),
-      ...(record.ttfbMs !== undefined && { ttfbMs: ms(record.ttfbMs) }),
-      upstreamMs: ms(record.upstreamMs),
-      overheadMs: ms(overheadMs(record)),
-      attempts: record.attempts.map((a) => `${a.lane}:${a.outcome}${a.status === undefined ? '' : `:${a.status}`}${a.detail === undefined ? '' : ` (${a.detail})`}`),
-      ...(usage !== null && {
-        tokens: { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens, cacheWrite: usage.cacheWriteTokens, reasoning: usage.reasoningTokens },
-      }),
-      ...(record.finishReason !== undefined && { finishReason: record.finishReason }),
-      ...(record.costMicrocents !== undefined && { costUsd: microcentsToUsdNumber(record.costMicrocents) }),
-      ...(record.warnings.length > 0 && { warnings: record.warnings.map((w) => `${w.kind}=${w.path}`) }),
-    }, 'request');
+    this.log.info(
+      {
+        requestId: record.requestId,
+        configVersion: record.configVersion,
+        ...(record.ledgerId !== undefined && { ledgerId: record.ledgerId }),
+        ...(record.keyId !== undefined && { keyId: record.keyId }),
+        ...(record.model !== undefined && { model: record.model }),
+        ...(record.pool !== undefined && { pool: record.pool }),
+        ...(record.lane !== undefined && { lane: record.lane, provider: record.provider, upstreamModel: record.upstreamModel }),
+        ingress: record.ingress,
+        ...(record.operation !== 'chat' && { operation: record.operation }),
+        ...(record.egress !== undefined && { egress: record.egress }),
+        stream: record.stream,
+        status: record.status,
+        ...(record.errorKind !== undefined && { errorKind: record.errorKind }),
+        ...(record.errorCode !== undefined && { errorCode: record.errorCode }),
+        ...(record.clientGone && { clientGone: true }),
+        latencyMs: ms(record.latencyMs),
+        ...(record.ttfbMs !== undefined && { ttfbMs: ms(record.ttfbMs) }),
+        upstreamMs: ms(record.upstreamMs),
+        overheadMs: ms(overheadMs(record)),
+        attempts: record.attempts.map(
+          (a) => `${a.lane}:${a.outcome}${a.status === undefined ? '' : `:${a.status}`}${a.detail === undefined ? '' : ` (${a.detail})`}`,
+        ),
+        ...(usage !== null && {
+          tokens: {
+            input: usage.inputTokens,
+            output: usage.outputTokens,
+            cacheRead: usage.cacheReadTokens,
+            cacheWrite: usage.cacheWriteTokens,
+            reasoning: usage.reasoningTokens,
+          },
+        }),
+        ...(record.finishReason !== undefined && { finishReason: record.finishReason }),
+        ...(record.costMicrocents !== undefined && { costUsd: microcentsToUsdNumber(record.costMicrocents) }),
+        ...(record.warnings.length > 0 && { warnings: record.warnings.map((w) => `${w.kind}=${w.path}`) }),
+      },
+      'request',
+    );
   }
 }
 

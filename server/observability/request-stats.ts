@@ -58,8 +58,13 @@ export class RequestStats implements RequestObserver {
 
   totals(): RequestTotalsSnapshot {
     return {
-      total: this.total, completed: this.completed, failed: this.failed, clientGone: this.clientGone,
-      failovers: this.failovers, tokens: { ...this.tokens }, costMicrocents: this.costMicrocents,
+      total: this.total,
+      completed: this.completed,
+      failed: this.failed,
+      clientGone: this.clientGone,
+      failovers: this.failovers,
+      tokens: { ...this.tokens },
+      costMicrocents: this.costMicrocents,
     };
   }
 

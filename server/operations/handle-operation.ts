@@ -43,9 +43,10 @@ async function answer(exchange: Exchange, declaration: OperationDeclaration): Pr
       prepared = declaration.prepare!(exchange, body);
     }
     const router = resolveModel(exchange, prepared.model, operation);
-    const admitted = governance === undefined || key === undefined
-      ? undefined
-      : await admit(exchange, governance, key, router, prepared.pricing, servingLanes(router, operation));
+    const admitted =
+      governance === undefined || key === undefined
+        ? undefined
+        : await admit(exchange, governance, key, router, prepared.pricing, servingLanes(router, operation));
     try {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream: false, body: prepared.gateBody });
       await runWithFailover(exchange, router, (lane) => {

@@ -12,10 +12,21 @@ import { protocolDefinition } from '../protocols/registry.ts';
 export function requireSameProtocolLane(lane: ModelRoute, operation: Operation, client: ProtocolId | readonly ProtocolId[]): void {
   const upstream = lane.provider.protocol;
   if (!protocolDefinition(upstream).upstreamOperations.includes(operation)) {
-    throw new GatewayFailure(gatewayError('invalid_request', `the ${upstream} protocol has no ${operation} operation: lane "${lane.name}" cannot serve ${operation}`, { param: 'model', code: 'operation_not_supported' }));
+    throw new GatewayFailure(
+      gatewayError('invalid_request', `the ${upstream} protocol has no ${operation} operation: lane "${lane.name}" cannot serve ${operation}`, {
+        param: 'model',
+        code: 'operation_not_supported',
+      }),
+    );
   }
   const accepted = typeof client === 'string' ? [client] : client;
   if (!accepted.includes(upstream)) {
-    throw new GatewayFailure(gatewayError('invalid_request', `${operation} requests are not translated between protocols: lane "${lane.name}" speaks ${upstream}, this route ${accepted.join(' or ')}`, { param: 'model', code: 'operation_not_supported' }));
+    throw new GatewayFailure(
+      gatewayError(
+        'invalid_request',
+        `${operation} requests are not translated between protocols: lane "${lane.name}" speaks ${upstream}, this route ${accepted.join(' or ')}`,
+        { param: 'model', code: 'operation_not_supported' },
+      ),
+    );
   }
 }

@@ -38,19 +38,21 @@ export async function relayAnswer(exchange: Exchange, attempt: AttemptContext, c
   let answerBytes = 0;
   try {
     attempt.onSend();
-    const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
-      provider: lane.provider,
-      path: call.path,
-      body: Buffer.isBuffer(call.body) ? call.body : call.body(),
-      ...(call.contentType !== undefined && { contentType: call.contentType }),
-      ...(call.contentLength !== undefined && { contentLength: call.contentLength }),
-      accept: '*/*',
-      forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
-      stream: true,
-      signal: attempt.signal,
-      headersTimeoutMs: lane.timeouts.firstByteMs,
-      idleTimeoutMs: lane.timeouts.idleMs,
-    }));
+    const upstream = await meter.upstream(
+      sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+        provider: lane.provider,
+        path: call.path,
+        body: Buffer.isBuffer(call.body) ? call.body : call.body(),
+        ...(call.contentType !== undefined && { contentType: call.contentType }),
+        ...(call.contentLength !== undefined && { contentLength: call.contentLength }),
+        accept: '*/*',
+        forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
+        stream: true,
+        signal: attempt.signal,
+        headersTimeoutMs: lane.timeouts.firstByteMs,
+        idleTimeoutMs: lane.timeouts.idleMs,
+      }),
+    );
     meter.upstreamStatus = upstream.status;
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, codecFor(lane.provider.protocol) ?? ingress.codec, lane, true));
     attempt.onCommit();

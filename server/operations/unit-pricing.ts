@@ -30,7 +30,9 @@ export const PER_SEARCH: PriceUnit = { priceIn: (p) => p.per_thousand_requests, 
 export function perImageOf(size: string | undefined, quality: string | undefined): PriceUnit {
   return {
     per: 1,
-    priceIn: (p) => (size === undefined ? undefined : (quality === undefined ? undefined : p.per_image_by_size?.[`${quality}/${size}`]) ?? p.per_image_by_size?.[size]) ?? p.per_image,
+    priceIn: (p) =>
+      (size === undefined ? undefined : ((quality === undefined ? undefined : p.per_image_by_size?.[`${quality}/${size}`]) ?? p.per_image_by_size?.[size])) ??
+      p.per_image,
   };
 }
 

@@ -43,7 +43,12 @@ export interface ClientAnswer {
  * the upstream's answer comes back as it is; `usageOf` reads its usage without parsing it whole.
  * An upstream error is relayed verbatim if it becomes the final answer.
  */
-export async function forwardWhole(exchange: Exchange, attempt: AttemptContext, call: WholeCall, usageOf: (answer: WholeAnswer) => Usage | null): Promise<AttemptResult> {
+export async function forwardWhole(
+  exchange: Exchange,
+  attempt: AttemptContext,
+  call: WholeCall,
+  usageOf: (answer: WholeAnswer) => Usage | null,
+): Promise<AttemptResult> {
   try {
     const answer = await callLane(exchange, attempt, call, true);
     if (!('body' in answer)) return answer;
@@ -66,7 +71,13 @@ export async function forwardWhole(exchange: Exchange, attempt: AttemptContext, 
  * client's answer from them all, in order. Any call failing fails the attempt, before anything
  * reached the client, so the next lane may be tried.
  */
-export async function translateWhole<T>(exchange: Exchange, attempt: AttemptContext, calls: readonly WholeCall[], decode: (answer: WholeAnswer) => T, merge: (parts: T[]) => ClientAnswer): Promise<AttemptResult> {
+export async function translateWhole<T>(
+  exchange: Exchange,
+  attempt: AttemptContext,
+  calls: readonly WholeCall[],
+  decode: (answer: WholeAnswer) => T,
+  merge: (parts: T[]) => ClientAnswer,
+): Promise<AttemptResult> {
   try {
     const parts: T[] = new Array(calls.length);
     let next = 0;
@@ -88,7 +99,10 @@ export async function translateWhole<T>(exchange: Exchange, attempt: AttemptCont
     attempt.onCommit();
     const warnings = client.usage === null ? [...client.warnings, ESTIMATED] : client.warnings;
     if (warnings.length > 0) exchange.meter.warnings = warnings;
-    await exchange.res.sendAnswer(200, { ...client.headers, 'x-gateway-lane': attempt.lane.name, ...warningsHeader(warnings) }, client.body, { lane: attempt.lane, usage: client.usage });
+    await exchange.res.sendAnswer(200, { ...client.headers, 'x-gateway-lane': attempt.lane.name, ...warningsHeader(warnings) }, client.body, {
+      lane: attempt.lane,
+      usage: client.usage,
+    });
     return { status: 'committed', outcome: 'success' };
   } catch (error) {
     return thrownFailure(error, exchange, attempt);
@@ -96,7 +110,11 @@ export async function translateWhole<T>(exchange: Exchange, attempt: AttemptCont
 }
 
 /** The warning an answer carries when the upstream reported no usage and the gateway estimated it. */
-const ESTIMATED: TranslationWarning = { kind: 'estimated', path: 'usage', message: 'the upstream reported no token usage; the gateway estimated it from the input' };
+const ESTIMATED: TranslationWarning = {
+  kind: 'estimated',
+  path: 'usage',
+  message: 'the upstream reported no token usage; the gateway estimated it from the input',
+};
 
 function noteEstimated(exchange: Exchange): Record<string, string> {
   exchange.meter.warnings = [ESTIMATED];
@@ -108,16 +126,18 @@ async function callLane(exchange: Exchange, attempt: AttemptContext, call: Whole
   const { meter, ingress } = exchange;
   const { lane } = attempt;
   attempt.onSend();
-  const upstream = await meter.upstream(sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
-    provider: lane.provider,
-    path: call.path,
-    body: call.body,
-    forwardHeaders: sameProtocol ? forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders) : {},
-    stream: false,
-    signal: attempt.signal,
-    headersTimeoutMs: lane.timeouts.firstByteMs,
-    idleTimeoutMs: lane.timeouts.idleMs,
-  }));
+  const upstream = await meter.upstream(
+    sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+      provider: lane.provider,
+      path: call.path,
+      body: call.body,
+      forwardHeaders: sameProtocol ? forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders) : {},
+      stream: false,
+      signal: attempt.signal,
+      headersTimeoutMs: lane.timeouts.firstByteMs,
+      idleTimeoutMs: lane.timeouts.idleMs,
+    }),
+  );
   meter.upstreamStatus = upstream.status;
   if (upstream.status >= 400) {
     const codec = codecFor(lane.provider.protocol) ?? ingress.codec;
@@ -129,7 +149,10 @@ async function callLane(exchange: Exchange, attempt: AttemptContext, call: Whole
 
 async function readWhole(body: Readable, lane: ModelRoute): Promise<Buffer> {
   // Past the limit the answer fails: a cut JSON answer is no answer (the next lane may do better).
-  const { body: whole } = await readBoundedBody(body, { limit: MAX_ANSWER_BYTES, past: { then: 'fail', error: () => badAnswer(lane, `an answer larger than ${MAX_ANSWER_BYTES} bytes`) } });
+  const { body: whole } = await readBoundedBody(body, {
+    limit: MAX_ANSWER_BYTES,
+    past: { then: 'fail', error: () => badAnswer(lane, `an answer larger than ${MAX_ANSWER_BYTES} bytes`) },
+  });
   if (!startsAsJsonObject(whole)) throw badAnswer(lane, 'an answer that is not a JSON object');
   return whole;
 }

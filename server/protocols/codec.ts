@@ -1,10 +1,4 @@
-import type {
-  ChatRequest,
-  ChatResponse,
-  GatewayError,
-  ProtocolId,
-  StreamEvent,
-} from '../ir/index.ts';
+import type { ChatRequest, ChatResponse, GatewayError, ProtocolId, StreamEvent } from '../ir/index.ts';
 
 /** A warning about something a translation could not carry; sent as `x-gateway-warnings` and logged. */
 export interface TranslationWarning {

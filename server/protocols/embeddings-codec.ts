@@ -37,7 +37,11 @@ export interface EmbeddingsCodec {
   /** The upstream's answer to one call as IR (the vectors of that batch, in order). */
   decodeResponse(body: Record<string, unknown>, headers: IncomingHttpHeaders): EmbeddingsResponse;
   /** The answer in the client's wire format; `inputTokens` is what the client is told (reported or estimated). */
-  encodeResponse(response: EmbeddingsResponse, request: EmbeddingsRequest, context: { model: string; inputTokens: number }): { body: string; headers: Record<string, string> };
+  encodeResponse(
+    response: EmbeddingsResponse,
+    request: EmbeddingsRequest,
+    context: { model: string; inputTokens: number },
+  ): { body: string; headers: Record<string, string> };
   /**
    * Can the client's bytes go to this upstream model as they are? Absent: always, within the
    * protocol. Bedrock: only when the model takes the body the client sent (Titan or Cohere);

@@ -14,14 +14,7 @@ import { responsesProtocol } from './responses/index.ts';
  * all derived from this list. Order matters where paths could overlap: routes are registered, and
  * unrouted paths claimed, in this order.
  */
-export const PROTOCOLS = [
-  openaiProtocol,
-  responsesProtocol,
-  anthropicProtocol,
-  geminiProtocol,
-  bedrockProtocol,
-  cohereProtocol,
-] as const;
+export const PROTOCOLS = [openaiProtocol, responsesProtocol, anthropicProtocol, geminiProtocol, bedrockProtocol, cohereProtocol] as const;
 
 export type ProtocolId = (typeof PROTOCOLS)[number]['id'];
 export const PROTOCOL_IDS: readonly ProtocolId[] = PROTOCOLS.map((p) => p.id);

@@ -7,7 +7,10 @@ import { lockCell, unlockCell, type CellSlot } from './routing-memory.ts';
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
 /** Whether a lane may take an attempt now: normally, as the one half-open probe, or not until `retryAt`. */
-export type Admission = { readonly kind: 'normal' } | { readonly kind: 'probe' } | { readonly kind: 'unavailable'; readonly retryAt: number; readonly reason: string };
+export type Admission =
+  | { readonly kind: 'normal' }
+  | { readonly kind: 'probe' }
+  | { readonly kind: 'unavailable'; readonly retryAt: number; readonly reason: string };
 
 export interface CellCounters {
   successes: number;

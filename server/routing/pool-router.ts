@@ -37,7 +37,11 @@ export interface PoolRouterOptions<L> {
   readonly limits: PoolLimits;
   readonly clock: Clock;
   /** Where the state lives when threads share it: one cell slot per member, the failover counter, this thread's worker number. */
-  readonly shared?: { readonly cells: readonly CellSlot[]; readonly failovers: { readonly counts: Int32Array; readonly index: number }; readonly worker: number };
+  readonly shared?: {
+    readonly cells: readonly CellSlot[];
+    readonly failovers: { readonly counts: Int32Array; readonly index: number };
+    readonly worker: number;
+  };
   /** The same pool under the configuration this one replaces: members it had keep their place in the rotation. */
   readonly rotationFrom?: PoolRouter<unknown>;
 }
@@ -66,7 +70,10 @@ export class PoolRouter<L> {
       cell: new BreakerCell(options.settings, options.clock, shared?.cells[i] ?? privateCellSlot(), shared?.worker),
     }));
     const before = options.rotationFrom;
-    this.rotation = new SmoothWeightedRoundRobin(this.members.map((m) => m.weight), before === undefined ? undefined : this.members.map((m) => before.rotationOf(m.name)));
+    this.rotation = new SmoothWeightedRoundRobin(
+      this.members.map((m) => m.weight),
+      before === undefined ? undefined : this.members.map((m) => before.rotationOf(m.name)),
+    );
     this.failoverCount = shared?.failovers ?? { counts: new Int32Array(new SharedArrayBuffer(4)), index: 0 };
   }
 

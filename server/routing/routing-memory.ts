@@ -63,7 +63,13 @@ export class RoutingMemory {
    */
   share(needs: RoutingNeeds): RoutingBlocks {
     const lanes = pick(this.lanes, needs.lanes, 4 * (1 + this.workers), (key) => this.retired.get(key));
-    return { workers: this.workers, cellFloats: this.cellFloats, lanes, cells: pick(this.cells, needs.cells, CELL_HEADER + 8 * this.cellFloats), pools: pick(this.pools, needs.pools, 4) };
+    return {
+      workers: this.workers,
+      cellFloats: this.cellFloats,
+      lanes,
+      cells: pick(this.cells, needs.cells, CELL_HEADER + 8 * this.cellFloats),
+      pools: pick(this.pools, needs.pools, 4),
+    };
   }
 
   /** `blocks` (from share) are now the ones in use; lanes left out that still have requests in flight are kept aside. */
@@ -82,7 +88,12 @@ export class RoutingMemory {
   }
 }
 
-function pick(had: ReadonlyMap<string, SharedArrayBuffer>, keys: readonly string[], bytes: number, revive?: (key: string) => SharedArrayBuffer | undefined): Map<string, SharedArrayBuffer> {
+function pick(
+  had: ReadonlyMap<string, SharedArrayBuffer>,
+  keys: readonly string[],
+  bytes: number,
+  revive?: (key: string) => SharedArrayBuffer | undefined,
+): Map<string, SharedArrayBuffer> {
   const out = new Map<string, SharedArrayBuffer>();
   for (const key of keys) out.set(key, had.get(key) ?? revive?.(key) ?? new SharedArrayBuffer(bytes));
   return out;

@@ -51,9 +51,20 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
   if (call.contentType !== undefined) headers['content-type'] = call.contentType;
   if (call.contentLength !== undefined) headers['content-length'] = String(call.contentLength);
   if (provider.aws !== undefined) {
-    if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body)) throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
+    if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body))
+      throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
     // Signed last, over exactly the headers and body that are sent.
-    Object.assign(headers, await signBedrockRequest({ url: new URL(target.origin + target.path), method: 'POST', headers, body: call.body, region: provider.aws.region, credentials: provider.aws.credentials }));
+    Object.assign(
+      headers,
+      await signBedrockRequest({
+        url: new URL(target.origin + target.path),
+        method: 'POST',
+        headers,
+        body: call.body,
+        region: provider.aws.region,
+        credentials: provider.aws.credentials,
+      }),
+    );
   }
   try {
     const response = await dispatcher.request({

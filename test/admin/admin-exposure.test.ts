@@ -48,7 +48,14 @@ describe('admin_listen loopback rule', () => {
     const decimal = loadConfigText('admin_listen: 167772161:0\n', '/virtual/config.yaml', '/virtual', { env: {} });
     await expect(startGateway(decimal, { log: createLogger('silent'), workers: 1 })).rejects.toThrow(/167772161 \(10\.0\.0\.1\), beyond loopback/);
     // A name that resolves (here to a documentation address) is refused for what it resolved to.
-    const refused = await startGateway(named, { log: createLogger('silent'), workers: 1, lookupAdminHost: lookupTable({ '127.0.0.1.invalid': ['203.0.113.7'] }) }).then(() => undefined, (e: unknown) => e);
+    const refused = await startGateway(named, {
+      log: createLogger('silent'),
+      workers: 1,
+      lookupAdminHost: lookupTable({ '127.0.0.1.invalid': ['203.0.113.7'] }),
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(ConfigError);
     expect((refused as ConfigError).message).toContain('the admin plane would listen on 127.0.0.1.invalid (203.0.113.7), beyond loopback, with no admin token');
   });
@@ -85,7 +92,9 @@ describe('admin plane Host check (no token)', () => {
   });
 
   it('with a token the token decides, whatever the Host', async () => {
-    const config = loadConfigText('listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nlog_level: silent\n', '/virtual/config.yaml', '/virtual', { env: { GATEWAY_ADMIN_TOKEN: 'admin-host-test' } });
+    const config = loadConfigText('listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nlog_level: silent\n', '/virtual/config.yaml', '/virtual', {
+      env: { GATEWAY_ADMIN_TOKEN: 'admin-host-test' },
+    });
     const gateway = await startGateway(config, { log: createLogger('silent'), workers: 1 });
     try {
       const info = `${gateway.adminUrl}/api/v1/admin/info`;

@@ -11,8 +11,16 @@ const WITH_NEW_MODEL = baseConfigYaml('  gpt-new: { provider: openai, model: gpt
 /** Three ways a configuration is broken, each with what its problem must say. */
 const BROKEN: readonly (readonly [string, string, RegExp])[] = [
   ['a YAML syntax error', `${baseConfigYaml()}  broken: { provider: openai, model: [unclosed\n`, /invalid YAML/],
-  ['an unknown provider', baseConfigYaml('  nowhere: { provider: no-such-provider, model: m }\n'), /models\.nowhere\.provider: unknown provider "no-such-provider"/],
-  ['a secret reference that cannot be read', baseConfigYaml().replace('{ env: CONFIG_UPSTREAM_KEY }', '{ env: CONFIG_NO_SUCH_VARIABLE }'), /providers\.openai\.api_key: environment variable CONFIG_NO_SUCH_VARIABLE is not set/],
+  [
+    'an unknown provider',
+    baseConfigYaml('  nowhere: { provider: no-such-provider, model: m }\n'),
+    /models\.nowhere\.provider: unknown provider "no-such-provider"/,
+  ],
+  [
+    'a secret reference that cannot be read',
+    baseConfigYaml().replace('{ env: CONFIG_UPSTREAM_KEY }', '{ env: CONFIG_NO_SUCH_VARIABLE }'),
+    /providers\.openai\.api_key: environment variable CONFIG_NO_SUCH_VARIABLE is not set/,
+  ],
 ];
 
 async function chat(gateway: ConfigGateway, model: string): Promise<string> {
@@ -112,7 +120,10 @@ describe('config admin API: validate, apply, reload, versions, diff, rollback', 
 
   it('versions, one version and the diff between them (masked texts, unified diff)', async () => {
     const list = await gw.admin('GET', '/api/v1/admin/config/versions');
-    expect(list.json.data.map((v: { version: number; trigger: string; current: boolean }) => [v.version, v.trigger, v.current])).toEqual([[2, 'apply', true], [1, 'start', false]]);
+    expect(list.json.data.map((v: { version: number; trigger: string; current: boolean }) => [v.version, v.trigger, v.current])).toEqual([
+      [2, 'apply', true],
+      [1, 'start', false],
+    ]);
     const one = await gw.admin('GET', '/api/v1/admin/config/versions/1');
     expect(one.json).toMatchObject({ version: 1, trigger: 'start', yaml: startText });
     const diff = await gw.admin('GET', '/api/v1/admin/config/diff?from=1&to=2');
@@ -124,15 +135,22 @@ describe('config admin API: validate, apply, reload, versions, diff, rollback', 
     expect((await gw.admin('GET', '/api/v1/admin/config/diff')).json.diff).toBe(diff.json.diff);
     expect((await gw.admin('GET', '/api/v1/admin/config/diff?from=2&to=2')).json.diff).toBe('');
     expect((await gw.admin('GET', '/api/v1/admin/config/versions/99')).status).toBe(404);
-    expect((await gw.admin('GET', '/api/v1/admin/config/diff?from=99')).json.error).toMatchObject({ code: 'not_found', message: 'no configuration version 99 (kept: 1 to 2)' });
+    expect((await gw.admin('GET', '/api/v1/admin/config/diff?from=99')).json.error).toMatchObject({
+      code: 'not_found',
+      message: 'no configuration version 99 (kept: 1 to 2)',
+    });
     expect((await gw.admin('GET', '/api/v1/admin/config/diff?from=x')).status).toBe(400);
   });
 
-  it('rollback: the previous version\'s exact text and config_version, as a new version; the removed model stops serving', async () => {
+  it("rollback: the previous version's exact text and config_version, as a new version; the removed model stops serving", async () => {
     const v1 = (await gw.admin('GET', '/api/v1/admin/config/versions')).json.data[1];
     const { status, json } = await gw.admin('POST', '/api/v1/admin/config/rollback');
     expect(status).toBe(200);
-    expect(json).toMatchObject({ unchanged: false, config_version: v1.config_version, version: { version: 3, trigger: 'rollback', current: true, config_version: v1.config_version } });
+    expect(json).toMatchObject({
+      unchanged: false,
+      config_version: v1.config_version,
+      version: { version: 3, trigger: 'rollback', current: true, config_version: v1.config_version },
+    });
     expect(readFileSync(gw.file, 'utf8')).toBe(startText);
     expect(gw.gateway.configControl.currentText()).toBe(startText);
     expect(gw.gateway.configControl.current().configVersion).toBe(startVersion);

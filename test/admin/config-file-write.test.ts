@@ -58,7 +58,9 @@ describe.skipIf(!canMount())('apply on a read-only file system (skipped where mo
     const { status, json } = await gw.admin('POST', '/api/v1/admin/config/apply', baseConfigYaml('  gpt-new: { provider: openai, model: gpt-4.1-nano }\n'));
     expect(status).toBe(409);
     expect(json.error.code).toBe('config_not_writable');
-    expect(json.error.message).toBe(`cannot write the config file ${gw.file} (create a temporary file beside it): it is on a read-only file system (a mounted ConfigMap or a read-only volume): change the configuration at its source and reload (EROFS); the running configuration is unchanged`);
+    expect(json.error.message).toBe(
+      `cannot write the config file ${gw.file} (create a temporary file beside it): it is on a read-only file system (a mounted ConfigMap or a read-only volume): change the configuration at its source and reload (EROFS); the running configuration is unchanged`,
+    );
     expect(readFileSync(gw.file, 'utf8')).toBe(startText);
     const client = new OpenAI({ baseURL: `${gw.gateway.dataUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
     await expect(client.chat.completions.create({ model: 'gpt-new', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 });
@@ -86,12 +88,24 @@ describe('apply on the embedded default configuration', () => {
   let gateway: RunningGateway;
   const token = 'embedded-admin-token-31';
   const admin = async (method: string, path: string, body?: string): Promise<{ status: number; json: any }> => {
-    const response = await fetch(`${gateway.adminUrl}${path}`, { method, headers: { 'x-admin-token': token, ...(body !== undefined && { 'content-type': 'application/yaml' }) }, ...(body !== undefined && { body }) });
+    const response = await fetch(`${gateway.adminUrl}${path}`, {
+      method,
+      headers: { 'x-admin-token': token, ...(body !== undefined && { 'content-type': 'application/yaml' }) },
+      ...(body !== undefined && { body }),
+    });
     return { status: response.status, json: await response.json() };
   };
   beforeAll(async () => {
-    const loadOptions = { env: { GATEWAY_ADMIN_TOKEN: token }, overrides: { listen: { value: '127.0.0.1:0', from: 'test' }, adminListen: { value: '127.0.0.1:0', from: 'test' } } };
-    gateway = await startGateway(loadConfigFile(undefined, loadOptions), { log: createLogger('silent'), workers: 1, validateAdminResponses: true, loadOptions });
+    const loadOptions = {
+      env: { GATEWAY_ADMIN_TOKEN: token },
+      overrides: { listen: { value: '127.0.0.1:0', from: 'test' }, adminListen: { value: '127.0.0.1:0', from: 'test' } },
+    };
+    gateway = await startGateway(loadConfigFile(undefined, loadOptions), {
+      log: createLogger('silent'),
+      workers: 1,
+      validateAdminResponses: true,
+      loadOptions,
+    });
   });
   afterAll(() => gateway?.close());
 

@@ -24,23 +24,36 @@ const postgresDatabase = async () => {
 };
 afterAll(() => postgres?.stop());
 
-const entry = (n: number, trigger: NewConfigVersion['trigger'] = 'apply'): NewConfigVersion => ({ configVersion: `cfg_${n}`, appliedAt: new Date(1_700_000_000_000 + n), trigger, text: `text ${n}\n` });
+const entry = (n: number, trigger: NewConfigVersion['trigger'] = 'apply'): NewConfigVersion => ({
+  configVersion: `cfg_${n}`,
+  appliedAt: new Date(1_700_000_000_000 + n),
+  trigger,
+  text: `text ${n}\n`,
+});
 
 type Made = { history: ConfigHistory; close: () => Promise<void> | void; another?: () => ConfigHistory };
 describe.each([
   ['in memory', false, async (): Promise<Made> => ({ history: memoryConfigHistory(3), close: () => undefined })],
-  ['in the SQLite store', false, async (): Promise<Made> => {
-    const store: Store = openStore(':memory:');
-    return { history: sqliteConfigHistory(store.db, 3), close: () => store.close() };
-  }],
-  ['in the PostgreSQL store', true, async (): Promise<Made> => {
-    const pool = new pg.Pool({ connectionString: await postgresDatabase(), max: 4 });
-    const client = await pool.connect();
-    await migratePostgres(client);
-    client.release();
-    // `another`: a second node of the fleet on the same database.
-    return { history: postgresConfigHistory(pool, 'node-a', 3), another: () => postgresConfigHistory(pool, 'node-b', 3), close: () => pool.end() };
-  }],
+  [
+    'in the SQLite store',
+    false,
+    async (): Promise<Made> => {
+      const store: Store = openStore(':memory:');
+      return { history: sqliteConfigHistory(store.db, 3), close: () => store.close() };
+    },
+  ],
+  [
+    'in the PostgreSQL store',
+    true,
+    async (): Promise<Made> => {
+      const pool = new pg.Pool({ connectionString: await postgresDatabase(), max: 4 });
+      const client = await pool.connect();
+      await migratePostgres(client);
+      client.release();
+      // `another`: a second node of the fleet on the same database.
+      return { history: postgresConfigHistory(pool, 'node-a', 3), another: () => postgresConfigHistory(pool, 'node-b', 3), close: () => pool.end() };
+    },
+  ],
 ] as const)('ConfigHistory %s', (_name, needsPostgres, make) => {
   let made: Made;
   let history: ConfigHistory;
@@ -102,7 +115,7 @@ describe.each([
   });
   const versions = async () => (await gw.admin('GET', '/api/v1/admin/config/versions')).json;
 
-  it('records the start, an apply, a reload and SIGHUP\'s reload with their triggers', async () => {
+  it("records the start, an apply, a reload and SIGHUP's reload with their triggers", async () => {
     gw = await startConfigGateway({ upstream, dir });
     expect((await gw.admin('POST', '/api/v1/admin/config/apply', texts[1])).status).toBe(200);
     writeFileSync(gw.file, texts[2]!);
@@ -112,14 +125,24 @@ describe.each([
     expect((await gw.gateway.configControl.reloadFromFile('sighup')).applied).toBe(true);
     const list = await versions();
     expect(list.stored).toBe(true);
-    expect(list.data.map((v: { version: number; trigger: string }) => [v.version, v.trigger])).toEqual([[4, 'sighup'], [3, 'reload'], [2, 'apply'], [1, 'start']]);
+    expect(list.data.map((v: { version: number; trigger: string }) => [v.version, v.trigger])).toEqual([
+      [4, 'sighup'],
+      [3, 'reload'],
+      [2, 'apply'],
+      [1, 'start'],
+    ]);
     await gw.close();
   });
 
   it('a restart on the same file adds no version; the history is still there', async () => {
     gw = await startConfigGateway({ upstream, dir });
     const list = await versions();
-    expect(list.data.map((v: { version: number; current: boolean }) => [v.version, v.current])).toEqual([[4, true], [3, false], [2, false], [1, false]]);
+    expect(list.data.map((v: { version: number; current: boolean }) => [v.version, v.current])).toEqual([
+      [4, true],
+      [3, false],
+      [2, false],
+      [1, false],
+    ]);
     expect((await gw.admin('GET', '/api/v1/admin/config')).json.version).toBe(4);
     expect((await gw.admin('GET', '/api/v1/admin/config/versions/2')).json.yaml).toBe(texts[1]);
     await gw.close();

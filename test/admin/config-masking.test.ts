@@ -6,7 +6,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { baseConfigYaml, CONFIG_ADMIN_TOKEN, CONFIG_UPSTREAM_KEY, startConfigGateway, writeConfigDir, type ConfigGateway } from '../support/config-file-gateway.ts';
+import {
+  baseConfigYaml,
+  CONFIG_ADMIN_TOKEN,
+  CONFIG_UPSTREAM_KEY,
+  startConfigGateway,
+  writeConfigDir,
+  type ConfigGateway,
+} from '../support/config-file-gateway.ts';
 import { makeTlsFixtures } from '../support/tls-fixtures.ts';
 
 const GOVERNANCE_SECRET = 'governance-secret-from-file-5e21';
@@ -30,7 +37,10 @@ describe('the configuration as the admin API shows it', () => {
     tlsKey = readFileSync(tls.files.serverKey, 'utf8');
     const dir = mkdtempSync(join(tmpdir(), 'gateway-config-masking-'));
     writeFileSync(join(dir, 'governance.secret'), `${GOVERNANCE_SECRET}\n`);
-    writeConfigDir(dir, upstream, baseConfigYaml(`db_path: ./gateway.db
+    writeConfigDir(
+      dir,
+      upstream,
+      baseConfigYaml(`db_path: ./gateway.db
 governance_secret: { file: ./governance.secret }
 tls: { cert: ${tls.files.serverCert}, key: { env: CONFIG_TLS_KEY } }
 hooks:
@@ -39,9 +49,32 @@ hooks:
 otlp:
   endpoint: http://127.0.0.1:9/otlp
   headers: { authorization: { env: CONFIG_OTLP_TOKEN }, x-otlp-key: ${PLAIN_OTLP_HEADER} }
-`).replace('openai: { api_key: { env: CONFIG_UPSTREAM_KEY } }', `openai: { api_key: { env: CONFIG_UPSTREAM_KEY }, headers: { x-org-token: ${PLAIN_PROVIDER_HEADER}, OpenAI-Organization: org-visible } }`));
-    gw = await startConfigGateway({ upstream, dir, env: { CONFIG_HOOK_URL: HOOK_URL, CONFIG_HOOK_TOKEN: HOOK_TOKEN, CONFIG_OTLP_TOKEN: OTLP_TOKEN, CONFIG_TLS_KEY: tlsKey } });
-    secrets = [CONFIG_UPSTREAM_KEY, CONFIG_ADMIN_TOKEN, GOVERNANCE_SECRET, HOOK_URL, 'hook-url-secret-path', HOOK_TOKEN, 'hook-bearer-secret-9c04', PLAIN_PROVIDER_HEADER, PLAIN_HOOK_HEADER, URL_PASSWORD, URL_QUERY, OTLP_TOKEN, PLAIN_OTLP_HEADER, tlsKey.split('\n')[1]!];
+`).replace(
+        'openai: { api_key: { env: CONFIG_UPSTREAM_KEY } }',
+        `openai: { api_key: { env: CONFIG_UPSTREAM_KEY }, headers: { x-org-token: ${PLAIN_PROVIDER_HEADER}, OpenAI-Organization: org-visible } }`,
+      ),
+    );
+    gw = await startConfigGateway({
+      upstream,
+      dir,
+      env: { CONFIG_HOOK_URL: HOOK_URL, CONFIG_HOOK_TOKEN: HOOK_TOKEN, CONFIG_OTLP_TOKEN: OTLP_TOKEN, CONFIG_TLS_KEY: tlsKey },
+    });
+    secrets = [
+      CONFIG_UPSTREAM_KEY,
+      CONFIG_ADMIN_TOKEN,
+      GOVERNANCE_SECRET,
+      HOOK_URL,
+      'hook-url-secret-path',
+      HOOK_TOKEN,
+      'hook-bearer-secret-9c04',
+      PLAIN_PROVIDER_HEADER,
+      PLAIN_HOOK_HEADER,
+      URL_PASSWORD,
+      URL_QUERY,
+      OTLP_TOKEN,
+      PLAIN_OTLP_HEADER,
+      tlsKey.split('\n')[1]!,
+    ];
     // An operator's slip: the upstream key pasted into a comment; the next version has it.
     const slipped = `${readFileSync(gw.file, 'utf8')}# rotated from ${CONFIG_UPSTREAM_KEY} on Monday\n`;
     const applied = await gw.admin('POST', '/api/v1/admin/config/apply', slipped);
@@ -53,8 +86,15 @@ otlp:
   });
 
   it('masks every secret in GET config, each version, the list and the diff', async () => {
-    const answers = await Promise.all(['/api/v1/admin/config', '/api/v1/admin/config/versions', '/api/v1/admin/config/versions/1', '/api/v1/admin/config/versions/2', '/api/v1/admin/config/diff?from=1&to=2']
-      .map(async (path) => [path, JSON.stringify(await gw.admin('GET', path))] as const));
+    const answers = await Promise.all(
+      [
+        '/api/v1/admin/config',
+        '/api/v1/admin/config/versions',
+        '/api/v1/admin/config/versions/1',
+        '/api/v1/admin/config/versions/2',
+        '/api/v1/admin/config/diff?from=1&to=2',
+      ].map(async (path) => [path, JSON.stringify(await gw.admin('GET', path))] as const),
+    );
     for (const [path, answer] of answers) {
       expect(answer, path).toContain('"status":200');
       for (const secret of secrets) expect(answer.includes(secret), `${path} shows ${secret}`).toBe(false);

@@ -18,7 +18,8 @@ afterAll(async () => {
   await upstream.close();
 });
 
-const counted = async (result: string) => Number(new RegExp(`gateway_config_reloads_total\\{result="${result}"\\} (\\d+)`).exec(await (await fetch(`${gw.gateway.dataUrl}/metrics`)).text())?.[1] ?? 0);
+const counted = async (result: string) =>
+  Number(new RegExp(`gateway_config_reloads_total\\{result="${result}"\\} (\\d+)`).exec(await (await fetch(`${gw.gateway.dataUrl}/metrics`)).text())?.[1] ?? 0);
 const BROKEN = baseConfigYaml('  nowhere: { provider: no-such-provider, model: m }\n');
 
 describe('refused configuration changes are counted once each', () => {

@@ -173,7 +173,12 @@ describe('startGateway', () => {
     const dataPort = (free.address() as AddressInfo).port;
     await new Promise<void>((resolve) => free.close(() => resolve()));
     try {
-      const loaded = loadConfigText(`listen: 127.0.0.1:${dataPort}\nadmin_listen: 127.0.0.1:${(busy.address() as AddressInfo).port}\n`, '/virtual/config.yaml', '/virtual', { env: {} });
+      const loaded = loadConfigText(
+        `listen: 127.0.0.1:${dataPort}\nadmin_listen: 127.0.0.1:${(busy.address() as AddressInfo).port}\n`,
+        '/virtual/config.yaml',
+        '/virtual',
+        { env: {} },
+      );
       await expect(startGateway(loaded, { log: createLogger('silent') })).rejects.toMatchObject({ code: 'EADDRINUSE' });
       // The data port is free again: a second server can take it.
       const again = createServer();
@@ -189,7 +194,10 @@ describe('startGateway', () => {
 
   it('beyond loopback: serves HTTPS with mTLS, and then asks for the token', async () => {
     const tls = makeTlsFixtures();
-    const withTls = text.replace('admin_listen: 127.0.0.1:0', `admin_listen: 0.0.0.0:0\nadmin_tls: { cert: ${tls.files.serverCert}, key: ${tls.files.serverKey}, client_ca: ${tls.files.ca} }`);
+    const withTls = text.replace(
+      'admin_listen: 127.0.0.1:0',
+      `admin_listen: 0.0.0.0:0\nadmin_tls: { cert: ${tls.files.serverCert}, key: ${tls.files.serverKey}, client_ca: ${tls.files.ca} }`,
+    );
     const loaded = loadConfigText(withTls, '/virtual/config.yaml', '/virtual', { env: { GATEWAY_ADMIN_TOKEN: 'tok' } });
     const gateway = await startGateway(loaded, { log: createLogger('silent') });
     const client = (cert: string, key: string) => new Agent({ connect: { ca: tls.pem.ca, cert, key } });

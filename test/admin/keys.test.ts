@@ -45,8 +45,21 @@ interface AdminServer {
 
 async function startAdmin(governance: LocalGovernance | undefined, env: NodeJS.ProcessEnv = {}): Promise<AdminServer> {
   const config = loadConfigText('admin_listen: 127.0.0.1:0\nlog_level: silent\n', '/virtual/config.yaml', '/virtual', { env });
-  const live = { routing: new RoutingTable(config, SYSTEM_CLOCK), clock: SYSTEM_CLOCK, requests: new RequestStats(), inFlight: new RequestsInFlight(), hooks: new Hooks([], { log: SILENT }) };
-  const app = await createAdminApp({ config, startedAt: Date.now(), log: SILENT, validateResponses: true, live, ...(governance !== undefined && { governance }) });
+  const live = {
+    routing: new RoutingTable(config, SYSTEM_CLOCK),
+    clock: SYSTEM_CLOCK,
+    requests: new RequestStats(),
+    inFlight: new RequestsInFlight(),
+    hooks: new Hooks([], { log: SILENT }),
+  };
+  const app = await createAdminApp({
+    config,
+    startedAt: Date.now(),
+    log: SILENT,
+    validateResponses: true,
+    live,
+    ...(governance !== undefined && { governance }),
+  });
   const server: Server = createServer(app.callback());
   const url = await listen(server, config.adminListen);
   return { url, config, close: () => closeServer(server) };
@@ -122,7 +135,14 @@ describe('admin key operations', () => {
   it('lists keys without secrets, with their spend in cents (rounded up) and what is left', async () => {
     const created = await create({ name: 'spender', budget_cents: 100 });
     const reservation = governance.admit(created, { worstCaseMicrocents: 5_000_000n, priced: true });
-    await governance.settle(reservation, { costMicrocents: 1_500_001n, usage: usage(10, 10), requestId: `list-${created.id}`, model: 'gpt', lane: 'openai/gpt', estimated: false });
+    await governance.settle(reservation, {
+      costMicrocents: 1_500_001n,
+      usage: usage(10, 10),
+      requestId: `list-${created.id}`,
+      model: 'gpt',
+      lane: 'openai/gpt',
+      estimated: false,
+    });
     const response = await fetch(`${admin.url}${KEYS}`);
     expect(response.status).toBe(200);
     const text = await response.text();
@@ -250,7 +270,12 @@ describe('admin key operations', () => {
           else controller.close();
         },
       });
-      const response = await fetch(`${admin.url}${KEYS}`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+      const response = await fetch(`${admin.url}${KEYS}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+        duplex: 'half',
+      } as RequestInit);
       await expectError(response, 413, 'request_too_large');
       expect(governance.listKeys()).toHaveLength(before);
       expect((await fetch(`${admin.url}${KEYS}`)).status).toBe(200);

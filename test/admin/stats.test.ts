@@ -55,7 +55,8 @@ const stats = async (harness = h): Promise<StatsView> => {
   return (await res.json()) as StatsView;
 };
 const lane = (view: StatsView, pool: string, name: string) => view.pools.find((p) => p.pool === pool)!.lanes.find((l) => l.lane === name)!;
-const ask = (model: string) => fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+const ask = (model: string) =>
+  fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
 
 describe('GET /stats', () => {
   it('answers a snapshot of a fresh gateway: nothing counted yet, every pool and lane closed, no keys section without a store', async () => {
@@ -68,10 +69,20 @@ describe('GET /stats', () => {
     expect(view.tokens).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 });
     expect([view.spent_cents, view.spent_usd]).toEqual([0, '0.00000000']);
     expect(view.pools.map((p) => p.pool)).toEqual(['gpt', 'claude', 'claude-default-tokens', 'priced', 'chat']);
-    expect(view.pools.find((p) => p.pool === 'chat')?.lanes.map((l) => [l.lane, l.weight, l.state])).toEqual([['priced', 3, 'closed'], ['claude', 1, 'closed']]);
+    expect(view.pools.find((p) => p.pool === 'chat')?.lanes.map((l) => [l.lane, l.weight, l.state])).toEqual([
+      ['priced', 3, 'closed'],
+      ['claude', 1, 'closed'],
+    ]);
     expect(lane(view, 'gpt', 'gpt')).toEqual({
-      lane: 'gpt', weight: 1, state: 'closed', in_flight: 0, consecutive_failures: 0, probe_in_flight: false,
-      open_until: null, capacity_cooldown_until: null, config_cooldown_until: null,
+      lane: 'gpt',
+      weight: 1,
+      state: 'closed',
+      in_flight: 0,
+      consecutive_failures: 0,
+      probe_in_flight: false,
+      open_until: null,
+      capacity_cooldown_until: null,
+      config_cooldown_until: null,
       counters: { successes: 0, lane_faults: 0, capacity_faults: 0, config_faults: 0, client_faults: 0, trips: 0 },
     });
     expect(view).not.toHaveProperty('keys');
@@ -81,7 +92,9 @@ describe('GET /stats', () => {
     const before = await stats();
     const client = new OpenAI({ apiKey: 'client-key', baseURL: `${h.url}/v1`, maxRetries: 0 });
     for (let i = 0; i < 3; i++) {
-      h.upstream.enqueue({ json: openaiChatCompletion({ id: `c${i}`, model: 'priced-upstream', text: 'ok', usage: { prompt_tokens: 1000, completion_tokens: 500 } }) });
+      h.upstream.enqueue({
+        json: openaiChatCompletion({ id: `c${i}`, model: 'priced-upstream', text: 'ok', usage: { prompt_tokens: 1000, completion_tokens: 500 } }),
+      });
       await client.chat.completions.create({ model: 'priced', messages: [{ role: 'user', content: 'hi' }] });
     }
     await client.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
@@ -106,7 +119,11 @@ describe('GET /stats', () => {
   it('counts requests in flight, on the gateway and on their lane', async () => {
     h.upstream.enqueue({ fault: 'hang' });
     const leave = new AbortController();
-    const pending = fetch(`${h.url}/v1/chat/completions`, { method: 'POST', signal: leave.signal, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) }).catch(() => undefined);
+    const pending = fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      signal: leave.signal,
+      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+    }).catch(() => undefined);
     await waitFor(() => h.upstream.requests.length === 1);
     const during = await stats();
     expect(during.requests.in_flight).toBe(1);
@@ -139,8 +156,12 @@ describe('GET /stats', () => {
     expect(lane(await stats(), 'gpt', 'gpt')).toMatchObject({ state: 'closed', counters: { successes: 1, trips: 1 } });
   });
 
-  it('shows a 429\'s capacity cooldown until its Retry-After', async () => {
-    h.upstream.enqueue({ status: 429, headers: { 'retry-after': '30' }, json: { error: { message: 'slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' } } });
+  it("shows a 429's capacity cooldown until its Retry-After", async () => {
+    h.upstream.enqueue({
+      status: 429,
+      headers: { 'retry-after': '30' },
+      json: { error: { message: 'slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    });
     await ask('claude-default-tokens').catch(() => undefined);
     const cooling = lane(await stats(), 'claude-default-tokens', 'claude-default-tokens');
     expect(cooling.capacity_cooldown_until).toMatch(ISO);
@@ -159,7 +180,8 @@ describe('GET /stats with a key store and an admin token', () => {
       expect((await fetch(`${g.adminUrl}/stats`)).status).toBe(401);
       const headers = { 'x-admin-token': token, 'content-type': 'application/json' };
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push(((await (await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers, body: '{}' })).json()) as { id: string }).id);
+      for (let i = 0; i < 3; i++)
+        ids.push(((await (await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers, body: '{}' })).json()) as { id: string }).id);
       await fetch(`${g.adminUrl}/api/v1/admin/keys/${ids[0]}`, { method: 'DELETE', headers });
       const view = (await (await fetch(`${g.adminUrl}/stats`, { headers })).json()) as StatsView;
       expect(view.keys).toEqual({ total: 3, active: 2, revoked: 1 });

@@ -57,9 +57,13 @@ function inspect(bytes: Uint8Array, keyId: string): CopyFacts {
 
 describe('POST /api/v1/admin/store/backup', () => {
   it('copies the store consistently while requests are settled, and leaves nothing behind', async () => {
-    const created = (await (await fetch(`${harness.adminUrl}/api/v1/admin/keys`, {
-      method: 'POST', headers: { 'x-admin-token': TOKEN, 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 1_000_000 }),
-    })).json()) as { id: string; secret: string };
+    const created = (await (
+      await fetch(`${harness.adminUrl}/api/v1/admin/keys`, {
+        method: 'POST',
+        headers: { 'x-admin-token': TOKEN, 'content-type': 'application/json' },
+        body: JSON.stringify({ budget_cents: 1_000_000 }),
+      })
+    ).json()) as { id: string; secret: string };
     const client = new OpenAI({ apiKey: created.secret, baseURL: `${harness.url}/v1`, maxRetries: 0 });
     let answered = 0;
     let stop = false;
@@ -125,19 +129,26 @@ describe('POST /api/v1/admin/store/backup', () => {
     }
   });
 
-  it.skipIf(postgresUnavailable() !== undefined)('answers 409 store_is_database, naming pg_dump, with the PostgreSQL store', async () => {
-    const postgres = await startPostgres();
-    const shared = await startHarness({ extraYaml: 'governance: on\ndatabase_url: { env: GATEWAY_DATABASE_URL }\n', env: { GATEWAY_DATABASE_URL: await postgres.createDatabase() } });
-    try {
-      const response = await fetch(`${shared.adminUrl}${BACKUP}`, { method: 'POST' });
-      expect(response.status).toBe(409);
-      const body = (await response.json()) as { error: { code: string; message: string } };
-      expect(body.error.code).toBe('store_is_database');
-      expect(body.error.message).toContain('pg_dump');
-      expect(JSON.stringify(body)).not.toContain('127.0.0.1'); // the database's address is not said
-    } finally {
-      await shared.close();
-      postgres.stop();
-    }
-  }, 60_000);
+  it.skipIf(postgresUnavailable() !== undefined)(
+    'answers 409 store_is_database, naming pg_dump, with the PostgreSQL store',
+    async () => {
+      const postgres = await startPostgres();
+      const shared = await startHarness({
+        extraYaml: 'governance: on\ndatabase_url: { env: GATEWAY_DATABASE_URL }\n',
+        env: { GATEWAY_DATABASE_URL: await postgres.createDatabase() },
+      });
+      try {
+        const response = await fetch(`${shared.adminUrl}${BACKUP}`, { method: 'POST' });
+        expect(response.status).toBe(409);
+        const body = (await response.json()) as { error: { code: string; message: string } };
+        expect(body.error.code).toBe('store_is_database');
+        expect(body.error.message).toContain('pg_dump');
+        expect(JSON.stringify(body)).not.toContain('127.0.0.1'); // the database's address is not said
+      } finally {
+        await shared.close();
+        postgres.stop();
+      }
+    },
+    60_000,
+  );
 });

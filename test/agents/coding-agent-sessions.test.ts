@@ -39,7 +39,16 @@ import type { RunningGateway } from '../../server/app/start-gateway.ts';
 import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import { agentScript, claudeSignature, FINAL, geminiSignature, type AgentTools } from './support/agent-upstream-script.ts';
-import { CLAUDE_CODE_TOOLS, CODEX_PATCH, CODEX_TOOLS, GEMINI_CLI_TOOLS, claudeCodeSession, codexSession, geminiCliSession, type SessionResult } from './support/agent-sessions.ts';
+import {
+  CLAUDE_CODE_TOOLS,
+  CODEX_PATCH,
+  CODEX_TOOLS,
+  GEMINI_CLI_TOOLS,
+  claudeCodeSession,
+  codexSession,
+  geminiCliSession,
+  type SessionResult,
+} from './support/agent-sessions.ts';
 import { startScriptedUpstream, type ScriptedUpstream, type SeenRequest } from './support/scripted-upstream.ts';
 import { startSixLaneGateway } from './support/six-lane-gateway.ts';
 
@@ -66,27 +75,48 @@ const setting: Record<ProtocolId, (j: Json) => unknown> = {
 
 const AGENTS: Agent[] = [
   {
-    name: 'Claude Code', protocol: 'anthropic', tools: CLAUDE_CODE_TOOLS, run: claudeCodeSession, expected: setting,
+    name: 'Claude Code',
+    protocol: 'anthropic',
+    tools: CLAUDE_CODE_TOOLS,
+    run: claudeCodeSession,
+    expected: setting,
     // budget_tokens 31999: "high" for level protocols, the budget itself for budget protocols; thinking shown, so summaries asked for.
     want: {
-      openai: 'high', responses: { effort: 'high', summary: 'auto' }, gemini: { thinkingBudget: 31999, includeThoughts: true },
-      bedrock: { type: 'enabled', budget_tokens: 31999 }, cohere: { type: 'enabled', token_budget: 31999 },
+      openai: 'high',
+      responses: { effort: 'high', summary: 'auto' },
+      gemini: { thinkingBudget: 31999, includeThoughts: true },
+      bedrock: { type: 'enabled', budget_tokens: 31999 },
+      cohere: { type: 'enabled', token_budget: 31999 },
     },
   },
   {
-    name: 'Codex CLI', protocol: 'responses', tools: CODEX_TOOLS, run: codexSession, expected: setting,
+    name: 'Codex CLI',
+    protocol: 'responses',
+    tools: CODEX_TOOLS,
+    run: codexSession,
+    expected: setting,
     // effort medium = 8192 tokens; summary auto asks to see reasoning.
     want: {
-      openai: 'medium', anthropic: { type: 'enabled', budget_tokens: 8192 }, gemini: { thinkingBudget: 8192, includeThoughts: true },
-      bedrock: { type: 'enabled', budget_tokens: 8192 }, cohere: { type: 'enabled', token_budget: 8192 },
+      openai: 'medium',
+      anthropic: { type: 'enabled', budget_tokens: 8192 },
+      gemini: { thinkingBudget: 8192, includeThoughts: true },
+      bedrock: { type: 'enabled', budget_tokens: 8192 },
+      cohere: { type: 'enabled', token_budget: 8192 },
     },
   },
   {
-    name: 'Gemini CLI', protocol: 'gemini', tools: GEMINI_CLI_TOOLS, run: geminiCliSession, expected: setting,
+    name: 'Gemini CLI',
+    protocol: 'gemini',
+    tools: GEMINI_CLI_TOOLS,
+    run: geminiCliSession,
+    expected: setting,
     // thinkingBudget 8192 is "medium"; includeThoughts asks to see reasoning.
     want: {
-      openai: 'medium', responses: { effort: 'medium', summary: 'auto' }, anthropic: { type: 'enabled', budget_tokens: 8192 },
-      bedrock: { type: 'enabled', budget_tokens: 8192 }, cohere: { type: 'enabled', token_budget: 8192 },
+      openai: 'medium',
+      responses: { effort: 'medium', summary: 'auto' },
+      anthropic: { type: 'enabled', budget_tokens: 8192 },
+      bedrock: { type: 'enabled', budget_tokens: 8192 },
+      cohere: { type: 'enabled', token_budget: 8192 },
     },
   },
 ];
@@ -152,7 +182,12 @@ describe.each(AGENTS)('$name session', (agent) => {
     }
     if (agent.protocol === 'responses') {
       // The freeform apply_patch reached the lane as a function of one string, and came back to Codex as a custom_tool_call with the patch unchanged.
-      for (const r of seen) expect(declaredParameters(egress, r.json, 'apply_patch')).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
+      for (const r of seen)
+        expect(declaredParameters(egress, r.json, 'apply_patch')).toMatchObject({
+          type: 'object',
+          properties: { input: { type: 'string' } },
+          required: ['input'],
+        });
       expect(Object.keys((declaredParameters(egress, seen[0]!.json, 'apply_patch') as Json).properties)).toEqual(['input']);
       expect(result.freeformInputs).toEqual([CODEX_PATCH]);
       // Its custom_tool_call_output is the lane's tool result in the final request.

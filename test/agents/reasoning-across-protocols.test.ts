@@ -23,10 +23,15 @@ const HIGH_BUDGET = 16384;
 /** The upstream's answer: its own (signed where the protocol signs) reasoning, then text. */
 function reply(request: SeenRequest): ChatResponse {
   const p = request.protocol;
-  const proof = p === 'anthropic' || p === 'bedrock' || p === 'gemini' ? { signature: `sig-${p}` } : p === 'responses' ? { redacted: 'enc-responses', id: 'rs_1' } : {};
+  const proof =
+    p === 'anthropic' || p === 'bedrock' || p === 'gemini' ? { signature: `sig-${p}` } : p === 'responses' ? { redacted: 'enc-responses', id: 'rs_1' } : {};
   return {
-    id: `resp_${p}`, model: `model-${p}`,
-    content: [{ type: 'reasoning', text: THOUGHT, origin: p, ...proof }, { type: 'text', text: ANSWER }],
+    id: `resp_${p}`,
+    model: `model-${p}`,
+    content: [
+      { type: 'reasoning', text: THOUGHT, origin: p, ...proof },
+      { type: 'text', text: ANSWER },
+    ],
     finish: { reason: 'stop', raw: null },
     usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 12 },
   };
@@ -43,13 +48,19 @@ afterAll(async () => {
   await upstream.close();
 });
 
-interface Answer { text: string; reasoning: string; warnings: string }
+interface Answer {
+  text: string;
+  reasoning: string;
+  warnings: string;
+}
 
 /** Each client asks for high reasoning its own way, and returns the answer's text and reasoning as its SDK parsed them. */
 const ASK: Record<ProtocolId, (model: string) => Promise<Answer>> = {
   async openai(model) {
     const openai = new OpenAI({ apiKey: 'k', baseURL: `${gateway.dataUrl}/v1`, maxRetries: 0 });
-    const { data, response } = await openai.chat.completions.create({ model, reasoning_effort: 'high', messages: [{ role: 'user', content: 'A or B?' }] }).withResponse();
+    const { data, response } = await openai.chat.completions
+      .create({ model, reasoning_effort: 'high', messages: [{ role: 'user', content: 'A or B?' }] })
+      .withResponse();
     const message = data.choices[0]!.message as OpenAI.ChatCompletionMessage & { reasoning_content?: string };
     return { text: message.content ?? '', reasoning: message.reasoning_content ?? '', warnings: response.headers.get('x-gateway-warnings') ?? '' };
   },
@@ -61,7 +72,9 @@ const ASK: Record<ProtocolId, (model: string) => Promise<Answer>> = {
   },
   async anthropic(model) {
     const anthropic = new Anthropic({ apiKey: 'k', baseURL: gateway.dataUrl, maxRetries: 0 });
-    const { data, response } = await anthropic.messages.create({ model, max_tokens: 20000, thinking: { type: 'enabled', budget_tokens: HIGH_BUDGET }, messages: [{ role: 'user', content: 'A or B?' }] }).withResponse();
+    const { data, response } = await anthropic.messages
+      .create({ model, max_tokens: 20000, thinking: { type: 'enabled', budget_tokens: HIGH_BUDGET }, messages: [{ role: 'user', content: 'A or B?' }] })
+      .withResponse();
     return {
       text: data.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
       reasoning: data.content.map((b) => (b.type === 'thinking' ? b.thinking : '')).join(''),
@@ -70,24 +83,46 @@ const ASK: Record<ProtocolId, (model: string) => Promise<Answer>> = {
   },
   async gemini(model) {
     const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gateway.dataUrl } });
-    const out = await gemini.models.generateContent({ model, contents: 'A or B?', config: { thinkingConfig: { thinkingBudget: HIGH_BUDGET, includeThoughts: true } } });
+    const out = await gemini.models.generateContent({
+      model,
+      contents: 'A or B?',
+      config: { thinkingConfig: { thinkingBudget: HIGH_BUDGET, includeThoughts: true } },
+    });
     const parts = out.candidates?.[0]?.content?.parts ?? [];
     return {
-      text: parts.filter((p) => p.thought !== true).map((p) => p.text ?? '').join(''),
-      reasoning: parts.filter((p) => p.thought === true).map((p) => p.text ?? '').join(''),
+      text: parts
+        .filter((p) => p.thought !== true)
+        .map((p) => p.text ?? '')
+        .join(''),
+      reasoning: parts
+        .filter((p) => p.thought === true)
+        .map((p) => p.text ?? '')
+        .join(''),
       warnings: out.sdkHttpResponse?.headers?.['x-gateway-warnings'] ?? '',
     };
   },
   async bedrock(model) {
     const bedrock = new BedrockRuntimeClient({
-      region: 'us-east-1', endpoint: gateway.dataUrl, credentials: { accessKeyId: 'k', secretAccessKey: 'k' }, requestHandler: new NodeHttpHandler(), maxAttempts: 1,
+      region: 'us-east-1',
+      endpoint: gateway.dataUrl,
+      credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
+      requestHandler: new NodeHttpHandler(),
+      maxAttempts: 1,
     });
-    const out = await bedrock.send(new ConverseCommand({
-      modelId: model, messages: [{ role: 'user', content: [{ text: 'A or B?' }] }], inferenceConfig: { maxTokens: 20000 },
-      additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: HIGH_BUDGET } },
-    }));
+    const out = await bedrock.send(
+      new ConverseCommand({
+        modelId: model,
+        messages: [{ role: 'user', content: [{ text: 'A or B?' }] }],
+        inferenceConfig: { maxTokens: 20000 },
+        additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: HIGH_BUDGET } },
+      }),
+    );
     const content = out.output?.message?.content ?? [];
-    return { text: content.map((b) => b.text ?? '').join(''), reasoning: content.map((b) => b.reasoningContent?.reasoningText?.text ?? '').join(''), warnings: '' };
+    return {
+      text: content.map((b) => b.text ?? '').join(''),
+      reasoning: content.map((b) => b.reasoningContent?.reasoningText?.text ?? '').join(''),
+      warnings: '',
+    };
   },
   async cohere(model) {
     const cohere = new CohereClientV2({ token: 'k', environment: gateway.dataUrl });
@@ -139,9 +174,11 @@ function expectHigh(seen: SeenRequest, shows: boolean): void {
  * OpenAI's own and Claude's (carried in encrypted_content).
  */
 const sees = (client: ProtocolId, egress: ProtocolId) =>
-  client === 'openai' || client === 'gemini' || client === 'cohere'
-  || ((client === 'anthropic' || client === 'bedrock') && (egress === 'openai' || egress === 'anthropic' || egress === 'bedrock'))
-  || (client === 'responses' && (egress === 'anthropic' || egress === 'bedrock'));
+  client === 'openai' ||
+  client === 'gemini' ||
+  client === 'cohere' ||
+  ((client === 'anthropic' || client === 'bedrock') && (egress === 'openai' || egress === 'anthropic' || egress === 'bedrock')) ||
+  (client === 'responses' && (egress === 'anthropic' || egress === 'bedrock'));
 
 describe.each(PROTOCOL_IDS)('a %s client asking for high reasoning', (client) => {
   it.each(PROTOCOL_IDS.filter((p) => p !== client))('reaches a %s upstream as high, and sees its reasoning where it has a place', async (egress) => {
@@ -157,49 +194,65 @@ describe.each(PROTOCOL_IDS)('a %s client asking for high reasoning', (client) =>
 describe('target constraints', () => {
   const openai = () => new OpenAI({ apiKey: 'k', baseURL: `${gateway.dataUrl}/v1`, maxRetries: 0 });
 
-  it('sends the lane\'s maximum when the client set none, the budget below it', async () => {
+  it("sends the lane's maximum when the client set none, the budget below it", async () => {
     upstream.requests.length = 0;
-    const { response } = await openai().chat.completions.create({ model: 'm-anthropic', reasoning_effort: 'high', messages: [{ role: 'user', content: 'A or B?' }] }).withResponse();
+    const { response } = await openai()
+      .chat.completions.create({ model: 'm-anthropic', reasoning_effort: 'high', messages: [{ role: 'user', content: 'A or B?' }] })
+      .withResponse();
     // claude-sonnet-4-5's output ceiling in the catalog is 64000: the high budget fits below it.
     expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'enabled', budget_tokens: HIGH_BUDGET }, max_tokens: 64000 });
     expect(response.headers.get('x-gateway-warnings') ?? '').not.toContain('max_tokens');
   });
 
-  it('lowers a budget that does not fit below the lane\'s maximum to three quarters of it, and says so', async () => {
+  it("lowers a budget that does not fit below the lane's maximum to three quarters of it, and says so", async () => {
     upstream.requests.length = 0;
     const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gateway.dataUrl } });
     await gemini.models.generateContent({ model: 'm-anthropic', contents: 'A or B?', config: { thinkingConfig: { thinkingBudget: 100_000 } } });
     expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 48000 }, max_tokens: 64000 });
   });
 
-  it('keeps the client\'s own max_tokens and lowers the budget below it', async () => {
+  it("keeps the client's own max_tokens and lowers the budget below it", async () => {
     upstream.requests.length = 0;
-    const { response } = await openai().chat.completions.create({ model: 'm-anthropic', reasoning_effort: 'high', max_completion_tokens: 3000, messages: [{ role: 'user', content: 'A or B?' }] }).withResponse();
+    const { response } = await openai()
+      .chat.completions.create({
+        model: 'm-anthropic',
+        reasoning_effort: 'high',
+        max_completion_tokens: 3000,
+        messages: [{ role: 'user', content: 'A or B?' }],
+      })
+      .withResponse();
     expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2999 }, max_tokens: 3000 });
     expect(response.headers.get('x-gateway-warnings')).toContain('reshaped=reasoning.budget_tokens');
   });
 
-  it('raises a budget under Claude\'s least (1024), and drops thinking when max_tokens leaves no room', async () => {
+  it("raises a budget under Claude's least (1024), and drops thinking when max_tokens leaves no room", async () => {
     const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gateway.dataUrl } });
     upstream.requests.length = 0;
     await gemini.models.generateContent({ model: 'm-anthropic', contents: 'A or B?', config: { thinkingConfig: { thinkingBudget: 200 } } });
     expect(upstream.requests[0]!.json).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 } });
     upstream.requests.length = 0;
-    await gemini.models.generateContent({ model: 'm-anthropic', contents: 'A or B?', config: { maxOutputTokens: 800, thinkingConfig: { thinkingBudget: 4000 } } });
+    await gemini.models.generateContent({
+      model: 'm-anthropic',
+      contents: 'A or B?',
+      config: { maxOutputTokens: 800, thinkingConfig: { thinkingBudget: 4000 } },
+    });
     expect(upstream.requests[0]!.json).not.toHaveProperty('thinking');
   });
 
-  it('continues a tool loop without thinking when the client could not send Claude\'s thinking back, and says so', async () => {
+  it("continues a tool loop without thinking when the client could not send Claude's thinking back, and says so", async () => {
     upstream.requests.length = 0;
-    const { response } = await openai().chat.completions.create({
-      model: 'm-anthropic', reasoning_effort: 'high',
-      tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object', properties: {} } } }],
-      messages: [
-        { role: 'user', content: 'List files.' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
-        { role: 'tool', tool_call_id: 'toolu_1', content: 'a.ts' },
-      ],
-    }).withResponse();
+    const { response } = await openai()
+      .chat.completions.create({
+        model: 'm-anthropic',
+        reasoning_effort: 'high',
+        tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object', properties: {} } } }],
+        messages: [
+          { role: 'user', content: 'List files.' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'toolu_1', content: 'a.ts' },
+        ],
+      })
+      .withResponse();
     expect(upstream.requests[0]!.json).not.toHaveProperty('thinking');
     expect(response.headers.get('x-gateway-warnings')).toContain('dropped=reasoning');
   });
@@ -207,7 +260,9 @@ describe('target constraints', () => {
   it('sends "none" only when an OpenAI client named it: another protocol\'s "off" is not sent to OpenAI models', async () => {
     const anthropic = new Anthropic({ apiKey: 'k', baseURL: gateway.dataUrl, maxRetries: 0 });
     upstream.requests.length = 0;
-    const { response } = await anthropic.messages.create({ model: 'm-openai', max_tokens: 100, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'A or B?' }] }).withResponse();
+    const { response } = await anthropic.messages
+      .create({ model: 'm-openai', max_tokens: 100, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'A or B?' }] })
+      .withResponse();
     expect(upstream.requests[0]!.json).not.toHaveProperty('reasoning_effort');
     expect(response.headers.get('x-gateway-warnings')).toContain('dropped=reasoning');
     upstream.requests.length = 0;
@@ -221,34 +276,52 @@ describe('target constraints', () => {
   it('adjusts the sampling Claude refuses while thinking, and leaves thinking off when a tool call is forced', async () => {
     const gemini = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: gateway.dataUrl } });
     upstream.requests.length = 0;
-    await gemini.models.generateContent({ model: 'm-anthropic', contents: 'A or B?', config: { temperature: 0.2, topK: 40, topP: 0.5, thinkingConfig: { thinkingBudget: 4096 } } });
+    await gemini.models.generateContent({
+      model: 'm-anthropic',
+      contents: 'A or B?',
+      config: { temperature: 0.2, topK: 40, topP: 0.5, thinkingConfig: { thinkingBudget: 4096 } },
+    });
     const sent = upstream.requests[0]!.json;
     expect(sent).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4096 }, top_p: 0.95 });
     expect(sent).not.toHaveProperty('temperature');
     expect(sent).not.toHaveProperty('top_k');
     upstream.requests.length = 0;
     await openai().chat.completions.create({
-      model: 'm-bedrock', reasoning_effort: 'high', temperature: 0.3, tool_choice: 'required',
-      tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object', properties: {} } } }], messages: [{ role: 'user', content: 'List files.' }],
+      model: 'm-bedrock',
+      reasoning_effort: 'high',
+      temperature: 0.3,
+      tool_choice: 'required',
+      tools: [{ type: 'function', function: { name: 'ls', parameters: { type: 'object', properties: {} } } }],
+      messages: [{ role: 'user', content: 'List files.' }],
     });
     expect(upstream.requests[0]!.json).not.toHaveProperty('additionalModelRequestFields');
     expect(upstream.requests[0]!.json).toMatchObject({ inferenceConfig: { temperature: 0.3 } });
   });
 
-  it('maps a level to Gemini 3\'s thinkingLevel, and a budget to the nearest level for OpenAI', async () => {
+  it("maps a level to Gemini 3's thinkingLevel, and a budget to the nearest level for OpenAI", async () => {
     upstream.requests.length = 0;
     await openai().chat.completions.create({ model: 'm-gemini-3', reasoning_effort: 'low', messages: [{ role: 'user', content: 'A or B?' }] });
     expect(upstream.requests[0]!.json).toMatchObject({ generationConfig: { thinkingConfig: { thinkingLevel: 'low' } } });
     const anthropic = new Anthropic({ apiKey: 'k', baseURL: gateway.dataUrl, maxRetries: 0 });
     upstream.requests.length = 0;
-    await anthropic.messages.create({ model: 'm-openai', max_tokens: 9000, thinking: { type: 'enabled', budget_tokens: 5000 }, messages: [{ role: 'user', content: 'A or B?' }] });
+    await anthropic.messages.create({
+      model: 'm-openai',
+      max_tokens: 9000,
+      thinking: { type: 'enabled', budget_tokens: 5000 },
+      messages: [{ role: 'user', content: 'A or B?' }],
+    });
     expect(upstream.requests[0]!.json).toMatchObject({ reasoning_effort: 'low' }); // 2560 <= 5000 < 6144
   });
 
-  it('streams the upstream\'s reasoning to an OpenAI Chat client as reasoning_content deltas', async () => {
+  it("streams the upstream's reasoning to an OpenAI Chat client as reasoning_content deltas", async () => {
     let reasoning = '';
     let text = '';
-    for await (const chunk of await openai().chat.completions.create({ model: 'm-anthropic', stream: true, reasoning_effort: 'medium', messages: [{ role: 'user', content: 'A or B?' }] })) {
+    for await (const chunk of await openai().chat.completions.create({
+      model: 'm-anthropic',
+      stream: true,
+      reasoning_effort: 'medium',
+      messages: [{ role: 'user', content: 'A or B?' }],
+    })) {
       const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string } | undefined;
       reasoning += delta?.reasoning_content ?? '';
       text += delta?.content ?? '';

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { LOGIN_COOKIE_MAX_CHARS, LOGIN_TTL_SECONDS, LoginSeal, type LoginState } from '../../server/auth/login-cookie.ts';
 
 // State, nonce and verifier at the 43 characters openid-client draws.
-const LOGIN: LoginState = { state: 's'.repeat(43), nonce: 'n'.repeat(43), verifier: 'v'.repeat(43), redirectUri: 'https://llm.example.com/auth/token', startedAt: 1_000_000 };
+const LOGIN: LoginState = {
+  state: 's'.repeat(43),
+  nonce: 'n'.repeat(43),
+  verifier: 'v'.repeat(43),
+  redirectUri: 'https://llm.example.com/auth/token',
+  startedAt: 1_000_000,
+};
 
 /** Flips one bit in the decoded bytes of the compact JWE's `segment`-th part. */
 function flipBit(sealed: string, segment: number): string {
@@ -47,7 +53,12 @@ describe('LoginSeal', () => {
     // A JWE the same class could not have written (no `typ`): refused although it decrypts.
     const { hkdfSync } = await import('node:crypto');
     const key = new Uint8Array(hkdfSync('sha256', 'governance-secret', Buffer.alloc(0), 'gateway self-serve sign-in cookie v2', 32));
-    const untyped = await new EncryptJWT({ ...LOGIN }).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).setIssuedAt(1000).setNotBefore(1000).setExpirationTime(1600).encrypt(key);
+    const untyped = await new EncryptJWT({ ...LOGIN })
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+      .setIssuedAt(1000)
+      .setNotBefore(1000)
+      .setExpirationTime(1600)
+      .encrypt(key);
     expect(await seal.open(untyped, LOGIN.startedAt)).toBeUndefined();
   });
 

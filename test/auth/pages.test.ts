@@ -31,7 +31,13 @@ describe('html', () => {
 describe('keyPage', () => {
   it('escapes every value a person or an issuer controls', () => {
     const hostile = '<script>alert(1)</script>';
-    const page = keyPage({ nonce: 'n0nce', issued: { ...ISSUED, team: hostile }, who: `"><img src=x onerror=alert(1)>`, baseUrl: 'https://llm.example.com', model: 'gpt' });
+    const page = keyPage({
+      nonce: 'n0nce',
+      issued: { ...ISSUED, team: hostile },
+      who: `"><img src=x onerror=alert(1)>`,
+      baseUrl: 'https://llm.example.com',
+      model: 'gpt',
+    });
     expect(page).not.toContain(hostile);
     expect(page).not.toContain('<img');
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -45,7 +51,13 @@ describe('keyPage', () => {
     expect(page).toContain('$1,214.56 of $1,234.56');
     expect(page).toContain('60 requests per minute');
     expect(page).not.toContain('same key as before');
-    const again = keyPage({ nonce: 'n', issued: { ...ISSUED, created: false, budgetCents: null, remainingCents: null, rpm: null }, who: 'alice', baseUrl: 'https://llm.example.com', model: 'gpt' });
+    const again = keyPage({
+      nonce: 'n',
+      issued: { ...ISSUED, created: false, budgetCents: null, remainingCents: null, rpm: null },
+      who: 'alice',
+      baseUrl: 'https://llm.example.com',
+      model: 'gpt',
+    });
     expect(again).toContain('same key as before');
     expect(again).toContain('no budget limit');
     expect(again).toMatch(/Rate limit<\/dt><dd>none/);
@@ -62,7 +74,9 @@ describe('keyPage', () => {
 describe('snippets', () => {
   it('use the base URL (with /v1 for OpenAI), the key and a model of the gateway', () => {
     const blocks = Object.fromEntries(snippets('https://llm.example.com', 'gwk_k', 'claude').map((s) => [s.id, s.text]));
-    expect(blocks.env).toBe('export OPENAI_BASE_URL="https://llm.example.com/v1"\nexport OPENAI_API_KEY="gwk_k"\nexport ANTHROPIC_BASE_URL="https://llm.example.com"\nexport ANTHROPIC_API_KEY="gwk_k"');
+    expect(blocks.env).toBe(
+      'export OPENAI_BASE_URL="https://llm.example.com/v1"\nexport OPENAI_API_KEY="gwk_k"\nexport ANTHROPIC_BASE_URL="https://llm.example.com"\nexport ANTHROPIC_API_KEY="gwk_k"',
+    );
     expect(blocks['openai-python']).toContain('base_url="https://llm.example.com/v1"');
     expect(blocks['anthropic-python']).toContain('base_url="https://llm.example.com"');
     expect(blocks.curl).toContain('curl "https://llm.example.com/v1/chat/completions"');
@@ -71,10 +85,12 @@ describe('snippets', () => {
 });
 
 describe('pageHeaders', () => {
-  it('no caching, no framing, no referrer; a CSP that allows only the nonce\'d style and script', () => {
+  it("no caching, no framing, no referrer; a CSP that allows only the nonce'd style and script", () => {
     const headers = pageHeaders('abc');
     expect(headers['cache-control']).toBe('no-store');
     expect(headers['referrer-policy']).toBe('no-referrer');
-    expect(headers['content-security-policy']).toBe("default-src 'none'; script-src 'nonce-abc'; style-src 'nonce-abc'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'nonce-abc'; style-src 'nonce-abc'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
   });
 });

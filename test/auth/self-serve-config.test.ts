@@ -4,23 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import { configError, tempDir } from '../config/config-fixtures.ts';
 
-const BASE = [
-  'listen: 127.0.0.1:9080',
-  'models:',
-  '  demo: { provider: demo, model: demo-echo }',
-];
+const BASE = ['listen: 127.0.0.1:9080', 'models:', '  demo: { provider: demo, model: demo-echo }'];
 const GOVERNANCE = ['db_path: ./gateway.db', 'governance: on', 'governance_secret: { env: GOV_SECRET }'];
-const AUTH = [
-  'auth:',
-  '  oidc:',
-  '    issuer: https://login.example.com/realms/eng',
-  '    client_id: gateway',
-];
-const TEAMS = [
-  'teams:',
-  '  ml: { child_default: { budget_cents: 5000, rpm: 60 } }',
-  '  "/eng/research": { child_default: {} }',
-];
+const AUTH = ['auth:', '  oidc:', '    issuer: https://login.example.com/realms/eng', '    client_id: gateway'];
+const TEAMS = ['teams:', '  ml: { child_default: { budget_cents: 5000, rpm: 60 } }', '  "/eng/research": { child_default: {} }'];
 const ENV = { GOV_SECRET: 'a-governance-secret', OIDC_SECRET: 'an-oidc-client-secret' };
 
 function load(lines: readonly string[], env: Record<string, string> = ENV) {
@@ -55,7 +42,8 @@ describe('auth.oidc and teams', () => {
 
   it('take every setting: secret reference, audiences, algorithms, times, claim, default team, scopes, userinfo, public_url', () => {
     const config = load([
-      ...BASE, ...GOVERNANCE,
+      ...BASE,
+      ...GOVERNANCE,
       'auth:',
       '  public_url: https://llm.example.com/',
       '  oidc:',
@@ -104,16 +92,19 @@ describe('auth.oidc and teams', () => {
   });
 
   it('refuse an http issuer beyond loopback, a default_team that is not a team, an unreadable client secret, HMAC or none algorithms', () => {
-    const error = configError(load([
-      ...BASE, ...GOVERNANCE,
-      'auth:',
-      '  oidc:',
-      '    issuer: http://login.example.com',
-      '    client_id: gateway',
-      '    client_secret: { env: NOT_SET }',
-      '    default_team: sales',
-      ...TEAMS,
-    ]).load);
+    const error = configError(
+      load([
+        ...BASE,
+        ...GOVERNANCE,
+        'auth:',
+        '  oidc:',
+        '    issuer: http://login.example.com',
+        '    client_id: gateway',
+        '    client_secret: { env: NOT_SET }',
+        '    default_team: sales',
+        ...TEAMS,
+      ]).load,
+    );
     expect(error.problems.map((p) => [p.path, p.line])).toEqual([
       ['auth.oidc.default_team', 12],
       ['auth.oidc.issuer', 9],
@@ -130,7 +121,14 @@ describe('auth.oidc and teams', () => {
   });
 
   it('reject unknown keys and a child_default that is not money or a rate', () => {
-    const error = configError(load([...BASE, ...GOVERNANCE, ...AUTH, '    team: x', 'teams:', '  ml: { child_default: { budget_cents: -1, rpm: 0, burst: 3 } }']).load);
-    expect(error.problems.map((p) => p.path).sort()).toEqual(['auth.oidc.team', 'teams.ml.child_default.budget_cents', 'teams.ml.child_default.burst', 'teams.ml.child_default.rpm']);
+    const error = configError(
+      load([...BASE, ...GOVERNANCE, ...AUTH, '    team: x', 'teams:', '  ml: { child_default: { budget_cents: -1, rpm: 0, burst: 3 } }']).load,
+    );
+    expect(error.problems.map((p) => p.path).sort()).toEqual([
+      'auth.oidc.team',
+      'teams.ml.child_default.budget_cents',
+      'teams.ml.child_default.burst',
+      'teams.ml.child_default.rpm',
+    ]);
   });
 });

@@ -21,7 +21,11 @@ describe('default_team', () => {
   afterAll(() => g.close());
 
   it('takes in people whose claim is missing or names no configured team; a configured team still wins', async () => {
-    for (const [login, team] of [['carol', 'research'], ['dave', 'research'], ['alice', 'ml']] as const) {
+    for (const [login, team] of [
+      ['carol', 'research'],
+      ['dave', 'research'],
+      ['alice', 'ml'],
+    ] as const) {
       const res = await g.exchange({ id_token: (await issuer.cliTokens(login)).idToken });
       expect(res.status).toBe(200);
       expect(((await res.json()) as TokenAnswer).team).toBe(team);

@@ -12,7 +12,16 @@ import { startSelfServeGateway, type SelfServeGateway } from './support/self-ser
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Without these, Chromium waits on the network this machine does not have. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 const SCREENSHOT = join(ARTIFACTS, 'self-serve-key-page.png');
 
@@ -26,7 +35,12 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/system-packages.sh (make test does)`);
   g = await startSelfServeGateway();
   profile = mkdtempSync(join(tmpdir(), 'gateway-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, viewport: { width: 1100, height: 900 } });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    viewport: { width: 1100, height: 900 },
+  });
   await context.route(
     (url) => url.hostname !== '127.0.0.1' && url.protocol !== 'data:',
     (route) => {
@@ -44,7 +58,7 @@ afterAll(async () => {
 });
 
 describe('signing in with a browser', () => {
-  it('gets the key page after the issuer\'s login form; the key is copied and serves a request', async () => {
+  it("gets the key page after the issuer's login form; the key is copied and serves a request", async () => {
     const page = await context.newPage();
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());

@@ -90,7 +90,7 @@ describe('starting a sign-in', () => {
 });
 
 describe('the callback', () => {
-  it('answers with the key page: the person\'s key (the same one POST /auth/token gives), team, budget and snippets with the real base URL', async () => {
+  it("answers with the key page: the person's key (the same one POST /auth/token gives), team, budget and snippets with the real base URL", async () => {
     const { callback, jar } = await signInUntilCallback('alice');
     const res = await fetch(callback, { headers: { cookie: cookieHeader(jar) } });
     expect(res.status).toBe(200);
@@ -133,7 +133,7 @@ describe('the callback', () => {
     expect(await replay.text()).not.toContain('gwk_');
   });
 
-  it('refuses a state that is not the browser\'s sign-in, and a forged cookie', async () => {
+  it("refuses a state that is not the browser's sign-in, and a forged cookie", async () => {
     const { callback, jar } = await signInUntilCallback('alice');
     const crossed = new URL(callback);
     crossed.searchParams.set('state', 'a-state-from-another-sign-in');
@@ -145,11 +145,13 @@ describe('the callback', () => {
     expect(forged.status).toBe(400);
   });
 
-  it('shows the issuer\'s refusal (access_denied) and a person without a team gets a 403 page that says why', async () => {
+  it("shows the issuer's refusal (access_denied) and a person without a team gets a 403 page that says why", async () => {
     const { jar, state } = await signInUntilCallback('alice');
     const forgedError = await fetch(`${g.h.url}/auth/token?error=access_denied&state=not-this-sign-in`, { headers: { cookie: cookieHeader(jar) } });
     expect(forgedError.status).toBe(400); // the state is checked before an error is believed
-    const denied = await fetch(`${g.h.url}/auth/token?${new URLSearchParams({ error: 'access_denied', state, iss: g.issuer.url })}`, { headers: { cookie: cookieHeader(jar) } });
+    const denied = await fetch(`${g.h.url}/auth/token?${new URLSearchParams({ error: 'access_denied', state, iss: g.issuer.url })}`, {
+      headers: { cookie: cookieHeader(jar) },
+    });
     expect(denied.status).toBe(403);
     const deniedPage = await denied.text();
     expect(deniedPage).toContain('the issuer did not sign you in (access_denied)');

@@ -35,7 +35,9 @@ describe('chooseTeam', () => {
   it('refuses with 403 team_not_allowed, naming the claim and the configured teams', () => {
     const missing = refusal(() => chooseTeam(undefined, settings, TEAMS));
     expect(missing).toMatchObject({ status: 403, code: 'team_not_allowed' });
-    expect(missing.message).toBe('your sign-in carries no team (claim "groups") and this gateway has no default team: ask your administrator to add you to one of its teams (ml, research)');
+    expect(missing.message).toBe(
+      'your sign-in carries no team (claim "groups") and this gateway has no default team: ask your administrator to add you to one of its teams (ml, research)',
+    );
     const unknown = refusal(() => chooseTeam(['sales', 'x'.repeat(500)], settings, TEAMS));
     expect(unknown.message).toContain('"sales"');
     expect(unknown.message.length).toBeLessThan(300); // a runaway claim value is cut

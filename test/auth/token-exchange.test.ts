@@ -37,10 +37,20 @@ async function refused(idToken: string, status: number): Promise<ErrorAnswer['er
 }
 
 describe('a valid ID token', () => {
-  it('gives the caller a key budgeted from the team\'s child_default that serves a chat completion at once', async () => {
+  it("gives the caller a key budgeted from the team's child_default that serves a chat completion at once", async () => {
     const { idToken } = await g.issuer.cliTokens('alice');
     const answer = await exchangeOk(idToken);
-    expect(answer).toMatchObject({ team: 'ml', generation: 0, created: true, budget_cents: 500, spent_cents: 0, remaining_cents: 500, rpm: 30, base_url: g.h.url, openai_base_url: `${g.h.url}/v1` });
+    expect(answer).toMatchObject({
+      team: 'ml',
+      generation: 0,
+      created: true,
+      budget_cents: 500,
+      spent_cents: 0,
+      remaining_cents: 500,
+      rpm: 30,
+      base_url: g.h.url,
+      openai_base_url: `${g.h.url}/v1`,
+    });
     expect(answer.key).toMatch(/^gwk_[A-Za-z0-9_-]{43}$/);
     expect(answer.prefix).toBe(answer.key.slice(0, 8));
 
@@ -79,7 +89,11 @@ describe('a valid ID token', () => {
     expect(after.key).not.toBe(before.key);
     expect(after.key_id).not.toBe(before.key_id);
     const chat = (key: string) =>
-      fetch(`${g.h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) });
+      fetch(`${g.h.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+      });
     expect((await chat(before.key)).status).toBe(401);
     expect((await chat(after.key)).status).toBe(200);
     expect((await exchangeOk(await g.issuer.sign({ sub: 'frank', team: 'ml' }))).key).toBe(after.key);
@@ -138,7 +152,7 @@ describe('refused tokens', () => {
     expect(await refused(unsecured, 401)).toMatchObject({ reason: 'algorithm' });
   });
 
-  it('HS256 signed with the issuer\'s public key as the secret (algorithm confusion): 401 algorithm', async () => {
+  it("HS256 signed with the issuer's public key as the secret (algorithm confusion): 401 algorithm", async () => {
     const secret = new TextEncoder().encode(await g.issuer.publicKeyPem());
     expect(await refused(await g.issuer.sign({}, { alg: 'HS256', key: secret }), 401)).toMatchObject({ reason: 'algorithm' });
   });

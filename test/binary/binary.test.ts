@@ -70,15 +70,18 @@ describe('dist/gateway, the single executable', () => {
     expect(ok.stdout).toMatch(/^config\.yaml: OK \(2 models, 1 pools, cfg_[0-9a-f]{16}\)\n$/);
 
     // Real providers come from the shipped catalog, embedded in the executable.
-    writeFileSync(join(dir, 'real.yaml'), [
-      'providers:',
-      '  openai: { api_key: { env: OPENAI_API_KEY } }',
-      '  anthropic: { api_key: { env: ANTHROPIC_API_KEY } }',
-      'models:',
-      '  gpt: { provider: openai, model: gpt-4.1-mini }',
-      '  claude: { provider: anthropic, model: claude-sonnet-4-5, max_tokens: 1024 }',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'real.yaml'),
+      [
+        'providers:',
+        '  openai: { api_key: { env: OPENAI_API_KEY } }',
+        '  anthropic: { api_key: { env: ANTHROPIC_API_KEY } }',
+        'models:',
+        '  gpt: { provider: openai, model: gpt-4.1-mini }',
+        '  claude: { provider: anthropic, model: claude-sonnet-4-5, max_tokens: 1024 }',
+        '',
+      ].join('\n'),
+    );
     const real = await binary(['--validate', 'real.yaml'], { OPENAI_API_KEY: 'sk-binary-test', ANTHROPIC_API_KEY: 'sk-ant-binary-test' });
     expect(real, real.stderr).toMatchObject({ code: 0, stderr: '' });
 
@@ -99,7 +102,9 @@ describe('dist/gateway, the single executable', () => {
     async function serve(config: string, runEnv: Record<string, string> = env) {
       const proc = spawn(BINARY, ['--config', config], { cwd: dir, env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        proc.once('exit', (code, signal) => resolve({ code, signal })),
+      );
       let stderr = '';
       proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       const lines: Record<string, unknown>[] = [];
@@ -171,7 +176,12 @@ describe('dist/gateway, the single executable', () => {
     it('reloads on SIGHUP, the candidate loaded on its own thread from the embedded bundle: a new model serves', async () => {
       writeFileSync(join(dir, 'reloaded.yaml'), DEMO_CONFIG);
       const { proc, exited, dataUrl, stderr, lines } = await serve('reloaded.yaml');
-      const ask = () => fetch(`${dataUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'added', messages: [{ role: 'user', content: 'after the reload' }] }) });
+      const ask = () =>
+        fetch(`${dataUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'added', messages: [{ role: 'user', content: 'after the reload' }] }),
+        });
       expect((await ask()).status).toBe(404);
       writeFileSync(join(dir, 'reloaded.yaml'), DEMO_CONFIG.replace('models:\n', 'models:\n  added: { provider: demo, model: demo-echo }\n'));
       proc.kill('SIGHUP');
@@ -187,14 +197,19 @@ describe('dist/gateway, the single executable', () => {
     it('keeps governance in SQLite (node:sqlite, built in): a key made on the admin plane admits requests', async () => {
       writeFileSync(join(dir, 'governed.yaml'), `${DEMO_CONFIG}db_path: ./gateway.db\ngovernance: on\n`);
       const { proc, exited, dataUrl, adminUrl, stderr } = await serve('governed.yaml', { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS} --allow-fs-write=${dir}` });
-      const created = await fetch(`${adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'binary', rpm: 10 }) });
+      const created = await fetch(`${adminUrl}/api/v1/admin/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'binary', rpm: 10 }),
+      });
       expect(created.status).toBe(201);
       const { secret } = (await created.json()) as { secret: string };
-      const ask = (headers: Record<string, string>) => fetch(`${dataUrl}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'governed' }] }),
-      });
+      const ask = (headers: Record<string, string>) =>
+        fetch(`${dataUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'governed' }] }),
+        });
       const admitted = await ask({ authorization: `Bearer ${secret}` });
       expect(admitted.status).toBe(200);
       await admitted.arrayBuffer();

@@ -28,11 +28,17 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gateway-admin-binary-'));
   for (const name of ['ca.crt', 'client.crt', 'client.key']) copyFileSync(join(tls.dir, name), join(dir, name));
   const gatewayDir = mkdtempSync(join(tmpdir(), 'gateway-admin-binary-gw-'));
-  writeFileSync(join(gatewayDir, 'config.yaml'), [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'log_level: silent', 'db_path: ./gateway.db',
-    `admin_tls: { cert: ${tls.files.serverCert}, key: ${tls.files.serverKey}, client_ca: ${tls.files.ca} }`,
-    'models: { demo: { provider: demo, model: demo-echo } }',
-  ].join('\n') + '\n');
+  writeFileSync(
+    join(gatewayDir, 'config.yaml'),
+    [
+      'listen: 127.0.0.1:0',
+      'admin_listen: 127.0.0.1:0',
+      'log_level: silent',
+      'db_path: ./gateway.db',
+      `admin_tls: { cert: ${tls.files.serverCert}, key: ${tls.files.serverKey}, client_ca: ${tls.files.ca} }`,
+      'models: { demo: { provider: demo, model: demo-echo } }',
+    ].join('\n') + '\n',
+  );
   gateway = await startGateway(loadConfigFile(join(gatewayDir, 'config.yaml'), { env: { GATEWAY_ADMIN_TOKEN: TOKEN } }), { log: createLogger('silent') });
   env = { PATH: '', HOME: dir, NODE_OPTIONS: `--permission --allow-fs-read=${dir}`, GATEWAY_ENDPOINT: gateway.adminUrl, GATEWAY_ADMIN_TOKEN: TOKEN };
 }, BUILD_TIMEOUT_MS + 10_000);
@@ -67,7 +73,18 @@ describe('dist/gateway-admin, the single executable', () => {
   });
 
   it('--json failures are JSON here too', async () => {
-    const missing = await run(['--ca-cert', 'ca.crt', '--client-cert', 'client.crt', '--client-key', 'client.key', 'keys', 'revoke', 'key_00000000000000000000000000', '--json']);
+    const missing = await run([
+      '--ca-cert',
+      'ca.crt',
+      '--client-cert',
+      'client.crt',
+      '--client-key',
+      'client.key',
+      'keys',
+      'revoke',
+      'key_00000000000000000000000000',
+      '--json',
+    ]);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stderr)).toMatchObject({ error: { code: 'not_found', status: 404, exit_code: 1 } });
   });

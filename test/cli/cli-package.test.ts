@@ -25,13 +25,19 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gateway-cli-package-'));
   // npm pack runs the package's prepack (build/build-cli.ts --package) with the repository's node.
   const { stdout } = await promisify(execFile)('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: join(ROOT, 'cli'), env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH ?? ''}` }, timeout: 120_000,
+    cwd: join(ROOT, 'cli'),
+    env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
+    timeout: 120_000,
   });
-  packed = (JSON.parse(stdout.slice(stdout.indexOf('['))) as typeof packed[])[0]!;
+  packed = (JSON.parse(stdout.slice(stdout.indexOf('['))) as (typeof packed)[])[0]!;
   const project = join(dir, 'project');
   execFileSync('mkdir', [project]);
   writeFileSync(join(project, 'package.json'), '{ "name": "uses-gateway-admin", "private": true }\n');
-  await promisify(execFile)('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: project, env: { PATH: MACHINE_PATH, HOME: dir }, timeout: 120_000 });
+  await promisify(execFile)('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)], {
+    cwd: project,
+    env: { PATH: MACHINE_PATH, HOME: dir },
+    timeout: 120_000,
+  });
   installed = join(project, 'node_modules/.bin');
 }, 240_000);
 
@@ -42,14 +48,18 @@ afterAll(() => {
 describe('the npm package @gateway/admin-cli', () => {
   it('packs the bundled JavaScript, its README and package.json, and nothing else (no TypeScript)', () => {
     expect(packed.files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/gateway-admin.js', 'package.json']);
-    const installedPackage = JSON.parse(readFileSync(join(installed, '../@gateway/admin-cli/package.json'), 'utf8')) as { version: string; bin: Record<string, string>; dependencies?: unknown };
+    const installedPackage = JSON.parse(readFileSync(join(installed, '../@gateway/admin-cli/package.json'), 'utf8')) as {
+      version: string;
+      bin: Record<string, string>;
+      dependencies?: unknown;
+    };
     expect(installedPackage.version).toBe(VERSION);
     expect(installedPackage.bin).toEqual({ 'gateway-admin': 'dist/gateway-admin.js' });
     expect(installedPackage.dependencies).toBeUndefined(); // commander and the admin client are inside the bundle
     expect(readFileSync(join(installed, 'gateway-admin'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 
-  it('runs on the machine\'s Node 20 against a live gateway: --version, a key with only --rpm, a 404 as JSON', async () => {
+  it("runs on the machine's Node 20 against a live gateway: --version, a key with only --rpm, a 404 as JSON", async () => {
     expect(existsSync(MACHINE_NODE), `${MACHINE_NODE} is the machine's own Node this test runs the package with`).toBe(true);
     const machineVersion = execFileSync(MACHINE_NODE, ['--version'], { encoding: 'utf8' }).trim();
     // The point: an older Node than the repository's 24, one that cannot run the .ts sources.
@@ -66,14 +76,24 @@ describe('the npm package @gateway/admin-cli', () => {
     ].join('\n');
     const work = mkdtempSync(join(dir, 'run-'));
     await promisify(execFile)(NODE, [join(ROOT, 'test/support/live-gateway.ts'), '--', '/bin/sh', '-c', script], {
-      cwd: work, env: { PATH: `${installed}:${MACHINE_PATH}`, HOME: dir }, timeout: 60_000,
+      cwd: work,
+      env: { PATH: `${installed}:${MACHINE_PATH}`, HOME: dir },
+      timeout: 60_000,
     });
     const read = (name: string) => readFileSync(join(work, name), 'utf8');
     expect(read('which-node.txt').trim()).toBe(MACHINE_NODE);
     expect(read('version.txt')).toBe(`${VERSION}\n`);
-    expect(JSON.parse(read('created.json'))).toMatchObject({ name: 'packed', rpm: 7, budget_cents: null, remaining_cents: null, secret: expect.stringMatching(/^gwk_/) });
+    expect(JSON.parse(read('created.json'))).toMatchObject({
+      name: 'packed',
+      rpm: 7,
+      budget_cents: null,
+      remaining_cents: null,
+      secret: expect.stringMatching(/^gwk_/),
+    });
     expect(read('missing.code')).toBe('1\n');
-    expect(JSON.parse(read('missing.json'))).toEqual({ error: { code: 'not_found', message: 'no key with id "key_00000000000000000000000000" (HTTP 404 not_found)', status: 404, exit_code: 1 } });
+    expect(JSON.parse(read('missing.json'))).toEqual({
+      error: { code: 'not_found', message: 'no key with id "key_00000000000000000000000000" (HTTP 404 not_found)', status: 404, exit_code: 1 },
+    });
     expect(JSON.parse(read('info.json'))).toMatchObject({ version: VERSION });
   });
 });

@@ -36,11 +36,14 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('the repository\'s bin scripts', () => {
+describe("the repository's bin scripts", () => {
   it('are committed executable, so npx (which makes them so) leaves the tree clean', () => {
     const bins = Object.values((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin);
     expect(bins).toContain('cli/gateway-admin.ts');
-    const modes = execFileSync('git', ['ls-files', '--stage', '--', ...bins], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').map((line) => line.split(/\s+/));
+    const modes = execFileSync('git', ['ls-files', '--stage', '--', ...bins], { cwd: ROOT, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/));
     expect(modes.map(([mode, , , path]) => [path, mode])).toEqual(bins.sort().map((bin) => [bin, '100755'])); // git lists by path
   });
 });
@@ -77,7 +80,10 @@ describe('gateway-admin over HTTP', () => {
     expect(info.topology.models.map((m) => m.name)).toEqual(['gpt', 'claude', 'claude-default-tokens']);
     expect(info.topology.pools).toEqual([]);
     // --json before the command works too, and the flags win over the environment.
-    const early = await cli(['--json', '--endpoint', harness.adminUrl, '--token', TOKEN, 'info'], { GATEWAY_ENDPOINT: 'http://127.0.0.1:1', GATEWAY_ADMIN_TOKEN: 'wrong' });
+    const early = await cli(['--json', '--endpoint', harness.adminUrl, '--token', TOKEN, 'info'], {
+      GATEWAY_ENDPOINT: 'http://127.0.0.1:1',
+      GATEWAY_ADMIN_TOKEN: 'wrong',
+    });
     expect(early.code).toBe(0);
     expect(JSON.parse(early.stdout)).toMatchObject({ version: PACKAGE_VERSION });
   });
@@ -89,8 +95,18 @@ describe('gateway-admin over HTTP', () => {
     expect(key.id).toMatch(KEY_ID);
     expect(key.secret).toMatch(/^gwk_[A-Za-z0-9_-]{43}$/);
     expect(key).toEqual({
-      id: key.id, name: 'cli-test', owner: null, prefix: key.secret.slice(0, 8), budget_cents: 250, spent_cents: 0, remaining_cents: 250,
-      rpm: 30, created_at: key.created_at, last_used_at: null, revoked_at: null, secret: key.secret,
+      id: key.id,
+      name: 'cli-test',
+      owner: null,
+      prefix: key.secret.slice(0, 8),
+      budget_cents: 250,
+      spent_cents: 0,
+      remaining_cents: 250,
+      rpm: 30,
+      created_at: key.created_at,
+      last_used_at: null,
+      revoked_at: null,
+      secret: key.secret,
     });
 
     const table = await cli(['keys', 'create', '--budget-cents', '1234', '--rpm', '5', '--owner', 'ops'], as);
@@ -128,7 +144,10 @@ describe('gateway-admin over HTTP', () => {
     expect(revokedKey.id).toBe(key.id);
     expect(revokedKey.revoked_at).toMatch(ISO);
     const after = JSON.parse((await cli(['keys', 'list', '--json'], as)).stdout) as { data: { id: string; revoked_at: string | null }[] };
-    expect(after.data.map((k) => [k.id, k.revoked_at])).toEqual([[key.id, revokedKey.revoked_at], [secondId, null]]);
+    expect(after.data.map((k) => [k.id, k.revoked_at])).toEqual([
+      [key.id, revokedKey.revoked_at],
+      [secondId, null],
+    ]);
     expect((await cli(['keys', 'list'], as)).stdout).toMatch(new RegExp(`^${key.id} .* revoked$`, 'm'));
   });
 
@@ -154,18 +173,30 @@ describe('gateway-admin over HTTP', () => {
     };
     const missing = await cli(['keys', 'revoke', 'key_00000000000000000000000000', '--json'], as);
     expect(missing.code).toBe(1);
-    expect(parse(missing)).toEqual({ error: { code: 'not_found', message: 'no key with id "key_00000000000000000000000000" (HTTP 404 not_found)', status: 404, exit_code: 1 } });
+    expect(parse(missing)).toEqual({
+      error: { code: 'not_found', message: 'no key with id "key_00000000000000000000000000" (HTTP 404 not_found)', status: 404, exit_code: 1 },
+    });
     const wrongToken = await cli(['--json', 'info'], { GATEWAY_ENDPOINT: harness.adminUrl, GATEWAY_ADMIN_TOKEN: 'wrong-token' });
     expect(wrongToken.code).toBe(1);
     const unauthorized = parse(wrongToken).error;
-    expect(unauthorized).toMatchObject({ status: 401, exit_code: 1, message: `the admin plane at ${harness.adminUrl} refused the admin token from GATEWAY_ADMIN_TOKEN (401 unauthorized): check the token` });
+    expect(unauthorized).toMatchObject({
+      status: 401,
+      exit_code: 1,
+      message: `the admin plane at ${harness.adminUrl} refused the admin token from GATEWAY_ADMIN_TOKEN (401 unauthorized): check the token`,
+    });
     expect(unauthorized.code).toMatch(/^[a-z_]+$/);
     expect(JSON.stringify(unauthorized)).not.toContain('wrong-token');
     const unreachable = await cli(['info', '--json', '--endpoint', `http://127.0.0.1:${await closedPort()}`]);
     expect(unreachable.code).toBe(1);
     expect(parse(unreachable).error).toMatchObject({ code: 'unreachable', exit_code: 1 });
     // Usage errors found by the parser (commander) and by the CLI's own checks: exit 2, code "usage".
-    for (const args of [['keys', 'create', '--rpm', '0', '--json'], ['keys', 'revoke', '--json'], ['--json', 'info', '--endpoint', 'localhost:8081'], ['keys', '--json'], ['keys', 'frobnicate', '--json']]) {
+    for (const args of [
+      ['keys', 'create', '--rpm', '0', '--json'],
+      ['keys', 'revoke', '--json'],
+      ['--json', 'info', '--endpoint', 'localhost:8081'],
+      ['keys', '--json'],
+      ['keys', 'frobnicate', '--json'],
+    ]) {
       const run = await cli(args, as);
       expect(run.code, args.join(' ')).toBe(2);
       expect(parse(run).error, args.join(' ')).toMatchObject({ code: 'usage', exit_code: 2 });
@@ -174,7 +205,7 @@ describe('gateway-admin over HTTP', () => {
     expect((await cli(['keys', 'revoke', 'key_00000000000000000000000000'], as)).stderr).toMatch(/^gateway-admin: no key/);
   });
 
-  it('keys revoke of an unknown id: exit 1 and the gateway\'s reason', async () => {
+  it("keys revoke of an unknown id: exit 1 and the gateway's reason", async () => {
     const run = await cli(['keys', 'revoke', 'key_00000000000000000000000000'], as);
     expect(run).toEqual({ code: 1, stdout: '', stderr: 'gateway-admin: no key with id "key_00000000000000000000000000" (HTTP 404 not_found)\n' });
   });
@@ -193,29 +224,58 @@ describe('gateway-admin over HTTP', () => {
 
   it('a wrong token or none: exit 1 and a message saying what to do', async () => {
     const wrong = await cli(['info', '--token', 'wrong-token'], { GATEWAY_ENDPOINT: harness.adminUrl });
-    expect(wrong).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: the admin plane at ${harness.adminUrl} refused the admin token from --token (401 unauthorized): check the token\n` });
+    expect(wrong).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gateway-admin: the admin plane at ${harness.adminUrl} refused the admin token from --token (401 unauthorized): check the token\n`,
+    });
     const wrongEnv = await cli(['keys', 'list'], { GATEWAY_ENDPOINT: harness.adminUrl, GATEWAY_ADMIN_TOKEN: 'wrong-token' });
-    expect(wrongEnv.stderr).toBe(`gateway-admin: the admin plane at ${harness.adminUrl} refused the admin token from GATEWAY_ADMIN_TOKEN (401 unauthorized): check the token\n`);
+    expect(wrongEnv.stderr).toBe(
+      `gateway-admin: the admin plane at ${harness.adminUrl} refused the admin token from GATEWAY_ADMIN_TOKEN (401 unauthorized): check the token\n`,
+    );
     const none = await cli(['config', 'version', '--endpoint', harness.adminUrl]);
-    expect(none).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: the admin plane at ${harness.adminUrl} needs an admin token (401 unauthorized): pass --token or set GATEWAY_ADMIN_TOKEN\n` });
+    expect(none).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gateway-admin: the admin plane at ${harness.adminUrl} needs an admin token (401 unauthorized): pass --token or set GATEWAY_ADMIN_TOKEN\n`,
+    });
   });
 
   it('an unreachable endpoint: exit 1, "cannot reach"', async () => {
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
     const run = await cli(['info', '--endpoint', endpoint, '--token', TOKEN]);
-    expect(run).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: cannot reach the admin plane at ${endpoint}: connection refused (is the gateway running, and is its admin plane on this address?)\n` });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gateway-admin: cannot reach the admin plane at ${endpoint}: connection refused (is the gateway running, and is its admin plane on this address?)\n`,
+    });
   });
 
   it('invalid flag values: exit 2 and a message naming the flag', async () => {
     const cases: [string[], string][] = [
-      [['keys', 'create', '--budget-cents', 'abc', '--rpm', '5'], `gateway-admin: option '--budget-cents <int>' argument 'abc' is invalid. expected a whole number from 0 to 1000000000000, got "abc"`],
-      [['keys', 'create', '--budget-cents', '-5', '--rpm', '5'], `gateway-admin: option '--budget-cents <int>' argument '-5' is invalid. must be from 0 to 1000000000000, got -5`],
-      [['keys', 'create', '--budget-cents', '10', '--rpm', '0'], `gateway-admin: option '--rpm <int>' argument '0' is invalid. must be from 1 to 1000000, got 0`],
-      [['keys', 'create', '--budget-cents', '10', '--rpm', '1.5'], `gateway-admin: option '--rpm <int>' argument '1.5' is invalid. expected a whole number from 1 to 1000000, got "1.5"`],
+      [
+        ['keys', 'create', '--budget-cents', 'abc', '--rpm', '5'],
+        `gateway-admin: option '--budget-cents <int>' argument 'abc' is invalid. expected a whole number from 0 to 1000000000000, got "abc"`,
+      ],
+      [
+        ['keys', 'create', '--budget-cents', '-5', '--rpm', '5'],
+        `gateway-admin: option '--budget-cents <int>' argument '-5' is invalid. must be from 0 to 1000000000000, got -5`,
+      ],
+      [
+        ['keys', 'create', '--budget-cents', '10', '--rpm', '0'],
+        `gateway-admin: option '--rpm <int>' argument '0' is invalid. must be from 1 to 1000000, got 0`,
+      ],
+      [
+        ['keys', 'create', '--budget-cents', '10', '--rpm', '1.5'],
+        `gateway-admin: option '--rpm <int>' argument '1.5' is invalid. expected a whole number from 1 to 1000000, got "1.5"`,
+      ],
       [['keys', 'revoke'], `gateway-admin: missing required argument 'id'`],
       [['keys', 'frobnicate'], `gateway-admin: unknown command 'frobnicate'`],
       [['info', '--endpoint', 'localhost:8081'], `gateway-admin: --endpoint "localhost:8081" must start with http:// or https://`],
-      [['info', '--endpoint', 'not a url'], `gateway-admin: --endpoint "not a url" is not a URL: give one like http://127.0.0.1:8081 or https://gateway.internal:8081`],
+      [
+        ['info', '--endpoint', 'not a url'],
+        `gateway-admin: --endpoint "not a url" is not a URL: give one like http://127.0.0.1:8081 or https://gateway.internal:8081`,
+      ],
     ];
     const keyCount = async () => (JSON.parse((await cli(['keys', 'list', '--json'], as)).stdout) as { data: unknown[] }).data.length;
     const before = await keyCount();
@@ -229,7 +289,11 @@ describe('gateway-admin over HTTP', () => {
   });
 
   it('--help on every command, and --version', async () => {
-    const helps = await Promise.all([[], ['info'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['config'], ['config', 'version']].map((words) => cli([...words, '--help'])));
+    const helps = await Promise.all(
+      [[], ['info'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['config'], ['config', 'version']].map((words) =>
+        cli([...words, '--help']),
+      ),
+    );
     for (const [i, words] of ['', 'info', 'keys', 'keys create', 'keys list', 'keys revoke', 'config', 'config version'].entries()) {
       expect(helps[i]!.code, words).toBe(0);
       expect(helps[i]!.stdout.split('\n')[0]).toMatch(new RegExp(`^Usage: gateway-admin ${words}`.trimEnd() + ' \\[options\\]'));
@@ -254,13 +318,16 @@ describe('gateway-admin hooks list and stats', () => {
     receiver = await startHookReceiver((call, res) => answerJson(res, 200, call.path.startsWith('/gate') ? { allow: true } : {}));
     harness = await startHarness({
       env: { GATEWAY_ADMIN_TOKEN: TOKEN },
-      extraYaml: `db_path: ./gateway.db\npools:\n  chat: { members: [ { model: gpt, weight: 2 }, { model: claude } ] }\nhooks:\n`
-        + `  - { name: policy, kind: gate, url: "${receiver.url}/gate?key=s3cret", on_error: deny }\n`
-        + `  - { name: audit, kind: webhook, url: "${receiver.url}/events", events: [request.failed] }\n`,
+      extraYaml:
+        `db_path: ./gateway.db\npools:\n  chat: { members: [ { model: gpt, weight: 2 }, { model: claude } ] }\nhooks:\n` +
+        `  - { name: policy, kind: gate, url: "${receiver.url}/gate?key=s3cret", on_error: deny }\n` +
+        `  - { name: audit, kind: webhook, url: "${receiver.url}/events", events: [request.failed] }\n`,
     });
     as = { GATEWAY_ENDPOINT: harness.adminUrl, GATEWAY_ADMIN_TOKEN: TOKEN };
     for (const model of ['chat', 'chat', 'nope']) {
-      await (await fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) })).arrayBuffer();
+      await (
+        await fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) })
+      ).arrayBuffer();
     }
     await receiver.waitForCalls(3); // two gate questions, one failure event
   });
@@ -269,12 +336,16 @@ describe('gateway-admin hooks list and stats', () => {
     await receiver.close();
   });
 
-  it('hooks list: a table in config order, the URL\'s credential masked', async () => {
+  it("hooks list: a table in config order, the URL's credential masked", async () => {
     const run = await cli(['hooks', 'list'], as);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const rows = run.stdout.trimEnd().split('\n');
     expect(rows[0]).toMatch(/^NAME\s+KIND\s+TARGET\s+EVENTS\s+ON ERROR\s+COUNTERS$/);
-    expect(rows[1]).toMatch(new RegExp(`^policy\\s+gate\\s+${receiver.url.replace(/\./g, '\\.')}/gate\\?key=\\*\\*\\*\\s+request\\.gate\\s+deny\\s+calls 2, allowed 2, denied 0, errors 0$`));
+    expect(rows[1]).toMatch(
+      new RegExp(
+        `^policy\\s+gate\\s+${receiver.url.replace(/\./g, '\\.')}/gate\\?key=\\*\\*\\*\\s+request\\.gate\\s+deny\\s+calls 2, allowed 2, denied 0, errors 0$`,
+      ),
+    );
     expect(rows[2]).toMatch(/^audit\s+webhook\s+\S+\/events\s+request\.failed\s+delivered 1, failed 0, retries 0, dropped 0, queued 0, in flight 0$/);
     expect(run.stdout).not.toContain('s3cret');
   });
@@ -283,7 +354,10 @@ describe('gateway-admin hooks list and stats', () => {
     const run = await cli(['hooks', 'list', '--json'], as);
     expect(run.code).toBe(0);
     const list = JSON.parse(run.stdout) as { data: { name: string; kind: string; gate?: { calls: number }; delivery?: { delivered: number } }[] };
-    expect(list.data.map((h) => [h.name, h.kind])).toEqual([['policy', 'gate'], ['audit', 'webhook']]);
+    expect(list.data.map((h) => [h.name, h.kind])).toEqual([
+      ['policy', 'gate'],
+      ['audit', 'webhook'],
+    ]);
     expect(list.data[0]?.gate?.calls).toBe(2);
     expect(list.data[1]?.delivery?.delivered).toBe(1);
   });
@@ -320,7 +394,11 @@ describe('gateway-admin hooks list and stats', () => {
 
   it('a wrong token: exit 1 and the usual message', async () => {
     const run = await cli(['stats', '--token', 'wrong'], { GATEWAY_ENDPOINT: harness.adminUrl });
-    expect(run).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: the admin plane at ${harness.adminUrl} refused the admin token from --token (401 unauthorized): check the token\n` });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gateway-admin: the admin plane at ${harness.adminUrl} refused the admin token from --token (401 unauthorized): check the token\n`,
+    });
   });
 });
 
@@ -332,11 +410,17 @@ describe('gateway-admin over mTLS', () => {
   beforeAll(async () => {
     tls = makeTlsFixtures();
     const dir = mkdtempSync(join(tmpdir(), 'gateway-cli-mtls-'));
-    writeFileSync(join(dir, 'config.yaml'), [
-      'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'log_level: silent', 'db_path: ./gateway.db',
-      `admin_tls: { cert: ${tls.files.serverCert}, key: ${tls.files.serverKey}, client_ca: ${tls.files.ca} }`,
-      'models: { demo: { provider: demo, model: demo-echo } }',
-    ].join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'config.yaml'),
+      [
+        'listen: 127.0.0.1:0',
+        'admin_listen: 127.0.0.1:0',
+        'log_level: silent',
+        'db_path: ./gateway.db',
+        `admin_tls: { cert: ${tls.files.serverCert}, key: ${tls.files.serverKey}, client_ca: ${tls.files.ca} }`,
+        'models: { demo: { provider: demo, model: demo-echo } }',
+      ].join('\n') + '\n',
+    );
     gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), { env: { GATEWAY_ADMIN_TOKEN: TOKEN } }), { log: createLogger('silent') });
     endpoint = gateway.adminUrl;
     mtls = ['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, '--cert-file', tls.files.clientCert, '--key-file', tls.files.clientKey];
@@ -373,13 +457,30 @@ describe('gateway-admin over mTLS', () => {
 
   it('without a client certificate: exit 1, a TLS failure that asks for one', async () => {
     const run = await cli(['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, 'info']);
-    expect(run).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: TLS failure: the admin plane at ${endpoint} requires a client certificate (mTLS) and closed the connection: pass --cert-file and --key-file\n` });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gateway-admin: TLS failure: the admin plane at ${endpoint} requires a client certificate (mTLS) and closed the connection: pass --cert-file and --key-file\n`,
+    });
   });
 
   it('with a client certificate from a CA the gateway does not trust: exit 1, TLS failure, certificate rejected', async () => {
-    const run = await cli(['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.ca, '--cert-file', tls.files.otherCert, '--key-file', tls.files.otherKey, 'info']);
+    const run = await cli([
+      '--endpoint',
+      endpoint,
+      '--token',
+      TOKEN,
+      '--ca-cert',
+      tls.files.ca,
+      '--cert-file',
+      tls.files.otherCert,
+      '--key-file',
+      tls.files.otherKey,
+      'info',
+    ]);
     expect(run).toEqual({
-      code: 1, stdout: '',
+      code: 1,
+      stdout: '',
       stderr: `gateway-admin: TLS failure: the admin plane at ${endpoint} rejected the client certificate ${tls.files.otherCert} and closed the connection: it must be signed by the CA the gateway trusts (admin_tls.client_ca)\n`,
     });
   });
@@ -387,15 +488,43 @@ describe('gateway-admin over mTLS', () => {
   it('without --ca-cert the server certificate is not trusted: exit 1, TLS failure naming it', async () => {
     const run = await cli(['--endpoint', endpoint, '--token', TOKEN, '--client-cert', tls.files.clientCert, '--client-key', tls.files.clientKey, 'info']);
     expect(run).toEqual({
-      code: 1, stdout: '',
+      code: 1,
+      stdout: '',
       stderr: `gateway-admin: TLS failure: the admin plane's certificate at ${endpoint} is not trusted (self-signed certificate in certificate chain): pass the CA that signed it with --ca-cert <file>\n`,
     });
-    const wrongCa = await cli(['--endpoint', endpoint, '--token', TOKEN, '--ca-cert', tls.files.otherCert, '--client-cert', tls.files.clientCert, '--client-key', tls.files.clientKey, 'info']);
-    expect(wrongCa.stderr).toBe(`gateway-admin: TLS failure: the admin plane's certificate at ${endpoint} is not trusted (self-signed certificate in certificate chain): it is not signed by the CA in ${tls.files.otherCert}\n`);
+    const wrongCa = await cli([
+      '--endpoint',
+      endpoint,
+      '--token',
+      TOKEN,
+      '--ca-cert',
+      tls.files.otherCert,
+      '--client-cert',
+      tls.files.clientCert,
+      '--client-key',
+      tls.files.clientKey,
+      'info',
+    ]);
+    expect(wrongCa.stderr).toBe(
+      `gateway-admin: TLS failure: the admin plane's certificate at ${endpoint} is not trusted (self-signed certificate in certificate chain): it is not signed by the CA in ${tls.files.otherCert}\n`,
+    );
   });
 
   it('--insecure without --ca-cert skips server verification but still needs the client certificate', async () => {
-    const withCert = await cli(['--endpoint', endpoint, '--token', TOKEN, '--insecure', '--client-cert', tls.files.clientCert, '--client-key', tls.files.clientKey, 'config', 'version', '--json']);
+    const withCert = await cli([
+      '--endpoint',
+      endpoint,
+      '--token',
+      TOKEN,
+      '--insecure',
+      '--client-cert',
+      tls.files.clientCert,
+      '--client-key',
+      tls.files.clientKey,
+      'config',
+      'version',
+      '--json',
+    ]);
     expect(withCert).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(withCert.stdout)).toMatchObject({ config_version: gateway.config.configVersion });
     const withoutCert = await cli(['--endpoint', endpoint, '--token', TOKEN, '--insecure', 'info']);
@@ -404,7 +533,19 @@ describe('gateway-admin over mTLS', () => {
   });
 
   it('a wrong token over mTLS is still a 401', async () => {
-    const run = await cli(['--endpoint', endpoint, '--token', 'wrong', '--ca-cert', tls.files.ca, '--client-cert', tls.files.clientCert, '--client-key', tls.files.clientKey, 'info']);
+    const run = await cli([
+      '--endpoint',
+      endpoint,
+      '--token',
+      'wrong',
+      '--ca-cert',
+      tls.files.ca,
+      '--client-cert',
+      tls.files.clientCert,
+      '--client-key',
+      tls.files.clientKey,
+      'info',
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`gateway-admin: the admin plane at ${endpoint} refused the admin token from --token (401 unauthorized): check the token\n`);
   });
@@ -412,27 +553,52 @@ describe('gateway-admin over mTLS', () => {
   it('plain HTTP to the TLS admin plane, or TLS to a plain HTTP one: a message that says so', async () => {
     const http = endpoint.replace('https:', 'http:');
     const toTls = await cli(['--endpoint', http, '--token', TOKEN, 'info']);
-    expect(toTls).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: the admin plane at ${http} closed the connection without answering: if it serves HTTPS (admin_tls), use an https:// endpoint\n` });
+    expect(toTls).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gateway-admin: the admin plane at ${http} closed the connection without answering: if it serves HTTPS (admin_tls), use an https:// endpoint\n`,
+    });
     const plain = gateway.dataUrl.replace('http:', 'https:'); // the data plane speaks plain HTTP
     const toPlain = await cli(['--endpoint', plain, '--token', TOKEN, '--ca-cert', tls.files.ca, 'info']);
-    expect(toPlain).toEqual({ code: 1, stdout: '', stderr: `gateway-admin: TLS failure: ${plain} does not speak TLS: use an http:// endpoint (or set admin_tls on the gateway)\n` });
+    expect(toPlain).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `gateway-admin: TLS failure: ${plain} does not speak TLS: use an http:// endpoint (or set admin_tls on the gateway)\n`,
+    });
   });
 
   it('contradictory or incomplete TLS flags: exit 2 before any request', async () => {
     const cases: [string[], string][] = [
-      [['--insecure', '--ca-cert', tls.files.ca], `gateway-admin: --insecure and --ca-cert contradict each other (--ca-cert verifies the admin plane's certificate, --insecure skips that): pass one of them`],
+      [
+        ['--insecure', '--ca-cert', tls.files.ca],
+        `gateway-admin: --insecure and --ca-cert contradict each other (--ca-cert verifies the admin plane's certificate, --insecure skips that): pass one of them`,
+      ],
       [['--cert-file', tls.files.clientCert], 'gateway-admin: --cert-file needs --key-file (the private key of that certificate)'],
       [['--key-file', tls.files.clientKey], 'gateway-admin: --key-file needs --cert-file (the certificate of that key)'],
       [['--client-cert', tls.files.clientCert], 'gateway-admin: --client-cert needs --key-file (the private key of that certificate)'],
-      [['--cert-file', tls.files.clientCert, '--client-cert', tls.files.clientCert, '--key-file', tls.files.clientKey], 'gateway-admin: --client-cert is another name for --cert-file: pass one of them'],
+      [
+        ['--cert-file', tls.files.clientCert, '--client-cert', tls.files.clientCert, '--key-file', tls.files.clientKey],
+        'gateway-admin: --client-cert is another name for --cert-file: pass one of them',
+      ],
       [['--ca-cert', join(tls.dir, 'missing.pem')], `gateway-admin: cannot read the --ca-cert file ${join(tls.dir, 'missing.pem')} (ENOENT)`],
       [['--ca-cert', tls.files.clientKey], `gateway-admin: the --ca-cert file ${tls.files.clientKey} is not a PEM certificate (-----BEGIN CERTIFICATE-----)`],
-      [['--cert-file', tls.files.clientCert, '--key-file', tls.files.otherKey], `gateway-admin: --key-file ${tls.files.otherKey} is not the private key of --cert-file ${tls.files.clientCert}`],
-      [['--client-cert', tls.files.clientCert, '--client-key', tls.files.otherKey], `gateway-admin: --client-key ${tls.files.otherKey} is not the private key of --client-cert ${tls.files.clientCert}`],
+      [
+        ['--cert-file', tls.files.clientCert, '--key-file', tls.files.otherKey],
+        `gateway-admin: --key-file ${tls.files.otherKey} is not the private key of --cert-file ${tls.files.clientCert}`,
+      ],
+      [
+        ['--client-cert', tls.files.clientCert, '--client-key', tls.files.otherKey],
+        `gateway-admin: --client-key ${tls.files.otherKey} is not the private key of --client-cert ${tls.files.clientCert}`,
+      ],
     ];
     const runs = await Promise.all(cases.map(([flags]) => cli(['--endpoint', endpoint, '--token', TOKEN, ...flags, 'info'])));
     runs.forEach((run, i) => expect(run, cases[i]![0].join(' ')).toEqual({ code: 2, stdout: '', stderr: `${cases[i]![1]}\n` }));
     const httpWithTls = await cli(['--endpoint', 'http://127.0.0.1:8081', '--ca-cert', tls.files.ca, 'info']);
-    expect(httpWithTls).toEqual({ code: 2, stdout: '', stderr: 'gateway-admin: --ca-cert: TLS options need an https:// endpoint, and http://127.0.0.1:8081 is plain HTTP: use https:// in --endpoint (or GATEWAY_ENDPOINT)\n' });
+    expect(httpWithTls).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'gateway-admin: --ca-cert: TLS options need an https:// endpoint, and http://127.0.0.1:8081 is plain HTTP: use https:// in --endpoint (or GATEWAY_ENDPOINT)\n',
+    });
   });
 });

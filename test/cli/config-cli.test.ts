@@ -25,7 +25,8 @@ describe('gateway-admin config', () => {
     writeFileSync(path, text);
     return path;
   };
-  const cli = (...args: string[]): Promise<Exit> => runToExit(NODE, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', GATEWAY_ENDPOINT: gw.gateway.adminUrl, GATEWAY_ADMIN_TOKEN: CONFIG_ADMIN_TOKEN } });
+  const cli = (...args: string[]): Promise<Exit> =>
+    runToExit(NODE, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', GATEWAY_ENDPOINT: gw.gateway.adminUrl, GATEWAY_ADMIN_TOKEN: CONFIG_ADMIN_TOKEN } });
 
   beforeAll(async () => {
     upstream = await startMockUpstream();
@@ -81,10 +82,14 @@ describe('gateway-admin config', () => {
     const broken = file('broken.yaml', 'models: [\n');
     const refused = await cli('config', 'apply', broken);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^gateway-admin: the gateway refused the configuration; the running one keeps serving \(1 problem\):\n {2}.+config\.yaml:\d+:\d+: invalid YAML: .+\n$/);
+    expect(refused.stderr).toMatch(
+      /^gateway-admin: the gateway refused the configuration; the running one keeps serving \(1 problem\):\n {2}.+config\.yaml:\d+:\d+: invalid YAML: .+\n$/,
+    );
     const json = await cli('--json', 'config', 'apply', broken);
     expect(json).toMatchObject({ code: 1, stdout: '' });
-    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'config_invalid', status: 422, exit_code: 1, problems: [expect.stringMatching(/invalid YAML/)] } });
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      error: { code: 'config_invalid', status: 422, exit_code: 1, problems: [expect.stringMatching(/invalid YAML/)] },
+    });
     expect(readFileSync(gw.file, 'utf8')).toBe(withModel);
   });
 
@@ -104,7 +109,14 @@ describe('gateway-admin config', () => {
     expect(await cli('config', 'show', '1')).toMatchObject({ code: 0, stdout: startText });
     expect(JSON.parse((await cli('config', 'show', '2', '--json')).stdout)).toMatchObject({ version: 2, trigger: 'apply', yaml: withModel });
     const json = JSON.parse((await cli('config', 'versions', '--json')).stdout);
-    expect(json).toMatchObject({ stored: true, kept: 100, data: [{ version: 2, current: true }, { version: 1, current: false }] });
+    expect(json).toMatchObject({
+      stored: true,
+      kept: 100,
+      data: [
+        { version: 2, current: true },
+        { version: 1, current: false },
+      ],
+    });
     expect(json.data[0].config_version).toMatch(CFG);
   });
 
@@ -122,14 +134,20 @@ describe('gateway-admin config', () => {
 
   it('rollback [VERSION]: the earlier text exactly, as a new version; an unknown version says which are kept', async () => {
     const run = await cli('config', 'rollback');
-    expect(run).toMatchObject({ code: 0, stdout: `rolled back: version 3 (${startVersion}) serves new requests; it was ${JSON.parse((await cli('config', 'diff', '--json')).stdout).from.config_version}\n` });
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: `rolled back: version 3 (${startVersion}) serves new requests; it was ${JSON.parse((await cli('config', 'diff', '--json')).stdout).from.config_version}\n`,
+    });
     expect(readFileSync(gw.file, 'utf8')).toBe(startText);
     const unknown = await cli('config', 'rollback', '99');
     expect(unknown).toMatchObject({ code: 1, stderr: 'gateway-admin: no configuration version 99 (kept: 1 to 3) (HTTP 404 not_found)\n' });
   });
 
   it('reload: unchanged when the file is what runs; applied when it changed', async () => {
-    expect(await cli('config', 'reload')).toMatchObject({ code: 0, stdout: `unchanged: the gateway already runs this configuration (version 3, ${startVersion})\n` });
+    expect(await cli('config', 'reload')).toMatchObject({
+      code: 0,
+      stdout: `unchanged: the gateway already runs this configuration (version 3, ${startVersion})\n`,
+    });
     writeFileSync(gw.file, withModel);
     const json = JSON.parse((await cli('config', 'reload', '--json')).stdout);
     expect(json).toMatchObject({ unchanged: false, previous_config_version: startVersion, version: { version: 4, trigger: 'reload' } });

@@ -34,9 +34,13 @@ afterAll(() => harness.close());
 
 describe('gateway-admin store backup', () => {
   it('writes a consistent copy while requests are settled, replacing FILE atomically', async () => {
-    const created = (await (await fetch(`${harness.adminUrl}/api/v1/admin/keys`, {
-      method: 'POST', headers: { 'x-admin-token': TOKEN, 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 1_000_000 }),
-    })).json()) as { id: string; secret: string };
+    const created = (await (
+      await fetch(`${harness.adminUrl}/api/v1/admin/keys`, {
+        method: 'POST',
+        headers: { 'x-admin-token': TOKEN, 'content-type': 'application/json' },
+        body: JSON.stringify({ budget_cents: 1_000_000 }),
+      })
+    ).json()) as { id: string; secret: string };
     const client = new OpenAI({ apiKey: created.secret, baseURL: `${harness.url}/v1`, maxRetries: 0 });
     let answered = 0;
     let stop = false;
@@ -68,7 +72,10 @@ describe('gateway-admin store backup', () => {
     try {
       expect(db.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
       expect(db.prepare('SELECT id FROM keys').all()).toEqual([{ id: created.id }]);
-      const ledger = db.prepare('SELECT count(*) AS n, sum(cost_microcents) AS total FROM spend_ledger WHERE key_id = ?').get(created.id) as { n: number; total: number };
+      const ledger = db.prepare('SELECT count(*) AS n, sum(cost_microcents) AS total FROM spend_ledger WHERE key_id = ?').get(created.id) as {
+        n: number;
+        total: number;
+      };
       expect(ledger.n).toBeGreaterThanOrEqual(before);
       expect(db.prepare('SELECT spent_microcents AS spent FROM keys WHERE id = ?').get(created.id)).toEqual({ spent: ledger.total });
     } finally {

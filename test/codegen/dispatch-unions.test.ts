@@ -9,7 +9,10 @@ const block = {
   type: 'object',
   required: ['type'],
   properties: { type: { type: 'string' } },
-  allOf: [branch('text', { required: ['text'], properties: { text: { type: 'string' } } }), branch('image', { required: ['url'], properties: { url: { type: 'string' } } })],
+  allOf: [
+    branch('text', { required: ['text'], properties: { text: { type: 'string' } } }),
+    branch('image', { required: ['url'], properties: { url: { type: 'string' } } }),
+  ],
 };
 
 describe('dispatchUnions', () => {
@@ -17,7 +20,9 @@ describe('dispatchUnions', () => {
     const out = dispatchUnions({ title: 'Block', ...block }) as { title: string; anyOf: unknown[] };
     expect(out.title).toBe('Block');
     expect(out.anyOf).toHaveLength(3);
-    expect(out.anyOf[0]).toMatchObject({ allOf: [{ properties: { type: { type: 'string' } } }, { properties: { type: { enum: ['text'] } } }, { properties: { text: {} } }] });
+    expect(out.anyOf[0]).toMatchObject({
+      allOf: [{ properties: { type: { type: 'string' } } }, { properties: { type: { enum: ['text'] } } }, { properties: { text: {} } }],
+    });
     expect(out.anyOf[2]).toEqual({ type: 'object', required: ['type'], properties: { type: { type: 'string' } } });
   });
 
@@ -27,7 +32,11 @@ describe('dispatchUnions', () => {
   });
 
   it('compiles to a union whose branch members are typed', async () => {
-    const ts = await compile(dispatchUnions({ title: 'Block', ...block }) as object, 'Block', { bannerComment: '', additionalProperties: false, format: false });
+    const ts = await compile(dispatchUnions({ title: 'Block', ...block }) as object, 'Block', {
+      bannerComment: '',
+      additionalProperties: false,
+      format: false,
+    });
     expect(ts).toMatch(/type: ['"]text['"]/);
     expect(ts).toContain('text: string');
     expect(ts).toContain('url: string');

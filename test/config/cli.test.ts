@@ -54,7 +54,12 @@ describe('gateway --validate', () => {
 
   it('reads secrets from the environment it is given', async () => {
     const dir = tempDir();
-    const file = dir.write('config.yaml', ['providers:', '  openai: { api_key: { env: OPENAI_API_KEY } }', 'models:', '  gpt: { provider: openai, model: gpt-4.1-mini }']);
+    const file = dir.write('config.yaml', [
+      'providers:',
+      '  openai: { api_key: { env: OPENAI_API_KEY } }',
+      'models:',
+      '  gpt: { provider: openai, model: gpt-4.1-mini }',
+    ]);
     expect((await gateway(['--validate', file], { OPENAI_API_KEY: 'sk-cli-secret' })).code).toBe(0);
     const missing = await gateway(['--validate', file]);
     expect(missing.code).toBe(2);
@@ -116,7 +121,9 @@ describe('gateway --config (a real server process)', () => {
   async function serve(file: string, env: Record<string, string> = {}) {
     const proc = spawn(NODE, [MAIN, '--config', file], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      proc.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     let stderr = '';
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const lines = createInterface({ input: proc.stdout });

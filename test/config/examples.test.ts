@@ -38,7 +38,10 @@ describe('examples/config.yaml', () => {
     expect(config.providers.get('anthropic')).toMatchObject({ baseUrl: 'https://api.anthropic.com', apiKey: ANTHROPIC_KEY });
     expect(config.models.get('gpt')).toMatchObject({ upstreamModel: 'gpt-4.1-mini', provider: { name: 'openai' } });
     expect(config.models.get('claude')).toMatchObject({ upstreamModel: 'claude-sonnet-4-5', defaultMaxTokens: 64000, provider: { name: 'anthropic' } });
-    expect(config.pools.get('chat')?.members.map((m) => [m.model.name, m.weight])).toEqual([['gpt', 3], ['claude', 1]]);
+    expect(config.pools.get('chat')?.members.map((m) => [m.model.name, m.weight])).toEqual([
+      ['gpt', 3],
+      ['claude', 1],
+    ]);
     expect(config.models.get('embed')).toMatchObject({ upstreamModel: 'text-embedding-3-small', operationPrices: { embeddings: { input: 0.02 } } });
     expect([...config.models.get('embed')!.operations]).toEqual(['embeddings']);
     expect(config.governance).toBe(false);
@@ -95,7 +98,11 @@ describe('examples/providers.yaml', () => {
     expect(uncommented).toContain('\nlmstudio:\n');
     dir.write('providers.yaml', uncommented);
     const file = dir.write('config.yaml', ['catalog: ./providers.yaml', 'models:', '  local: { provider: lmstudio, model: qwen3-8b }']);
-    expect(loadConfigFile(file, { env: {} }).providers.get('lmstudio')).toMatchObject({ protocol: 'openai', baseUrl: 'http://localhost:1234/v1', auth: 'none' });
+    expect(loadConfigFile(file, { env: {} }).providers.get('lmstudio')).toMatchObject({
+      protocol: 'openai',
+      baseUrl: 'http://localhost:1234/v1',
+      auth: 'none',
+    });
   });
 });
 
@@ -115,7 +122,15 @@ describe('examples/self-serve.yaml', () => {
     expect(config.governance).toBe(true);
     expect(config.auth).toMatchObject({
       publicUrl: 'https://llm.example.com',
-      oidc: { issuer: 'https://login.example.com/realms/engineering', clientId: 'llm-gateway', clientSecret: 'an-oidc-secret', audiences: ['llm-gateway', 'llm-gateway-cli'], teamClaim: 'groups', defaultTeam: 'everyone', scopes: ['openid', 'email', 'profile', 'groups'] },
+      oidc: {
+        issuer: 'https://login.example.com/realms/engineering',
+        clientId: 'llm-gateway',
+        clientSecret: 'an-oidc-secret',
+        audiences: ['llm-gateway', 'llm-gateway-cli'],
+        teamClaim: 'groups',
+        defaultTeam: 'everyone',
+        scopes: ['openid', 'email', 'profile', 'groups'],
+      },
     });
     expect([...config.teams.values()]).toEqual([
       { name: 'ml-platform', budgetMicrocents: 20_000_000_000n, rpm: 120 },

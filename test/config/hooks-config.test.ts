@@ -26,22 +26,46 @@ describe('hooks: in config.yaml', () => {
       '  - { name: slack, kind: webhook, url: { env: SLACK_URL }, events: [request.failed], queue_size: 10, concurrency: 1, max_retries: 0, backoff: { initial_ms: 10, max_ms: 20 }, timeout_ms: 250 }',
     ]);
     const config = loadConfigFile(file, { env: { AUDIT_TOKEN, SLACK_URL } });
-    expect(config.hooks).toEqual([
-      {
-        kind: 'webhook', name: 'audit', url: 'https://audit.example.com/events?token=abc&team=x',
-        target: 'https://***@audit.example.com/events?token=***&team=***',
-        headers: { authorization: 'Basic dXNlcjpwIHc=', 'x-team': 'platform' }, timeoutMs: 5000,
-        events: ['request.completed', 'request.failed'], queueSize: 10_000, concurrency: 4, maxRetries: 5, backoff: { initialMs: 500, maxMs: 30_000 },
-      },
-      {
-        kind: 'gate', name: 'policy', url: 'http://127.0.0.1:9000/check', target: 'http://127.0.0.1:9000/check',
-        headers: { 'x-api-key': 'gate-key-s3cret' }, timeoutMs: 1000, onError: 'deny', includeContent: true,
-      },
-      {
-        kind: 'webhook', name: 'slack', url: SLACK_URL, target: 'https://hooks.example.com/***',
-        headers: {}, timeoutMs: 250, events: ['request.failed'], queueSize: 10, concurrency: 1, maxRetries: 0, backoff: { initialMs: 10, max_ms: undefined, maxMs: 20 },
-      },
-    ].map((h) => JSON.parse(JSON.stringify(h)) as unknown));
+    expect(config.hooks).toEqual(
+      [
+        {
+          kind: 'webhook',
+          name: 'audit',
+          url: 'https://audit.example.com/events?token=abc&team=x',
+          target: 'https://***@audit.example.com/events?token=***&team=***',
+          headers: { authorization: 'Basic dXNlcjpwIHc=', 'x-team': 'platform' },
+          timeoutMs: 5000,
+          events: ['request.completed', 'request.failed'],
+          queueSize: 10_000,
+          concurrency: 4,
+          maxRetries: 5,
+          backoff: { initialMs: 500, maxMs: 30_000 },
+        },
+        {
+          kind: 'gate',
+          name: 'policy',
+          url: 'http://127.0.0.1:9000/check',
+          target: 'http://127.0.0.1:9000/check',
+          headers: { 'x-api-key': 'gate-key-s3cret' },
+          timeoutMs: 1000,
+          onError: 'deny',
+          includeContent: true,
+        },
+        {
+          kind: 'webhook',
+          name: 'slack',
+          url: SLACK_URL,
+          target: 'https://hooks.example.com/***',
+          headers: {},
+          timeoutMs: 250,
+          events: ['request.failed'],
+          queueSize: 10,
+          concurrency: 1,
+          maxRetries: 0,
+          backoff: { initialMs: 10, max_ms: undefined, maxMs: 20 },
+        },
+      ].map((h) => JSON.parse(JSON.stringify(h)) as unknown),
+    );
   });
 
   it('no hooks: an empty list', () => {

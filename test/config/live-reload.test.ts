@@ -28,7 +28,8 @@ beforeAll(async () => {
       '  fragile: { provider: openai, model: up-fragile }',
       '',
     ].join('\n'),
-    breakerYaml: 'breaker: { consecutive_failures: 1, min_requests: 1000, open_ms: 600000, jitter: 0, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n',
+    breakerYaml:
+      'breaker: { consecutive_failures: 1, min_requests: 1000, open_ms: 600000, jitter: 0, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\npools:\n  split: { members: [ { model: w1 }, { model: w2 }, { model: w3 } ] }\n',
   });
   file = h.gateway.config.source;
@@ -37,16 +38,21 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function createKey(): Promise<string> {
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'load' }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'load' }),
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { secret: string }).secret;
 }
 
 /** Weights 3:1 over w1 and w2, w3 gone (from the pool and the models), a new model, the price of `priced` ×100. */
-const changed = (text: string) => text
-  .replace('  w3: { provider: openai, model: up-three }\n', '  fresh: { provider: openai, model: up-fresh }\n')
-  .replace('price: { input: 1, output: 1 }', 'price: { input: 100, output: 100 }')
-  .replace('[ { model: w1 }, { model: w2 }, { model: w3 } ]', '[ { model: w1, weight: 3 }, { model: w2, weight: 1 } ]');
+const changed = (text: string) =>
+  text
+    .replace('  w3: { provider: openai, model: up-three }\n', '  fresh: { provider: openai, model: up-fresh }\n')
+    .replace('price: { input: 1, output: 1 }', 'price: { input: 100, output: 100 }')
+    .replace('[ { model: w1 }, { model: w2 }, { model: w3 } ]', '[ { model: w1, weight: 3 }, { model: w2, weight: 1 } ]');
 
 const share = (split: Record<string, number>, model: string) => (split[model] ?? 0) / Object.values(split).reduce((a, b) => a + b, 0);
 
@@ -65,7 +71,14 @@ describe('a configuration change under steady load', () => {
     await expect(sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
 
     // A stream on w3 that has begun and stalls for six seconds, across the change that removes w3.
-    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } }, { includeUsage: true, textPieces: 6 }), pauseAfter: 2, pauseMs: 6000 });
+    h.upstream.enqueue({
+      events: openaiChatStreamEvents(
+        { id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } },
+        { includeUsage: true, textPieces: 6 },
+      ),
+      pauseAfter: 2,
+      pauseMs: 6000,
+    });
     const slow = await sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'slow' }], stream: true });
     // Read on the side, each piece with the moment it arrived.
     const slowPieces: { text: string; at: number }[] = [];
@@ -106,7 +119,11 @@ describe('a configuration change under steady load', () => {
     expect((await sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'new model' }] })).model).toBe('up-fresh');
     await expect(sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
 
-    await until('traffic after the change', () => load.results.filter((r) => r.startedAt > t1).length >= 60 && priced.results.filter((r) => r.startedAt > t1).length >= 10, 30_000);
+    await until(
+      'traffic after the change',
+      () => load.results.filter((r) => r.startedAt > t1).length >= 60 && priced.results.filter((r) => r.startedAt > t1).length >= 10,
+      30_000,
+    );
     const after = splitAfter(load.results, t1);
     expect(after['up-three']).toBeUndefined();
     expect(share(after, 'up-one')).toBeGreaterThan(0.65); // 3:1 in every worker's rotation
@@ -135,9 +152,10 @@ describe('a configuration change under steady load', () => {
     expect([...versions].sort()).toEqual([v0, v1, v2].sort());
     const slowRecord = records.records.find((r) => r.lane === 'w3' && r.stream);
     expect(slowRecord).toMatchObject({ configVersion: v0, status: 200 });
-    const perToken = (version: string) => records.records
-      .filter((r) => r.model === 'priced' && r.configVersion === version && r.usage !== null && r.costMicrocents !== undefined)
-      .map((r) => Number(r.costMicrocents) / (r.usage!.inputTokens + r.usage!.outputTokens));
+    const perToken = (version: string) =>
+      records.records
+        .filter((r) => r.model === 'priced' && r.configVersion === version && r.usage !== null && r.costMicrocents !== undefined)
+        .map((r) => Number(r.costMicrocents) / (r.usage!.inputTokens + r.usage!.outputTokens));
     expect(perToken(v0).length).toBeGreaterThan(0);
     expect(perToken(v1).length).toBeGreaterThan(0);
     for (const cost of perToken(v0)) expect(cost).toBeCloseTo(100, 0); // $1 per million tokens: 100 microcents a token
@@ -185,7 +203,10 @@ describe('a configuration change under steady load', () => {
 
   it('a rollback (the previous text applied again) restores the previous version exactly', async () => {
     const before = { version: h.gateway.config.configVersion, text: h.gateway.configControl.currentText() };
-    const next = await h.gateway.configControl.applyText(before.text.replace('  fragile: {', '  rolled: { provider: openai, model: up-rolled }\n  fragile: {'), 'apply');
+    const next = await h.gateway.configControl.applyText(
+      before.text.replace('  fragile: {', '  rolled: { provider: openai, model: up-rolled }\n  fragile: {'),
+      'apply',
+    );
     expect(next).toMatchObject({ applied: true, unchanged: false });
     const back = await h.gateway.configControl.applyText(before.text, 'rollback');
     expect(back).toMatchObject({ applied: true, unchanged: false });
@@ -218,11 +239,15 @@ describe('a configuration change under steady load', () => {
     const state = () => h.gateway.routing.snapshot().find((p) => p.pool === 'fragile')?.lanes[0]?.state;
     expect(state()).toBe('open');
     const text = h.gateway.configControl.currentText();
-    const outcome = await h.gateway.configControl.applyText(text.replace('  fragile: {', '  another: { provider: openai, model: up-another }\n  fragile: {'), 'apply');
+    const outcome = await h.gateway.configControl.applyText(
+      text.replace('  fragile: {', '  another: { provider: openai, model: up-another }\n  fragile: {'),
+      'apply',
+    );
     expect(outcome).toMatchObject({ applied: true, unchanged: false });
     expect(state()).toBe('open');
     // Both workers see it open: nothing reaches the upstream.
-    for (let i = 0; i < 6; i++) await expect(sdk.chat.completions.create({ model: 'fragile', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 503 });
+    for (let i = 0; i < 6; i++)
+      await expect(sdk.chat.completions.create({ model: 'fragile', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 503 });
     expect(h.upstream.requests).toHaveLength(1);
   });
 });

@@ -40,9 +40,16 @@ describe('the embedded default', () => {
     expect([...config.models.get('demo-embed')!.operations]).toEqual(['embeddings']);
     expect([...config.models.get('demo')!.operations]).toEqual(['chat', 'count_tokens']); // a chat model counts tokens too
     expect(config.models.get('demo')).toMatchObject({ upstreamModel: 'demo-echo', provider: { name: 'demo', protocol: 'openai', auth: 'none' } });
-    expect(config.models.get('demo-claude')).toMatchObject({ upstreamModel: 'demo-echo', defaultMaxTokens: 1024, provider: { name: 'demo-anthropic', protocol: 'anthropic' } });
+    expect(config.models.get('demo-claude')).toMatchObject({
+      upstreamModel: 'demo-echo',
+      defaultMaxTokens: 1024,
+      provider: { name: 'demo-anthropic', protocol: 'anthropic' },
+    });
     expect([...config.pools.keys()]).toEqual(['demo-pool']);
-    expect(config.pools.get('demo-pool')?.members.map((m) => [m.model.name, m.weight])).toEqual([['demo', 1], ['demo-claude', 1]]);
+    expect(config.pools.get('demo-pool')?.members.map((m) => [m.model.name, m.weight])).toEqual([
+      ['demo', 1],
+      ['demo-claude', 1],
+    ]);
     expect(config.listen).toEqual({ host: '0.0.0.0', port: 8080 });
     expect(config.adminListen).toEqual({ host: '127.0.0.1', port: 8081 });
     expect(config.governance).toBe(false);
@@ -93,7 +100,13 @@ describe('a full valid configuration', () => {
     expect(config.governance).toBe(false);
     expect(config.adminToken).toBeUndefined();
     expect(config.logLevel).toBe('info');
-    expect(config.limits).toEqual({ maxRequestBytes: 32 * 1024 * 1024, maxRequestBytesInFlight: 256 * 1024 * 1024, connectTimeoutMs: 10_000, firstByteTimeoutMs: 120_000, idleTimeoutMs: 300_000 });
+    expect(config.limits).toEqual({
+      maxRequestBytes: 32 * 1024 * 1024,
+      maxRequestBytesInFlight: 256 * 1024 * 1024,
+      connectTimeoutMs: 10_000,
+      firstByteTimeoutMs: 120_000,
+      idleTimeoutMs: 300_000,
+    });
   });
 
   it('has a config_version that is stable for the same text and changes with it', () => {
@@ -135,12 +148,7 @@ describe('invalid configurations are refused with file:line:column, the path and
   });
 
   it('a duplicate key, named with its path', () => {
-    const file = tempDir().write('config.yaml', [
-      'governance: off',
-      'models:',
-      '  gpt: { provider: demo, model: a }',
-      '  gpt: { provider: demo, model: b }',
-    ]);
+    const file = tempDir().write('config.yaml', ['governance: off', 'models:', '  gpt: { provider: demo, model: a }', '  gpt: { provider: demo, model: b }']);
     const error = configError(() => loadConfigFile(file, { env: {} }));
     expect(error.problems).toEqual([expect.objectContaining({ path: 'models.gpt', line: 4, column: 3 })]);
     expect(error.message).toBe(`${file}:4:3: models.gpt: duplicate key "gpt": each key may appear only once in a map`);
@@ -195,7 +203,10 @@ describe('invalid configurations are refused with file:line:column, the path and
 
   it('a missing env var secret names the variable and never any secret value', () => {
     const { dir, env } = fullDeployment();
-    const file = dir.write('config.yaml', FULL_CONFIG.map((line) => line.replace('OPENAI_API_KEY', 'OPENAI_KEY_TYPO')));
+    const file = dir.write(
+      'config.yaml',
+      FULL_CONFIG.map((line) => line.replace('OPENAI_API_KEY', 'OPENAI_KEY_TYPO')),
+    );
     const error = configError(() => loadConfigFile(file, { env }));
     expect(error.problems).toHaveLength(1); // not a second "needs a credential" at each model
     expect(error.message).toBe(`${file}:4:13: providers.openai.api_key: environment variable OPENAI_KEY_TYPO is not set`);
@@ -240,7 +251,11 @@ describe('invalid configurations are refused with file:line:column, the path and
   it('a secret with a line break inside (it could never be sent as a header) is refused, without showing it', () => {
     const dir = tempDir();
     dir.write('two-lines.key', `${ANTHROPIC_SECRET}\n\n`);
-    const file = dir.write('config.yaml', ['providers:', '  anthropic: { api_key: { file: ./two-lines.key } }', '  openai: { api_key: { env: OPENAI_API_KEY } }']);
+    const file = dir.write('config.yaml', [
+      'providers:',
+      '  anthropic: { api_key: { file: ./two-lines.key } }',
+      '  openai: { api_key: { env: OPENAI_API_KEY } }',
+    ]);
     const error = configError(() => loadConfigFile(file, { env: { OPENAI_API_KEY: `${OPENAI_SECRET}\n` } }));
     expect(error.message.split('\n')).toEqual([
       `${file}:2:16: providers.anthropic.api_key: secret file ${join(dir.path, 'two-lines.key')} contains a line break or control character (only one trailing newline is ignored)`,
@@ -325,10 +340,12 @@ describe('invalid configurations are refused with file:line:column, the path and
     dir.write('admin.key', 'KEY');
     const file = dir.write('config.yaml', ['listen: 0.0.0.0:8080', 'admin_listen: 0.0.0.0:8081']);
     const error = configError(() => loadConfigFile(file, { env: {} }));
-    expect(error.message).toBe([
-      `${file}:2:15: admin_listen: the admin plane would listen on 0.0.0.0, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`,
-      `${file}:2:15: admin_listen: the admin plane would listen on 0.0.0.0, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`,
-    ].join('\n'));
+    expect(error.message).toBe(
+      [
+        `${file}:2:15: admin_listen: the admin plane would listen on 0.0.0.0, beyond loopback, with no admin token: set GATEWAY_ADMIN_TOKEN or admin_token`,
+        `${file}:2:15: admin_listen: the admin plane would listen on 0.0.0.0, beyond loopback, without TLS: set admin_tls (cert, key, and client_ca for mTLS)`,
+      ].join('\n'),
+    );
     expect(configError(() => loadConfigFile(file, { env: { GATEWAY_ADMIN_TOKEN: 'admin-secret' } })).problems).toHaveLength(1);
     const withTls = dir.write('tls.yaml', ['listen: 0.0.0.0:8080', 'admin_listen: 0.0.0.0:8081', 'admin_tls: { cert: ./admin.crt, key: ./admin.key }']);
     const config = loadConfigFile(withTls, { env: { GATEWAY_ADMIN_TOKEN: 'admin-secret' } });
@@ -343,7 +360,11 @@ describe('invalid configurations are refused with file:line:column, the path and
     const dir = tempDir();
     dir.write('admin.crt', 'CERT');
     dir.write('admin.key', 'KEY');
-    const file = dir.write('config.yaml', ['admin_listen: 0.0.0.0:8081', 'admin_token: { env: ADMIN_TOKEN }', 'admin_tls: { cert: ./admin.crt, key: ./admin.key }']);
+    const file = dir.write('config.yaml', [
+      'admin_listen: 0.0.0.0:8081',
+      'admin_token: { env: ADMIN_TOKEN }',
+      'admin_tls: { cert: ./admin.crt, key: ./admin.key }',
+    ]);
     const error = configError(() => loadConfigFile(file, { env: {} }));
     expect(error.message).toBe(`${file}:2:1: admin_token: environment variable ADMIN_TOKEN is not set`);
   });
@@ -452,10 +473,7 @@ describe('the operator catalog (catalog: ./providers.yaml)', () => {
   it('a new provider missing required fields is reported in the operator file', () => {
     const { catalog, file, env } = usingCatalog(['openai: { base_url: https://proxy.internal/v1 }', 'acme:', '  protocol: openai']);
     const error = configError(() => loadConfigFile(file, { env }));
-    expect(error.message.split('\n')).toEqual([
-      `${catalog}:2:1: acme: missing required key "base_url"`,
-      `${catalog}:2:1: acme: missing required key "auth"`,
-    ]);
+    expect(error.message.split('\n')).toEqual([`${catalog}:2:1: acme: missing required key "base_url"`, `${catalog}:2:1: acme: missing required key "auth"`]);
   });
 
   it('an unreadable catalog file is a clear error', () => {

@@ -33,7 +33,18 @@ describe('maskConfigText', () => {
   const masked = maskConfigText(TEXT, ['resolved-secret-in-comment', 'short']);
 
   it('masks every plain secret, credentials in URLs and a resolved secret found anywhere', () => {
-    for (const secret of ['plain-governance-secret-value', 'sk-plain-header-secret', 'tok-in-header', 'hunter2pw', 'alice', 'query-secret-value', 'audit-header-secret', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'oidc-client-secret-plain', 'resolved-secret-in-comment']) {
+    for (const secret of [
+      'plain-governance-secret-value',
+      'sk-plain-header-secret',
+      'tok-in-header',
+      'hunter2pw',
+      'alice',
+      'query-secret-value',
+      'audit-header-secret',
+      'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
+      'oidc-client-secret-plain',
+      'resolved-secret-in-comment',
+    ]) {
       expect(masked).not.toContain(secret);
     }
     expect(masked).toContain("governance_secret: '***'");

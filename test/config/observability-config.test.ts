@@ -36,7 +36,9 @@ describe('metrics and otlp configuration', () => {
 
   it('refuses a missing header secret (naming the variable, not a value), an endpoint that is not a URL, an unknown key', () => {
     const file = tempDir().write('config.yaml', ['otlp: { endpoint: http://c:4318, headers: { authorization: { env: OTLP_MISSING } } }']);
-    expect(configError(() => loadConfigFile(file, { env: {} })).message).toBe(`${file}:1:45: otlp.headers.authorization: environment variable OTLP_MISSING is not set`);
+    expect(configError(() => loadConfigFile(file, { env: {} })).message).toBe(
+      `${file}:1:45: otlp.headers.authorization: environment variable OTLP_MISSING is not set`,
+    );
     const notUrl = tempDir().write('config.yaml', ['otlp: { endpoint: collector:4318 }']);
     expect(configError(() => loadConfigFile(notUrl, { env: {} })).message).toContain('otlp.endpoint');
     const typo = tempDir().write('config.yaml', ['otlp: { endpoint: http://c:4318, capture_contents: true }']);

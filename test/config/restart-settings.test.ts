@@ -9,7 +9,14 @@ import { restartProblems } from '../../server/config/restart-settings.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-restart-settings-'));
 const env = { S: 's3cret-for-hashing', A: 'postgres://gw:first-pa55@db-a/gateway', B: 'postgres://gw:second-pa55@db-b/gateway' };
-const base = ['log_level: silent', 'governance: on', 'governance_secret: { env: S }', 'database_url: { env: A }', 'on_store_error: deny', 'reservation_lease_seconds: 30'];
+const base = [
+  'log_level: silent',
+  'governance: on',
+  'governance_secret: { env: S }',
+  'database_url: { env: A }',
+  'on_store_error: deny',
+  'reservation_lease_seconds: 30',
+];
 
 function load(lines: string[]) {
   const file = join(dir, 'config.yaml');

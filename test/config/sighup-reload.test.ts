@@ -41,7 +41,10 @@ const changed = config
 
 beforeAll(async () => {
   upstream = await startMockUpstream();
-  g = await startGatewayProcess(config, { env: { RELOAD_TEST_UPSTREAM_KEY: 'sk-upstream-reload' }, files: { 'providers.yaml': `openai: { base_url: ${upstream.url}/v1 }\n` } });
+  g = await startGatewayProcess(config, {
+    env: { RELOAD_TEST_UPSTREAM_KEY: 'sk-upstream-reload' },
+    files: { 'providers.yaml': `openai: { base_url: ${upstream.url}/v1 }\n` },
+  });
   file = g.child.spawnargs[g.child.spawnargs.indexOf('--config') + 1]!;
 }, 30_000);
 afterAll(async () => {
@@ -56,16 +59,28 @@ const hup = () => {
 };
 
 const share = (split: Record<string, number>, model: string) => (split[model] ?? 0) / Object.values(split).reduce((a, b) => a + b, 0);
-const reloads = async (result: string) => Number(new RegExp(`gateway_config_reloads_total\\{result="${result}"\\} (\\d+)`).exec(await (await fetch(`${g.dataUrl}/metrics`)).text())?.[1]);
+const reloads = async (result: string) =>
+  Number(new RegExp(`gateway_config_reloads_total\\{result="${result}"\\} (\\d+)`).exec(await (await fetch(`${g.dataUrl}/metrics`)).text())?.[1]);
 
 describe('SIGHUP', () => {
   it('applies a changed file to new requests under load, refuses a broken one, and no request fails', async () => {
-    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'load' }) });
+    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'load' }),
+    });
     const { secret } = (await created.json()) as { secret: string };
     const sdk = new OpenAI({ baseURL: `${g.dataUrl}/v1`, apiKey: secret, maxRetries: 0 });
     const v0 = g.lines.find((l) => l.msg === 'gateway started')?.configVersion;
 
-    upstream.enqueue({ events: openaiChatStreamEvents({ id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } }, { includeUsage: true, textPieces: 6 }), pauseAfter: 2, pauseMs: 6000 });
+    upstream.enqueue({
+      events: openaiChatStreamEvents(
+        { id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } },
+        { includeUsage: true, textPieces: 6 },
+      ),
+      pauseAfter: 2,
+      pauseMs: 6000,
+    });
     const slow = await sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'slow' }], stream: true });
     // Read on the side, each piece with the moment it arrived.
     const slowPieces: { text: string; at: number }[] = [];
@@ -99,7 +114,11 @@ describe('SIGHUP', () => {
     expect(slowPieces[slowPieces.length - 1]!.at).toBeGreaterThan(t1);
     expect((await sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'new model' }] })).model).toBe('up-fresh');
 
-    await until('traffic after the change', () => load.results.filter((r) => r.startedAt > t1).length >= 60 && priced.results.filter((r) => r.startedAt > t1).length >= 6, 30_000);
+    await until(
+      'traffic after the change',
+      () => load.results.filter((r) => r.startedAt > t1).length >= 60 && priced.results.filter((r) => r.startedAt > t1).length >= 6,
+      30_000,
+    );
     const after = splitAfter(load.results, t1);
     expect(after['up-three']).toBeUndefined();
     expect(share(after, 'up-one')).toBeGreaterThan(0.65);
@@ -124,11 +143,17 @@ describe('SIGHUP', () => {
     // The request log lines (one per request, from both workers) name the version that served
     // each, and the spend follows that version's price.
     await until('every request line', () => g.lines.filter((l) => l.msg === 'request').length >= all.length + 2);
-    const requests = g.lines.filter((l) => l.msg === 'request') as { configVersion: string; model: string; costUsd?: number; tokens?: { input: number; output: number } }[];
+    const requests = g.lines.filter((l) => l.msg === 'request') as {
+      configVersion: string;
+      model: string;
+      costUsd?: number;
+      tokens?: { input: number; output: number };
+    }[];
     expect(new Set(requests.map((l) => l.configVersion))).toEqual(new Set([v0, v1]));
-    const perToken = (version: unknown) => requests
-      .filter((l) => l.model === 'priced' && l.configVersion === version && l.costUsd !== undefined && l.tokens !== undefined)
-      .map((l) => l.costUsd! / (l.tokens!.input + l.tokens!.output));
+    const perToken = (version: unknown) =>
+      requests
+        .filter((l) => l.model === 'priced' && l.configVersion === version && l.costUsd !== undefined && l.tokens !== undefined)
+        .map((l) => l.costUsd! / (l.tokens!.input + l.tokens!.output));
     expect(perToken(v0).length).toBeGreaterThan(0);
     expect(perToken(v1).length).toBeGreaterThan(0);
     for (const cost of perToken(v0)) expect(cost).toBeCloseTo(1e-6, 9);

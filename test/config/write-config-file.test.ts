@@ -42,7 +42,11 @@ describe('writeConfigFile', () => {
     expect(await configFileWritable(path)).toBe(false);
     const error = await writeConfigFile(path, 'new: 2\n').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigWriteError);
-    expect((error as Error).message).toMatch(new RegExp(`^cannot write the config file ${path} \\(rename the temporary file over it\\): .+ \\((EISDIR|ENOTEMPTY|EEXIST)\\); the running configuration is unchanged$`));
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^cannot write the config file ${path} \\(rename the temporary file over it\\): .+ \\((EISDIR|ENOTEMPTY|EEXIST)\\); the running configuration is unchanged$`,
+      ),
+    );
     expect(readdirSync(d)).toEqual(['config.yaml']);
     expect(readdirSync(path)).toEqual(['inside']);
   });
@@ -50,6 +54,8 @@ describe('writeConfigFile', () => {
   it('fails to create the temporary file when the directory does not exist', async () => {
     const path = join(dir(), 'missing', 'config.yaml');
     expect(await configFileWritable(path)).toBe(false);
-    await expect(writeConfigFile(path, 'x: 1\n')).rejects.toThrow(`cannot write the config file ${path} (create a temporary file beside it): the directory does not exist (ENOENT)`);
+    await expect(writeConfigFile(path, 'x: 1\n')).rejects.toThrow(
+      `cannot write the config file ${path} (create a temporary file beside it): the directory does not exist (ENOENT)`,
+    );
   });
 });

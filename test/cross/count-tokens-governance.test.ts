@@ -18,7 +18,11 @@ afterAll(() => h.close());
 
 describe('count_tokens under governance', () => {
   it('401 without a key; with one, the count is answered and nothing is spent', async () => {
-    const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'counter', budget_cents: 100 }) });
+    const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'counter', budget_cents: 100 }),
+    });
     expect(res.status).toBe(201);
     const key = (await res.json()) as { id: string; secret: string };
     const messages = [{ role: 'user' as const, content: 'hello there' }];
@@ -45,7 +49,8 @@ describe('count_tokens under governance', () => {
 
   it('an invalid key is refused from the headers, before the body arrives, and the connection closed', async () => {
     // 30 MB declared, a few bytes sent: the answer cannot wait for the rest.
-    const head = 'POST /v1/messages/count_tokens HTTP/1.1\r\nHost: x\r\nx-api-key: gwk_wrong\r\nContent-Type: application/json\r\nContent-Length: 30000000\r\n\r\n{"model":"claude",';
+    const head =
+      'POST /v1/messages/count_tokens HTTP/1.1\r\nHost: x\r\nx-api-key: gwk_wrong\r\nContent-Type: application/json\r\nContent-Length: 30000000\r\n\r\n{"model":"claude",';
     const { text } = await openRaw(h.url, head).closed;
     expect(text).toMatch(/^HTTP\/1\.1 401 /);
     expect(text.toLowerCase()).toContain('connection: close');

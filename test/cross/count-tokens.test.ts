@@ -28,7 +28,12 @@ const UPSTREAM_KEY = SIX_LANE_ENV[LANE_KEY_ENV] as string;
 async function claudeCount(model: string) {
   const before = harness.upstream.requests.length;
   const { data, response } = await anthropic.messages.countTokens({ model, system: 'Be brief.', messages: MESSAGES, tools: TOOLS }).withResponse();
-  return { count: data.input_tokens, how: response.headers.get('x-gateway-token-count'), raw: data as unknown as Record<string, unknown>, upstreamCalls: harness.upstream.requests.length - before };
+  return {
+    count: data.input_tokens,
+    how: response.headers.get('x-gateway-token-count'),
+    raw: data as unknown as Record<string, unknown>,
+    upstreamCalls: harness.upstream.requests.length - before,
+  };
 }
 
 describe('anthropic messages.countTokens', () => {
@@ -43,7 +48,7 @@ describe('anthropic messages.countTokens', () => {
     expect(sent().headers['x-api-key']).toBe('upstream-key');
   });
 
-  it('a Gemini lane: translated and counted by Gemini\'s countTokens', async () => {
+  it("a Gemini lane: translated and counted by Gemini's countTokens", async () => {
     harness.upstream.enqueue({ json: { totalTokens: 17 } });
     const out = await claudeCount('m-gemini');
     expect(out).toMatchObject({ count: 17, how: 'upstream' });
@@ -54,7 +59,7 @@ describe('anthropic messages.countTokens', () => {
     expect(JSON.stringify(request.tools)).toContain('read_file');
   });
 
-  it('a Responses lane: counted by OpenAI\'s /v1/responses/input_tokens', async () => {
+  it("a Responses lane: counted by OpenAI's /v1/responses/input_tokens", async () => {
     harness.upstream.enqueue({ json: { object: 'response.input_tokens', input_tokens: 23 } });
     const out = await claudeCount('m-responses');
     expect(out).toMatchObject({ count: 23, how: 'upstream' });
@@ -64,7 +69,7 @@ describe('anthropic messages.countTokens', () => {
     expect(sent().json).not.toHaveProperty('stream');
   });
 
-  it('a Bedrock lane: counted by Bedrock\'s CountTokens, signed like any Bedrock call', async () => {
+  it("a Bedrock lane: counted by Bedrock's CountTokens, signed like any Bedrock call", async () => {
     harness.upstream.enqueue({ json: { inputTokens: 57 } });
     const out = await claudeCount('m-bedrock');
     expect(out).toMatchObject({ count: 57, how: 'upstream', upstreamCalls: 1 });
@@ -83,7 +88,10 @@ describe('anthropic messages.countTokens', () => {
   });
 
   it('an Anthropic-protocol lane without a count endpoint (404): an estimate that says it is one', async () => {
-    harness.upstream.enqueue({ status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Invalid URL (POST /v1/messages/count_tokens)' } } });
+    harness.upstream.enqueue({
+      status: 404,
+      json: { type: 'error', error: { type: 'not_found_error', message: 'Invalid URL (POST /v1/messages/count_tokens)' } },
+    });
     const out = await claudeCount('m-anthropic');
     expect(out).toMatchObject({ how: 'estimate', upstreamCalls: 1 });
     expect(out.raw.estimated).toBe(true);
@@ -107,24 +115,33 @@ describe('anthropic messages.countTokens', () => {
 
   it('content no other protocol can carry (a server tool) gives an estimate, not a 400', async () => {
     const before = harness.upstream.requests.length;
-    const { data, response } = await anthropic.messages.countTokens({
-      model: 'm-gemini', messages: MESSAGES, tools: [{ type: 'web_search_20250305', name: 'web_search' }],
-    }).withResponse();
+    const { data, response } = await anthropic.messages
+      .countTokens({
+        model: 'm-gemini',
+        messages: MESSAGES,
+        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      })
+      .withResponse();
     expect(response.headers.get('x-gateway-token-count')).toBe('estimate');
     expect(data.input_tokens).toBeGreaterThan(0);
     expect(harness.upstream.requests.length).toBe(before);
   });
 
   it('a malformed request is still a 400', async () => {
-    await expect(anthropic.messages.countTokens({ model: 'm-gemini', messages: [{ role: 'robot' as 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(anthropic.messages.countTokens({ model: 'm-gemini', messages: [{ role: 'robot' as 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      Anthropic.BadRequestError,
+    );
   });
 
-  it('an unknown model: 404 in Anthropic\'s shape', async () => {
+  it("an unknown model: 404 in Anthropic's shape", async () => {
     await expect(anthropic.messages.countTokens({ model: 'nope', messages: MESSAGES })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 
-  it('an upstream error that echoes the operator\'s key reaches the client masked', async () => {
-    harness.upstream.enqueue({ status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'request with key upstream-key refused' } } });
+  it("an upstream error that echoes the operator's key reaches the client masked", async () => {
+    harness.upstream.enqueue({
+      status: 400,
+      json: { type: 'error', error: { type: 'invalid_request_error', message: 'request with key upstream-key refused' } },
+    });
     const error = await anthropic.messages.countTokens({ model: 'm-anthropic', messages: MESSAGES }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     const body = JSON.stringify((error as InstanceType<typeof Anthropic.BadRequestError>).error);
@@ -134,12 +151,16 @@ describe('anthropic messages.countTokens', () => {
   });
 
   it('an upstream error on the same protocol reaches the client in its shape', async () => {
-    harness.upstream.enqueue({ status: 429, headers: { 'retry-after': '3' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } });
+    harness.upstream.enqueue({
+      status: 429,
+      headers: { 'retry-after': '3' },
+      json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+    });
     const error = await anthropic.messages.countTokens({ model: 'm-anthropic', messages: MESSAGES }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
   });
 
-  it('the upstream refusing the gateway\'s credential is a 502 the client cannot take for its own key', async () => {
+  it("the upstream refusing the gateway's credential is a 502 the client cannot take for its own key", async () => {
     harness.upstream.enqueue({ status: 401, json: { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${UPSTREAM_KEY}` } } });
     const error = await anthropic.messages.countTokens({ model: 'm-anthropic', messages: MESSAGES }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
@@ -158,7 +179,7 @@ describe('@google/genai models.countTokens', () => {
     expect(JSON.stringify(sent().json)).toContain('Count me.');
   });
 
-  it('an Anthropic lane: counted by Anthropic\'s count_tokens, without max_tokens', async () => {
+  it("an Anthropic lane: counted by Anthropic's count_tokens, without max_tokens", async () => {
     harness.upstream.enqueue({ json: { input_tokens: 31 } });
     const out = await gemini.models.countTokens({ model: 'm-anthropic', contents: 'Count me.' });
     expect(out.totalTokens).toBe(31);
@@ -168,7 +189,11 @@ describe('@google/genai models.countTokens', () => {
 
   it('a Cohere lane: an estimate, marked in the header', async () => {
     const before = harness.upstream.requests.length;
-    const raw = await fetch(`${harness.url}/v1beta/models/m-cohere:countTokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Count me, please.' }] }] }) });
+    const raw = await fetch(`${harness.url}/v1beta/models/m-cohere:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Count me, please.' }] }] }),
+    });
     expect(raw.headers.get('x-gateway-token-count')).toBe('estimate');
     expect(await raw.json()).toEqual({ totalTokens: expect.any(Number), estimated: true });
     expect(harness.upstream.requests.length).toBe(before);

@@ -12,14 +12,30 @@ const ARGS = JSON.stringify({ input: PATCH });
 const USAGE = { inputTokens: 20, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 
 const TOOLS: OpenAI.Responses.Tool[] = [
-  { type: 'custom', name: 'apply_patch', description: 'Apply a patch to files.', format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" /(.|\\n)*/' } },
-  { type: 'function', name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false }, strict: true },
+  {
+    type: 'custom',
+    name: 'apply_patch',
+    description: 'Apply a patch to files.',
+    format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" /(.|\\n)*/' },
+  },
+  {
+    type: 'function',
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+    strict: true,
+  },
 ];
 
 const CALL_ANSWER: ChatResponse = {
-  id: 'r1', model: 'upstream',
-  content: [{ type: 'text', text: 'Patching.' }, { type: 'tool_call', id: 'call_patch_1', name: 'apply_patch', arguments: ARGS }],
-  finish: { reason: 'tool_calls', raw: null }, usage: USAGE,
+  id: 'r1',
+  model: 'upstream',
+  content: [
+    { type: 'text', text: 'Patching.' },
+    { type: 'tool_call', id: 'call_patch_1', name: 'apply_patch', arguments: ARGS },
+  ],
+  finish: { reason: 'tool_calls', raw: null },
+  usage: USAGE,
 };
 
 function callStream(): StreamEvent[] {
@@ -80,10 +96,11 @@ describe.each(['anthropic', 'gemini'] as const)('custom tools to a %s lane', (la
     expect(events).not.toContain('response.function_call_arguments.delta');
   });
 
-  it('the next turn: custom_tool_call and its output become the lane\'s call and result', async () => {
+  it("the next turn: custom_tool_call and its output become the lane's call and result", async () => {
     lanes.harness.upstream.enqueue(upstreamJson(lane, { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }));
     const out = await lanes.openai.responses.create({
-      model: `m-${lane}`, tools: TOOLS,
+      model: `m-${lane}`,
+      tools: TOOLS,
       input: [
         { role: 'user', content: 'Fix a.txt' },
         { type: 'custom_tool_call', call_id: 'call_patch_1', name: 'apply_patch', input: PATCH },
@@ -119,9 +136,12 @@ describe('custom tools on a Gemini 3 lane', () => {
     expect(call).toMatchObject({ name: 'apply_patch', input: PATCH });
     expect(call!.call_id).not.toBe('call_patch_1'); // the carrier, not the plain id
 
-    lanes.harness.upstream.enqueue(upstreamJson('gemini', { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }));
+    lanes.harness.upstream.enqueue(
+      upstreamJson('gemini', { ...CALL_ANSWER, content: [{ type: 'text', text: 'Done.' }], finish: { reason: 'stop', raw: null } }),
+    );
     await lanes.openai.responses.create({
-      model: 'm-gemini', tools: TOOLS,
+      model: 'm-gemini',
+      tools: TOOLS,
       input: [
         { role: 'user', content: 'Fix a.txt' },
         { type: 'custom_tool_call', call_id: call!.call_id, name: 'apply_patch', input: call!.input },
@@ -134,9 +154,16 @@ describe('custom tools on a Gemini 3 lane', () => {
   });
 
   it('streamed: the custom_tool_call call_id carries the signature too', async () => {
-    lanes.harness.upstream.enqueue(upstreamStream('gemini', callStream().map((event) => (event.type === 'block_start' && event.block.type === 'tool_call'
-      ? { ...event, block: { ...event.block, signature: { origin: 'gemini' as const, value: SIGNATURE } } }
-      : event))));
+    lanes.harness.upstream.enqueue(
+      upstreamStream(
+        'gemini',
+        callStream().map((event) =>
+          event.type === 'block_start' && event.block.type === 'tool_call'
+            ? { ...event, block: { ...event.block, signature: { origin: 'gemini' as const, value: SIGNATURE } } }
+            : event,
+        ),
+      ),
+    );
     const final = await lanes.openai.responses.stream({ model: 'm-gemini', input: 'Fix a.txt', tools: TOOLS }).finalResponse();
     const call = final.output.find((item) => item.type === 'custom_tool_call');
     expect(call).toMatchObject({ name: 'apply_patch', input: PATCH });

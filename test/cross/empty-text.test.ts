@@ -1,4 +1,3 @@
-
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse } from '../../server/ir/index.ts';
@@ -6,7 +5,10 @@ import { upstreamJson } from '../support/six-lane-harness.ts';
 import { useSixLaneHarness } from '../support/six-lane-suite.ts';
 
 const ANSWER: ChatResponse = {
-  id: 'r1', model: 'upstream', content: [{ type: 'text', text: 'sunny' }], finish: { reason: 'stop', raw: null },
+  id: 'r1',
+  model: 'upstream',
+  content: [{ type: 'text', text: 'sunny' }],
+  finish: { reason: 'stop', raw: null },
   usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
 };
 
@@ -14,12 +16,31 @@ const CALL = { id: 'call_1', type: 'function' as const, function: { name: 'weath
 
 function conversation(assistantContent: ChatCompletionMessageParam['content']): ChatCompletionMessageParam[] {
   return [
-    { role: 'system', content: [{ type: 'text', text: '' }, { type: 'text', text: 'Be brief.' }] },
+    {
+      role: 'system',
+      content: [
+        { type: 'text', text: '' },
+        { type: 'text', text: 'Be brief.' },
+      ],
+    },
     { role: 'user', content: 'Weather in Oslo?' },
     { role: 'assistant', content: assistantContent as string, tool_calls: [CALL] },
-    { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: '{"sky":"clear"}' }, { type: 'text', text: '' }] },
+    {
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: [
+        { type: 'text', text: '{"sky":"clear"}' },
+        { type: 'text', text: '' },
+      ],
+    },
     { role: 'assistant', content: [{ type: 'text', text: '' }] },
-    { role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'And tomorrow?' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '' },
+        { type: 'text', text: 'And tomorrow?' },
+      ],
+    },
   ];
 }
 
@@ -44,7 +65,11 @@ function emptyThings(body: unknown): string[] {
 const lanes = useSixLaneHarness();
 
 describe('empty text never reaches a lane that refuses it', () => {
-  const contents: [string, ChatCompletionMessageParam['content']][] = [['""', ''], ['null', null], ['[{text: ""}]', [{ type: 'text', text: '' }]]];
+  const contents: [string, ChatCompletionMessageParam['content']][] = [
+    ['""', ''],
+    ['null', null],
+    ['[{text: ""}]', [{ type: 'text', text: '' }]],
+  ];
   for (const lane of ['bedrock', 'anthropic', 'gemini'] as const) {
     it.each(contents)(`openai → ${lane}: assistant content %s beside tool calls`, async (_, content) => {
       lanes.harness.upstream.enqueue(upstreamJson(lane, ANSWER));

@@ -14,15 +14,22 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.upstream.reset());
 
-const post = (body: unknown) => fetch(`${h.url}/v1beta/models/${laneModel('anthropic')}:generateContent`, {
-  method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' }, body: JSON.stringify(body),
-});
+const post = (body: unknown) =>
+  fetch(`${h.url}/v1beta/models/${laneModel('anthropic')}:generateContent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+    body: JSON.stringify(body),
+  });
 const contents = [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }];
 
 describe('a snake_case Gemini body on an Anthropic lane', () => {
   it('is translated when well formed', async () => {
     h.upstream.enqueue(textAnswer('anthropic', 'Sunny.'));
-    const res = await post({ contents, tools: [{ function_declarations: [{ name: 'weather', parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } } } }] }], generation_config: { max_output_tokens: 50 } });
+    const res = await post({
+      contents,
+      tools: [{ function_declarations: [{ name: 'weather', parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } } } }] }],
+      generation_config: { max_output_tokens: 50 },
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     const sent = h.upstream.requests[0]!.json as { tools: { name: string }[]; max_tokens: number };
     expect(sent.tools.map((t) => t.name)).toEqual(['weather']);
@@ -35,7 +42,7 @@ describe('a snake_case Gemini body on an Anthropic lane', () => {
     ['max_output_tokens not a number', { generation_config: { max_output_tokens: 'fifty' } }, 'generationConfig.maxOutputTokens'],
   ])('is refused with a 400 naming the member when %s', async (_, extra, member) => {
     const res = await post({ contents, ...extra });
-    const body = await res.json() as { error: { code: number; status: string; message: string } };
+    const body = (await res.json()) as { error: { code: number; status: string; message: string } };
     expect(res.status).toBe(400);
     expect(body.error.code).toBe(400);
     expect(body.error.status).toBe('INVALID_ARGUMENT');

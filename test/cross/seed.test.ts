@@ -1,4 +1,3 @@
-
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId } from '../../server/ir/index.ts';
 import { cohereAt, geminiAt } from '../support/sdk-at.ts';
@@ -6,7 +5,10 @@ import { upstreamJson } from '../support/six-lane-harness.ts';
 import { useSixLaneHarness } from '../support/six-lane-suite.ts';
 
 const ANSWER: ChatResponse = {
-  id: 'r1', model: 'upstream', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: null },
+  id: 'r1',
+  model: 'upstream',
+  content: [{ type: 'text', text: 'ok' }],
+  finish: { reason: 'stop', raw: null },
   usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
 };
 

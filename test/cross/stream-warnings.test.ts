@@ -67,7 +67,8 @@ describe('a translated stream tells a streaming client what it dropped', () => {
     const openai = openaiAt(proxy.url);
     const { text, raw } = await run('anthropic', async () => {
       let out = '';
-      for await (const chunk of await openai.chat.completions.create({ model: 'm-anthropic', stream: true, messages: [{ role: 'user', content: 'hi' }] })) out += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of await openai.chat.completions.create({ model: 'm-anthropic', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+        out += chunk.choices[0]?.delta.content ?? '';
       return out;
     });
     expect(text).toBe('hello world');
@@ -129,8 +130,11 @@ describe('a translated stream tells a streaming client what it dropped', () => {
 
   it('bedrock: the SDK reads every event, the metadata frame carries x-gateway-warnings', async () => {
     const bedrock = new BedrockRuntimeClient({
-      region: 'us-east-1', endpoint: proxy.url, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
-      requestHandler: new NodeHttpHandler(), maxAttempts: 1,
+      region: 'us-east-1',
+      endpoint: proxy.url,
+      credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
+      requestHandler: new NodeHttpHandler(),
+      maxAttempts: 1,
     });
     // Gemini's thoughts (Claude's signed thinking reaches a Bedrock client whole and is not dropped).
     const { text, raw } = await run('gemini', async () => {
@@ -152,10 +156,16 @@ describe('a translated stream tells a streaming client what it dropped', () => {
 
   it('a stream with nothing to report carries no note', async () => {
     const openai = openaiAt(proxy.url);
-    harness.upstream.enqueue(upstreamStream('anthropic', reasoningThenText('anthropic').filter((e) => !('index' in e) || e.index === 1)));
+    harness.upstream.enqueue(
+      upstreamStream(
+        'anthropic',
+        reasoningThenText('anthropic').filter((e) => !('index' in e) || e.index === 1),
+      ),
+    );
     const before = proxy.bodies.length;
     let out = '';
-    for await (const chunk of await openai.chat.completions.create({ model: 'm-anthropic', stream: true, messages: [{ role: 'user', content: 'hi' }] })) out += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await openai.chat.completions.create({ model: 'm-anthropic', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+      out += chunk.choices[0]?.delta.content ?? '';
     expect(out).toBe('hello world');
     await expect.poll(() => proxy.bodies.length).toBe(before + 1);
     expect(proxy.bodies[before]!.toString('utf8')).not.toContain('gateway-warnings');

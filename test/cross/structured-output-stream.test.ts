@@ -1,4 +1,3 @@
-
 import { describe, expect, it } from 'vitest';
 import type { ChatResponse, ProtocolId, StreamEvent } from '../../server/ir/index.ts';
 import { upstreamJson, upstreamStream } from '../support/six-lane-harness.ts';
@@ -37,24 +36,32 @@ const LANES: ProtocolId[] = ['gemini', 'anthropic', 'bedrock', 'cohere', 'respon
 describe('OpenAI structured output through another protocol', () => {
   it.each(LANES)('to %s, streamed with the stream helper: finalChatCompletion parses the JSON', async (lane) => {
     lanes.harness.upstream.enqueue(upstreamStream(lane, streamEvents()));
-    const final = await lanes.openai.chat.completions.stream({ model: `m-${lane}`, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT }).finalChatCompletion();
+    const final = await lanes.openai.chat.completions
+      .stream({ model: `m-${lane}`, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT })
+      .finalChatCompletion();
     expect(final.choices[0]?.message.parsed).toEqual(JSON.parse(JSON_TEXT));
   });
 
   it.each(LANES)('to %s, not streamed, with parse(): the JSON parses', async (lane) => {
     lanes.harness.upstream.enqueue(upstreamJson(lane, ANSWER));
-    const done = await lanes.openai.chat.completions.parse({ model: `m-${lane}`, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT });
+    const done = await lanes.openai.chat.completions.parse({
+      model: `m-${lane}`,
+      messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }],
+      response_format: RESPONSE_FORMAT,
+    });
     expect(done.choices[0]?.message.parsed).toEqual(JSON.parse(JSON_TEXT));
   });
 });
 
 /** A Gemini 3 stream as the API writes it: thought parts, the JSON in pieces, then an empty signed part with the finish. */
 function realGeminiStream(): string {
-  const chunk = (parts: object[], finish?: string) => `data: ${JSON.stringify({
-    candidates: [{ content: { parts, role: 'model' }, ...(finish !== undefined && { finishReason: finish }), index: 0 }],
-    usageMetadata: { promptTokenCount: 12, totalTokenCount: 40, thoughtsTokenCount: 20 },
-    modelVersion: 'gemini-3-pro-preview', responseId: 'resp-gem-1',
-  })}\r\n\r\n`;
+  const chunk = (parts: object[], finish?: string) =>
+    `data: ${JSON.stringify({
+      candidates: [{ content: { parts, role: 'model' }, ...(finish !== undefined && { finishReason: finish }), index: 0 }],
+      usageMetadata: { promptTokenCount: 12, totalTokenCount: 40, thoughtsTokenCount: 20 },
+      modelVersion: 'gemini-3-pro-preview',
+      responseId: 'resp-gem-1',
+    })}\r\n\r\n`;
   return [
     chunk([{ text: '**Reading the schema**\n', thought: true }]),
     chunk([{ text: PIECES[0], thoughtSignature: 'c2lnbmVkLWpzb24=' }]),
@@ -66,7 +73,14 @@ function realGeminiStream(): string {
 describe('OpenAI structured output from a real-shaped Gemini stream', () => {
   it('the stream helper parses the JSON (thoughts and the signed empty part dropped)', async () => {
     lanes.harness.upstream.enqueue({ headers: { 'content-type': 'text/event-stream' }, events: [realGeminiStream()] });
-    const final = await lanes.openai.chat.completions.stream({ model: 'm-gemini', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }], response_format: RESPONSE_FORMAT }).finalChatCompletion();
+    const final = await lanes.openai.chat.completions
+      .stream({
+        model: 'm-gemini',
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'Weather in Oslo as JSON' }],
+        response_format: RESPONSE_FORMAT,
+      })
+      .finalChatCompletion();
     expect(final.choices[0]?.message.parsed).toEqual(JSON.parse(JSON_TEXT));
   });
 });

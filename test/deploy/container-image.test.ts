@@ -23,7 +23,11 @@ const podmanMissing = spawnSync('podman', ['--version']).error !== undefined;
 // Root: the exported files keep their owners only when extracted by root, and the chroot fallback
 // needs CAP_SYS_CHROOT and setuid (the suite's system packages need root or sudo anyway).
 const notRoot = process.getuid?.() !== 0;
-const skipReason = podmanMissing ? 'podman is not installed (scripts/system-packages.sh, run by make test-ts, installs it)' : notRoot ? 'it must run as root (owners kept on export, chroot, setuid)' : undefined;
+const skipReason = podmanMissing
+  ? 'podman is not installed (scripts/system-packages.sh, run by make test-ts, installs it)'
+  : notRoot
+    ? 'it must run as root (owners kept on export, chroot, setuid)'
+    : undefined;
 if (skipReason !== undefined) console.warn(`container image test skipped: ${skipReason}`);
 
 interface ImageConfig {
@@ -51,7 +55,18 @@ describe.skipIf(skipReason !== undefined)('the container image (deploy/container
   /** Why podman cannot run a container on this machine; undefined when it can. */
   let engineRefusal: string | undefined;
   // A storage of the test's own (vfs: no overlay mounts needed), so the machine's images are untouched.
-  const storage = () => ['--root', join(work, 'storage'), '--runroot', join(work, 'run'), '--storage-driver', 'vfs', '--cgroup-manager', 'cgroupfs', '--events-backend', 'file'];
+  const storage = () => [
+    '--root',
+    join(work, 'storage'),
+    '--runroot',
+    join(work, 'run'),
+    '--storage-driver',
+    'vfs',
+    '--cgroup-manager',
+    'cgroupfs',
+    '--events-backend',
+    'file',
+  ];
   const podman = (args: string[]) => run('podman', [...storage(), ...args], { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
 
   beforeAll(async () => {
@@ -60,7 +75,20 @@ describe.skipIf(skipReason !== undefined)('the container image (deploy/container
     await run(NODE, [join(ROOT, 'build/container-context.ts'), join(work, 'context')], { cwd: ROOT });
     // --layers=false: no cached layer committed per instruction (half the build time on vfs);
     // the image's files, owners and config are the same.
-    await podman(['build', '--quiet', '--layers=false', '--format', 'docker', '--build-arg', `VERSION=${PACKAGE.version}`, '--file', CONTAINERFILE, '--tag', image, join(work, 'context')]);
+    await podman([
+      'build',
+      '--quiet',
+      '--layers=false',
+      '--format',
+      'docker',
+      '--build-arg',
+      `VERSION=${PACKAGE.version}`,
+      '--file',
+      CONTAINERFILE,
+      '--tag',
+      image,
+      join(work, 'context'),
+    ]);
     const inspected = (JSON.parse((await podman(['image', 'inspect', image])).stdout) as { Config: ImageConfig; Healthcheck?: Healthcheck }[])[0]!;
     config = inspected.Config;
     healthcheck = inspected.Healthcheck;
@@ -104,10 +132,15 @@ describe.skipIf(skipReason !== undefined)('the container image (deploy/container
   });
 
   it('holds the executable, the libraries it links, passwd, nsswitch.conf and the CA bundle: nothing else', async () => {
-    const linked = (await run('ldd', [join(ROOT, 'dist/gateway')])).stdout.split('\n').flatMap((line) => /(\/\S+)\s+\(0x/.exec(line)?.[1] ?? []).map((path) => path.slice(1));
+    const linked = (await run('ldd', [join(ROOT, 'dist/gateway')])).stdout
+      .split('\n')
+      .flatMap((line) => /(\/\S+)\s+\(0x/.exec(line)?.[1] ?? [])
+      .map((path) => path.slice(1));
     expect(linked.length).toBeGreaterThan(2);
     const files = walk(rootfs).filter((entry) => !lstatSync(join(rootfs, entry)).isDirectory());
-    expect(files.sort()).toEqual(['etc/group', 'etc/nsswitch.conf', 'etc/passwd', 'etc/ssl/certs/ca-certificates.crt', 'usr/local/bin/gateway', ...linked].sort());
+    expect(files.sort()).toEqual(
+      ['etc/group', 'etc/nsswitch.conf', 'etc/passwd', 'etc/ssl/certs/ca-certificates.crt', 'usr/local/bin/gateway', ...linked].sort(),
+    );
     expect(existsSync(join(rootfs, 'bin/sh'))).toBe(false);
     // All of it root's and read-only to the gateway user, except its state directory (and /tmp).
     for (const entry of walk(rootfs)) {
@@ -119,13 +152,15 @@ describe.skipIf(skipReason !== undefined)('the container image (deploy/container
     expect(statSync(join(rootfs, 'tmp')).mode & 0o7777).toBe(0o1777);
   });
 
-  it("without a config mounted, its entrypoint serves the embedded demo on 8080 and passes the HEALTHCHECK as written", async () => {
+  it('without a config mounted, its entrypoint serves the embedded demo on 8080 and passes the HEALTHCHECK as written', async () => {
     // In a network namespace of its own (as a container has), so port 8080 is its own.
     const gateway = await startEntrypoint(undefined);
     try {
       expect(gateway.started).toMatchObject({ source: '(embedded default)', dataUrl: 'http://127.0.0.1:8080' });
       // Bound on every interface (0.0.0.0:8080, listening), or a published port would reach nothing.
-      const sockets = readFileSync(`/proc/${gateway.pid}/net/tcp`, 'utf8').split('\n').map((line) => line.trim().split(/\s+/));
+      const sockets = readFileSync(`/proc/${gateway.pid}/net/tcp`, 'utf8')
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/));
       expect(sockets.some(([, local, , state]) => local === '00000000:1F90' && state === '0A')).toBe(true);
       const probe = (healthcheck?.Test ?? []).slice(1);
       expect(await gateway.exec(probe)).toEqual({ code: 0, stderr: '' });
@@ -133,7 +168,9 @@ describe.skipIf(skipReason !== undefined)('the container image (deploy/container
       // A client beside it, in its network namespace (a host tool: the image has no client in it).
       const script = `const r = await fetch('http://127.0.0.1:8080/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'demo in the image' }] }) });
 console.log(JSON.stringify({ status: r.status, body: await r.json() }));`;
-      const answer = JSON.parse((await run('nsenter', [`--net=/proc/${gateway.pid}/ns/net`, NODE, '--input-type=module', '-e', script], { timeout: 20_000 })).stdout) as { status: number; body: { choices: { message: { content: string } }[] } };
+      const answer = JSON.parse(
+        (await run('nsenter', [`--net=/proc/${gateway.pid}/ns/net`, NODE, '--input-type=module', '-e', script], { timeout: 20_000 })).stdout,
+      ) as { status: number; body: { choices: { message: { content: string } }[] } };
       expect(answer.status).toBe(200);
       expect(answer.body.choices[0]?.message.content).toContain('demo in the image');
 
@@ -220,8 +257,21 @@ models:
       const name = `gateway-test-${process.pid}-${configYaml === undefined ? 'demo' : 'mounted'}`;
       const configFile = join(work, 'config.yaml');
       if (configYaml !== undefined) writeFileSync(configFile, configYaml);
-      const launched = await launch('podman', [...storage(), 'run', '--rm', '--name', name, '--read-only', '--cap-drop', 'all', '--security-opt', 'no-new-privileges', '--no-healthcheck',
-        ...(configYaml === undefined ? ['--network', 'none'] : ['--network', 'host', '--volume', `${configFile}:/etc/gateway/config.yaml:ro`]), image]);
+      const launched = await launch('podman', [
+        ...storage(),
+        'run',
+        '--rm',
+        '--name',
+        name,
+        '--read-only',
+        '--cap-drop',
+        'all',
+        '--security-opt',
+        'no-new-privileges',
+        '--no-healthcheck',
+        ...(configYaml === undefined ? ['--network', 'none'] : ['--network', 'host', '--volume', `${configFile}:/etc/gateway/config.yaml:ro`]),
+        image,
+      ]);
       if (!('started' in launched)) throw new Error(`the container exited before serving: ${launched.stderr}`);
       const pid = Number((await podman(['inspect', '--format', '{{.State.Pid}}', name])).stdout.trim());
       return { ...launched, pid, exec: (command) => exitOf(podman(['exec', name, ...command])) };
@@ -229,9 +279,10 @@ models:
     const configPath = join(rootfs, 'etc/gateway/config.yaml'); // where the mount would put it
     if (configYaml === undefined) rmSync(configPath, { force: true });
     else writeFileSync(configPath, configYaml);
-    const launched = configYaml === undefined
-      ? await launch('unshare', ['--net', '--', 'sh', '-c', 'ip link set lo up && exec "$@"', 'sh', 'unshare', ...inImage(), ...entrypoint])
-      : await launch('unshare', [...inImage(), ...entrypoint]);
+    const launched =
+      configYaml === undefined
+        ? await launch('unshare', ['--net', '--', 'sh', '-c', 'ip link set lo up && exec "$@"', 'sh', 'unshare', ...inImage(), ...entrypoint])
+        : await launch('unshare', [...inImage(), ...entrypoint]);
     if (!('started' in launched)) throw new Error(`the entrypoint exited before serving: ${launched.stderr}`);
     const pid = launched.proc.pid!;
     const enter = configYaml === undefined ? ['nsenter', `--net=/proc/${pid}/ns/net`, '--', 'unshare'] : ['unshare'];
@@ -241,17 +292,21 @@ models:
   /** Spawns with an empty environment and resolves at "gateway started", or with stderr at an early exit. */
   async function launch(command: string, args: string[]) {
     const proc = spawn(command, args, { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      proc.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     let stderr = '';
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    return new Promise<{ proc: ChildProcess; exited: typeof exited; started: Record<string, unknown>; stderr: () => string } | { stderr: string }>((resolve) => {
-      createInterface({ input: proc.stdout }).on('line', (line) => {
-        if (!line.startsWith('{')) return; // an engine's own message
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        if (entry.msg === 'gateway started') resolve({ proc, exited, started: entry, stderr: () => stderr });
-      });
-      void exited.then(() => resolve({ stderr }));
-    });
+    return new Promise<{ proc: ChildProcess; exited: typeof exited; started: Record<string, unknown>; stderr: () => string } | { stderr: string }>(
+      (resolve) => {
+        createInterface({ input: proc.stdout }).on('line', (line) => {
+          if (!line.startsWith('{')) return; // an engine's own message
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          if (entry.msg === 'gateway started') resolve({ proc, exited, started: entry, stderr: () => stderr });
+        });
+        void exited.then(() => resolve({ stderr }));
+      },
+    );
   }
 });
 

@@ -34,7 +34,13 @@ async function startTls(tlsYaml: string, env: Record<string, string> = {}): Prom
 
 function sdk(g: { dataUrl: string }, connectOptions: { ca?: string; cert?: string; key?: string }): OpenAI {
   const dispatcher = new Agent({ connect: connectOptions });
-  return new OpenAI({ baseURL: `${g.dataUrl}/v1`, apiKey: 'sk-client', maxRetries: 0, fetch: undiciFetch as unknown as typeof fetch, fetchOptions: { dispatcher } as object });
+  return new OpenAI({
+    baseURL: `${g.dataUrl}/v1`,
+    apiKey: 'sk-client',
+    maxRetries: 0,
+    fetch: undiciFetch as unknown as typeof fetch,
+    fetchOptions: { dispatcher } as object,
+  });
 }
 
 const ask = (client: OpenAI) => client.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'over TLS' }] });
@@ -42,13 +48,22 @@ const ask = (client: OpenAI) => client.chat.completions.create({ model: 'demo', 
 describe('data-plane TLS', () => {
   it('serves the OpenAI SDK over HTTPS from every worker, the key read from an environment variable', async () => {
     // In-process, to see which worker served: each of the two must have answered over TLS.
-    const config = loadConfigText(`listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\n${MODELS}tls: { cert: ${pki.files.serverCert}, key: { env: GW_TLS_KEY } }\n`, '/virtual/config.yaml', '/virtual', { env: { GW_TLS_KEY: readPem(pki.files.serverKey) } });
+    const config = loadConfigText(
+      `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\n${MODELS}tls: { cert: ${pki.files.serverCert}, key: { env: GW_TLS_KEY } }\n`,
+      '/virtual/config.yaml',
+      '/virtual',
+      { env: { GW_TLS_KEY: readPem(pki.files.serverKey) } },
+    );
     const gateway = await startGateway(config, { log: createLogger('silent') });
     try {
       expect(gateway.dataUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       const at = { dataUrl: gateway.dataUrl };
       // A client (and so a connection) each: the kernel spreads them over both workers.
-      const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => sdk(at, { ca: pki.pem.ca }).chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: `over TLS ${i}` }] })));
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          sdk(at, { ca: pki.pem.ca }).chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: `over TLS ${i}` }] }),
+        ),
+      );
       answers.forEach((completion, i) => expect(completion.choices[0]?.message.content).toContain(`over TLS ${i}`));
       const served = await gateway.workerTelemetry();
       expect(served.map((w) => w.worker)).toEqual([1, 2]);
@@ -96,7 +111,9 @@ describe('tls: at load', () => {
       'tls.cert: cannot read /virtual/nope.crt (ENOENT)',
       'tls.key: environment variable UNSET is not set',
     ]);
-    expect(problems(`tls: { cert: ${pki.files.serverCert}, key: { env: K } }\n`, { K: 'not a key' })).toEqual(['tls.key: environment variable K holds no PEM block (-----BEGIN ...)']);
+    expect(problems(`tls: { cert: ${pki.files.serverCert}, key: { env: K } }\n`, { K: 'not a key' })).toEqual([
+      'tls.key: environment variable K holds no PEM block (-----BEGIN ...)',
+    ]);
     const mismatch = problems(`tls: { cert: ${pki.files.serverCert}, key: ${pki.files.clientKey} }\n`);
     expect(mismatch).toHaveLength(1);
     expect(mismatch[0]).toMatch(/^tls: the certificate, key and client CA cannot be used together/);

@@ -45,7 +45,10 @@ describe('gateway --healthcheck', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    expect(await healthcheck(`http://127.0.0.1:${port}/healthz`)).toMatchObject({ code: 1, stderr: `gateway: health check http://127.0.0.1:${port}/healthz: ECONNREFUSED\n` });
+    expect(await healthcheck(`http://127.0.0.1:${port}/healthz`)).toMatchObject({
+      code: 1,
+      stderr: `gateway: health check http://127.0.0.1:${port}/healthz: ECONNREFUSED\n`,
+    });
 
     const hung = await healthcheck(`${base}/hang`);
     expect(hung.code).toBe(1);

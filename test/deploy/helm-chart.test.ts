@@ -42,7 +42,9 @@ async function render(ctx: TestContext, values: object = {}): Promise<{ ok: true
   writeFileSync(file, JSON.stringify(values));
   try {
     const { stdout } = await promisify(execFile)(needHelm(ctx), ['template', 'rel', CHART, '--namespace', 'llm', '-f', file], { timeout: 60_000 });
-    const manifests = parseAllDocuments(stdout).map((d) => d.toJS() as Manifest).filter((m) => m !== null);
+    const manifests = parseAllDocuments(stdout)
+      .map((d) => d.toJS() as Manifest)
+      .filter((m) => m !== null);
     return { ok: true, manifests };
   } catch (e) {
     return { ok: false, error: String((e as { stderr?: string }).stderr ?? e) };
@@ -98,15 +100,19 @@ describe('helm chart', { timeout: 60_000 }, () => {
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(one(manifests, 'ServiceAccount').automountServiceAccountToken).toBe(false);
     expect(pod.containers[0].securityContext).toMatchObject({
-      runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false,
-      capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(pod.containers[0].securityContext.capabilities.add).toBeUndefined();
     expect(pod.containers[0].resources.requests).toBeDefined();
     expect(pod.containers[0].resources.limits.memory).toBeDefined();
   });
 
-  it('reads config.yaml from the ConfigMap, with the chart\'s listen, loopback admin plane and db_path on the volume; the gateway accepts it', async (ctx) => {
+  it("reads config.yaml from the ConfigMap, with the chart's listen, loopback admin plane and db_path on the volume; the gateway accepts it", async (ctx) => {
     const manifests = await renderOk(ctx);
     const c = container(manifests);
     const pod = one(manifests, 'Deployment').spec.template.spec;
@@ -170,12 +176,24 @@ describe('helm chart', { timeout: 60_000 }, () => {
     // The gateway's own loader accepts the rendered file, with the variable the pod gets from the Secret.
     const text = one(manifests, 'ConfigMap').data['config.yaml'] as string;
     const url = 'postgres://gateway:pw@db.internal:5432/gateway';
-    expect(loadConfigText(text, 'config.yaml', '/etc/gateway', { env: { GATEWAY_DATABASE_URL: url } })).toMatchObject({ governance: true, databaseUrl: url, dbPath: undefined, onStoreError: 'deny', reservationLeaseMs: 30_000 });
+    expect(loadConfigText(text, 'config.yaml', '/etc/gateway', { env: { GATEWAY_DATABASE_URL: url } })).toMatchObject({
+      governance: true,
+      databaseUrl: url,
+      dbPath: undefined,
+      onStoreError: 'deny',
+      reservationLeaseMs: 30_000,
+    });
     // The store's failure policy and lease, from values.
-    const tuned = await renderOk(ctx, { ...values, store: { ...values.store, postgres: { ...values.store.postgres, onStoreError: 'allow', reservationLeaseSeconds: 10 } } });
+    const tuned = await renderOk(ctx, {
+      ...values,
+      store: { ...values.store, postgres: { ...values.store.postgres, onStoreError: 'allow', reservationLeaseSeconds: 10 } },
+    });
     const tunedText = one(tuned, 'ConfigMap').data['config.yaml'] as string;
     expect(parse(tunedText)).toMatchObject({ on_store_error: 'allow', reservation_lease_seconds: 10 });
-    expect(loadConfigText(tunedText, 'config.yaml', '/etc/gateway', { env: { GATEWAY_DATABASE_URL: url } })).toMatchObject({ onStoreError: 'allow', reservationLeaseMs: 10_000 });
+    expect(loadConfigText(tunedText, 'config.yaml', '/etc/gateway', { env: { GATEWAY_DATABASE_URL: url } })).toMatchObject({
+      onStoreError: 'allow',
+      reservationLeaseMs: 10_000,
+    });
     const pdb = one(manifests, 'PodDisruptionBudget');
     expect(pdb.spec).toMatchObject({ maxUnavailable: 1 }); // drains take one pod at a time
     expect(await renderOk(ctx, { ...values, podDisruptionBudget: { minAvailable: 2 } }).then((m) => one(m, 'PodDisruptionBudget').spec.minAvailable)).toBe(2);
@@ -185,7 +203,8 @@ describe('helm chart', { timeout: 60_000 }, () => {
     const secretLooking = 'postgres://gateway:s3cret-pw@db.internal:5432/gateway';
     // Even a URL the operator pastes into the config is replaced by the chart's reference.
     const manifests = await renderOk(ctx, {
-      store: { mode: 'postgres', postgres: { existingSecret: 'gateway-db', key: 'url' } }, replicaCount: 2,
+      store: { mode: 'postgres', postgres: { existingSecret: 'gateway-db', key: 'url' } },
+      replicaCount: 2,
       configFile: `models:\n  demo: { provider: demo, model: demo-echo }\ngovernance: "on"\ndatabase_url: ${secretLooking}\n`,
     });
     const configMapText = one(manifests, 'ConfigMap').data['config.yaml'] as string;
@@ -198,9 +217,15 @@ describe('helm chart', { timeout: 60_000 }, () => {
   it('refuses PostgreSQL mode without its Secret, a db_path beside it, or the variable given twice; and database_url outside it', async (ctx) => {
     expect(await renderError(ctx, { store: { mode: 'postgres' }, replicaCount: 3 })).toMatch(/store\.postgres\.existingSecret is empty/);
     const postgres = { mode: 'postgres', postgres: { existingSecret: 'gateway-db' } };
-    expect(await renderError(ctx, { store: postgres, config: { db_path: './x.db', models: { demo: { provider: 'demo', model: 'demo-echo' } } } })).toMatch(/postgres but the config sets db_path/);
-    expect(await renderError(ctx, { store: postgres, secretEnv: { GATEWAY_DATABASE_URL: { secretName: 'other', key: 'url' } } })).toMatch(/set it in one place/);
-    expect(await renderError(ctx, { config: { database_url: { env: 'GATEWAY_DATABASE_URL' }, models: { demo: { provider: 'demo', model: 'demo-echo' } } } })).toMatch(/sets database_url but store\.mode is embedded/);
+    expect(await renderError(ctx, { store: postgres, config: { db_path: './x.db', models: { demo: { provider: 'demo', model: 'demo-echo' } } } })).toMatch(
+      /postgres but the config sets db_path/,
+    );
+    expect(await renderError(ctx, { store: postgres, secretEnv: { GATEWAY_DATABASE_URL: { secretName: 'other', key: 'url' } } })).toMatch(
+      /set it in one place/,
+    );
+    expect(
+      await renderError(ctx, { config: { database_url: { env: 'GATEWAY_DATABASE_URL' }, models: { demo: { provider: 'demo', model: 'demo-echo' } } } }),
+    ).toMatch(/sets database_url but store\.mode is embedded/);
   });
 
   it('has a PodDisruptionBudget and a Service that select the pods', async (ctx) => {
@@ -236,12 +261,17 @@ describe('helm chart', { timeout: 60_000 }, () => {
     ]);
     expect(c.env.some((e: Manifest) => 'value' in e)).toBe(false);
     expect(c.volumeMounts).toContainEqual({ name: 'secret-file-0', mountPath: '/run/secrets/anthropic', readOnly: true });
-    expect(one(manifests, 'Deployment').spec.template.spec.volumes).toContainEqual({ name: 'secret-file-0', secret: { secretName: 'anthropic-credentials', defaultMode: 0o440 } });
+    expect(one(manifests, 'Deployment').spec.template.spec.volumes).toContainEqual({
+      name: 'secret-file-0',
+      secret: { secretName: 'anthropic-credentials', defaultMode: 0o440 },
+    });
     expect(renderedConfig(manifests).providers.openai.api_key).toEqual({ env: 'OPENAI_API_KEY' });
   });
 
   it('refuses a config that reads an environment variable nothing provides', async (ctx) => {
-    const error = await renderError(ctx, { config: { providers: { openai: { api_key: { env: 'OPENAI_API_KEY' } } }, models: { gpt: { provider: 'openai', model: 'gpt-4.1-mini' } } } });
+    const error = await renderError(ctx, {
+      config: { providers: { openai: { api_key: { env: 'OPENAI_API_KEY' } } }, models: { gpt: { provider: 'openai', model: 'gpt-4.1-mini' } } },
+    });
     expect(error).toMatch(/reads the environment variable OPENAI_API_KEY .*secretEnv\.OPENAI_API_KEY/);
   });
 
@@ -252,7 +282,9 @@ describe('helm chart', { timeout: 60_000 }, () => {
     expect(await renderError(ctx, { admin: { expose: true } })).toMatch(/no admin token/);
     expect(await renderError(ctx, { admin: { expose: true, tokenSecret: { name: 'gateway-admin' } } })).toMatch(/needs TLS/);
 
-    const exposed = await renderOk(ctx, { admin: { expose: true, tokenSecret: { name: 'gateway-admin', key: 'token' }, tls: { secretName: 'gateway-admin-tls', clientCa: true } } });
+    const exposed = await renderOk(ctx, {
+      admin: { expose: true, tokenSecret: { name: 'gateway-admin', key: 'token' }, tls: { secretName: 'gateway-admin-tls', clientCa: true } },
+    });
     const admin = only(exposed, 'Service').find((s) => s.metadata.name.endsWith('-admin'))!;
     expect(admin.spec.type).toBe('ClusterIP');
     expect(admin.spec.ports).toEqual([{ name: 'admin', port: 8081, targetPort: 'admin', protocol: 'TCP' }]);
@@ -264,17 +296,24 @@ describe('helm chart', { timeout: 60_000 }, () => {
   });
 
   it('gives the pod a termination grace above the drain the config allows', async (ctx) => {
-    const grace = async (server?: object) => one(await renderOk(ctx, server ? { config: { models: { demo: { provider: 'demo', model: 'demo-echo' } }, server } } : {}), 'Deployment').spec.template.spec.terminationGracePeriodSeconds as number;
+    const grace = async (server?: object) =>
+      one(await renderOk(ctx, server ? { config: { models: { demo: { provider: 'demo', model: 'demo-echo' } }, server } } : {}), 'Deployment').spec.template
+        .spec.terminationGracePeriodSeconds as number;
     expect(await grace()).toBe(35); // default shutdown_timeout_ms 25000, + 10 s
     expect(await grace({ shutdown_timeout_ms: 60000 })).toBe(70);
     expect(await grace({ shutdown_timeout_ms: 60500, drain_delay_ms: 5000 })).toBe(76);
   });
 
-  it('takes a whole config.yaml (configFile), keeping the chart\'s ports and volume, and speaks HTTPS to probes under data-plane TLS', async (ctx) => {
-    const configFile = 'listen: 127.0.0.1:9999\ndb_path: ./local.db\nmodels:\n  demo: { provider: demo, model: demo-echo }\ntls: { cert: /run/tls/tls.crt, key: /run/tls/tls.key }\n';
+  it("takes a whole config.yaml (configFile), keeping the chart's ports and volume, and speaks HTTPS to probes under data-plane TLS", async (ctx) => {
+    const configFile =
+      'listen: 127.0.0.1:9999\ndb_path: ./local.db\nmodels:\n  demo: { provider: demo, model: demo-echo }\ntls: { cert: /run/tls/tls.crt, key: /run/tls/tls.key }\n';
     const manifests = await renderOk(ctx, { configFile, config: { ignored: true } });
     const config = renderedConfig(manifests);
-    expect(config).toMatchObject({ listen: '0.0.0.0:8080', db_path: '/var/lib/gateway/gateway.db', models: { demo: { provider: 'demo', model: 'demo-echo' } } });
+    expect(config).toMatchObject({
+      listen: '0.0.0.0:8080',
+      db_path: '/var/lib/gateway/gateway.db',
+      models: { demo: { provider: 'demo', model: 'demo-echo' } },
+    });
     expect(config.ignored).toBeUndefined();
     expect(container(manifests).readinessProbe.httpGet.scheme).toBe('HTTPS');
     expect(container(manifests).livenessProbe.httpGet.scheme).toBe('HTTPS');
@@ -283,11 +322,14 @@ describe('helm chart', { timeout: 60_000 }, () => {
 });
 
 describe('helm chart, data-plane TLS', { timeout: 60_000 }, () => {
-  it('mounts the tls Secret as the config\'s tls:, probes over HTTPS; with client certificates required, probes check the port', async (ctx) => {
+  it("mounts the tls Secret as the config's tls:, probes over HTTPS; with client certificates required, probes check the port", async (ctx) => {
     const manifests = await renderOk(ctx, { tls: { secretName: 'gateway-tls' } });
     expect(renderedConfig(manifests).tls).toEqual({ cert: '/etc/gateway-tls/data/tls.crt', key: '/etc/gateway-tls/data/tls.key' });
     expect(container(manifests).volumeMounts).toContainEqual({ name: 'data-tls', mountPath: '/etc/gateway-tls/data', readOnly: true });
-    expect(one(manifests, 'Deployment').spec.template.spec.volumes).toContainEqual({ name: 'data-tls', secret: { secretName: 'gateway-tls', defaultMode: 0o440 } });
+    expect(one(manifests, 'Deployment').spec.template.spec.volumes).toContainEqual({
+      name: 'data-tls',
+      secret: { secretName: 'gateway-tls', defaultMode: 0o440 },
+    });
     expect(container(manifests).readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http', scheme: 'HTTPS' });
 
     const mtls = await renderOk(ctx, { tls: { secretName: 'gateway-tls', clientCa: true } });
@@ -300,13 +342,15 @@ describe('helm chart, data-plane TLS', { timeout: 60_000 }, () => {
 });
 
 describe('helm chart, as README.md ("Kubernetes") installs it', { timeout: 60_000 }, () => {
-  it('renders the README\'s my-values.yaml into a config the gateway accepts, secrets by reference', async (ctx) => {
+  it("renders the README's my-values.yaml into a config the gateway accepts, secrets by reference", async (ctx) => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const block = /```yaml\n# my-values\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README.md has the my-values.yaml example').toBeDefined();
     const manifests = await renderOk(ctx, parse(block!) as object);
     const text = one(manifests, 'ConfigMap').data['config.yaml'] as string;
-    const env = Object.fromEntries(container(manifests).env.map((e: Manifest) => [e.name, `stand-in for ${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`]));
+    const env = Object.fromEntries(
+      container(manifests).env.map((e: Manifest) => [e.name, `stand-in for ${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`]),
+    );
     expect(Object.keys(env).sort()).toEqual(['ANTHROPIC_API_KEY', 'GATEWAY_GOVERNANCE_SECRET', 'OPENAI_API_KEY']);
     const loaded = loadConfigText(text, 'config.yaml', '/etc/gateway', { env });
     expect([...loaded.models.keys()].sort()).toEqual(['claude', 'gpt']); // the demo model is only for an install with no config

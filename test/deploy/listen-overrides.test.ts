@@ -15,7 +15,8 @@ afterEach(async () => {
   }
 });
 
-const CONFIG = (listen: string, admin: string) => `listen: ${listen}\nadmin_listen: ${admin}\nworkers: 1\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`;
+const CONFIG = (listen: string, admin: string) =>
+  `listen: ${listen}\nadmin_listen: ${admin}\nworkers: 1\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`;
 
 async function start(configYaml: string, options: Parameters<typeof startGatewayProcess>[1]): Promise<GatewayProcess> {
   const g = await startGatewayProcess(configYaml, options);

@@ -28,7 +28,8 @@ function holdPort(port: number, reusePort: boolean): Promise<Server> {
   });
 }
 
-const yaml = (listen: string, admin = '127.0.0.1:0') => `listen: ${listen}\nadmin_listen: ${admin}\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`;
+const yaml = (listen: string, admin = '127.0.0.1:0') =>
+  `listen: ${listen}\nadmin_listen: ${admin}\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`;
 
 async function startProcess(configYaml: string): Promise<GatewayProcess> {
   const g = await startGatewayProcess(configYaml);

@@ -23,12 +23,19 @@ afterEach(async () => {
 async function start(server: string): Promise<{ g: GatewayProcess; upstream: MockUpstream }> {
   const upstream = await startMockUpstream();
   cleanups.push(() => upstream.close());
-  const g = await startGatewayProcess([
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info', 'workers: 2',
-    'providers: { openai: { api_key: { env: READY_TEST_KEY } } }',
-    'models: { gpt: { provider: openai, model: gpt-4.1-mini } }',
-    `server: ${server}`,
-  ].join('\n') + '\n', { env: { READY_TEST_KEY: 'sk-upstream' }, files: { 'providers.yaml': `openai: { base_url: ${upstream.url}/v1 }\n` } });
+  const g = await startGatewayProcess(
+    [
+      'listen: 127.0.0.1:0',
+      'admin_listen: 127.0.0.1:0',
+      'catalog: ./providers.yaml',
+      'log_level: info',
+      'workers: 2',
+      'providers: { openai: { api_key: { env: READY_TEST_KEY } } }',
+      'models: { gpt: { provider: openai, model: gpt-4.1-mini } }',
+      `server: ${server}`,
+    ].join('\n') + '\n',
+    { env: { READY_TEST_KEY: 'sk-upstream' }, files: { 'providers.yaml': `openai: { base_url: ${upstream.url}/v1 }\n` } },
+  );
   cleanups.push(() => {
     if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
   });
@@ -49,12 +56,14 @@ describe('GET /readyz', () => {
     const agent = new Agent();
     cleanups.push(() => agent.close());
     const res = await fetch(`${g.dataUrl}/v1/chat/completions`, {
-      method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-client' },
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-client' },
       body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'long' }] }),
     });
     expect(res.status).toBe(200);
     let finished = false;
-    const body = res.text().finally(() => finished = true);
+    const body = res.text().finally(() => (finished = true));
     g.child.kill('SIGTERM');
     await expect.poll(() => g.lines.some((l) => l.msg === 'shutting down'), { timeout: 5000 }).toBe(true);
 
@@ -80,25 +89,43 @@ describe('GET /readyz', () => {
     const agent = new Agent();
     cleanups.push(() => agent.close());
     const res = await fetch(`${g.dataUrl}/v1/chat/completions`, {
-      method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-client' },
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-client' },
       body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'long' }] }),
     });
     const body = res.text();
     g.child.kill('SIGTERM');
     await expect.poll(() => g.lines.some((l) => l.msg === 'shutting down'), { timeout: 5000 }).toBe(true);
-    await expect.poll(async () => onNewConnection(`${g.dataUrl}/readyz`).then((r) => r.status, (e: NodeJS.ErrnoException) => e.code), { timeout: 5000 }).toBe('ECONNREFUSED');
+    await expect
+      .poll(
+        async () =>
+          onNewConnection(`${g.dataUrl}/readyz`).then(
+            (r) => r.status,
+            (e: NodeJS.ErrnoException) => e.code,
+          ),
+        { timeout: 5000 },
+      )
+      .toBe('ECONNREFUSED');
     expect(await body).toContain('[DONE]');
     expect((await g.exited()).code).toBe(0);
   }, 30_000);
 
   it('says 503 store_unreachable when the governance store file is gone, while /healthz says ok', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-ready-'));
-    const config = loadConfigText(`listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\ngovernance: on\ndb_path: ${join(dir, 'gateway.db')}\nmodels: { demo: { provider: demo, model: demo-echo } }\n`, '/virtual/config.yaml', '/virtual', { env: {} });
+    const config = loadConfigText(
+      `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\ngovernance: on\ndb_path: ${join(dir, 'gateway.db')}\nmodels: { demo: { provider: demo, model: demo-echo } }\n`,
+      '/virtual/config.yaml',
+      '/virtual',
+      { env: {} },
+    );
     const gateway = await startGateway(config, { log: createLogger('silent'), workers: 1 });
     cleanups.push(() => gateway.close(0));
     expect((await onNewConnection(`${gateway.dataUrl}/readyz`)).status).toBe(200);
     rmSync(join(dir, 'gateway.db'));
-    await expect.poll(async () => JSON.parse((await onNewConnection(`${gateway.dataUrl}/readyz`)).body), { timeout: 8000, interval: 250 }).toMatchObject({ status: 'not_ready', reason: 'store_unreachable' });
+    await expect
+      .poll(async () => JSON.parse((await onNewConnection(`${gateway.dataUrl}/readyz`)).body), { timeout: 8000, interval: 250 })
+      .toMatchObject({ status: 'not_ready', reason: 'store_unreachable' });
     expect((await onNewConnection(`${gateway.dataUrl}/healthz`)).status).toBe(200);
   }, 15_000);
 });

@@ -25,16 +25,25 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Every `Key=value` of the unit, in order (a key may repeat, as SystemCallFilter does). */
 function settings(unit: string): [string, string][] {
-  return unit.split('\n').filter((line) => /^[A-Za-z]+=/.test(line)).map((line) => {
-    const at = line.indexOf('=');
-    return [line.slice(0, at), line.slice(at + 1)];
-  });
+  return unit
+    .split('\n')
+    .filter((line) => /^[A-Za-z]+=/.test(line))
+    .map((line) => {
+      const at = line.indexOf('=');
+      return [line.slice(0, at), line.slice(at + 1)];
+    });
 }
-const setting = (key: string) => settings(UNIT).filter(([k]) => k === key).map(([, v]) => v);
+const setting = (key: string) =>
+  settings(UNIT)
+    .filter(([k]) => k === key)
+    .map(([, v]) => v);
 
 async function analyze(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)('systemd-analyze', args, { timeout: 30_000, env: { ...process.env, SYSTEMD_COLORS: '0', SYSTEMD_PAGER: '' } });
+    const { stdout, stderr } = await promisify(execFile)('systemd-analyze', args, {
+      timeout: 30_000,
+      env: { ...process.env, SYSTEMD_COLORS: '0', SYSTEMD_PAGER: '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -113,7 +122,9 @@ describe('deploy/systemd/gateway.service, as written', () => {
 
   it('reloads with SIGHUP, which the gateway survives, and stops with SIGTERM, which drains it', async () => {
     expect(setting('ExecReload')).toEqual(['/bin/kill -HUP $MAINPID']);
-    const gateway = await startGatewayProcess('listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 1\nmodels:\n  demo: { provider: demo, model: demo-echo }\n');
+    const gateway = await startGatewayProcess(
+      'listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 1\nmodels:\n  demo: { provider: demo, model: demo-echo }\n',
+    );
     try {
       gateway.child.kill('SIGHUP');
       // The reload loads the file on a thread of its own: its log line comes when that is done.

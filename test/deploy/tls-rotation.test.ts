@@ -71,8 +71,8 @@ describe('certificate rotation on SIGHUP', () => {
     copyFileSync(pki.files.serverCert, liveCert);
     copyFileSync(pki.files.serverKey, liveKey);
     const g = await startGatewayProcess(
-      `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`
-      + `tls: { cert: ${liveCert}, key: ${liveKey} }\nadmin_tls: { cert: ${liveCert}, key: ${liveKey} }\n`,
+      `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n` +
+        `tls: { cert: ${liveCert}, key: ${liveKey} }\nadmin_tls: { cert: ${liveCert}, key: ${liveKey} }\n`,
     );
     started.push(g);
     const first = await fingerprintOf(pki.files.serverCert);
@@ -87,9 +87,11 @@ describe('certificate rotation on SIGHUP', () => {
     await new Promise<void>((resolve) => inFlight.once('secureConnect', () => resolve()));
     expect(inFlight.getPeerCertificate().fingerprint256).toBe(first);
     let answer = '';
-    inFlight.on('data', (chunk: Buffer) => answer += chunk.toString());
+    inFlight.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     const answered = new Promise<void>((resolve) => inFlight.once('end', () => resolve()));
-    inFlight.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer sk-client\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body.slice(0, 10)}`);
+    inFlight.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer sk-client\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body.slice(0, 10)}`,
+    );
 
     copyFileSync(next.cert, liveCert);
     copyFileSync(next.key, liveKey);
@@ -101,8 +103,16 @@ describe('certificate rotation on SIGHUP', () => {
     await until('worker 2 renewing', () => g.lines.some((l) => l.worker === 2 && l.msg === 'data-plane certificates renewed for new connections'));
     expect(new Set(await freshFingerprints(g.dataUrl))).toEqual(new Set([second]));
     expect(await servedFingerprint(g.adminUrl)).toBe(second);
-    const sdk = new OpenAI({ baseURL: `${g.dataUrl}/v1`, apiKey: 'sk-client', maxRetries: 0, fetch: undiciFetch as unknown as typeof fetch, fetchOptions: { dispatcher: new Agent({ connect: { ca: pki.pem.ca } }) } as object });
-    expect((await sdk.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'after the rotation' }] })).choices[0]?.message.content).toContain('after the rotation');
+    const sdk = new OpenAI({
+      baseURL: `${g.dataUrl}/v1`,
+      apiKey: 'sk-client',
+      maxRetries: 0,
+      fetch: undiciFetch as unknown as typeof fetch,
+      fetchOptions: { dispatcher: new Agent({ connect: { ca: pki.pem.ca } }) } as object,
+    });
+    expect(
+      (await sdk.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'after the rotation' }] })).choices[0]?.message.content,
+    ).toContain('after the rotation');
 
     inFlight.write(body.slice(10));
     await answered;
@@ -130,8 +140,10 @@ describe('certificate rotation on SIGHUP', () => {
     const other = makeTlsFixtures(); // a second CA, with its own server and client certificates
     const caFile = join(live, 'clients-ca.crt');
     copyFileSync(pki.files.ca, caFile);
-    const g = await startGatewayProcess(`listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n`
-      + `tls: { cert: ${pki.files.serverCert}, key: ${pki.files.serverKey}, client_ca: ${caFile} }\n`);
+    const g = await startGatewayProcess(
+      `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nworkers: 2\nlog_level: info\nmodels: { demo: { provider: demo, model: demo-echo } }\n` +
+        `tls: { cert: ${pki.files.serverCert}, key: ${pki.files.serverKey}, client_ca: ${caFile} }\n`,
+    );
     started.push(g);
     const oldClient = { ca: pki.pem.ca, cert: pki.pem.clientCert, key: pki.pem.clientKey };
     const newClient = { ca: pki.pem.ca, cert: other.pem.clientCert, key: other.pem.clientKey };

@@ -264,7 +264,10 @@ describe('upstream errors reach the client in its own protocol', () => {
   });
 
   it('an OpenAI 429 insufficient_quota (billing) on the Anthropic route: billing_error, status kept', async () => {
-    h.upstream.enqueue({ status: 429, json: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } } });
+    h.upstream.enqueue({
+      status: 429,
+      json: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } },
+    });
     const error = anthropicError(await anthropic({ model: 'gpt', max_tokens: 10, messages: MESSAGES }), 429);
     expect(error.type).toBe('billing_error');
   });
@@ -283,7 +286,7 @@ describe('upstream errors reach the client in its own protocol', () => {
 });
 
 describe('upstream credentials', () => {
-  it('an upstream 401 is the operator\'s fault: a 502 upstream_auth_failed, not a 401 blaming the client', async () => {
+  it("an upstream 401 is the operator's fault: a 502 upstream_auth_failed, not a 401 blaming the client", async () => {
     h.upstream.enqueue({ status: 401, json: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } });
     const answer = await openai({ model: 'claude', messages: MESSAGES });
     expect(openaiError(answer, 502)).toMatchObject({ type: 'server_error', code: 'upstream_auth_failed' });
@@ -293,7 +296,12 @@ describe('upstream credentials', () => {
   // Some OpenAI-compatible servers echo the key in their auth errors (OpenAI itself masks it).
   it('an upstream error that echoes the operator key never shows it to the client', async () => {
     for (const route of ['/v1/chat/completions', '/v1/messages'] as const) {
-      h.upstream.enqueue({ status: 401, json: { error: { message: `Incorrect API key provided: ${UPSTREAM_OPENAI_KEY}.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
+      h.upstream.enqueue({
+        status: 401,
+        json: {
+          error: { message: `Incorrect API key provided: ${UPSTREAM_OPENAI_KEY}.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+        },
+      });
       const answer = await call(h.url, route, { body: { model: 'gpt', max_tokens: 10, messages: MESSAGES } });
       // Same protocol (OpenAI route) or translated (Anthropic route): a 502 either way, not the upstream's 401.
       expect(answer.status).toBe(502);
@@ -364,7 +372,12 @@ describe('routes', () => {
   });
 
   it('every data-plane answer carries x-request-id, operational routes and 404/405 included', async () => {
-    for (const [path, method] of [['/healthz', 'GET'], ['/v1/models', 'GET'], ['/v2/nothing', 'POST'], ['/v1/chat/completions', 'GET']] as const) {
+    for (const [path, method] of [
+      ['/healthz', 'GET'],
+      ['/v1/models', 'GET'],
+      ['/v2/nothing', 'POST'],
+      ['/v1/chat/completions', 'GET'],
+    ] as const) {
       expectRequestId(await call(h.url, path, { method, ...(method === 'POST' && { body: {} }) }));
     }
   });

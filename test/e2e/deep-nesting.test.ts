@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const chat = (body: string) => fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer client' }, body });
+const chat = (body: string) =>
+  fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer client' }, body });
 
 it('a tool schema nested 10,000 deep, to a cross-protocol lane: 400 request_too_deep, lane untouched', async () => {
   const depth = 10_000;
@@ -34,8 +35,9 @@ it('a tool schema nested 10,000 deep, to a cross-protocol lane: 400 request_too_
 it('a Gemini functionCall.args object nested 10,000 deep (decoded to argument text): 400, not 500', async () => {
   const depth = 10_000;
   const deep = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-  const body = `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":${deep}}}]},`
-    + '{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"ok":true}}}]}]}';
+  const body =
+    `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":${deep}}}]},` +
+    '{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"ok":true}}}]}]}';
   const res = await fetch(`${h.url}/v1beta/models/gpt:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   expect(res.status).toBe(400);
   expect(await res.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } });

@@ -17,7 +17,14 @@ import { RecordCollector } from '../support/record-collector.ts';
 
 let h: Harness;
 const records = new RecordCollector();
-const PROVIDER: Record<ProtocolId, string> = { openai: 'openai', responses: 'openai-responses', anthropic: 'anthropic', gemini: 'gemini', bedrock: 'bedrock', cohere: 'cohere' };
+const PROVIDER: Record<ProtocolId, string> = {
+  openai: 'openai',
+  responses: 'openai-responses',
+  anthropic: 'anthropic',
+  gemini: 'gemini',
+  bedrock: 'bedrock',
+  cohere: 'cohere',
+};
 beforeAll(async () => {
   // `same-<protocol>`: a lane speaking the client's own protocol (the same-protocol relay).
   const same = (Object.keys(PROVIDER) as ProtocolId[]).map((p) => `  same-${p}: { provider: ${PROVIDER[p]}, model: same-${p}-up }\n`).join('');
@@ -47,12 +54,20 @@ function endMarkerIn(protocol: ProtocolId, received: Buffer): boolean {
     return splitter.push(received).some((frame) => decodeFrame(frame).headers[':event-type'] === 'metadata');
   }
   const text = received.toString('utf8');
-  const marker = { openai: 'data: [DONE]', responses: '"response.completed"', anthropic: '"message_stop"', gemini: '"finishReason"', cohere: '"message-end"' }[protocol];
+  const marker = { openai: 'data: [DONE]', responses: '"response.completed"', anthropic: '"message_stop"', gemini: '"finishReason"', cohere: '"message-end"' }[
+    protocol
+  ];
   const at = text.indexOf(marker);
   return at !== -1 && /\r?\n\r?\n/.test(text.slice(at));
 }
 
-const CASES = (Object.keys(REQUESTS) as ProtocolId[]).flatMap((p) => [[p, 'translated (OpenAI lane)'], [p, 'same protocol']] as const);
+const CASES = (Object.keys(REQUESTS) as ProtocolId[]).flatMap(
+  (p) =>
+    [
+      [p, 'translated (OpenAI lane)'],
+      [p, 'same protocol'],
+    ] as const,
+);
 
 it.each(CASES)('%s client, %s, closing at its end marker: a success, not client_gone', async (protocol, path_) => {
   const sameProtocol = path_ === 'same protocol';
@@ -60,7 +75,10 @@ it.each(CASES)('%s client, %s, closing at its end marker: a success, not client_
     const s = wireStream(protocol, 'whole answer', `same-${protocol}-up`);
     h.upstream.enqueue({ headers: s.headers, events: [...s.beforeContent, ...s.fromContent], lingerMs: 400 });
   } else {
-    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'chatcmpl-e', model: 'gpt-4.1-mini', text: 'whole answer' }, { includeUsage: true, textPieces: 2 }), lingerMs: 400 });
+    h.upstream.enqueue({
+      events: openaiChatStreamEvents({ id: 'chatcmpl-e', model: 'gpt-4.1-mini', text: 'whole answer' }, { includeUsage: true, textPieces: 2 }),
+      lingerMs: 400,
+    });
   }
   const model = sameProtocol ? `same-${protocol}` : 'gpt';
   const path = REQUESTS[protocol].path.replace('gpt', model);
@@ -90,25 +108,42 @@ it.each(CASES)('%s client, %s, closing at its end marker: a success, not client_
 describe('under governance', () => {
   let g: Harness;
   beforeAll(async () => {
-    g = await startHarness({ extraModelsYaml: '  priced: { provider: openai, model: priced-upstream, price: { input: 2, output: 8 } }\n', extraYaml: 'db_path: ./gateway.db\ngovernance: on\n' });
+    g = await startHarness({
+      extraModelsYaml: '  priced: { provider: openai, model: priced-upstream, price: { input: 2, output: 8 } }\n',
+      extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
+    });
   });
   afterAll(() => g.close());
 
   it('a stream the client closed right after [DONE] is settled on its usage, not refunded', async () => {
-    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'closer', budget_cents: 1000 }) });
+    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'closer', budget_cents: 1000 }),
+    });
     const key = (await created.json()) as { id: string; secret: string };
-    g.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'chatcmpl-g', model: 'priced-upstream', text: 'paid for', usage: { prompt_tokens: 1000, completion_tokens: 100 } }, { includeUsage: true }), lingerMs: 400 });
+    g.upstream.enqueue({
+      events: openaiChatStreamEvents(
+        { id: 'chatcmpl-g', model: 'priced-upstream', text: 'paid for', usage: { prompt_tokens: 1000, completion_tokens: 100 } },
+        { includeUsage: true },
+      ),
+      lingerMs: 400,
+    });
     await new Promise<void>((resolve, reject) => {
-      const req = request(`${g.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${key.secret}` } }, (res) => {
-        let received = Buffer.alloc(0);
-        res.on('data', (chunk: Buffer) => {
-          received = Buffer.concat([received, chunk]);
-          if (!endMarkerIn('openai', received)) return;
-          req.destroy();
-          resolve();
-        });
-        res.on('end', () => reject(new Error(`no [DONE]: ${received.toString('utf8')}`)));
-      });
+      const req = request(
+        `${g.url}/v1/chat/completions`,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${key.secret}` } },
+        (res) => {
+          let received = Buffer.alloc(0);
+          res.on('data', (chunk: Buffer) => {
+            received = Buffer.concat([received, chunk]);
+            if (!endMarkerIn('openai', received)) return;
+            req.destroy();
+            resolve();
+          });
+          res.on('end', () => reject(new Error(`no [DONE]: ${received.toString('utf8')}`)));
+        },
+      );
       req.on('error', () => {});
       req.end(JSON.stringify({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }] }));
     });

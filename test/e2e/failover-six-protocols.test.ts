@@ -21,7 +21,14 @@ const RATE_LIMIT_COOLDOWN_MS = 15_000;
 const BACKUP_TEXT = 'from the backup lane';
 const PRIMARY_TEXT = 'primary lane answer';
 
-const PROVIDER: Record<ProtocolId, string> = { openai: 'openai', responses: 'openai-responses', anthropic: 'anthropic', gemini: 'gemini', bedrock: 'bedrock', cohere: 'cohere' };
+const PROVIDER: Record<ProtocolId, string> = {
+  openai: 'openai',
+  responses: 'openai-responses',
+  anthropic: 'anthropic',
+  gemini: 'gemini',
+  bedrock: 'bedrock',
+  cohere: 'cohere',
+};
 
 type Effect = { kind: 'laneFaults' } | { kind: 'capacityFaults'; cooldownMs: number };
 interface Scenario {
@@ -41,19 +48,44 @@ const lifecycle = (p: ProtocolId) => wireStream(p, PRIMARY_TEXT).beforeContent.l
 const laneFault: Effect = { kind: 'laneFaults' };
 
 const SCENARIOS: Scenario[] = [
-  { name: '429 with Retry-After', reply: (p) => wireHttpError(p, 'rate_limit', 429, { 'retry-after': '30' }), afterCommit: false, effect: { kind: 'capacityFaults', cooldownMs: 30_000 } },
-  { name: '429 without Retry-After', reply: (p) => wireHttpError(p, 'rate_limit', 429), afterCommit: false, effect: { kind: 'capacityFaults', cooldownMs: RATE_LIMIT_COOLDOWN_MS } },
+  {
+    name: '429 with Retry-After',
+    reply: (p) => wireHttpError(p, 'rate_limit', 429, { 'retry-after': '30' }),
+    afterCommit: false,
+    effect: { kind: 'capacityFaults', cooldownMs: 30_000 },
+  },
+  {
+    name: '429 without Retry-After',
+    reply: (p) => wireHttpError(p, 'rate_limit', 429),
+    afterCommit: false,
+    effect: { kind: 'capacityFaults', cooldownMs: RATE_LIMIT_COOLDOWN_MS },
+  },
   { name: '500', reply: (p) => wireHttpError(p, 'server', 500), afterCommit: false, effect: laneFault },
   { name: '503', reply: (p) => wireHttpError(p, 'overloaded', 503), afterCommit: false, effect: laneFault },
   { name: 'connection reset', reply: () => ({ fault: 'reset' }), afterCommit: false, effect: laneFault },
   { name: 'hang', reply: () => ({ fault: 'hang' }), afterCommit: false, effect: laneFault },
   { name: 'slow first token', reply: (p) => stream(p, { pauseAfter: lifecycle(p), pauseMs: TIMEOUT_MS * 4 }), afterCommit: false, effect: laneFault },
   { name: 'cut before content', reply: (p) => stream(p, { cutAfter: lifecycle(p) }), afterCommit: false, effect: laneFault },
-  { name: 'malformed event', reply: (p) => stream(p, {}, [...wireStream(p, PRIMARY_TEXT).beforeContent, wireMalformed(p)]), afterCommit: false, effect: laneFault },
-  { name: 'in-band error before content', reply: (p) => stream(p, {}, wireErrorStream(p, 'overloaded', false, PRIMARY_TEXT)), afterCommit: false, effect: laneFault },
+  {
+    name: 'malformed event',
+    reply: (p) => stream(p, {}, [...wireStream(p, PRIMARY_TEXT).beforeContent, wireMalformed(p)]),
+    afterCommit: false,
+    effect: laneFault,
+  },
+  {
+    name: 'in-band error before content',
+    reply: (p) => stream(p, {}, wireErrorStream(p, 'overloaded', false, PRIMARY_TEXT)),
+    afterCommit: false,
+    effect: laneFault,
+  },
   // Cohere's in-band error is a `message-end` with finish_reason ERROR and a message: it cannot say
   // "rate limited", so it is a lane fault there; every other protocol names the throttling.
-  { name: 'in-band throttling before content', reply: (p) => stream(p, {}, wireErrorStream(p, 'rate_limit', false, PRIMARY_TEXT)), afterCommit: false, effect: { kind: 'capacityFaults', cooldownMs: RATE_LIMIT_COOLDOWN_MS } },
+  {
+    name: 'in-band throttling before content',
+    reply: (p) => stream(p, {}, wireErrorStream(p, 'rate_limit', false, PRIMARY_TEXT)),
+    afterCommit: false,
+    effect: { kind: 'capacityFaults', cooldownMs: RATE_LIMIT_COOLDOWN_MS },
+  },
   { name: 'cut after content', reply: (p) => stream(p, { cutAfter: lifecycle(p) + 1 }), afterCommit: true, effect: laneFault },
   { name: 'stall after content', reply: (p) => stream(p, { pauseAfter: lifecycle(p) + 1, pauseMs: TIMEOUT_MS * 4 }), afterCommit: true, effect: laneFault },
   { name: 'in-band error after content', reply: (p) => stream(p, {}, wireErrorStream(p, 'server', true, PRIMARY_TEXT)), afterCommit: true, effect: laneFault },
@@ -74,7 +106,9 @@ const realFetch = globalThis.fetch;
 beforeAll(async () => {
   const timeouts = `timeouts: { first_byte_ms: ${TIMEOUT_MS}, idle_ms: ${TIMEOUT_MS} }`;
   const models = PROTOCOL_IDS.flatMap((p) => ['a', 'b'].map((l) => `  ${p}-${l}: { provider: ${PROVIDER[p]}, model: ${p}-${l}-up, ${timeouts} }\n`)).join('');
-  const pools = PROTOCOL_IDS.flatMap((p) => SCENARIOS.flatMap((_, i) => CLIENTS.map((c) => `  ${poolName(p, i, c)}: { members: [ { model: ${p}-a, weight: 10 }, { model: ${p}-b, weight: 1 } ] }\n`))).join('');
+  const pools = PROTOCOL_IDS.flatMap((p) =>
+    SCENARIOS.flatMap((_, i) => CLIENTS.map((c) => `  ${poolName(p, i, c)}: { members: [ { model: ${p}-a, weight: 10 }, { model: ${p}-b, weight: 1 } ] }\n`)),
+  ).join('');
   h = await startHarness({
     clock,
     sixProtocols: true,
@@ -101,7 +135,11 @@ beforeEach(() => {
   lastLaneHeader = undefined;
 });
 
-const laneA = (pool: string, p: ProtocolId) => h.gateway.routing.snapshot().find((s) => s.pool === pool)!.lanes.find((l) => l.lane === `${p}-a`)!;
+const laneA = (pool: string, p: ProtocolId) =>
+  h.gateway.routing
+    .snapshot()
+    .find((s) => s.pool === pool)!
+    .lanes.find((l) => l.lane === `${p}-a`)!;
 const triedLanes = () => h.upstream.requests.map((r) => (`${r.path} ${r.rawBody.toString('utf8')}`.includes('-b-up') ? 'b' : 'a'));
 
 describe.each(PROTOCOL_IDS)('a %s lane', (p) => {
@@ -113,7 +151,10 @@ describe.each(PROTOCOL_IDS)('a %s lane', (p) => {
       h.upstream.enqueue(scenario.reply(p), { headers: streamHeaders(p), events: [...backup.beforeContent, ...backup.fromContent] });
       const before = laneA(pool, p).counters;
 
-      const outcome = await sdks[clientProtocol(p, client)](pool, true).then((text) => ({ text }), (error: unknown) => ({ error }));
+      const outcome = await sdks[clientProtocol(p, client)](pool, true).then(
+        (text) => ({ text }),
+        (error: unknown) => ({ error }),
+      );
 
       await records.atLeast(1); // the record is handed over just after the response ends: it may trail the SDK's read
       const record = records.records.at(-1);
@@ -134,8 +175,11 @@ describe.each(PROTOCOL_IDS)('a %s lane', (p) => {
       const effect: Effect = p === 'cohere' && scenario.name === 'in-band throttling before content' ? laneFault : scenario.effect;
       const after = laneA(pool, p);
       const delta = (k: keyof CellCounters) => after.counters[k] - before[k];
-      expect({ laneFaults: delta('laneFaults'), capacityFaults: delta('capacityFaults'), successes: delta('successes') })
-        .toEqual({ laneFaults: effect.kind === 'laneFaults' ? 1 : 0, capacityFaults: effect.kind === 'capacityFaults' ? 1 : 0, successes: 0 });
+      expect({ laneFaults: delta('laneFaults'), capacityFaults: delta('capacityFaults'), successes: delta('successes') }).toEqual({
+        laneFaults: effect.kind === 'laneFaults' ? 1 : 0,
+        capacityFaults: effect.kind === 'capacityFaults' ? 1 : 0,
+        successes: 0,
+      });
       if (effect.kind === 'capacityFaults') expect(after.capacityCooldownUntil).toBe(clock.now() + effect.cooldownMs);
       expect(after.inFlight).toBe(0);
     });
@@ -148,10 +192,16 @@ describe('in-band failures in another shape', () => {
       'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_f","object":"response","created_at":1,"status":"in_progress","model":"responses-a-up","output":[]}}\n\n',
       'event: response.failed\ndata: {"type":"response.failed","sequence_number":1,"response":{"id":"resp_f","object":"response","created_at":1,"status":"failed","model":"responses-a-up","output":[],"error":{"code":"server_error","message":"The model failed to generate a response."}}}\n\n',
     ];
-    for (const [index, client] of [[9, 'same'], [9, 'translated']] as const) {
+    for (const [index, client] of [
+      [9, 'same'],
+      [9, 'translated'],
+    ] as const) {
       h.upstream.reset();
       const backup = wireStream('responses', BACKUP_TEXT, 'responses-b-up');
-      h.upstream.enqueue({ headers: streamHeaders('responses'), events: failed }, { headers: streamHeaders('responses'), events: [...backup.beforeContent, ...backup.fromContent] });
+      h.upstream.enqueue(
+        { headers: streamHeaders('responses'), events: failed },
+        { headers: streamHeaders('responses'), events: [...backup.beforeContent, ...backup.fromContent] },
+      );
       const pool = poolName('responses', index, client);
       const before = laneA(pool, 'responses').counters.laneFaults;
       expect(await sdks[clientProtocol('responses', client)](pool, true)).toBe(BACKUP_TEXT);

@@ -10,7 +10,24 @@ import type { ScriptedReply } from '../support/mock-upstream.ts';
 import { FakeClock } from '../routing/fake-clock.ts';
 
 const TIMEOUT_MS = 400;
-const POOLS = ['p429', 'p429bare', 'p500', 'p503', 'preset', 'phang', 'pslow', 'pcutbefore', 'pcutafter', 'pstall', 'pmalformed', 'pnoterm', 'pctx', 'pfilter', 'p401', 'pflap'];
+const POOLS = [
+  'p429',
+  'p429bare',
+  'p500',
+  'p503',
+  'preset',
+  'phang',
+  'pslow',
+  'pcutbefore',
+  'pcutafter',
+  'pstall',
+  'pmalformed',
+  'pnoterm',
+  'pctx',
+  'pfilter',
+  'p401',
+  'pflap',
+];
 
 let h: Harness;
 let client: OpenAI;
@@ -31,14 +48,20 @@ beforeEach(() => h.upstream.reset());
 const ask = (model: string, extra: Record<string, unknown> = {}) =>
   fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }) });
 const tried = () => h.upstream.requests.map((r) => (r.json as { model: string }).model);
-const claudeAnswer = (text = 'from claude') => ({ json: anthropicMessage({ id: 'msg_1', model: 'claude-sonnet-4-5', text, usage: { input_tokens: 7, output_tokens: 3 } }) });
+const claudeAnswer = (text = 'from claude') => ({
+  json: anthropicMessage({ id: 'msg_1', model: 'claude-sonnet-4-5', text, usage: { input_tokens: 7, output_tokens: 3 } }),
+});
 const openaiAnswer = (text = 'from fast') => ({ json: openaiChatCompletion({ id: 'chatcmpl-1', model: 'fast-upstream', text }) });
-const claudeStream = (text: string) => anthropicStreamEvents({ id: 'msg_s', model: 'claude-sonnet-4-5', text, usage: { input_tokens: 1, output_tokens: 1 } }, { textPieces: 1 });
+const claudeStream = (text: string) =>
+  anthropicStreamEvents({ id: 'msg_s', model: 'claude-sonnet-4-5', text, usage: { input_tokens: 1, output_tokens: 1 } }, { textPieces: 1 });
 const stream = (text: string) => openaiChatStreamEvents({ id: 'chatcmpl-s', model: 'fast-upstream', text }, { includeUsage: false, textPieces: 3 });
 
 describe('failover before the first byte', () => {
   it('429 with Retry-After: fails over, then the cooling lane is skipped until the deadline', async () => {
-    h.upstream.enqueue({ status: 429, headers: { 'retry-after': '30' }, json: { error: { message: 'slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' } } }, claudeAnswer());
+    h.upstream.enqueue(
+      { status: 429, headers: { 'retry-after': '30' }, json: { error: { message: 'slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' } } },
+      claudeAnswer(),
+    );
     const res = await ask('p429');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-gateway-lane')).toBe('claude');
@@ -69,9 +92,19 @@ describe('failover before the first byte', () => {
     ['pmalformed', { events: ['data: {"id":"c","choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n', 'data: {not json\n\n'] }],
     ['pcutbefore', { events: stream('never seen'), cutAfter: 1 }],
   ])('%s: a lane fault before any content fails over to the next lane', async (pool, fault) => {
-    h.upstream.enqueue(fault, { events: ['event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n', 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n', 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"rescued"}}\n\n', 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n', 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}\n\n', 'event: message_stop\ndata: {"type":"message_stop"}\n\n'] });
+    h.upstream.enqueue(fault, {
+      events: [
+        'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+        'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"rescued"}}\n\n',
+        'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}\n\n',
+        'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      ],
+    });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
-    for await (const chunk of await client.chat.completions.create({ model: pool, stream: true, messages: [{ role: 'user', content: 'hi' }] })) chunks.push(chunk);
+    for await (const chunk of await client.chat.completions.create({ model: pool, stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+      chunks.push(chunk);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('rescued');
     expect(chunks.filter((c) => c.choices[0]?.delta.role === 'assistant')).toHaveLength(1); // one opening, from the lane that answered
     expect(tried()).toEqual(['fast-upstream', 'claude-sonnet-4-5']);
@@ -97,7 +130,10 @@ describe('failover before the first byte', () => {
   });
 
   it('persistent 503 on every lane: the client gets the last failure, in its shape', async () => {
-    h.upstream.enqueue({ status: 503, json: { error: { message: 'down', type: 'server_error', param: null, code: null } } }, { status: 503, json: { type: 'error', error: { type: 'api_error', message: 'also down' } } });
+    h.upstream.enqueue(
+      { status: 503, json: { error: { message: 'down', type: 'server_error', param: null, code: null } } },
+      { status: 503, json: { type: 'error', error: { type: 'api_error', message: 'also down' } } },
+    );
     const res = await ask('p503');
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe('also down');
@@ -105,7 +141,11 @@ describe('failover before the first byte', () => {
   });
 
   it('upstream 401 fails over and puts the lane in a long cooldown', async () => {
-    h.upstream.enqueue({ status: 401, json: { error: { message: 'bad key', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } }, claudeAnswer(), claudeAnswer());
+    h.upstream.enqueue(
+      { status: 401, json: { error: { message: 'bad key', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } },
+      claudeAnswer(),
+      claudeAnswer(),
+    );
     expect((await ask('p401')).status).toBe(200);
     clock.advance(60_000);
     await ask('p401');
@@ -117,7 +157,11 @@ describe('client disconnect', () => {
   it('aborts the upstream request at once and records nothing against the lane', async () => {
     h.upstream.enqueue({ fault: 'hang' });
     const leave = new AbortController();
-    const request = fetch(`${h.url}/v1/chat/completions`, { method: 'POST', signal: leave.signal, body: JSON.stringify({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] }) });
+    const request = fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      signal: leave.signal,
+      body: JSON.stringify({ model: 'solo', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     leave.abort();
     await expect(request).rejects.toThrow();
@@ -130,9 +174,14 @@ describe('client disconnect', () => {
 });
 
 describe('no failover', () => {
-  it('a context-length error is the client\'s: relayed as sent, not retried, no breaker penalty', async () => {
+  it("a context-length error is the client's: relayed as sent, not retried, no breaker penalty", async () => {
     const body = '{"error":{"message":"maximum context length exceeded","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}';
-    h.upstream.enqueue({ status: 400, headers: { 'content-type': 'application/json' }, raw: body }, { status: 400, raw: body }, { status: 400, raw: body }, openaiAnswer());
+    h.upstream.enqueue(
+      { status: 400, headers: { 'content-type': 'application/json' }, raw: body },
+      { status: 400, raw: body },
+      { status: 400, raw: body },
+      openaiAnswer(),
+    );
     for (let i = 0; i < 3; i++) {
       const res = await ask('pctx');
       expect(res.status).toBe(400);
@@ -190,7 +239,7 @@ describe('breaker', () => {
     expect(tried()).toEqual(['fast-upstream', 'fast-upstream']);
   });
 
-  it('every member unavailable: 503 with Retry-After in the client\'s protocol, no upstream call', async () => {
+  it("every member unavailable: 503 with Retry-After in the client's protocol, no upstream call", async () => {
     const fail = { status: 500, json: { error: { message: 'x', type: 'server_error', param: null, code: null } } };
     h.upstream.enqueue(fail, fail, fail);
     for (let i = 0; i < 3; i++) expect((await ask('solo')).status).toBe(500);
@@ -199,7 +248,10 @@ describe('breaker', () => {
     expect(res.status).toBe(503);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(9);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('no_lane_available');
-    const anthropic = await fetch(`${h.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'solo', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }) });
+    const anthropic = await fetch(`${h.url}/v1/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'solo', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(anthropic.status).toBe(503);
     expect(((await anthropic.json()) as { type: string }).type).toBe('error');
     expect(tried()).toEqual([]);

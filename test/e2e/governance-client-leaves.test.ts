@@ -25,16 +25,24 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function createKey(): Promise<{ id: string; secret: string }> {
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 100_000 }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ budget_cents: 100_000 }),
+  });
   return (await res.json()) as { id: string; secret: string };
 }
 
 const TEXT = 'the whole answer is here';
 /** An upstream stream that stalls for 3 s after its last content piece, before its end and usage report. */
 function stallingStream(protocol: 'openai' | 'anthropic') {
-  const events = protocol === 'openai'
-    ? openaiChatStreamEvents({ id: 'c', model: 'priced-upstream', text: TEXT, usage: { prompt_tokens: 30, completion_tokens: 40 } }, { includeUsage: true, textPieces: 3 })
-    : anthropicStreamEvents({ id: 'msg_1', model: 'priced-claude-upstream', text: TEXT, usage: { input_tokens: 30, output_tokens: 40 } }, { textPieces: 3 });
+  const events =
+    protocol === 'openai'
+      ? openaiChatStreamEvents(
+          { id: 'c', model: 'priced-upstream', text: TEXT, usage: { prompt_tokens: 30, completion_tokens: 40 } },
+          { includeUsage: true, textPieces: 3 },
+        )
+      : anthropicStreamEvents({ id: 'msg_1', model: 'priced-claude-upstream', text: TEXT, usage: { input_tokens: 30, output_tokens: 40 } }, { textPieces: 3 });
   const end = events.findIndex((e) => (protocol === 'openai' ? e.includes('"finish_reason":"stop"') : e.includes('content_block_stop')));
   return { events, pauseAfter: end, pauseMs: 3000 };
 }
@@ -47,15 +55,22 @@ describe('a client that leaves once its request reached an upstream', () => {
     // Half same protocol (bytes relayed), half translated (OpenAI client, Anthropic upstream).
     const models = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? 'priced' : 'priced-claude'));
     for (const model of models) h.upstream.enqueue(stallingStream(model === 'priced' ? 'openai' : 'anthropic'));
-    const received = await Promise.all(models.map(async (model) => {
-      const stream = await openai.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'tell me' }] });
-      let text = '';
-      for await (const chunk of stream) {
-        text += chunk.choices[0]?.delta.content ?? '';
-        if (text === TEXT) break; // the last content piece: hang up (the SDK aborts the request)
-      }
-      return text;
-    }));
+    const received = await Promise.all(
+      models.map(async (model) => {
+        const stream = await openai.chat.completions.create({
+          model,
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: 'user', content: 'tell me' }],
+        });
+        let text = '';
+        for await (const chunk of stream) {
+          text += chunk.choices[0]?.delta.content ?? '';
+          if (text === TEXT) break; // the last content piece: hang up (the SDK aborts the request)
+        }
+        return text;
+      }),
+    );
     expect(received.every((t) => t === TEXT)).toBe(true);
     await records.atLeast(50);
     expect(records.records).toHaveLength(50);
@@ -76,7 +91,10 @@ describe('a client that leaves once its request reached an upstream', () => {
     h.upstream.enqueue({ fault: 'hang' }); // the upstream is working on it
     const openai = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: key.secret, maxRetries: 0 });
     const abort = new AbortController();
-    const call = openai.chat.completions.create({ model: 'priced', max_completion_tokens: 1000, messages: [{ role: 'user', content: 'a long question' }] }, { signal: abort.signal });
+    const call = openai.chat.completions.create(
+      { model: 'priced', max_completion_tokens: 1000, messages: [{ role: 'user', content: 'a long question' }] },
+      { signal: abort.signal },
+    );
     while (h.upstream.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     abort.abort();
     await expect(call).rejects.toThrow();
@@ -94,7 +112,11 @@ describe('a client that leaves once its request reached an upstream', () => {
 
   it('a request that never reached an upstream (refused by the gateway) is not charged', async () => {
     const key = await createKey();
-    const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: JSON.stringify({ model: 'priced', messages: [{ role: 'nobody', content: 'x' }] }) });
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.secret}` },
+      body: JSON.stringify({ model: 'priced', messages: [{ role: 'nobody', content: 'x' }] }),
+    });
     expect(res.status).toBe(400);
     const state = h.gateway.governance!.getKey(key.id)!;
     expect(state.spentMicrocents).toBe(0n);

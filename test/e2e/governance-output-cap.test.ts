@@ -18,7 +18,9 @@ beforeAll(async () => {
   const base = (p: ProtocolId) => (p === 'openai' || p === 'responses' ? `${limits.url}/v1` : limits.url);
   h = await startHarness({
     extraCatalogYaml: PROTOCOLS.map((p) => `cap-${p}: { protocol: ${p}, base_url: ${base(p)}, auth: none }\n`).join(''),
-    extraModelsYaml: PROTOCOLS.map((p) => `  m-${p}: { provider: cap-${p}, model: up-${p}, max_tokens: ${MODEL_LIMIT}, price: { input: 1, output: 1 } }\n`).join(''),
+    extraModelsYaml: PROTOCOLS.map(
+      (p) => `  m-${p}: { provider: cap-${p}, model: up-${p}, max_tokens: ${MODEL_LIMIT}, price: { input: 1, output: 1 } }\n`,
+    ).join(''),
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
   });
 });
@@ -29,29 +31,57 @@ afterAll(async () => {
 beforeEach(() => void (limits.requests.length = 0));
 
 async function createKey(budgetCents?: number): Promise<{ id: string; secret: string }> {
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(budgetCents === undefined ? {} : { budget_cents: budgetCents }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(budgetCents === undefined ? {} : { budget_cents: budgetCents }),
+  });
   return (await res.json()) as { id: string; secret: string };
 }
 
 /** A request in `ingress`'s own wire form for model `model`, with `limit` as that protocol's output limit if given. */
-function wireRequest(ingress: ProtocolId, model: string, secret: string, options: { stream?: boolean; limit?: number } = {}): { path: string; init: RequestInit } {
+function wireRequest(
+  ingress: ProtocolId,
+  model: string,
+  secret: string,
+  options: { stream?: boolean; limit?: number } = {},
+): { path: string; init: RequestInit } {
   const { stream = false, limit } = options;
   const bearer = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
-  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = bearer) => ({ path, init: { method: 'POST', headers, body: JSON.stringify(body) } });
+  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = bearer) => ({
+    path,
+    init: { method: 'POST', headers, body: JSON.stringify(body) },
+  });
   switch (ingress) {
     case 'openai':
-      return post('/v1/chat/completions', { model, stream, messages: [{ role: 'user', content: 'write at length' }], ...(limit !== undefined && { max_tokens: limit }) });
+      return post('/v1/chat/completions', {
+        model,
+        stream,
+        messages: [{ role: 'user', content: 'write at length' }],
+        ...(limit !== undefined && { max_tokens: limit }),
+      });
     case 'responses':
       return post('/v1/responses', { model, stream, input: 'write at length', ...(limit !== undefined && { max_output_tokens: limit }) });
     case 'anthropic':
-      return post('/v1/messages', { model, stream, max_tokens: limit ?? 4096, messages: [{ role: 'user', content: 'write at length' }] }, { 'x-api-key': secret, 'content-type': 'application/json' });
+      return post(
+        '/v1/messages',
+        { model, stream, max_tokens: limit ?? 4096, messages: [{ role: 'user', content: 'write at length' }] },
+        { 'x-api-key': secret, 'content-type': 'application/json' },
+      );
     case 'gemini':
-      return post(`/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, {
-        contents: [{ role: 'user', parts: [{ text: 'write at length' }] }],
-        generationConfig: { temperature: 0.5, ...(limit !== undefined && { maxOutputTokens: limit }) },
-      }, { 'x-goog-api-key': secret, 'content-type': 'application/json' });
+      return post(
+        `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        {
+          contents: [{ role: 'user', parts: [{ text: 'write at length' }] }],
+          generationConfig: { temperature: 0.5, ...(limit !== undefined && { maxOutputTokens: limit }) },
+        },
+        { 'x-goog-api-key': secret, 'content-type': 'application/json' },
+      );
     case 'bedrock':
-      return post(`/model/${model}/${stream ? 'converse-stream' : 'converse'}`, { messages: [{ role: 'user', content: [{ text: 'write at length' }] }], ...(limit !== undefined && { inferenceConfig: { maxTokens: limit } }) });
+      return post(`/model/${model}/${stream ? 'converse-stream' : 'converse'}`, {
+        messages: [{ role: 'user', content: [{ text: 'write at length' }] }],
+        ...(limit !== undefined && { inferenceConfig: { maxTokens: limit } }),
+      });
     case 'cohere':
       return post('/v2/chat', { model, stream, messages: [{ role: 'user', content: 'write at length' }], ...(limit !== undefined && { max_tokens: limit }) });
   }
@@ -67,11 +97,18 @@ async function send(ingress: ProtocolId, model: string, secret: string, options:
 describe('under a budget, a request without an output limit', () => {
   it('10-cent budget, 300 concurrent requests without a limit (same protocol and translated): spent never exceeds the budget', async () => {
     const key = await createKey(10);
-    const mix: [ProtocolId, string][] = [['openai', 'm-openai'], ['gemini', 'm-gemini'], ['openai', 'm-bedrock'], ['cohere', 'm-responses']];
-    const statuses = await Promise.all(Array.from({ length: 300 }, (_, i) => {
-      const [ingress, model] = mix[i % mix.length]!;
-      return send(ingress, model, key.secret, { stream: i % 3 === 0 });
-    }));
+    const mix: [ProtocolId, string][] = [
+      ['openai', 'm-openai'],
+      ['gemini', 'm-gemini'],
+      ['openai', 'm-bedrock'],
+      ['cohere', 'm-responses'],
+    ];
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => {
+        const [ingress, model] = mix[i % mix.length]!;
+        return send(ingress, model, key.secret, { stream: i % 3 === 0 });
+      }),
+    );
     const served = statuses.filter((s) => s === 200).length;
     expect(served).toBeGreaterThan(0);
     expect(statuses.filter((s) => s !== 200 && s !== 402)).toEqual([]);
@@ -82,17 +119,21 @@ describe('under a budget, a request without an output limit', () => {
     expect(state.spentMicrocents).toBe(BigInt(served * (INPUT_TOKENS + MODEL_LIMIT) * 100));
   });
 
-  for (const protocol of PROTOCOLS.filter((p) => p !== 'anthropic')) { // Anthropic clients must send max_tokens
+  for (const protocol of PROTOCOLS.filter((p) => p !== 'anthropic')) {
+    // Anthropic clients must send max_tokens
     it(`same protocol (${protocol}): the upstream sees the model's limit where ${protocol} keeps it, stream or not`, async () => {
       const key = await createKey(100_000);
       expect(await send(protocol, `m-${protocol}`, key.secret)).toBe(200);
       expect(await send(protocol, `m-${protocol}`, key.secret, { stream: true })).toBe(200);
-      expect(limits.requests.map((r) => [r.protocol, r.limit])).toEqual([[protocol, MODEL_LIMIT], [protocol, MODEL_LIMIT]]);
+      expect(limits.requests.map((r) => [r.protocol, r.limit])).toEqual([
+        [protocol, MODEL_LIMIT],
+        [protocol, MODEL_LIMIT],
+      ]);
       if (protocol === 'gemini') expect((limits.requests[0]!.body.generationConfig as { temperature: number }).temperature).toBe(0.5); // the client's own settings stay
     });
   }
 
-  it('translated (an OpenAI client to a lane of each protocol): the upstream sees the model\'s limit', async () => {
+  it("translated (an OpenAI client to a lane of each protocol): the upstream sees the model's limit", async () => {
     const key = await createKey(100_000);
     for (const egress of PROTOCOLS) expect(await send('openai', `m-${egress}`, key.secret, { stream: egress === 'gemini' })).toBe(200);
     expect(limits.requests.map((r) => [r.protocol, r.limit])).toEqual(PROTOCOLS.map((p) => [p, MODEL_LIMIT]));

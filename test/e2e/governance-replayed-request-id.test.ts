@@ -13,10 +13,11 @@ import { startHarness, type Harness } from '../support/gateway-harness.ts';
 
 const dbPath = join(mkdtempSync(join(tmpdir(), 'replay-id-')), 'gateway.db');
 // 100 USD per million tokens: 10,000 µ¢ a token.
-const start = () => startHarness({
-  extraModelsYaml: '  dear: { provider: openai, model: dear-upstream, price: { input: 100, output: 100 } }\n',
-  extraYaml: `db_path: ${dbPath}\ngovernance: on\n`,
-});
+const start = () =>
+  startHarness({
+    extraModelsYaml: '  dear: { provider: openai, model: dear-upstream, price: { input: 100, output: 100 } }\n',
+    extraYaml: `db_path: ${dbPath}\ngovernance: on\n`,
+  });
 /** Each answer reports 20 tokens: 200,000 µ¢. */
 const COST = 200_000n;
 const answer = () => ({ json: openaiChatCompletion({ id: 'c', model: 'dear-upstream', text: 'hi', usage: { prompt_tokens: 10, completion_tokens: 10 } }) });
@@ -38,7 +39,9 @@ async function spendUntilRefused(secret: string, limit: number): Promise<{ serve
   for (let i = 0; i < limit; i++) {
     h!.upstream.enqueue(answer());
     try {
-      const { response } = await openai.chat.completions.create({ model: 'dear', max_completion_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).withResponse();
+      const { response } = await openai.chat.completions
+        .create({ model: 'dear', max_completion_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+        .withResponse();
       expect(response.headers.get('x-request-id')).toBe('replay-1'); // still echoed
       served++;
     } catch (error) {
@@ -55,7 +58,11 @@ describe('a replayed client x-request-id', () => {
   it('is charged on every request, and the budget refuses once it is spent, across a restart on the same database', async () => {
     h = await start();
     // Worst case per request: (body bytes + 5 output tokens) × 10,000 µ¢; 3 cents admit about 14.
-    const created = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 3 }) });
+    const created = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ budget_cents: 3 }),
+    });
     const key = (await created.json()) as { id: string; secret: string };
 
     const before = await spendUntilRefused(key.secret, 6);

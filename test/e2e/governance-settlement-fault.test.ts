@@ -34,7 +34,11 @@ beforeEach(() => {
 });
 
 async function createKey(): Promise<{ id: string; secret: string }> {
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 10_000_000 }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ budget_cents: 10_000_000 }),
+  });
   return (await res.json()) as { id: string; secret: string };
 }
 
@@ -59,7 +63,12 @@ describe('absurd usage from an upstream', () => {
     expect(answer.choices[0]!.message.content).toBe('one');
 
     h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'c2', model: 'priced-upstream', text: 'two', usage: usageOf(1e21) }, { includeUsage: true }) });
-    const stream = await openai.chat.completions.create({ model: 'pair', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] });
+    const stream = await openai.chat.completions.create({
+      model: 'pair',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'x' }],
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('two');
@@ -78,8 +87,14 @@ describe('absurd usage from an upstream', () => {
 
   it('negative and fractional counts are billed as 0 and rounded up', async () => {
     const key = await createKey();
-    h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'ok', usage: { prompt_tokens: -50, completion_tokens: 2.2 } }) });
-    const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'x' }] }) });
+    h.upstream.enqueue({
+      json: openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'ok', usage: { prompt_tokens: -50, completion_tokens: 2.2 } }),
+    });
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.secret}` },
+      body: JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(res.status).toBe(200);
     await records.atLeast(1);
     expect(h.gateway.governance!.getKey(key.id)!.spentMicrocents).toBe(3n * 100n);
@@ -88,25 +103,27 @@ describe('absurd usage from an upstream', () => {
 });
 
 describe('a store that fails after commit (closed database handle)', () => {
-  it('fails only each request\'s own record: every client gets its one answer, no lane is charged, nothing fails over', async () => {
+  it("fails only each request's own record: every client gets its one answer, no lane is charged, nothing fails over", async () => {
     const key = await createKey();
     h.gateway.governance!.close(); // keys and budgets stay in memory; every write now fails
     const openai = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: key.secret, maxRetries: 0 });
-    const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
-      if (i % 2 === 0) {
-        const answer = await openai.chat.completions.create({ model: 'pair', messages: [{ role: 'user', content: `n${i}` }] });
-        return answer.choices[0]!.message.content;
-      }
-      const stream = await openai.chat.completions.create({ model: 'pair', stream: true, messages: [{ role: 'user', content: `s${i}` }] });
-      let ids = new Set<string>();
-      let text = '';
-      for await (const chunk of stream) {
-        ids = ids.add(chunk.id);
-        text += chunk.choices[0]?.delta.content ?? '';
-      }
-      expect(ids.size).toBe(1); // one answer, not a second lane's appended to it
-      return text;
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        if (i % 2 === 0) {
+          const answer = await openai.chat.completions.create({ model: 'pair', messages: [{ role: 'user', content: `n${i}` }] });
+          return answer.choices[0]!.message.content;
+        }
+        const stream = await openai.chat.completions.create({ model: 'pair', stream: true, messages: [{ role: 'user', content: `s${i}` }] });
+        let ids = new Set<string>();
+        let text = '';
+        for await (const chunk of stream) {
+          ids = ids.add(chunk.id);
+          text += chunk.choices[0]?.delta.content ?? '';
+        }
+        expect(ids.size).toBe(1); // one answer, not a second lane's appended to it
+        return text;
+      }),
+    );
     // The mock echoes the last user message: each client got its own answer, whole.
     answers.forEach((text, i) => expect(text).toContain(i % 2 === 0 ? `n${i}` : `s${i}`));
     expect(h.upstream.requests).toHaveLength(20);

@@ -8,7 +8,8 @@ import { upstreamGate } from '../support/mock-upstream.ts';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
-    extraModelsYaml: '  priced: { provider: openai, model: priced-upstream, price: { input: 1, output: 1 } }\n  unpriced: { provider: openai, model: no-such-price-model }\n',
+    extraModelsYaml:
+      '  priced: { provider: openai, model: priced-upstream, price: { input: 1, output: 1 } }\n  unpriced: { provider: openai, model: no-such-price-model }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
   });
 });
@@ -27,18 +28,25 @@ const call = (secret: string | undefined, body = BODY, path = '/v1/chat/completi
 const spentMicrocents = (id: string) => h.gateway.governance!.listKeys().find((k) => k.id === id)!.spentMicrocents;
 
 describe('virtual keys', () => {
-  it('refuses a missing, unknown or revoked key with 401 in the client\'s protocol; accepts a valid one', async () => {
+  it("refuses a missing, unknown or revoked key with 401 in the client's protocol; accepts a valid one", async () => {
     const key = await createKey({ name: 'team-a' });
     expect((await call(undefined)).status).toBe(401);
     const unknown = await call('gwk_not-a-real-key');
     expect(unknown.status).toBe(401);
     expect(JSON.stringify(await unknown.json())).not.toContain('gwk_not-a-real-key');
-    const anthropic = await fetch(`${h.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'nope' }, body: JSON.stringify({ model: 'gpt', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }) });
+    const anthropic = await fetch(`${h.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'nope' },
+      body: JSON.stringify({ model: 'gpt', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(anthropic.status).toBe(401);
     expect(((await anthropic.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
 
     expect((await call(key.secret)).status).toBe(200);
-    const gemini = await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=${key.secret}`, { method: 'POST', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }) });
+    const gemini = await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=${key.secret}`, {
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
+    });
     expect(gemini.status).toBe(200); // Gemini clients may carry the key in the query
 
     await fetch(`${h.adminUrl}/api/v1/admin/keys/${key.id}`, { method: 'DELETE' });
@@ -77,20 +85,27 @@ describe('budgets', () => {
     expect(budgetCents * 1_000_000).toBeGreaterThanOrEqual(10 * worst);
     expect(budgetCents * 1_000_000).toBeLessThan(11 * worst);
     const key = await createKey({ budget_cents: budgetCents });
-    const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }));
+    const answer = JSON.stringify(
+      openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }),
+    );
     // The upstream answers only once every other request was refused (or after 20 s), so no
     // settlement can free budget before all 300 were admitted or refused, however loaded the machine.
     let refused = 0;
     const allDecided = upstreamGate(20_000);
-    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided.opened });
-    const statuses = await Promise.all(Array.from({ length: 300 }, () => call(key.secret).then(async (r) => {
-      if (r.status === 402) {
-        expect(r.headers.get('x-should-retry')).toBe('false');
-        if (++refused === 290) allDecided.open();
-      }
-      await r.arrayBuffer();
-      return r.status;
-    })));
+    for (let i = 0; i < 12; i++)
+      h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided.opened });
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        call(key.secret).then(async (r) => {
+          if (r.status === 402) {
+            expect(r.headers.get('x-should-retry')).toBe('false');
+            if (++refused === 290) allDecided.open();
+          }
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      ),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(290);
     expect(h.upstream.requests).toHaveLength(10);
@@ -99,7 +114,7 @@ describe('budgets', () => {
     expect(view.spent_cents).toBe(1); // 0.017 cents, rounded up for display
   });
 
-  it('a budget used up gets 402 budget_exceeded in the client\'s shape, not retryable', async () => {
+  it("a budget used up gets 402 budget_exceeded in the client's shape, not retryable", async () => {
     const key = await createKey({ budget_cents: 0 });
     const res = await call(key.secret);
     expect(res.status).toBe(402);
@@ -119,7 +134,10 @@ describe('budgets', () => {
 
   it('a stream cut without a usage report is settled on an estimate, never zero', async () => {
     const key = await createKey({ budget_cents: 100_000 });
-    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'c', model: 'priced-upstream', text: 'partial answer here' }, { includeUsage: true, textPieces: 3 }), cutAfter: 3 });
+    h.upstream.enqueue({
+      events: openaiChatStreamEvents({ id: 'c', model: 'priced-upstream', text: 'partial answer here' }, { includeUsage: true, textPieces: 3 }),
+      cutAfter: 3,
+    });
     const res = await call(key.secret, JSON.stringify({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'x' }] }));
     await res.text();
     expect(spentMicrocents(key.id)).toBeGreaterThan(0n);
@@ -138,10 +156,14 @@ describe('budgets', () => {
 describe('rate limits', () => {
   it('300 concurrent requests at rpm 20: exactly 20 admitted, the rest 429 with Retry-After', async () => {
     const key = await createKey({ rpm: 20 });
-    const results = await Promise.all(Array.from({ length: 300 }, () => call(key.secret, JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] })).then(async (r) => {
-      await r.arrayBuffer();
-      return { status: r.status, retryAfter: r.headers.get('retry-after') };
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        call(key.secret, JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] })).then(async (r) => {
+          await r.arrayBuffer();
+          return { status: r.status, retryAfter: r.headers.get('retry-after') };
+        }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(20);
     const limited = results.filter((r) => r.status === 429);
     expect(limited).toHaveLength(280);

@@ -19,21 +19,30 @@ afterEach(async () => {
 
 async function start(shutdownMs: number, headerMs = 15_000): Promise<{ g: GatewayProcess; upstream: MockUpstream }> {
   const upstream = await startMockUpstream();
-  const g = await startGatewayProcess([
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info', 'workers: 2',
-    'providers: { openai: { api_key: { env: STOP_TEST_KEY } } }',
-    'models: { gpt: { provider: openai, model: gpt-4.1-mini } }',
-    `server: { shutdown_timeout_ms: ${shutdownMs}, header_timeout_ms: ${headerMs} }`,
-  ].join('\n') + '\n', { env: { STOP_TEST_KEY: 'sk-upstream' }, files: { 'providers.yaml': `openai: { base_url: ${upstream.url}/v1 }\n` } });
+  const g = await startGatewayProcess(
+    [
+      'listen: 127.0.0.1:0',
+      'admin_listen: 127.0.0.1:0',
+      'catalog: ./providers.yaml',
+      'log_level: info',
+      'workers: 2',
+      'providers: { openai: { api_key: { env: STOP_TEST_KEY } } }',
+      'models: { gpt: { provider: openai, model: gpt-4.1-mini } }',
+      `server: { shutdown_timeout_ms: ${shutdownMs}, header_timeout_ms: ${headerMs} }`,
+    ].join('\n') + '\n',
+    { env: { STOP_TEST_KEY: 'sk-upstream' }, files: { 'providers.yaml': `openai: { base_url: ${upstream.url}/v1 }\n` } },
+  );
   running.push({ g, upstream });
   return { g, upstream };
 }
 
-const chat = (url: string, dispatcher: Agent, stream = false) => fetch(`${url}/v1/chat/completions`, {
-  method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-client' },
-  body: JSON.stringify({ model: 'gpt', stream, messages: [{ role: 'user', content: 'hello' }] }),
-  dispatcher,
-});
+const chat = (url: string, dispatcher: Agent, stream = false) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-client' },
+    body: JSON.stringify({ model: 'gpt', stream, messages: [{ role: 'user', content: 'hello' }] }),
+    dispatcher,
+  });
 
 /** A stream of 40 pieces 500 ms apart: 20 s, longer than any deadline here. */
 function enqueueLongStream(upstream: MockUpstream): void {
@@ -104,7 +113,8 @@ describe('SIGTERM', () => {
   it('lets an answer in flight finish, marked connection: close', async () => {
     const { g, upstream } = await start(10_000);
     const agent = new Agent({ keepAliveTimeout: 60_000 });
-    const answer = '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"slow"},"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}';
+    const answer =
+      '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"slow"},"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}';
     upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 800 });
     const inFlight = chat(g.dataUrl, agent);
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -24,7 +24,8 @@ beforeAll(async () => {
     observers: [records],
     breakerYaml: 'breaker: { consecutive_failures: 1, open_ms: 10000, jitter: 0 }\n',
     extraModelsYaml: '  claude2: { provider: anthropic, model: claude-haiku-4-5, max_tokens: 100 }\n',
-    extraYaml: `pools:\n${MIXED.map((p) => `  ${p}: { members: [ { model: claude, weight: 10 }, { model: gpt, weight: 1 } ]${p === 'budget1' ? ', max_attempts: 1' : ''} }\n`).join('')}` +
+    extraYaml:
+      `pools:\n${MIXED.map((p) => `  ${p}: { members: [ { model: claude, weight: 10 }, { model: gpt, weight: 1 } ]${p === 'budget1' ? ', max_attempts: 1' : ''} }\n`).join('')}` +
       '  anthropic-only: { members: [ { model: claude, weight: 1 }, { model: claude2, weight: 1 } ] }\n',
   });
   client = new OpenAI({ apiKey: 'client-key', baseURL: `${h.url}/v1`, maxRetries: 0 });
@@ -35,10 +36,13 @@ beforeEach(() => {
   records.clear();
 });
 
-const twoChoices = (pool: string) =>
-  client.chat.completions.create({ model: pool, n: 2, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+const twoChoices = (pool: string) => client.chat.completions.create({ model: pool, n: 2, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
 const gptAnswer = { json: openaiChatCompletion({ id: 'chatcmpl-n', model: 'gpt-4.1-mini', text: 'two of them' }) };
-const claudeLane = (pool: string) => h.gateway.routing.snapshot().find((p) => p.pool === pool)?.lanes.find((l) => l.lane === 'claude');
+const claudeLane = (pool: string) =>
+  h.gateway.routing
+    .snapshot()
+    .find((p) => p.pool === pool)
+    ?.lanes.find((l) => l.lane === 'claude');
 
 describe('a lane that cannot express the request is skipped when another can', () => {
   it('n: 2 goes to the OpenAI lane; the Anthropic lane is skipped, counted, and untouched', async () => {
@@ -47,11 +51,14 @@ describe('a lane that cannot express the request is skipped when another can', (
     const { data, response } = await twoChoices('mixed');
     expect(data.choices[0]?.message.content).toBe('two of them');
     expect(response.headers.get('x-gateway-lane')).toBe('gpt');
-    expect(h.upstream.requests.map((r) => (r.json as { model: string; n?: number })).map((b) => [b.model, b.n])).toEqual([['gpt-4.1-mini', 2]]);
+    expect(h.upstream.requests.map((r) => r.json as { model: string; n?: number }).map((b) => [b.model, b.n])).toEqual([['gpt-4.1-mini', 2]]);
 
     const record = await records.forRequest(response.headers.get('x-request-id')!);
     expect(record.status).toBe(200);
-    expect(record.attempts.map((a) => [a.lane, a.outcome, a.detail])).toEqual([['claude', 'skipped', 'cannot express n'], ['gpt', 'success', undefined]]);
+    expect(record.attempts.map((a) => [a.lane, a.outcome, a.detail])).toEqual([
+      ['claude', 'skipped', 'cannot express n'],
+      ['gpt', 'success', undefined],
+    ]);
     expect(h.gateway.routing.snapshot().find((p) => p.pool === 'mixed')?.failovers).toBe(0); // a skip is not a failover
     expect(claudeLane('mixed')).toEqual(before);
 
@@ -85,8 +92,11 @@ describe('a lane that cannot express the request is skipped when another can', (
     expect(claudeLane('probe')?.state).toBe('closed');
   });
 
-  it('no lane can: a 400 naming the field, in the client\'s protocol, and nothing sent upstream', async () => {
-    const error = await twoChoices('anthropic-only').then(() => undefined, (e: unknown) => e);
+  it("no lane can: a 400 naming the field, in the client's protocol, and nothing sent upstream", async () => {
+    const error = await twoChoices('anthropic-only').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n');
     expect((error as Error).message).toContain('n:');
@@ -94,6 +104,9 @@ describe('a lane that cannot express the request is skipped when another can', (
     await records.atLeast(1); // handed over just after the response ends: it may trail the SDK
     const record = records.records.at(-1)!;
     expect(record.status).toBe(400);
-    expect(record.attempts.map((a) => [a.lane, a.outcome])).toEqual([['claude', 'skipped'], ['claude2', 'skipped']]);
+    expect(record.attempts.map((a) => [a.lane, a.outcome])).toEqual([
+      ['claude', 'skipped'],
+      ['claude2', 'skipped'],
+    ]);
   });
 });

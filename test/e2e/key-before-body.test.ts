@@ -48,10 +48,13 @@ function rawPost(path: string, headers: Record<string, string>, declared: number
       const end = received.indexOf('\r\n\r\n');
       if (end < 0) return;
       const length = Number(/content-length: (\d+)/i.exec(received.slice(0, end))?.[1] ?? -1);
-      if (length >= 0 && received.length >= end + 4 + length) resolve({ head: received.slice(0, end), body: received.slice(end + 4, end + 4 + length), closedByServer });
+      if (length >= 0 && received.length >= end + 4 + length)
+        resolve({ head: received.slice(0, end), body: received.slice(end + 4, end + 4 + length), closedByServer });
     });
     socket.on('close', () => reject(new Error(`closed before a whole answer: ${JSON.stringify(received.slice(0, 200))}`)));
-    const lines = Object.entries({ host: 'gateway', 'content-type': 'application/json', 'content-length': String(declared), ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const lines = Object.entries({ host: 'gateway', 'content-type': 'application/json', 'content-length': String(declared), ...headers })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     socket.write(`POST ${path} HTTP/1.1\r\n${lines}\r\n`);
     socket.write(send, () => {});
   });
@@ -60,12 +63,19 @@ function rawPost(path: string, headers: Record<string, string>, declared: number
 const OPENAI_BODY = (extra = '') => `{"model":"gpt","messages":[{"role":"user","content":"hi${extra}"}]}`;
 
 describe('the key is checked before the body is read', () => {
-  it('an invalid or missing key gets its 401 in the client\'s protocol from official SDKs', async () => {
+  it("an invalid or missing key gets its 401 in the client's protocol from official SDKs", async () => {
     const openai = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: 'gwk_not-a-key', maxRetries: 0 });
-    await expect(openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
     const anthropic = new Anthropic({ baseURL: h.url, apiKey: 'gwk_not-a-key', maxRetries: 0 });
-    await expect(anthropic.messages.create({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
-    const gemini = await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=wrong`, { method: 'POST', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }) });
+    await expect(anthropic.messages.create({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      Anthropic.AuthenticationError,
+    );
+    const gemini = await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=wrong`, {
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
+    });
     expect(gemini.status).toBe(401);
     expect(((await gemini.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
     expect(gemini.headers.get('connection')).toBe('close');
@@ -93,8 +103,12 @@ describe('the key is checked before the body is read', () => {
     expect(h.upstream.requests).toHaveLength(0);
   });
 
-  it('a key revoked while its request\'s body is still arriving is refused once the body is read', async () => {
-    const created = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({}) });
+  it("a key revoked while its request's body is still arriving is refused once the body is read", async () => {
+    const created = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({}),
+    });
     const doomed = (await created.json()) as { id: string; secret: string };
     const whole = OPENAI_BODY();
     const socket = connect(port, '127.0.0.1');
@@ -113,11 +127,13 @@ describe('the key is checked before the body is read', () => {
     globalThis.gc?.();
     const before = process.memoryUsage.rss();
     const sockets: Socket[] = [];
-    const answers = await Promise.all(Array.from({ length: 40 }, () => {
-      const socket = connect(port, '127.0.0.1');
-      sockets.push(socket);
-      return rawPost('/v1/chat/completions', { authorization: 'Bearer gwk_wrong' }, 30 * MIB, body, socket);
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () => {
+        const socket = connect(port, '127.0.0.1');
+        sockets.push(socket);
+        return rawPost('/v1/chat/completions', { authorization: 'Bearer gwk_wrong' }, 30 * MIB, body, socket);
+      }),
+    );
     const during = process.memoryUsage.rss();
     expect(answers.every((a) => a.head.startsWith('HTTP/1.1 401'))).toBe(true);
     await Promise.all(answers.map((a) => a.closedByServer));
@@ -129,7 +145,7 @@ describe('the key is checked before the body is read', () => {
 });
 
 describe('request bodies in flight share a bounded amount of memory', () => {
-  it('past max_request_bytes_in_flight, 503 with Retry-After in the client\'s protocol, without reading; room again once they end', async () => {
+  it("past max_request_bytes_in_flight, 503 with Retry-After in the client's protocol, without reading; room again once they end", async () => {
     // Two valid requests each declare 30 MiB and hold their last byte back: 60 of 64 MiB held.
     const whole = OPENAI_BODY('x'.repeat(30 * MIB - OPENAI_BODY().length));
     const part = Buffer.from(whole.slice(0, -1)); // the last '}' comes later
@@ -213,7 +229,7 @@ async function measure(attackers: ReturnType<typeof spawn>): Promise<{ quiet: nu
 }
 
 describe('unauthenticated large bodies beside a legitimate client', () => {
-  it('8 senders of 14 MB bodies with an invalid key leave a legitimate client\'s p99 within 2x of its quiet p99', async () => {
+  it("8 senders of 14 MB bodies with an invalid key leave a legitimate client's p99 within 2x of its quiet p99", async () => {
     await latencies(20); // warm up
     const attackers = spawn(process.execPath, ['-e', ATTACKER, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let refusedBodies = 0;
@@ -234,7 +250,9 @@ describe('unauthenticated large bodies beside a legitimate client', () => {
     } finally {
       attackers.kill('SIGKILL');
     }
-    console.log(`legitimate p99 (quiet / under attack): ${trials.map((t) => `${t.quiet.toFixed(1)} / ${t.attacked.toFixed(1)} ms`).join('; ')} (${refusedBodies} attacking requests refused)`);
+    console.log(
+      `legitimate p99 (quiet / under attack): ${trials.map((t) => `${t.quiet.toFixed(1)} / ${t.attacked.toFixed(1)} ms`).join('; ')} (${refusedBodies} attacking requests refused)`,
+    );
     const last = trials.at(-1)!;
     expect(last.attacked).toBeLessThanOrEqual(2 * last.quiet);
   }, 90_000);

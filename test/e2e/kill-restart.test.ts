@@ -19,18 +19,26 @@ beforeAll(async () => {
   upstream = await startMockUpstream();
   dir = mkdtempSync(join(tmpdir(), 'gateway-kill-'));
   writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\n`);
-  writeFileSync(join(dir, 'config.yaml'), [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: info',
-    'providers: { openai: { api_key: { env: KILL_TEST_KEY } } }',
-    'models: { priced: { provider: openai, model: gpt-4.1-mini, price: { input: 2, output: 8 } } }',
-    'db_path: ./gateway.db', 'governance: on',
-  ].join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    [
+      'listen: 127.0.0.1:0',
+      'admin_listen: 127.0.0.1:0',
+      'catalog: ./providers.yaml',
+      'log_level: info',
+      'providers: { openai: { api_key: { env: KILL_TEST_KEY } } }',
+      'models: { priced: { provider: openai, model: gpt-4.1-mini, price: { input: 2, output: 8 } } }',
+      'db_path: ./gateway.db',
+      'governance: on',
+    ].join('\n') + '\n',
+  );
 });
 afterAll(() => upstream.close());
 
 async function startProcess(): Promise<{ child: ChildProcess; dataUrl: string; adminUrl: string }> {
   const child = spawn(process.execPath, [join(ROOT, 'server/main.ts'), '--config', join(dir, 'config.yaml')], {
-    env: { ...process.env, KILL_TEST_KEY: 'upstream', GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, KILL_TEST_KEY: 'upstream', GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });
   const started = await new Promise<{ dataUrl: string; adminUrl: string }>((resolve, reject) => {
@@ -48,7 +56,9 @@ const admin = { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json'
 describe('kill and restart', () => {
   it('keeps every settled request and the key spend through SIGKILL under load', async () => {
     const first = await startProcess();
-    const created = (await (await fetch(`${first.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ budget_cents: 1_000_000 }) })).json()) as { id: string; secret: string };
+    const created = (await (
+      await fetch(`${first.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ budget_cents: 1_000_000 }) })
+    ).json()) as { id: string; secret: string };
 
     let answered = 0;
     let stop = false;
@@ -56,7 +66,8 @@ describe('kill and restart', () => {
       while (!stop) {
         try {
           const res = await fetch(`${first.dataUrl}/v1/chat/completions`, {
-            method: 'POST', headers: { authorization: `Bearer ${created.secret}` },
+            method: 'POST',
+            headers: { authorization: `Bearer ${created.secret}` },
             body: JSON.stringify({ model: 'priced', max_completion_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] }),
           });
           if (res.status === 200) {
@@ -77,7 +88,10 @@ describe('kill and restart', () => {
     expect(answered).toBeGreaterThan(20);
 
     const db = new DatabaseSync(join(dir, 'gateway.db'));
-    const ledger = db.prepare('SELECT COUNT(*) AS n, SUM(cost_microcents) AS total FROM spend_ledger WHERE key_id = ?').get(created.id) as { n: number; total: number };
+    const ledger = db.prepare('SELECT COUNT(*) AS n, SUM(cost_microcents) AS total FROM spend_ledger WHERE key_id = ?').get(created.id) as {
+      n: number;
+      total: number;
+    };
     const key = db.prepare('SELECT spent_microcents AS spent FROM keys WHERE id = ?').get(created.id) as { spent: number };
     db.close();
     expect(ledger.n).toBeGreaterThanOrEqual(answered); // every answer the client saw was settled first
@@ -94,11 +108,15 @@ describe('kill and restart', () => {
 
   it('SIGTERM lets the requests in flight finish, settles them, then exits 0', async () => {
     const gateway = await startProcess();
-    const created = (await (await fetch(`${gateway.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ budget_cents: 1000 }) })).json()) as { id: string; secret: string };
-    const answer = '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"slow"},"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":100,"completion_tokens":100,"total_tokens":200}}';
+    const created = (await (
+      await fetch(`${gateway.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ budget_cents: 1000 }) })
+    ).json()) as { id: string; secret: string };
+    const answer =
+      '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"slow"},"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":100,"completion_tokens":100,"total_tokens":200}}';
     upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 600 });
     const inFlight = fetch(`${gateway.dataUrl}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${created.secret}` },
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.secret}` },
       body: JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'take your time' }] }),
     });
     await new Promise((resolve) => setTimeout(resolve, 150));

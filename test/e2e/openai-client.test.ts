@@ -21,7 +21,14 @@ const lastRequest = () => h.lastRequest();
 
 describe('OpenAI client -> OpenAI upstream (same protocol)', () => {
   it('answers a chat completion with the upstream model and the operator credential', async () => {
-    h.upstream.enqueue({ json: openaiChatCompletion({ id: 'chatcmpl-1', model: 'gpt-4.1-mini-2025-04-14', text: 'Hello!', usage: { prompt_tokens: 9, completion_tokens: 2, cached_tokens: 4 } }) });
+    h.upstream.enqueue({
+      json: openaiChatCompletion({
+        id: 'chatcmpl-1',
+        model: 'gpt-4.1-mini-2025-04-14',
+        text: 'Hello!',
+        usage: { prompt_tokens: 9, completion_tokens: 2, cached_tokens: 4 },
+      }),
+    });
     const completion = await client.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'Hi' }] });
     expect(completion.choices[0]?.message.content).toBe('Hello!');
     expect(completion.usage?.prompt_tokens_details?.cached_tokens).toBe(4);
@@ -33,8 +40,18 @@ describe('OpenAI client -> OpenAI upstream (same protocol)', () => {
   });
 
   it('streams chunks through, usage included when asked for', async () => {
-    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'chatcmpl-2', model: 'gpt-4.1-mini', text: 'one two three', usage: { prompt_tokens: 5, completion_tokens: 3 } }, { includeUsage: true, textPieces: 3 }) });
-    const stream = await client.chat.completions.create({ model: 'gpt', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'count' }] });
+    h.upstream.enqueue({
+      events: openaiChatStreamEvents(
+        { id: 'chatcmpl-2', model: 'gpt-4.1-mini', text: 'one two three', usage: { prompt_tokens: 5, completion_tokens: 3 } },
+        { includeUsage: true, textPieces: 3 },
+      ),
+    });
+    const stream = await client.chat.completions.create({
+      model: 'gpt',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'count' }],
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     let finish: string | null | undefined;
@@ -51,20 +68,42 @@ describe('OpenAI client -> OpenAI upstream (same protocol)', () => {
 
 describe('OpenAI client -> Anthropic upstream (translated)', () => {
   it('sends an Anthropic request: system hoisted, tools, tool results merged, images, stops, max_tokens', async () => {
-    h.upstream.enqueue({ json: anthropicMessage({ id: 'msg_01', model: 'claude-sonnet-4-5-20250929', text: 'Sunny.', usage: { input_tokens: 20, output_tokens: 3 } }) });
+    h.upstream.enqueue({
+      json: anthropicMessage({ id: 'msg_01', model: 'claude-sonnet-4-5-20250929', text: 'Sunny.', usage: { input_tokens: 20, output_tokens: 3 } }),
+    });
     await client.chat.completions.create({
       model: 'claude',
       stop: ['END'],
       temperature: 0.5,
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        },
+      ],
       tool_choice: 'required',
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather here?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'image_url', image_url: { url: 'https://example.com/sky.jpg' } }] },
-        { role: 'assistant', content: null, tool_calls: [
-          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
-        ] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather here?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/sky.jpg' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_a', content: '18C' },
         { role: 'tool', tool_call_id: 'call_b', content: '25C' },
         { role: 'user', content: 'Summarise.' },
@@ -80,20 +119,29 @@ describe('OpenAI client -> Anthropic upstream (translated)', () => {
       max_tokens: 2048,
       system: 'Be brief.',
       messages: [
-        { role: 'user', content: [
-          { type: 'text', text: 'Weather here?' },
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-          { type: 'image', source: { type: 'url', url: 'https://example.com/sky.jpg' } },
-        ] },
-        { role: 'assistant', content: [
-          { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
-          { type: 'tool_use', id: 'call_b', name: 'get_weather', input: { city: 'Rome' } },
-        ] },
-        { role: 'user', content: [
-          { type: 'tool_result', tool_use_id: 'call_a', content: [{ type: 'text', text: '18C' }] },
-          { type: 'tool_result', tool_use_id: 'call_b', content: [{ type: 'text', text: '25C' }] },
-          { type: 'text', text: 'Summarise.' },
-        ] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather here?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+            { type: 'image', source: { type: 'url', url: 'https://example.com/sky.jpg' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
+            { type: 'tool_use', id: 'call_b', name: 'get_weather', input: { city: 'Rome' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_a', content: [{ type: 'text', text: '18C' }] },
+            { type: 'tool_result', tool_use_id: 'call_b', content: [{ type: 'text', text: '25C' }] },
+            { type: 'text', text: 'Summarise.' },
+          ],
+        },
       ],
       tools: [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
       tool_choice: { type: 'any' },
@@ -103,17 +151,28 @@ describe('OpenAI client -> Anthropic upstream (translated)', () => {
   });
 
   it('maps a tool_use answer to tool_calls, with usage counting cached tokens', async () => {
-    h.upstream.enqueue({ json: anthropicMessage({
-      id: 'msg_02', model: 'claude-sonnet-4-5', text: 'Checking.',
-      toolUses: [{ id: 'toolu_01', name: 'get_weather', input: { city: 'Oslo', units: 'C' } }],
-      usage: { input_tokens: 10, output_tokens: 30, cache_read_input_tokens: 100, cache_creation_input_tokens: 5 },
-    }) });
+    h.upstream.enqueue({
+      json: anthropicMessage({
+        id: 'msg_02',
+        model: 'claude-sonnet-4-5',
+        text: 'Checking.',
+        toolUses: [{ id: 'toolu_01', name: 'get_weather', input: { city: 'Oslo', units: 'C' } }],
+        usage: { input_tokens: 10, output_tokens: 30, cache_read_input_tokens: 100, cache_creation_input_tokens: 5 },
+      }),
+    });
     const completion = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'Weather in Oslo?' }] });
     const choice = completion.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
     expect(choice?.message.content).toBe('Checking.');
-    expect(choice?.message.tool_calls).toEqual([{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo","units":"C"}' } }]);
-    expect(completion.usage).toMatchObject({ prompt_tokens: 115, completion_tokens: 30, total_tokens: 145, prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 5 } });
+    expect(choice?.message.tool_calls).toEqual([
+      { id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo","units":"C"}' } },
+    ]);
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 115,
+      completion_tokens: 30,
+      total_tokens: 145,
+      prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 5 },
+    });
     expect(completion.model).toBe('claude-sonnet-4-5');
   });
 
@@ -138,13 +197,21 @@ describe('OpenAI client -> Anthropic upstream (translated)', () => {
   });
 
   it('streams text and a tool call translated from Anthropic events, usage on request', async () => {
-    h.upstream.enqueue({ events: anthropicStreamEvents({
-      id: 'msg_06', model: 'claude-sonnet-4-5', text: 'Let me check the weather for you.',
-      toolUses: [{ id: 'toolu_02', name: 'get_weather', input: { city: 'Lima' } }],
-      usage: { input_tokens: 12, output_tokens: 40, cache_read_input_tokens: 8 },
-    }, { textPieces: 4 }) });
+    h.upstream.enqueue({
+      events: anthropicStreamEvents(
+        {
+          id: 'msg_06',
+          model: 'claude-sonnet-4-5',
+          text: 'Let me check the weather for you.',
+          toolUses: [{ id: 'toolu_02', name: 'get_weather', input: { city: 'Lima' } }],
+          usage: { input_tokens: 12, output_tokens: 40, cache_read_input_tokens: 8 },
+        },
+        { textPieces: 4 },
+      ),
+    });
     const stream = client.chat.completions.stream({
-      model: 'claude', stream_options: { include_usage: true },
+      model: 'claude',
+      stream_options: { include_usage: true },
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
       messages: [{ role: 'user', content: 'Weather in Lima?' }],
     });
@@ -158,7 +225,9 @@ describe('OpenAI client -> Anthropic upstream (translated)', () => {
   });
 
   it('sends no usage chunk when the client did not ask for one', async () => {
-    h.upstream.enqueue({ events: anthropicStreamEvents({ id: 'msg_07', model: 'claude-sonnet-4-5', text: 'hi', usage: { input_tokens: 1, output_tokens: 1 } }) });
+    h.upstream.enqueue({
+      events: anthropicStreamEvents({ id: 'msg_07', model: 'claude-sonnet-4-5', text: 'hi', usage: { input_tokens: 1, output_tokens: 1 } }),
+    });
     const stream = await client.chat.completions.create({ model: 'claude', stream: true, messages: [{ role: 'user', content: 'x' }] });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -169,12 +238,16 @@ describe('OpenAI client -> Anthropic upstream (translated)', () => {
   it('turns an Anthropic error event mid-stream (after content) into an error the SDK raises', async () => {
     const events = anthropicStreamEvents({ id: 'msg_08', model: 'claude-sonnet-4-5', text: 'partial answer' }, { textPieces: 2 });
     const cut = events.findIndex((e) => e.startsWith('event: content_block_stop'));
-    h.upstream.enqueue({ events: [...events.slice(0, cut), 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'] });
+    h.upstream.enqueue({
+      events: [...events.slice(0, cut), 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'],
+    });
     const stream = await client.chat.completions.create({ model: 'claude', stream: true, messages: [{ role: 'user', content: 'x' }] });
     let text = '';
-    await expect((async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })()).rejects.toThrow(/Overloaded/);
+    await expect(
+      (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })(),
+    ).rejects.toThrow(/Overloaded/);
     expect(text).toBe('partial answer');
   });
 
@@ -189,9 +262,11 @@ describe('OpenAI client -> Anthropic upstream (translated)', () => {
     h.upstream.enqueue({ events, cutAfter: 4 });
     const stream = await client.chat.completions.create({ model: 'claude', stream: true, messages: [{ role: 'user', content: 'x' }] });
     const seen: OpenAI.ChatCompletionChunk[] = [];
-    await expect((async () => {
-      for await (const chunk of stream) seen.push(chunk);
-    })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const chunk of stream) seen.push(chunk);
+      })(),
+    ).rejects.toThrow();
     expect(seen.some((c) => c.choices[0]?.finish_reason)).toBe(false);
   });
 });

@@ -11,7 +11,11 @@ afterAll(() => h.close());
 beforeEach(() => h.upstream.reset());
 
 async function post(path: string, body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(h.url + path, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: 'Bearer anything', ...headers } });
+  const res = await fetch(h.url + path, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: 'Bearer anything', ...headers },
+  });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -43,14 +47,25 @@ describe.each(ROUTES)('$protocol passthrough', (route) => {
   it('returns the upstream stream byte for byte, comments and unknown events included', async () => {
     // Real grammar for each protocol (the gateway watches the events to decide when to commit),
     // with what a byte-faithful relay must keep: comments, unknown events and fields, CRLF, UTF-8.
-    const events = route.protocol === 'openai'
-      ? [': keep-alive\n\n', 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}\n\n',
-        'event: vendor_extension\ndata: {"novel":true}\n\n', 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","x_new":1,"choices":[{"index":0,"delta":{"content":"ü"},"finish_reason":null}]}\r\n\r\n',
-        'data: [DONE]\n\n']
-      : [': keep-alive\n\n', 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
-        'event: vendor_extension\ndata: {"type":"vendor_extension","novel":true}\n\n', 'event: content_block_start\r\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\r\n\r\n',
-        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ü"}}\n\n', 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
-        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}\n\n', 'event: message_stop\ndata: {"type":"message_stop"}\n\n'];
+    const events =
+      route.protocol === 'openai'
+        ? [
+            ': keep-alive\n\n',
+            'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}\n\n',
+            'event: vendor_extension\ndata: {"novel":true}\n\n',
+            'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","x_new":1,"choices":[{"index":0,"delta":{"content":"ü"},"finish_reason":null}]}\r\n\r\n',
+            'data: [DONE]\n\n',
+          ]
+        : [
+            ': keep-alive\n\n',
+            'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+            'event: vendor_extension\ndata: {"type":"vendor_extension","novel":true}\n\n',
+            'event: content_block_start\r\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\r\n\r\n',
+            'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ü"}}\n\n',
+            'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+            'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}\n\n',
+            'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+          ];
     h.upstream.enqueue({ events, delayMs: 2 });
     const res = await post(route.path, request(true), route.headers);
     expect(res.status).toBe(200);
@@ -59,9 +74,10 @@ describe.each(ROUTES)('$protocol passthrough', (route) => {
   });
 
   it('relays an upstream error verbatim, status and Retry-After included', async () => {
-    const errorBody = route.protocol === 'openai'
-      ? '{"error":{"message":"Slow down","type":"requests","param":null,"code":"rate_limit_exceeded"}}'
-      : '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
+    const errorBody =
+      route.protocol === 'openai'
+        ? '{"error":{"message":"Slow down","type":"requests","param":null,"code":"rate_limit_exceeded"}}'
+        : '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
     const status = route.protocol === 'openai' ? 429 : 529;
     h.upstream.enqueue({ status, headers: { 'content-type': 'application/json', 'retry-after': '3' }, raw: errorBody });
     const res = await post(route.path, request(false), route.headers);

@@ -45,17 +45,34 @@ beforeEach(() => {
   records.clear();
 });
 
-interface Stats { requests: { total: number; completed: number; failed: number; client_gone: number } }
+interface Stats {
+  requests: { total: number; completed: number; failed: number; client_gone: number };
+}
 const stats = async () => ((await (await fetch(`${h.adminUrl}/stats`)).json()) as Stats).requests;
 
 describe.skipIf(skip !== undefined)('openai-python closing right after the end marker', () => {
   it.each([
-    ['same protocol (OpenAI lane)', 'gpt', () => openaiChatStreamEvents({ id: 'chatcmpl-py', model: 'gpt-4.1-mini', text: 'whole answer' }, { includeUsage: true, textPieces: 3 })],
-    ['translated (Anthropic lane)', 'claude', () => anthropicStreamEvents({ id: 'msg_py', model: 'claude-sonnet-4-5', text: 'whole answer', usage: { input_tokens: 9, output_tokens: 4 } }, { textPieces: 3 })],
+    [
+      'same protocol (OpenAI lane)',
+      'gpt',
+      () => openaiChatStreamEvents({ id: 'chatcmpl-py', model: 'gpt-4.1-mini', text: 'whole answer' }, { includeUsage: true, textPieces: 3 }),
+    ],
+    [
+      'translated (Anthropic lane)',
+      'claude',
+      () =>
+        anthropicStreamEvents(
+          { id: 'msg_py', model: 'claude-sonnet-4-5', text: 'whole answer', usage: { input_tokens: 9, output_tokens: 4 } },
+          { textPieces: 3 },
+        ),
+    ],
   ])('%s: recorded as a success, in the record, /stats and the webhook event', async (_, model, events) => {
     const before = await stats();
     h.upstream.enqueue({ events: events(), lingerMs: LINGER_MS });
-    const out = JSON.parse(await runPython((sdk as { python: string }).python, STREAM_AND_CLOSE, { BASE_URL: `${h.url}/v1`, MODEL: model })) as { text: string; request_id: string };
+    const out = JSON.parse(await runPython((sdk as { python: string }).python, STREAM_AND_CLOSE, { BASE_URL: `${h.url}/v1`, MODEL: model })) as {
+      text: string;
+      request_id: string;
+    };
     expect(out.text).toBe('whole answer');
 
     const record = await records.forRequest(out.request_id, 5000);

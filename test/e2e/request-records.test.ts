@@ -27,7 +27,9 @@ beforeEach(() => {
   records.clear();
 });
 
-const openaiAnswer = (model: string) => ({ json: openaiChatCompletion({ id: 'chatcmpl-1', model, text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 5, cached_tokens: 4 } }) });
+const openaiAnswer = (model: string) => ({
+  json: openaiChatCompletion({ id: 'chatcmpl-1', model, text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 5, cached_tokens: 4 } }),
+});
 const claudeAnswer = { json: anthropicMessage({ id: 'msg_1', model: 'claude-sonnet-4-5', text: 'from claude', usage: { input_tokens: 7, output_tokens: 3 } }) };
 
 /** Timings are consistent: every part within the whole, in order. */
@@ -43,7 +45,7 @@ function expectSaneTimes(record: RequestRecord): void {
 }
 
 describe('request records', () => {
-  it('success: one record with the answer\'s lane, usage, cost, timings and the id the client saw', async () => {
+  it("success: one record with the answer's lane, usage, cost, timings and the id the client saw", async () => {
     h.upstream.enqueue(openaiAnswer('priced-upstream'));
     const { data, response } = await openai.chat.completions.create({ model: 'priced', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
     expect(data.choices[0]?.message.content).toBe('hello');
@@ -74,8 +76,13 @@ describe('request records', () => {
     expect(records.count(id)).toBe(1);
   });
 
-  it('keeps the client\'s own x-request-id, and replaces one that is not a plain id', async () => {
-    const ask = (requestId: string) => fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-request-id': requestId }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) });
+  it("keeps the client's own x-request-id, and replaces one that is not a plain id", async () => {
+    const ask = (requestId: string) =>
+      fetch(`${h.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-request-id': requestId },
+        body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+      });
     const kept = await ask('trace-4bf92f3577b34da6a3ce929d0e0e4736');
     expect(kept.headers.get('x-request-id')).toBe('trace-4bf92f3577b34da6a3ce929d0e0e4736');
     expect((await records.forRequest('trace-4bf92f3577b34da6a3ce929d0e0e4736')).status).toBe(200);
@@ -100,18 +107,24 @@ describe('request records', () => {
       usage: { inputTokens: 7, outputTokens: 3 },
       finishReason: 'stop',
     });
-    expect(record.attempts.map((a) => [a.lane, a.outcome, a.status])).toEqual([['gpt', 'lane_fault', 500], ['claude', 'success', 200]]);
+    expect(record.attempts.map((a) => [a.lane, a.outcome, a.status])).toEqual([
+      ['gpt', 'lane_fault', 500],
+      ['claude', 'success', 200],
+    ]);
     expect(record.attempts[1]!.startMs).toBeGreaterThanOrEqual(record.attempts[0]!.startMs + record.attempts[0]!.ms);
     expect(record.costMicrocents).toBeDefined(); // the catalog prices claude-sonnet-4-5
     expectSaneTimes(record);
   });
 
-  it('all lanes failing: the relayed upstream error\'s status and kind, each attempt listed', async () => {
+  it("all lanes failing: the relayed upstream error's status and kind, each attempt listed", async () => {
     h.upstream.enqueue(
       { status: 503, json: { error: { message: 'down', type: 'server_error', param: null, code: null } } },
       { status: 529, json: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
     );
-    const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }] }) });
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }] }),
+    });
     const record = await records.forRequest(res.headers.get('x-request-id')!);
     expect(record.status).toBe(res.status);
     expect(record.errorKind).toBe('overloaded');
@@ -121,7 +134,10 @@ describe('request records', () => {
   });
 
   it('refusals: unknown model (no model name from the client is recorded) and a bad body', async () => {
-    const unknown = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'client-invented-name', messages: [{ role: 'user', content: 'x' }] }) });
+    const unknown = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'client-invented-name', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(unknown.status).toBe(404);
     const record = await records.forRequest(unknown.headers.get('x-request-id')!);
     expect(record).toMatchObject({ status: 404, errorKind: 'not_found', errorCode: 'model_not_found', attempts: [], usage: null, ingress: 'openai' });
@@ -134,14 +150,30 @@ describe('request records', () => {
     expect(badRecord).toMatchObject({ status: 400, errorKind: 'invalid_request', ingress: 'anthropic', attempts: [] });
   });
 
-  it('a translated stream: upstream time covers the upstream\'s pauses; warnings and usage are recorded', async () => {
-    h.upstream.enqueue({ events: anthropicStreamEvents({ id: 'msg_s', model: 'claude-sonnet-4-5', text: 'one two three', usage: { input_tokens: 9, output_tokens: 4 } }, { textPieces: 3 }), delayMs: 40 });
-    const stream = await openai.chat.completions.create({ model: 'claude', stream: true, stream_options: { include_usage: true }, seed: 7, messages: [{ role: 'user', content: 'count' }] }).withResponse();
+  it("a translated stream: upstream time covers the upstream's pauses; warnings and usage are recorded", async () => {
+    h.upstream.enqueue({
+      events: anthropicStreamEvents(
+        { id: 'msg_s', model: 'claude-sonnet-4-5', text: 'one two three', usage: { input_tokens: 9, output_tokens: 4 } },
+        { textPieces: 3 },
+      ),
+      delayMs: 40,
+    });
+    const stream = await openai.chat.completions
+      .create({ model: 'claude', stream: true, stream_options: { include_usage: true }, seed: 7, messages: [{ role: 'user', content: 'count' }] })
+      .withResponse();
     let text = '';
     for await (const chunk of stream.data) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('one two three');
     const record = await records.forRequest(stream.response.headers.get('x-request-id')!);
-    expect(record).toMatchObject({ stream: true, status: 200, ingress: 'openai', egress: 'anthropic', lane: 'claude', usage: { inputTokens: 9, outputTokens: 4 }, finishReason: 'stop' });
+    expect(record).toMatchObject({
+      stream: true,
+      status: 200,
+      ingress: 'openai',
+      egress: 'anthropic',
+      lane: 'claude',
+      usage: { inputTokens: 9, outputTokens: 4 },
+      finishReason: 'stop',
+    });
     expect(record.warnings.length).toBeGreaterThan(0);
     expect(record.warnings).toContainEqual({ kind: 'dropped', path: 'seed' });
     // Ten events, 40 ms apart: the gateway waited on the upstream for most of the request.
@@ -151,20 +183,42 @@ describe('request records', () => {
     expectSaneTimes(record);
   });
 
-  it('a same-protocol stream: usage from the stream\'s start and end, finish reason, timings', async () => {
+  it("a same-protocol stream: usage from the stream's start and end, finish reason, timings", async () => {
     const anthropic = new Anthropic({ apiKey: 'client-key', baseURL: h.url, maxRetries: 0 });
-    h.upstream.enqueue({ events: anthropicStreamEvents({ id: 'msg_p', model: 'claude-sonnet-4-5', text: 'relayed as is', usage: { input_tokens: 21, output_tokens: 6 } }, { textPieces: 3 }), delayMs: 5 });
-    const { data, response } = await anthropic.messages.create({ model: 'claude', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'x' }] }).withResponse();
-    for await (const _event of data) { /* drain */ }
+    h.upstream.enqueue({
+      events: anthropicStreamEvents(
+        { id: 'msg_p', model: 'claude-sonnet-4-5', text: 'relayed as is', usage: { input_tokens: 21, output_tokens: 6 } },
+        { textPieces: 3 },
+      ),
+      delayMs: 5,
+    });
+    const { data, response } = await anthropic.messages
+      .create({ model: 'claude', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'x' }] })
+      .withResponse();
+    for await (const _event of data) {
+      /* drain */
+    }
     const record = await records.forRequest(response.headers.get('x-request-id')!);
-    expect(record).toMatchObject({ stream: true, status: 200, ingress: 'anthropic', egress: 'anthropic', usage: { inputTokens: 21, outputTokens: 6 }, finishReason: 'stop' });
+    expect(record).toMatchObject({
+      stream: true,
+      status: 200,
+      ingress: 'anthropic',
+      egress: 'anthropic',
+      usage: { inputTokens: 21, outputTokens: 6 },
+      finishReason: 'stop',
+    });
     expectSaneTimes(record);
   });
 
   it('a client that leaves before any byte: status 499, clientGone, the attempt marked client_gone', async () => {
     h.upstream.enqueue({ fault: 'hang' });
     const controller = new AbortController();
-    const pending = fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-request-id': 'leaves-early' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }), signal: controller.signal });
+    const pending = fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-request-id': 'leaves-early' },
+      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+      signal: controller.signal,
+    });
     await waitFor(() => h.upstream.requests.length === 1);
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -174,9 +228,17 @@ describe('request records', () => {
   });
 
   it('a client that leaves mid-stream: the committed status, clientGone', async () => {
-    h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'c', model: 'gpt-4.1-mini', text: 'a b c d e f g h' }, { includeUsage: false, textPieces: 8 }), delayMs: 50 });
+    h.upstream.enqueue({
+      events: openaiChatStreamEvents({ id: 'c', model: 'gpt-4.1-mini', text: 'a b c d e f g h' }, { includeUsage: false, textPieces: 8 }),
+      delayMs: 50,
+    });
     const controller = new AbortController();
-    const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-request-id': 'leaves-mid-stream' }, body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'x' }] }), signal: controller.signal });
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-request-id': 'leaves-mid-stream' },
+      body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+      signal: controller.signal,
+    });
     const reader = res.body!.getReader();
     await reader.read();
     controller.abort();

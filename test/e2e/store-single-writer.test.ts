@@ -32,12 +32,18 @@ afterAll(async () => {
 });
 
 function config(): string {
-  return [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', `catalog: ${catalog}`, 'log_level: info',
-    'providers: { openai: { api_key: { env: SINGLE_WRITER_KEY } } }',
-    'models: { priced: { provider: openai, model: gpt-4.1-mini, price: { input: 2, output: 8 } } }',
-    `db_path: ${dbPath}`, 'governance: on',
-  ].join('\n') + '\n';
+  return (
+    [
+      'listen: 127.0.0.1:0',
+      'admin_listen: 127.0.0.1:0',
+      `catalog: ${catalog}`,
+      'log_level: info',
+      'providers: { openai: { api_key: { env: SINGLE_WRITER_KEY } } }',
+      'models: { priced: { provider: openai, model: gpt-4.1-mini, price: { input: 2, output: 8 } } }',
+      `db_path: ${dbPath}`,
+      'governance: on',
+    ].join('\n') + '\n'
+  );
 }
 const env = { SINGLE_WRITER_KEY: 'upstream', GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN };
 
@@ -49,21 +55,27 @@ async function start(): Promise<GatewayProcess> {
 
 function sqlite3ReadOnly(sql: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('sqlite3', ['-readonly', '-json', dbPath, sql], (error, stdout, stderr) => (error ? reject(new Error(`sqlite3: ${stderr || error.message}`)) : resolve(stdout)));
+    execFile('sqlite3', ['-readonly', '-json', dbPath, sql], (error, stdout, stderr) =>
+      error ? reject(new Error(`sqlite3: ${stderr || error.message}`)) : resolve(stdout),
+    );
   });
 }
 
 describe('the embedded store: one writer, many readers', () => {
   it('is read by sqlite3 -readonly while serving, refuses a second gateway, and reopens after SIGKILL', async () => {
     const first = await start();
-    const created = (await (await fetch(`${first.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ budget_cents: 1000 }) })).json()) as { id: string; secret: string };
+    const created = (await (
+      await fetch(`${first.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ budget_cents: 1000 }) })
+    ).json()) as { id: string; secret: string };
     const client = new OpenAI({ apiKey: created.secret, baseURL: `${first.dataUrl}/v1`, maxRetries: 0 });
     for (let i = 0; i < 3; i++) {
       await client.chat.completions.create({ model: 'priced', messages: [{ role: 'user', content: `hello ${i}` }] });
     }
 
     // A reader in another process, while the gateway holds the file and keeps serving.
-    const rows = JSON.parse(await sqlite3ReadOnly(`SELECT k.id, k.spent_microcents AS spent, (SELECT count(*) FROM spend_ledger s WHERE s.key_id = k.id) AS settled FROM keys k`)) as { id: string; spent: number; settled: number }[];
+    const rows = JSON.parse(
+      await sqlite3ReadOnly(`SELECT k.id, k.spent_microcents AS spent, (SELECT count(*) FROM spend_ledger s WHERE s.key_id = k.id) AS settled FROM keys k`),
+    ) as { id: string; spent: number; settled: number }[];
     expect(rows).toEqual([{ id: created.id, spent: expect.any(Number), settled: 3 }]);
     expect(rows[0]!.spent).toBeGreaterThan(0);
     await client.chat.completions.create({ model: 'priced', messages: [{ role: 'user', content: 'hello 3' }] }); // priced as the first three
@@ -78,7 +90,7 @@ describe('the embedded store: one writer, many readers', () => {
     await first.exited();
     const third = await start();
     const view = (await (await fetch(`${third.adminUrl}/api/v1/admin/keys/${created.id}`, { headers: admin })).json()) as { spent_cents: number };
-    expect(view.spent_cents).toBe(Math.ceil(rows[0]!.spent * 4 / 3 / 1_000_000)); // four equal requests settled
+    expect(view.spent_cents).toBe(Math.ceil((rows[0]!.spent * 4) / 3 / 1_000_000)); // four equal requests settled
     third.child.kill('SIGTERM');
     expect((await third.exited()).code).toBe(0);
   }, 30_000);

@@ -14,7 +14,10 @@ let h: Harness;
 beforeAll(async () => {
   if (skip !== undefined) return;
   server = await startPostgres();
-  h = await startHarness({ extraYaml: 'database_url: { env: TEST_DATABASE_URL }\ngovernance: on\n', env: { TEST_DATABASE_URL: await server.createDatabase() } });
+  h = await startHarness({
+    extraYaml: 'database_url: { env: TEST_DATABASE_URL }\ngovernance: on\n',
+    env: { TEST_DATABASE_URL: await server.createDatabase() },
+  });
 }, 60_000);
 afterAll(async () => {
   server?.resume();
@@ -23,8 +26,12 @@ afterAll(async () => {
 });
 
 describe.skipIf(skip !== undefined)('PostgreSQL down under a gateway (on_store_error: deny)', () => {
-  it('503 with Retry-After in each client\'s protocol, not ready, then full service again', { timeout: 60_000 }, async () => {
-    const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'outage' }) });
+  it("503 with Retry-After in each client's protocol, not ready, then full service again", { timeout: 60_000 }, async () => {
+    const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'outage' }),
+    });
     const { secret } = (await res.json()) as { secret: string };
     const openai = new OpenAI({ apiKey: secret, baseURL: `${h.url}/v1`, maxRetries: 0 });
     const anthropic = new Anthropic({ apiKey: secret, baseURL: h.url, maxRetries: 0 });
@@ -35,22 +42,42 @@ describe.skipIf(skip !== undefined)('PostgreSQL down under a gateway (on_store_e
 
     server!.pause();
     try {
-      const openaiError = await chat().then(() => undefined, (e: unknown) => e);
+      const openaiError = await chat().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(openaiError).toBeInstanceOf(OpenAI.APIError);
       expect(openaiError).toMatchObject({ status: 503, code: 'store_unavailable' });
       expect((openaiError as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('2');
-      const anthropicError = await message().then(() => undefined, (e: unknown) => e);
+      const anthropicError = await message().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(anthropicError).toBeInstanceOf(Anthropic.APIError);
       expect((anthropicError as InstanceType<typeof Anthropic.APIError>).status).toBe(503);
-      expect((anthropicError as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: expect.any(String), message: expect.stringContaining('governance store') } });
+      expect((anthropicError as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+        type: 'error',
+        error: { type: expect.any(String), message: expect.stringContaining('governance store') },
+      });
       expect((anthropicError as InstanceType<typeof Anthropic.APIError>).headers?.get('retry-after')).toBe('2');
       expect(h.upstream.requests).toHaveLength(2); // nothing went upstream unaccounted for
-      await expect.poll(async () => JSON.parse((await onNewConnection(`${h.url}/readyz`)).body), { timeout: 12_000, interval: 250 }).toMatchObject({ status: 'not_ready', reason: 'store_unreachable' });
+      await expect
+        .poll(async () => JSON.parse((await onNewConnection(`${h.url}/readyz`)).body), { timeout: 12_000, interval: 250 })
+        .toMatchObject({ status: 'not_ready', reason: 'store_unreachable' });
       expect((await onNewConnection(`${h.url}/healthz`)).status).toBe(200);
     } finally {
       server!.resume();
     }
-    await expect.poll(async () => chat().then(() => true, () => false), { timeout: 15_000, interval: 200 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          chat().then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 15_000, interval: 200 },
+      )
+      .toBe(true);
     await message();
     await expect.poll(async () => (await onNewConnection(`${h.url}/readyz`)).status, { timeout: 12_000, interval: 250 }).toBe(200);
   });

@@ -15,7 +15,10 @@ const records = new RecordCollector();
 const PRICE = { input: 2, output: 8 };
 
 beforeAll(async () => {
-  h = await startHarness({ observers: [records], extraModelsYaml: `  priced: { provider: openai, model: priced-upstream, price: { input: ${PRICE.input}, output: ${PRICE.output} } }\n` });
+  h = await startHarness({
+    observers: [records],
+    extraModelsYaml: `  priced: { provider: openai, model: priced-upstream, price: { input: ${PRICE.input}, output: ${PRICE.output} } }\n`,
+  });
   client = new OpenAI({ apiKey: 'client-key', baseURL: `${h.url}/v1`, maxRetries: 0 });
 });
 afterAll(() => h.close());
@@ -24,13 +27,23 @@ beforeEach(() => {
   records.clear();
 });
 
-const spec = { id: 'chatcmpl-u', model: 'priced-upstream', text: 'counted for real', created: 1_700_000_000, usage: { prompt_tokens: 1100, completion_tokens: 500 } };
+const spec = {
+  id: 'chatcmpl-u',
+  model: 'priced-upstream',
+  text: 'counted for real',
+  created: 1_700_000_000,
+  usage: { prompt_tokens: 1100, completion_tokens: 500 },
+};
 /** What an OpenAI upstream sends for a request with (or without) `include_usage`. */
 const upstreamStream = (includeUsage: boolean) => openaiChatStreamEvents(spec, { includeUsage, textPieces: 3 });
 const priceOf = () => h.gateway.routing.router('priced')!.members[0]!.lane.price!;
 
 const rawStream = async (body: Record<string, unknown>) => {
-  const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }], ...body }) });
+  const res = await fetch(`${h.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }], ...body }),
+  });
   return { text: await res.text(), requestId: res.headers.get('x-request-id')! };
 };
 
@@ -54,7 +67,9 @@ describe('the client did not ask for usage', () => {
 
   it('OpenAI SDK: no usage chunk, no usage member; the record has the real usage', async () => {
     h.upstream.enqueue({ events: upstreamStream(true) });
-    const { data: stream, response } = await client.chat.completions.create({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('counted for real');
@@ -86,14 +101,22 @@ describe('the client asked for usage', () => {
     h.upstream.enqueue({ events: upstreamStream(true) });
     const body = { stream_options: { include_usage: true } };
     const { text } = await rawStream(body);
-    expect(h.lastRequest().rawBody.toString()).toBe(JSON.stringify({ model: 'priced-upstream', stream: true, messages: [{ role: 'user', content: 'hi' }], ...body }));
+    expect(h.lastRequest().rawBody.toString()).toBe(
+      JSON.stringify({ model: 'priced-upstream', stream: true, messages: [{ role: 'user', content: 'hi' }], ...body }),
+    );
     expect(text).toBe(upstreamStream(true).join(''));
   });
 
   it('OpenAI SDK: the usage chunk arrives', async () => {
     h.upstream.enqueue({ events: upstreamStream(true) });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
-    for await (const chunk of await client.chat.completions.create({ model: 'priced', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] })) chunks.push(chunk);
+    for await (const chunk of await client.chat.completions.create({
+      model: 'priced',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    }))
+      chunks.push(chunk);
     expect(chunks.at(-1)?.usage).toMatchObject({ prompt_tokens: 1100, completion_tokens: 500 });
   });
 });
@@ -101,17 +124,25 @@ describe('the client asked for usage', () => {
 describe('under governance', () => {
   let g: Harness;
   beforeAll(async () => {
-    g = await startHarness({ extraModelsYaml: `  priced: { provider: openai, model: priced-upstream, price: { input: ${PRICE.input}, output: ${PRICE.output} } }\n`, extraYaml: 'db_path: ./gateway.db\ngovernance: on\n' });
+    g = await startHarness({
+      extraModelsYaml: `  priced: { provider: openai, model: priced-upstream, price: { input: ${PRICE.input}, output: ${PRICE.output} } }\n`,
+      extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
+    });
   });
   afterAll(() => g.close());
 
   it('a stream whose client did not ask for usage is settled on the real usage, not an estimate', async () => {
-    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'usage', budget_cents: 1000 }) });
+    const created = await fetch(`${g.adminUrl}/api/v1/admin/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'usage', budget_cents: 1000 }),
+    });
     const key = (await created.json()) as { id: string; secret: string };
     g.upstream.enqueue({ events: upstreamStream(true) });
     const sdk = new OpenAI({ apiKey: key.secret, baseURL: `${g.url}/v1`, maxRetries: 0 });
     let text = '';
-    for await (const chunk of await sdk.chat.completions.create({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }] })) text += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await sdk.chat.completions.create({ model: 'priced', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+      text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('counted for real');
     expect((g.lastRequest().json as { stream_options?: unknown }).stream_options).toEqual({ include_usage: true });
     const lane = g.gateway.routing.router('priced')!.members[0]!.lane;

@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const ask = (content: unknown) => fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'one', messages: [{ role: 'user', content }] }) });
+const ask = (content: unknown) =>
+  fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'one', messages: [{ role: 'user', content }] }) });
 
 it('a 400 raised while translating does not leak the lane', async () => {
   for (let i = 0; i < 3; i++) {

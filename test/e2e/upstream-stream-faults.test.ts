@@ -26,7 +26,10 @@ afterAll(() => h.close());
 function endlessLine(): Buffer[] {
   const piece = Buffer.alloc(64 * 1024, 'a');
   const pieces = Math.ceil((MAX_STREAM_EVENT_CHARS * 1.5) / piece.length);
-  return [Buffer.from('data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"'), ...Array.from({ length: pieces }, () => piece)];
+  return [
+    Buffer.from('data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"'),
+    ...Array.from({ length: pieces }, () => piece),
+  ];
 }
 
 const [roleChunk, firstContent] = openaiStreamEvents(['before the endless line ']);
@@ -36,7 +39,8 @@ describe('an endless line from the upstream', () => {
     h.upstream.reset();
     h.upstream.enqueue({ events: [roleChunk!, ...endlessLine()] });
     let text = '';
-    for await (const chunk of await openai.chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] })) text += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await openai.chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+      text += chunk.choices[0]?.delta.content ?? '';
     expect(text.length).toBeGreaterThan(0); // the backup's echo
     expect(h.upstream.requests.map((r) => (r.json as { model: string }).model)).toEqual(['gpt-4.1-mini', 'backup-upstream']);
     expect(h.upstream.requests[0]?.abandoned).toBe(true); // the gateway stopped reading
@@ -46,19 +50,26 @@ describe('an endless line from the upstream', () => {
     h.upstream.enqueue({ events: [roleChunk!, firstContent!, ...endlessLine()] });
     let text = '';
     const reading = (async () => {
-      for await (const chunk of await openai.chat.completions.create({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] })) text += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of await openai.chat.completions.create({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+        text += chunk.choices[0]?.delta.content ?? '';
     })();
     await expect(reading).rejects.toThrow(/longer than 16 MiB/);
     expect(text).toBe('before the endless line ');
 
     // On the wire: whole lines only (the unfinished one is never relayed), then the error event.
     h.upstream.enqueue({ events: [roleChunk!, firstContent!, ...endlessLine()] });
-    const raw = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const raw = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     const body = await raw.text();
     expect(body.length).toBeLessThan(64 * 1024);
     const events = body.trim().split(/\n\n+/);
     expect(events.slice(0, 2)).toEqual([roleChunk!.trim(), firstContent!.trim()]);
-    expect(JSON.parse(events[2]!.replace(/^data: /, ''))).toMatchObject({ error: { code: 'upstream_event_too_large', message: expect.stringContaining('longer than 16 MiB') } });
+    expect(JSON.parse(events[2]!.replace(/^data: /, ''))).toMatchObject({
+      error: { code: 'upstream_event_too_large', message: expect.stringContaining('longer than 16 MiB') },
+    });
   }, 60_000);
 
   it('after commit, translated: an Anthropic client gets its own error event', async () => {
@@ -76,7 +87,10 @@ describe('a stream whose upstream connection closes mid-way', () => {
     h.upstream.enqueue({ events: openaiStreamEvents(['one ', 'two ', 'three ']), cutAfter: 3 });
     const stream = anthropic.messages.stream({ model: 'gpt', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
     stream.on('text', () => {});
-    const error = await stream.finalMessage().then(() => undefined, (e: unknown) => e as Error);
+    const error = await stream.finalMessage().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(error?.message).toContain('upstream openai closed the connection before the end of its stream');
     expect(error?.message).not.toContain('unreachable');
   });

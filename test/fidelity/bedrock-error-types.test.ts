@@ -13,8 +13,11 @@ let client: BedrockRuntimeClient;
 beforeAll(async () => {
   h = await startSixLaneHarness();
   client = new BedrockRuntimeClient({
-    region: 'us-east-1', endpoint: h.url, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
-    requestHandler: new NodeHttpHandler(), maxAttempts: 1,
+    region: 'us-east-1',
+    endpoint: h.url,
+    credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
+    requestHandler: new NodeHttpHandler(),
+    maxAttempts: 1,
   });
 });
 afterAll(() => {
@@ -37,14 +40,23 @@ async function thrown(send: () => Promise<unknown>): Promise<{ name: string; sta
 
 /** How real Bedrock answers an error: the type (with its namespace suffix) in a header, `{message}` in the body. */
 const bedrockError = (status: number, type: string, message: string) => ({
-  status, raw: JSON.stringify({ message }),
-  headers: { 'content-type': 'application/json', 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'a1b2c3d4-req' },
+  status,
+  raw: JSON.stringify({ message }),
+  headers: {
+    'content-type': 'application/json',
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    'x-amzn-requestid': 'a1b2c3d4-req',
+  },
 });
 
 describe('Bedrock client on a Bedrock lane: the upstream exception is relayed', () => {
   it.each([
-    [400, 'ValidationException'], [429, 'ThrottlingException'], [404, 'ResourceNotFoundException'],
-    [424, 'ModelErrorException'], [503, 'ServiceUnavailableException'], [408, 'ModelTimeoutException'],
+    [400, 'ValidationException'],
+    [429, 'ThrottlingException'],
+    [404, 'ResourceNotFoundException'],
+    [424, 'ModelErrorException'],
+    [503, 'ServiceUnavailableException'],
+    [408, 'ModelTimeoutException'],
   ])('%i %s', async (status, type) => {
     h.upstream.enqueue(bedrockError(status, type, `upstream says ${type}`));
     const error = await thrown(() => client.send(new ConverseCommand(input(laneModel('bedrock')))));
@@ -64,10 +76,12 @@ function upstreamError(protocol: ProtocolId, kind: 'invalid_request' | 'rate_lim
   return { status, raw: envelope.body, headers: { ...envelope.headers } };
 }
 
-describe('Bedrock client on another protocol\'s lane: the codec names the exception', () => {
+describe("Bedrock client on another protocol's lane: the codec names the exception", () => {
   it.each([
-    ['openai', 'invalid_request', 400, 'ValidationException'], ['anthropic', 'rate_limit', 429, 'ThrottlingException'],
-    ['gemini', 'server', 500, 'InternalServerException'], ['cohere', 'rate_limit', 429, 'ThrottlingException'],
+    ['openai', 'invalid_request', 400, 'ValidationException'],
+    ['anthropic', 'rate_limit', 429, 'ThrottlingException'],
+    ['gemini', 'server', 500, 'InternalServerException'],
+    ['cohere', 'rate_limit', 429, 'ThrottlingException'],
   ] as const)('%s lane, %s -> %s', async (lane, kind, status, type) => {
     h.upstream.enqueue(upstreamError(lane, kind, status));
     const error = await thrown(() => client.send(new ConverseCommand(input(laneModel(lane)))));
@@ -75,9 +89,11 @@ describe('Bedrock client on another protocol\'s lane: the codec names the except
     expect(error.status).toBe(status);
   });
 
-  it('the gateway\'s own errors: unknown model and a refused body', async () => {
+  it("the gateway's own errors: unknown model and a refused body", async () => {
     expect((await thrown(() => client.send(new ConverseCommand(input('no-such-model'))))).name).toBe('ResourceNotFoundException');
-    const refused = await thrown(() => client.send(new ConverseCommand({ modelId: laneModel('openai'), messages: [{ role: 'user', content: [] }], inferenceConfig: { maxTokens: -5 } })));
+    const refused = await thrown(() =>
+      client.send(new ConverseCommand({ modelId: laneModel('openai'), messages: [{ role: 'user', content: [] }], inferenceConfig: { maxTokens: -5 } })),
+    );
     expect(refused.name).toBe('ValidationException');
   });
 });

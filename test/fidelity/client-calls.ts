@@ -11,12 +11,18 @@ export function clientPath(protocol: ProtocolId, model: string, stream: boolean)
 export function minimalRequest(protocol: ProtocolId, model: string, stream: boolean): Record<string, unknown> {
   const say = 'Answer as you did.';
   switch (protocol) {
-    case 'openai': return { model, stream, messages: [{ role: 'user', content: say }], ...(stream && { stream_options: { include_usage: true } }) };
-    case 'responses': return { model, stream, input: say };
-    case 'anthropic': return { model, stream, max_tokens: 1024, messages: [{ role: 'user', content: say }] };
-    case 'gemini': return { contents: [{ role: 'user', parts: [{ text: say }] }] };
-    case 'bedrock': return { messages: [{ role: 'user', content: [{ text: say }] }] };
-    case 'cohere': return { model, stream, messages: [{ role: 'user', content: say }] };
+    case 'openai':
+      return { model, stream, messages: [{ role: 'user', content: say }], ...(stream && { stream_options: { include_usage: true } }) };
+    case 'responses':
+      return { model, stream, input: say };
+    case 'anthropic':
+      return { model, stream, max_tokens: 1024, messages: [{ role: 'user', content: say }] };
+    case 'gemini':
+      return { contents: [{ role: 'user', parts: [{ text: say }] }] };
+    case 'bedrock':
+      return { messages: [{ role: 'user', content: [{ text: say }] }] };
+    case 'cohere':
+      return { model, stream, messages: [{ role: 'user', content: say }] };
   }
 }
 

@@ -26,7 +26,11 @@ function canonical(json: string): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+  );
 }
 
 function addBlocks(out: { texts: string[]; toolCalls: string[]; toolResults: string[]; images: number }, blocks: readonly ContentBlock[]): void {
@@ -35,7 +39,10 @@ function addBlocks(out: { texts: string[]; toolCalls: string[]; toolResults: str
     else if (b.type === 'image') out.images++;
     else if (b.type === 'tool_call') out.toolCalls.push(`${b.name}(${canonical(b.arguments === '' ? '{}' : b.arguments)})`);
     else if (b.type === 'tool_result') {
-      const text = b.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('').trim();
+      const text = b.content
+        .map((c) => (c.type === 'text' ? c.text : '[image]'))
+        .join('')
+        .trim();
       out.toolResults.push(canonical(text));
     }
   }
@@ -66,5 +73,12 @@ export function responseDigest(response: ChatResponse): ContentDigest {
  * or join several in one, with or without a separator.
  */
 export function comparable(d: ContentDigest): Record<string, unknown> {
-  return { settings: d.settings, text: d.texts.join('').replace(/\s+/g, ''), toolCalls: d.toolCalls, toolResults: d.toolResults.map((r) => r.replace(/\s+/g, '')), images: d.images, tools: d.tools };
+  return {
+    settings: d.settings,
+    text: d.texts.join('').replace(/\s+/g, ''),
+    toolCalls: d.toolCalls,
+    toolResults: d.toolResults.map((r) => r.replace(/\s+/g, '')),
+    images: d.images,
+    tools: d.tools,
+  };
 }

@@ -44,13 +44,20 @@ function sendBytes(request: CorpusRequest, egress: ProtocolId): Buffer {
 /** What the upstream received, read back as IR by the lane's own codec. */
 function upstreamIr(egress: ProtocolId, path: string, body: Record<string, unknown>): ChatRequest {
   const pathModel = /\/models\/([^:/]+):/.exec(path)?.[1] ?? /\/model\/([^/]+)\//.exec(path)?.[1];
-  return codecFor(egress)!.decodeRequest(body, { ...(pathModel !== undefined && { pathModel: decodeURIComponent(pathModel) }), pathStream: /stream/i.test(path) });
+  return codecFor(egress)!.decodeRequest(body, {
+    ...(pathModel !== undefined && { pathModel: decodeURIComponent(pathModel) }),
+    pathStream: /stream/i.test(path),
+  });
 }
 
 describe.each(REQUESTS.map((r) => ({ ...r, name: `${r.protocol}/requests/${r.file}` })))('$name', (request) => {
   it.each(PROTOCOL_IDS)('to a %s lane: carried, or refused naming the field', async (egress) => {
     h.upstream.enqueue(request.stream ? streamedTextAnswer(egress) : textAnswer(egress));
-    const res = await fetch(h.url + clientPath(request.protocol, laneModel(egress), request.stream), { method: 'POST', headers: CLIENT_HEADERS, body: sendBytes(request, egress) });
+    const res = await fetch(h.url + clientPath(request.protocol, laneModel(egress), request.stream), {
+      method: 'POST',
+      headers: CLIENT_HEADERS,
+      body: sendBytes(request, egress),
+    });
     const text = await res.text();
     if (res.status === 400) {
       expect(request.protocol, `a same-protocol request was refused: ${text}`).not.toBe(egress);
@@ -67,7 +74,10 @@ describe.each(REQUESTS.map((r) => ({ ...r, name: `${r.protocol}/requests/${r.fil
       expect(sent.rawBody.equals(expected), 'same protocol: the request bytes, only the model replaced').toBe(true);
       return;
     }
-    const source = codecFor(request.protocol)!.decodeRequest(withoutAbsentNulls(request.json, request.protocol), request.model === undefined ? {} : { pathModel: request.model, pathStream: request.stream });
+    const source = codecFor(request.protocol)!.decodeRequest(
+      withoutAbsentNulls(request.json, request.protocol),
+      request.model === undefined ? {} : { pathModel: request.model, pathStream: request.stream },
+    );
     const expected = comparable(requestDigest(source));
     expect(expected.text, 'the source request carries text').not.toBe('');
     const arrived = comparable(requestDigest(upstreamIr(egress, sent.path, sent.json as Record<string, unknown>)));
@@ -104,7 +114,9 @@ describe.each(ANSWERS.map((a) => ({ ...a, name: `${a.protocol}/${a.file}` })))('
     }
     if (answer.status !== 200) {
       const envelope = codecFor(client)!.encodeError({ kind: 'invalid_request', status: answer.status, message: 'x', param: null, code: null } as never);
-      expect(Object.keys(JSON.parse(bytes.toString('utf8'))).sort(), 'the error in the client protocol\'s envelope').toEqual(Object.keys(JSON.parse(envelope.body)).sort());
+      expect(Object.keys(JSON.parse(bytes.toString('utf8'))).sort(), "the error in the client protocol's envelope").toEqual(
+        Object.keys(JSON.parse(envelope.body)).sort(),
+      );
       return;
     }
     const expected = comparable(upstreamContent(answer));
@@ -159,7 +171,10 @@ function clientContent(client: ProtocolId, stream: boolean, bytes: Buffer): Retu
 describe('docs/protocols.md', () => {
   it('lists exactly the refusals the corpus replay met', () => {
     const doc = readFileSync(DOC, 'utf8');
-    const list = refusals.sort().map((r) => `- ${r}`).join('\n');
+    const list = refusals
+      .sort()
+      .map((r) => `- ${r}`)
+      .join('\n');
     const block = `${START}\n${list}\n${END}`;
     const current = doc.slice(doc.indexOf(START), doc.indexOf(END) + END.length);
     if (process.env.UPDATE_CORPUS_DOC === '1') writeFileSync(DOC, doc.replace(current, block));

@@ -34,19 +34,26 @@ export interface CorpusAnswer {
 
 const files = (protocol: ProtocolId, kind: string) => {
   const dir = join(CORPUS_DIR, protocol, kind);
-  return existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('.')).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => !f.startsWith('.'))
+        .sort()
+    : [];
 };
 
 export function corpusRequests(): CorpusRequest[] {
   return PROTOCOL_IDS.flatMap((protocol) => {
     const pathsFile = join(CORPUS_DIR, protocol, 'request-paths.json');
-    const paths = existsSync(pathsFile) ? JSON.parse(readFileSync(pathsFile, 'utf8')) as Record<string, { model: string; stream: boolean }> : {};
+    const paths = existsSync(pathsFile) ? (JSON.parse(readFileSync(pathsFile, 'utf8')) as Record<string, { model: string; stream: boolean }>) : {};
     return files(protocol, 'requests').map((file) => {
       const bytes = readFileSync(join(CORPUS_DIR, protocol, 'requests', file));
       const json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
       const path = paths[file];
       return {
-        protocol, file, bytes, json,
+        protocol,
+        file,
+        bytes,
+        json,
         stream: path?.stream ?? json.stream === true,
         model: path?.model ?? (typeof json.model === 'string' ? json.model : undefined),
       };
@@ -57,10 +64,13 @@ export function corpusRequests(): CorpusRequest[] {
 export function corpusAnswers(): CorpusAnswer[] {
   return PROTOCOL_IDS.flatMap((protocol) => {
     const headersFile = join(CORPUS_DIR, protocol, 'error-headers.json');
-    const errorHeaders = existsSync(headersFile) ? JSON.parse(readFileSync(headersFile, 'utf8')) as Record<string, Record<string, string>> : {};
+    const errorHeaders = existsSync(headersFile) ? (JSON.parse(readFileSync(headersFile, 'utf8')) as Record<string, Record<string, string>>) : {};
     return [
       ...files(protocol, 'responses').map((file) => ({
-        protocol, file: `responses/${file}`, bytes: readFileSync(join(CORPUS_DIR, protocol, 'responses', file)), stream: false,
+        protocol,
+        file: `responses/${file}`,
+        bytes: readFileSync(join(CORPUS_DIR, protocol, 'responses', file)),
+        stream: false,
         status: Number(/^error-(\d{3})-/.exec(file)?.[1] ?? 200),
         headers: errorHeaders[file] ?? { 'content-type': 'application/json' },
       })),
@@ -68,7 +78,11 @@ export function corpusAnswers(): CorpusAnswer[] {
         const raw = readFileSync(join(CORPUS_DIR, protocol, 'streams', file));
         const framed = file.endsWith('.jsonl');
         return {
-          protocol, file: `streams/${file}`, bytes: framed ? eventStreamFrames(raw.toString('utf8')) : raw, stream: true, status: 200,
+          protocol,
+          file: `streams/${file}`,
+          bytes: framed ? eventStreamFrames(raw.toString('utf8')) : raw,
+          stream: true,
+          status: 200,
           headers: framed ? { ...EVENTSTREAM_HEADERS } : { 'content-type': 'text/event-stream' },
         };
       }),
@@ -78,9 +92,12 @@ export function corpusAnswers(): CorpusAnswer[] {
 
 /** One `{"<eventType>": {...}}` per line, as AWS event-stream frames on the wire. */
 function eventStreamFrames(jsonl: string): Buffer {
-  const frames = jsonl.split('\n').filter((line) => line.trim() !== '').map((line) => {
-    const [eventType, payload] = Object.entries(JSON.parse(line) as Record<string, unknown>)[0]!;
-    return encodeFrame({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify(payload));
-  });
+  const frames = jsonl
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [eventType, payload] = Object.entries(JSON.parse(line) as Record<string, unknown>)[0]!;
+      return encodeFrame({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify(payload));
+    });
   return Buffer.concat(frames);
 }

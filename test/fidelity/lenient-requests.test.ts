@@ -11,7 +11,11 @@ import { VALIDATORS } from '../matrix/validators.ts';
 import { laneModel, startSixLaneHarness, type SixLaneHarness } from '../support/six-lane-harness.ts';
 import { textAnswer } from './upstream-answers.ts';
 
-const specOf = (p: ProtocolId) => JSON.parse(readFileSync(new URL(`../../spec/protocols/${p}/request.schema.json`, import.meta.url), 'utf8')) as { required?: string[]; properties: Record<string, unknown> };
+const specOf = (p: ProtocolId) =>
+  JSON.parse(readFileSync(new URL(`../../spec/protocols/${p}/request.schema.json`, import.meta.url), 'utf8')) as {
+    required?: string[];
+    properties: Record<string, unknown>;
+  };
 
 /** A minimal valid body per protocol. */
 const MINIMAL: Record<ProtocolId, Record<string, unknown>> = {
@@ -39,23 +43,43 @@ describe('request schemas accept null for every optional member', () => {
       ...MINIMAL.anthropic,
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: [{ type: 'text', text: 'x', citations: null }, { type: 'tool_use', id: 't1', name: 'f', input: {}, caller: null, cache_control: null }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'x', citations: null },
+            { type: 'tool_use', id: 't1', name: 'f', input: {}, caller: null, cache_control: null },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'r', is_error: null, cache_control: null }] },
       ],
     });
     expect(anthropic, JSON.stringify(VALIDATORS.anthropic.request.errors)).toBe(true);
-    const responses = VALIDATORS.responses.request({ model: 'm', input: [{ role: 'user', content: 'hi' }, { type: 'reasoning', summary: [], content: null, encrypted_content: 'e', status: null }] });
+    const responses = VALIDATORS.responses.request({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'hi' },
+        { type: 'reasoning', summary: [], content: null, encrypted_content: 'e', status: null },
+      ],
+    });
     expect(responses, JSON.stringify(VALIDATORS.responses.request.errors)).toBe(true);
-    const gemini = VALIDATORS.gemini.request({ contents: [{ role: 'user', parts: [{ text: 'hi', thought: null, inlineData: null }] }, { role: 'model' }, { role: 'user', parts: [{ text: 'go on' }] }], generationConfig: { temperature: null } });
+    const gemini = VALIDATORS.gemini.request({
+      contents: [{ role: 'user', parts: [{ text: 'hi', thought: null, inlineData: null }] }, { role: 'model' }, { role: 'user', parts: [{ text: 'go on' }] }],
+      generationConfig: { temperature: null },
+    });
     expect(gemini, JSON.stringify(VALIDATORS.gemini.request.errors)).toBe(true);
   });
 
   it('a required member that is null is still refused', () => {
-    expect(VALIDATORS.anthropic.request({ ...MINIMAL.anthropic, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't1', name: 'f', input: null }] }] })).toBe(false);
+    expect(
+      VALIDATORS.anthropic.request({ ...MINIMAL.anthropic, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't1', name: 'f', input: null }] }] }),
+    ).toBe(false);
     expect(VALIDATORS.openai.request({ model: 'm', messages: null })).toBe(false);
     expect(VALIDATORS.responses.request({ model: 'm', input: [{ type: 'reasoning', summary: null }] })).toBe(false);
     // A null item type is read as absent, so the item is a message, which needs its content.
-    expect(VALIDATORS.responses.request({ model: 'm', input: [{ type: null, role: 'user', content: 'hi' }] }), JSON.stringify(VALIDATORS.responses.request.errors)).toBe(true);
+    expect(
+      VALIDATORS.responses.request({ model: 'm', input: [{ type: null, role: 'user', content: 'hi' }] }),
+      JSON.stringify(VALIDATORS.responses.request.errors),
+    ).toBe(true);
     expect(VALIDATORS.responses.request({ model: 'm', input: [{ type: null, role: 'user' }] })).toBe(false);
   });
 });
@@ -63,20 +87,36 @@ describe('request schemas accept null for every optional member', () => {
 describe('nullableOptionals', () => {
   it('adds null to optional members of each shape, leaves required ones and branch tests alone', () => {
     const out = nullableOptionals({
-      type: 'object', required: ['a'],
+      type: 'object',
+      required: ['a'],
       properties: { a: { type: 'string' }, b: { type: 'string' }, c: { enum: ['x'], type: 'string' }, d: { $ref: '#/x' }, e: { type: ['number', 'null'] } },
       allOf: [{ if: { properties: { a: { const: 'k' } } }, then: { properties: { f: { type: 'object' } } } }],
     }) as Record<string, any>;
-    expect(out.properties).toEqual({ a: { type: 'string' }, b: { type: ['string', 'null'] }, c: { enum: ['x', null], type: ['string', 'null'] }, d: { anyOf: [{ type: 'null' }, { $ref: '#/x' }] }, e: { type: ['number', 'null'] } });
+    expect(out.properties).toEqual({
+      a: { type: 'string' },
+      b: { type: ['string', 'null'] },
+      c: { enum: ['x', null], type: ['string', 'null'] },
+      d: { anyOf: [{ type: 'null' }, { $ref: '#/x' }] },
+      e: { type: ['number', 'null'] },
+    });
     expect(out.allOf[0].if).toEqual({ properties: { a: { const: 'k' } } });
     expect(out.allOf[0].then.properties.f).toEqual({ type: ['object', 'null'] });
   });
 });
 
 describe('withoutAbsentNulls', () => {
-  it('removes null members at any depth, but not inside the caller\'s own JSON', () => {
-    const body = { model: 'm', stop: null, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: { keep: null }, caller: null }] }], tools: [{ name: 'f', input_schema: { default: null } }] };
-    expect(withoutAbsentNulls(body, 'anthropic')).toEqual({ model: 'm', messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: { keep: null } }] }], tools: [{ name: 'f', input_schema: { default: null } }] });
+  it("removes null members at any depth, but not inside the caller's own JSON", () => {
+    const body = {
+      model: 'm',
+      stop: null,
+      messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: { keep: null }, caller: null }] }],
+      tools: [{ name: 'f', input_schema: { default: null } }],
+    };
+    expect(withoutAbsentNulls(body, 'anthropic')).toEqual({
+      model: 'm',
+      messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: { keep: null } }] }],
+      tools: [{ name: 'f', input_schema: { default: null } }],
+    });
     expect(body.stop, 'the original is not changed').toBeNull();
   });
 
@@ -104,8 +144,12 @@ describe('a Gemini turn without parts', () => {
 
   it.each(['gemini', 'anthropic', 'openai'] as const)('is accepted on a %s lane', async (lane) => {
     h.upstream.enqueue(textAnswer(lane, 'Once.'));
-    const res = await fetch(`${h.url}/v1beta/models/${laneModel(lane)}:generateContent`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' }, body: JSON.stringify({ contents }) });
-    const answer = await res.json() as { candidates: { content: { parts: { text: string }[] } }[] };
+    const res = await fetch(`${h.url}/v1beta/models/${laneModel(lane)}:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+      body: JSON.stringify({ contents }),
+    });
+    const answer = (await res.json()) as { candidates: { content: { parts: { text: string }[] } }[] };
     expect(res.status, JSON.stringify(answer)).toBe(200);
     expect(answer.candidates[0]!.content.parts[0]!.text).toBe('Once.');
     const sent = h.upstream.requests[0]!.json as Record<string, unknown>;

@@ -40,7 +40,10 @@ describe.skipIf(skip !== undefined).each(SCENARIOS)('Python $client SDK: model_d
     h.upstream.reset();
     for (const lane of LANES) h.upstream.enqueue(toolCallAnswer(lane), textAnswer(lane));
     const out = await runPython((sdk as { python: string }).python, SCRIPT, {}, [h.url, client, ...LANES.map(laneModel)]);
-    const results = out.trim().split('\n').map((line) => JSON.parse(line) as { model: string; text?: string; error?: string });
+    const results = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { model: string; text?: string; error?: string });
     expect(results.map((r) => r.model)).toEqual(LANES.map(laneModel));
     for (const [i, lane] of LANES.entries()) {
       expect(results[i], `${client} client to ${lane} lane`).toEqual({ model: laneModel(lane), text: 'It is 18C.' });

@@ -5,7 +5,13 @@ import type { ContentBlock, Finish, StreamEvent } from '../../server/ir/index.ts
 export function streamContent(events: readonly StreamEvent[]): ContentBlock[] {
   const blocks = new Map<number, { kind: string; name: string; id: string; text: string }>();
   for (const e of events) {
-    if (e.type === 'block_start') blocks.set(e.index, { kind: e.block.type, name: e.block.type === 'tool_call' ? e.block.name : '', id: e.block.type === 'tool_call' ? e.block.id : '', text: '' });
+    if (e.type === 'block_start')
+      blocks.set(e.index, {
+        kind: e.block.type,
+        name: e.block.type === 'tool_call' ? e.block.name : '',
+        id: e.block.type === 'tool_call' ? e.block.id : '',
+        text: '',
+      });
     else if (e.type === 'block_delta') {
       const b = blocks.get(e.index);
       if (b === undefined) continue;

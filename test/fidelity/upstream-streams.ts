@@ -16,6 +16,9 @@ export function streamedTextAnswer(protocol: ProtocolId, text = 'It is 18C.'): S
     { type: 'message_stop' },
   ];
   const encoder = codecFor(protocol)!.createStreamEncoder({ streamUsage: true });
-  const chunks = events.map((e) => encoder.encode(e)).filter((c) => c.length > 0).map((c) => (typeof c === 'string' ? c : Buffer.from(c)));
+  const chunks = events
+    .map((e) => encoder.encode(e))
+    .filter((c) => c.length > 0)
+    .map((c) => (typeof c === 'string' ? c : Buffer.from(c)));
   return { status: 200, headers: { ...(protocol === 'bedrock' ? EVENTSTREAM_HEADERS : SSE_HEADERS) }, events: chunks };
 }

@@ -38,7 +38,9 @@ async function statusOf(request: Promise<unknown>): Promise<number> {
 }
 
 describe.skipIf(skip !== undefined)('three gateways on one database', () => {
-  it('300 concurrent requests over the three against a budget that fits 10: exactly 10 reach the upstream, spend = count × price', { timeout: 90_000 }, async () => {
+  it('300 concurrent requests over the three against a budget that fits 10: exactly 10 reach the upstream, spend = count × price', {
+    timeout: 90_000,
+  }, async () => {
     const f = await threeNodes();
     const budgetCents = Number((WORST_MICROCENTS * 105n) / 10n / 1_000_000n); // 10.5 worst cases, in whole cents
     const created = await f.admin(0, 'POST', '/keys', { name: 'fleet-budget', budget_cents: budgetCents });
@@ -49,15 +51,25 @@ describe.skipIf(skip !== undefined)('three gateways on one database', () => {
     for (let i = 0; i < 12; i++) f.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [ANSWER], waitFor: allDecided.opened });
     let refused = 0;
     const clients = [0, 1, 2].map((n) => f.client(n, created.body.secret));
-    const statuses = await Promise.all(Array.from({ length: 300 }, (_, i) => statusOf(clients[i % 3]!.chat.completions.create(CHAT)).then((status) => {
-      if (status === 402 && ++refused === 290) allDecided.open();
-      return status;
-    })));
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        statusOf(clients[i % 3]!.chat.completions.create(CHAT)).then((status) => {
+          if (status === 402 && ++refused === 290) allDecided.open();
+          return status;
+        }),
+      ),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(290);
     expect(f.upstream.requests).toHaveLength(10);
     const figures = await keyFigures(url, created.body.id);
-    expect(figures).toMatchObject({ spent: BigInt(f.upstream.requests.length) * COST_MICROCENTS, reserved: 0n, reservations: 0, settledRows: 10, leaseRows: 0 });
+    expect(figures).toMatchObject({
+      spent: BigInt(f.upstream.requests.length) * COST_MICROCENTS,
+      reserved: 0n,
+      reservations: 0,
+      settledRows: 10,
+      leaseRows: 0,
+    });
     expect(figures.ledgerTotal).toBe(figures.spent);
   });
 
@@ -65,15 +77,17 @@ describe.skipIf(skip !== undefined)('three gateways on one database', () => {
     const f = await threeNodes();
     const created = await f.admin(1, 'POST', '/keys', { name: 'fleet-rpm', rpm: 20 });
     const clients = [0, 1, 2].map((n) => f.client(n, created.body.secret));
-    const outcomes = await Promise.all(Array.from({ length: 60 }, async (_, i) => {
-      try {
-        await clients[i % 3]!.chat.completions.create({ ...CHAT, max_completion_tokens: 5 });
-        return { status: 200 };
-      } catch (error) {
-        if (!(error instanceof OpenAI.APIError)) throw error;
-        return { status: error.status, retryAfter: error.headers?.get('retry-after'), code: error.code };
-      }
-    }));
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        try {
+          await clients[i % 3]!.chat.completions.create({ ...CHAT, max_completion_tokens: 5 });
+          return { status: 200 };
+        } catch (error) {
+          if (!(error instanceof OpenAI.APIError)) throw error;
+          return { status: error.status, retryAfter: error.headers?.get('retry-after'), code: error.code };
+        }
+      }),
+    );
     expect(outcomes.filter((o) => o.status === 200)).toHaveLength(20);
     const limited = outcomes.filter((o) => o.status === 429);
     expect(limited).toHaveLength(40);
@@ -92,24 +106,26 @@ describe.skipIf(skip !== undefined)('three gateways on one database', () => {
     const revoked = await f.admin(0, 'DELETE', `/keys/${created.body.id}`);
     expect(revoked.status).toBe(200);
     const t0 = performance.now();
-    const refusedAfter = await Promise.all([1, 2].map(async (node) => {
-      const client = f.client(node, created.body.secret);
-      for (;;) {
-        try {
-          // Authentication alone (no reservation in the database): the node's key cache, which
-          // the revoking node's NOTIFY refreshes, must already know.
-          await client.models.list();
-        } catch (error) {
-          if (error instanceof OpenAI.AuthenticationError) {
-            expect(error.code).toBe('key_revoked');
-            return performance.now() - t0;
+    const refusedAfter = await Promise.all(
+      [1, 2].map(async (node) => {
+        const client = f.client(node, created.body.secret);
+        for (;;) {
+          try {
+            // Authentication alone (no reservation in the database): the node's key cache, which
+            // the revoking node's NOTIFY refreshes, must already know.
+            await client.models.list();
+          } catch (error) {
+            if (error instanceof OpenAI.AuthenticationError) {
+              expect(error.code).toBe('key_revoked');
+              return performance.now() - t0;
+            }
+            throw error;
           }
-          throw error;
+          if (performance.now() - t0 > 5000) return Infinity;
+          await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        if (performance.now() - t0 > 5000) return Infinity;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }));
+      }),
+    );
     for (const ms of refusedAfter) expect(ms).toBeLessThan(1000);
   });
 });

@@ -36,7 +36,9 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
 }
 
 describe.skipIf(skip !== undefined)('a fleet of three when things break', () => {
-  it('a node SIGKILLed mid-load: no committed spend lost; its reservations expire after the lease, charged at their worst case', { timeout: 90_000 }, async () => {
+  it('a node SIGKILLed mid-load: no committed spend lost; its reservations expire after the lease, charged at their worst case', {
+    timeout: 90_000,
+  }, async () => {
     const url = await server.createDatabase();
     fleet = await startFleet(url, { nodes: 3, leaseSeconds: LEASE_SECONDS });
     const f = fleet;
@@ -50,7 +52,12 @@ describe.skipIf(skip !== undefined)('a fleet of three when things break', () => 
     // In flight: 10 requests on each node, held at the upstream.
     const gate = upstreamGate(60_000);
     for (let i = 0; i < 30; i++) f.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [ANSWER], waitFor: gate.opened });
-    const inFlight = Array.from({ length: 30 }, (_, i) => clients[i % 3]!.chat.completions.create(CHAT).then(() => 'ok', () => 'failed'));
+    const inFlight = Array.from({ length: 30 }, (_, i) =>
+      clients[i % 3]!.chat.completions.create(CHAT).then(
+        () => 'ok',
+        () => 'failed',
+      ),
+    );
     await until(async () => f.upstream.requests.length === 60, 20_000);
     expect((await keyFigures(url, key.id)).reservations).toBe(30);
     f.nodes[2]!.child.kill('SIGKILL');
@@ -75,7 +82,9 @@ describe.skipIf(skip !== undefined)('a fleet of three when things break', () => 
     await clients[0]!.chat.completions.create(CHAT);
   });
 
-  it('PostgreSQL stopped and restarted mid-load: 503 with Retry-After during the outage, full service after, spend counted once', { timeout: 120_000 }, async () => {
+  it('PostgreSQL stopped and restarted mid-load: 503 with Retry-After during the outage, full service after, spend counted once', {
+    timeout: 120_000,
+  }, async () => {
     const url = await server.createDatabase();
     fleet = await startFleet(url, { nodes: 3 });
     const f = fleet;
@@ -86,13 +95,15 @@ describe.skipIf(skip !== undefined)('a fleet of three when things break', () => 
     const outcomes: Promise<Outcome>[] = [];
     let i = 0;
     const send = () => {
-      outcomes.push(clients[i++ % 3]!.chat.completions.create({ ...CHAT, max_completion_tokens: 50 }).then(
-        (): Outcome => ({ doneAt: Date.now(), status: 200 }),
-        (error: unknown): Outcome => {
-          if (!(error instanceof OpenAI.APIError)) throw error;
-          return { doneAt: Date.now(), status: error.status ?? 0, retryAfter: error.headers?.get('retry-after'), code: error.code, message: error.message };
-        },
-      ));
+      outcomes.push(
+        clients[i++ % 3]!.chat.completions.create({ ...CHAT, max_completion_tokens: 50 }).then(
+          (): Outcome => ({ doneAt: Date.now(), status: 200 }),
+          (error: unknown): Outcome => {
+            if (!(error instanceof OpenAI.APIError)) throw error;
+            return { doneAt: Date.now(), status: error.status ?? 0, retryAfter: error.headers?.get('retry-after'), code: error.code, message: error.message };
+          },
+        ),
+      );
     };
     let pausedAt = Infinity;
     const load = setInterval(send, 25);
@@ -116,10 +127,24 @@ describe.skipIf(skip !== undefined)('a fleet of three when things break', () => 
     expect(results.filter((r) => r.status !== 200 && r.status !== 503)).toEqual([]);
     // Full service once the database is back (the pools reconnect by themselves).
     await until(async () => {
-      const round = await Promise.all([0, 1, 2].map((n) => clients[n]!.chat.completions.create({ ...CHAT, max_completion_tokens: 50 }).then(() => true, () => false)));
+      const round = await Promise.all(
+        [0, 1, 2].map((n) =>
+          clients[n]!.chat.completions.create({ ...CHAT, max_completion_tokens: 50 }).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       return round.every(Boolean);
     }, 20_000);
-    const final = await Promise.all(Array.from({ length: 30 }, (_, n) => clients[n % 3]!.chat.completions.create({ ...CHAT, max_completion_tokens: 50 }).then(() => 200, () => 0)));
+    const final = await Promise.all(
+      Array.from({ length: 30 }, (_, n) =>
+        clients[n % 3]!.chat.completions.create({ ...CHAT, max_completion_tokens: 50 }).then(
+          () => 200,
+          () => 0,
+        ),
+      ),
+    );
     expect(final.every((s) => s === 200)).toBe(true);
     // Every request that reached the upstream is in the ledger exactly once, spend = count × price.
     await until(async () => (await keyFigures(url, key.id)).reservations === 0, 20_000);

@@ -18,8 +18,15 @@ afterAll(() => server?.stop());
 
 function startOn(url: string) {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-fleet-start-'));
-  writeFileSync(join(dir, 'config.yaml'), 'listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nlog_level: silent\ngovernance: on\ndatabase_url: { env: GATEWAY_DATABASE_URL }\n');
-  return spawnSync(process.execPath, [MAIN, '--config', join(dir, 'config.yaml')], { env: { ...process.env, GATEWAY_DATABASE_URL: url }, encoding: 'utf8', timeout: 30_000 });
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    'listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nlog_level: silent\ngovernance: on\ndatabase_url: { env: GATEWAY_DATABASE_URL }\n',
+  );
+  return spawnSync(process.execPath, [MAIN, '--config', join(dir, 'config.yaml')], {
+    env: { ...process.env, GATEWAY_DATABASE_URL: url },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
 }
 
 describe.skipIf(skip !== undefined)('a gateway on database_url', () => {
@@ -31,7 +38,9 @@ describe.skipIf(skip !== undefined)('a gateway on database_url', () => {
     await client.end();
     const run = startOn(url);
     expect(run.status).toBe(1);
-    expect(run.stderr.trim()).toMatch(/^gateway: cannot use the PostgreSQL store \(database_url\): the database has gateway schema version 42, newer than this build knows \(\d+\): run a newer gateway/);
+    expect(run.stderr.trim()).toMatch(
+      /^gateway: cannot use the PostgreSQL store \(database_url\): the database has gateway schema version 42, newer than this build knows \(\d+\): run a newer gateway/,
+    );
     expect(run.stderr).not.toContain('    at ');
   });
 

@@ -10,7 +10,9 @@ export const CHAT = { model: 'priced', messages: [{ role: 'user' as const, conte
 export const WORST_MICROCENTS = BigInt(Buffer.byteLength(JSON.stringify(CHAT)) + MAX_TOKENS) * PRICE_MICROCENTS_PER_TOKEN;
 /** The upstream's answer reports 12 + 5 tokens. */
 export const COST_MICROCENTS = 17n * PRICE_MICROCENTS_PER_TOKEN;
-export const ANSWER = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }));
+export const ANSWER = JSON.stringify(
+  openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }),
+);
 
 export interface KeyFigures {
   spent: bigint;
@@ -29,11 +31,20 @@ export async function keyFigures(url: string, keyId: string): Promise<KeyFigures
   try {
     const key = (await client.query('SELECT spent_microcents, reserved_microcents FROM gateway_keys WHERE id = $1', [keyId])).rows[0];
     const reservations = (await client.query('SELECT count(*)::int AS n FROM gateway_reservations WHERE key_id = $1', [keyId])).rows[0].n as number;
-    const ledger = (await client.query(
-      "SELECT count(*) FILTER (WHERE request_id NOT LIKE 'lease:%')::int AS settled, count(*) FILTER (WHERE request_id LIKE 'lease:%')::int AS lease, coalesce(sum(cost_microcents), 0)::text AS total FROM gateway_spend_ledger WHERE key_id = $1",
-      [keyId],
-    )).rows[0];
-    return { spent: BigInt(key.spent_microcents), reserved: BigInt(key.reserved_microcents), reservations, settledRows: ledger.settled, leaseRows: ledger.lease, ledgerTotal: BigInt(ledger.total) };
+    const ledger = (
+      await client.query(
+        "SELECT count(*) FILTER (WHERE request_id NOT LIKE 'lease:%')::int AS settled, count(*) FILTER (WHERE request_id LIKE 'lease:%')::int AS lease, coalesce(sum(cost_microcents), 0)::text AS total FROM gateway_spend_ledger WHERE key_id = $1",
+        [keyId],
+      )
+    ).rows[0];
+    return {
+      spent: BigInt(key.spent_microcents),
+      reserved: BigInt(key.reserved_microcents),
+      reservations,
+      settledRows: ledger.settled,
+      leaseRows: ledger.lease,
+      ledgerTotal: BigInt(ledger.total),
+    };
   } finally {
     await client.end();
   }

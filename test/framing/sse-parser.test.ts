@@ -49,9 +49,7 @@ describe('SseParser', () => {
   });
 
   it('joins multi-line data with LF', () => {
-    expect(parse('data: line one\ndata: line two\ndata:\ndata: line four\n\n')).toEqual([
-      { event: undefined, data: 'line one\nline two\n\nline four' },
-    ]);
+    expect(parse('data: line one\ndata: line two\ndata:\ndata: line four\n\n')).toEqual([{ event: undefined, data: 'line one\nline two\n\nline four' }]);
   });
 
   it('strips exactly one space after the colon, and none is needed', () => {
@@ -82,7 +80,10 @@ describe('SseParser', () => {
     ['CR', '\r'],
   ])('accepts %s line ends', (_name, eol) => {
     const text = `event: a${eol}data: 1${eol}data: 2${eol}${eol}: comment${eol}data: 3${eol}${eol}`;
-    const expected = [{ event: 'a', data: '1\n2' }, { event: undefined, data: '3' }];
+    const expected = [
+      { event: 'a', data: '1\n2' },
+      { event: undefined, data: '3' },
+    ];
     expect(parse(text)).toEqual(expected);
     expectSameAtEverySplit(text, expected);
   });
@@ -107,8 +108,14 @@ describe('SseParser', () => {
   });
 
   it('delivers the last event at end() when the final blank line is missing', () => {
-    expect(parse('data: one\n\ndata: two\n')).toEqual([{ event: undefined, data: 'one' }, { event: undefined, data: 'two' }]);
-    expect(parse('data: one\n\nevent: last\ndata: two')).toEqual([{ event: undefined, data: 'one' }, { event: 'last', data: 'two' }]);
+    expect(parse('data: one\n\ndata: two\n')).toEqual([
+      { event: undefined, data: 'one' },
+      { event: undefined, data: 'two' },
+    ]);
+    expect(parse('data: one\n\nevent: last\ndata: two')).toEqual([
+      { event: undefined, data: 'one' },
+      { event: 'last', data: 'two' },
+    ]);
     expect(parse('data: two\r')).toEqual([{ event: undefined, data: 'two' }]);
   });
 

@@ -42,17 +42,22 @@ function chooseModel(protocol: ProtocolId, rng: Prng, notes: string[]): string {
 /** Path for a chat request whose model (for Gemini, Bedrock, Anthropic's path form) is in the path. */
 function chatPath(protocol: ProtocolId, segment: string, stream: boolean, rng: Prng): { path: string; pathModel: boolean } {
   switch (protocol) {
-    case 'openai': return { path: '/v1/chat/completions', pathModel: false };
-    case 'responses': return { path: '/v1/responses', pathModel: false };
-    case 'cohere': return { path: '/v2/chat', pathModel: false };
-    case 'anthropic': return rng.chance(0.1) ? { path: `/${segment}/v1/messages`, pathModel: true } : { path: '/v1/messages', pathModel: false };
+    case 'openai':
+      return { path: '/v1/chat/completions', pathModel: false };
+    case 'responses':
+      return { path: '/v1/responses', pathModel: false };
+    case 'cohere':
+      return { path: '/v2/chat', pathModel: false };
+    case 'anthropic':
+      return rng.chance(0.1) ? { path: `/${segment}/v1/messages`, pathModel: true } : { path: '/v1/messages', pathModel: false };
     case 'gemini': {
       const version = rng.chance(0.8) ? 'v1beta' : 'v1';
       const method = stream ? 'streamGenerateContent' : 'generateContent';
       const query = stream ? rng.pick(['?alt=sse', '', '?alt=json', '?alt=sse&alt=json']) : '';
       return { path: `/${version}/models/${segment}:${method}${query}`, pathModel: true };
     }
-    case 'bedrock': return { path: `/model/${segment}/${stream ? 'converse-stream' : 'converse'}`, pathModel: true };
+    case 'bedrock':
+      return { path: `/model/${segment}/${stream ? 'converse-stream' : 'converse'}`, pathModel: true };
   }
 }
 
@@ -84,7 +89,18 @@ function chatCase(index: number, corpus: Corpus, key: string, rng: Prng): FuzzCa
   // Another method than POST is answered outside the protocol route: any protocol's shape will do
   // (on a path any client may call, the gateway guesses from the headers).
   const shape = method === 'POST' ? protocol : undefined;
-  return { index, kind: 'chat', method, path, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, protocol: shape, stream, seed: seed.source, notes };
+  return {
+    index,
+    kind: 'chat',
+    method,
+    path,
+    headers,
+    body: method === 'GET' || method === 'HEAD' ? undefined : body,
+    protocol: shape,
+    stream,
+    seed: seed.source,
+    notes,
+  };
 }
 
 function operationalCase(index: number, kind: Exclude<RouteKind, 'chat' | 'unknown'>, key: string, rng: Prng): FuzzCase {
@@ -92,7 +108,9 @@ function operationalCase(index: number, kind: Exclude<RouteKind, 'chat' | 'unkno
   const headers = protocolHeaders(rng.pick(PROTOCOL_IDS), key);
   if (rng.chance(0.4)) mutateHeaders(headers, key, rng, notes);
   const method = rng.chance(0.8) ? 'GET' : rng.pick(['POST', ...ODD_METHODS]);
-  const path = { models: '/v1/models', healthz: '/healthz', metrics: '/metrics' }[kind] + (rng.chance(0.1) ? rng.pick(['?limit=-1', '?%zz', '?x=' + 'y'.repeat(3000)]) : '');
+  const path =
+    { models: '/v1/models', healthz: '/healthz', metrics: '/metrics' }[kind] +
+    (rng.chance(0.1) ? rng.pick(['?limit=-1', '?%zz', '?x=' + 'y'.repeat(3000)]) : '');
   const body = method === 'GET' || method === 'HEAD' ? undefined : Buffer.from(rng.pick(['', '{}', '{"model":', 'x'.repeat(10_000)]));
   if (method !== 'GET') notes.push(`method ${method}`);
   return { index, kind, method, path, headers, body, protocol: undefined, stream: false, seed: kind, notes };
@@ -104,7 +122,12 @@ function unknownCase(index: number, corpus: Corpus, key: string, rng: Prng): Fuz
   const headers = protocolHeaders(protocol, key);
   if (rng.chance(0.3)) mutateHeaders(headers, key, rng, notes);
   const method = rng.chance(0.6) ? 'POST' : rng.pick(ODD_METHODS);
-  const body = method === 'GET' || method === 'HEAD' ? undefined : rng.chance(0.5) ? serialiseBody(rng.pick(corpus.seeds[protocol]).body) : mutateBody(rng.pick(corpus.seeds[protocol]).body, rng, notes);
+  const body =
+    method === 'GET' || method === 'HEAD'
+      ? undefined
+      : rng.chance(0.5)
+        ? serialiseBody(rng.pick(corpus.seeds[protocol]).body)
+        : mutateBody(rng.pick(corpus.seeds[protocol]).body, rng, notes);
   return { index, kind: 'unknown', method, path: rng.pick(UNKNOWN_PATHS), headers, body, protocol: undefined, stream: false, seed: 'unknown route', notes };
 }
 

@@ -41,10 +41,15 @@ async function startHookEndpoint(): Promise<{ url: string; server: Server }> {
 
 function writeConfig(dir: string, upstreamUrl: string, hooksUrl: string): string {
   return writeSixLaneConfig(dir, {
-    upstreamUrl, logLevel: 'info', keyEnv: 'FUZZ_UPSTREAM_KEY',
+    upstreamUrl,
+    logLevel: 'info',
+    keyEnv: 'FUZZ_UPSTREAM_KEY',
     laneExtras: (p) => `price: { input: 1, output: 2 }${p === 'anthropic' ? ', max_tokens: 1024' : ''}`,
     extraYaml: [
-      'workers: 2', 'db_path: ./gateway.db', 'governance: on', 'limits: { max_request_bytes: 4194304 }',
+      'workers: 2',
+      'db_path: ./gateway.db',
+      'governance: on',
+      'limits: { max_request_bytes: 4194304 }',
       'pools:',
       `  ${MIXED_POOL}: { members: [ { model: ${laneModel('openai')} }, { model: ${laneModel('anthropic')} }, { model: ${laneModel('gemini')} } ], max_attempts: 3 }`,
       'hooks:',
@@ -70,17 +75,23 @@ export async function startFuzzGateway(upstreamUrl: string): Promise<FuzzGateway
   const config = writeConfig(dir, upstreamUrl, hooks.url);
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'server/main.ts'), '--config', config], {
     env: {
-      ...process.env, FUZZ_UPSTREAM_KEY, GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-      AWS_ACCESS_KEY_ID: 'AKIDFUZZ', AWS_SECRET_ACCESS_KEY: 'fuzz-aws-secret', AWS_REGION: 'us-east-1',
+      ...process.env,
+      FUZZ_UPSTREAM_KEY,
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      AWS_ACCESS_KEY_ID: 'AKIDFUZZ',
+      AWS_SECRET_ACCESS_KEY: 'fuzz-aws-secret',
+      AWS_REGION: 'us-east-1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const errorLines: string[] = [];
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
-    exit = { code, signal };
-    resolve();
-  }));
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      resolve();
+    }),
+  );
   createInterface({ input: child.stderr! }).on('line', (line) => errorLines.length < 200 && errorLines.push(`stderr: ${line}`));
   const started = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the fuzz gateway did not start within 30 s')), 30_000);
@@ -102,7 +113,9 @@ export async function startFuzzGateway(upstreamUrl: string): Promise<FuzzGateway
   });
   const key = await createKey(String(started.adminUrl));
   return {
-    url: String(started.dataUrl), key, errorLines,
+    url: String(started.dataUrl),
+    key,
+    errorLines,
     exited: () => exit,
     close: async () => {
       if (exit === undefined) {

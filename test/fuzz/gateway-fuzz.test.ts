@@ -27,33 +27,43 @@ afterAll(async () => {
 });
 
 describe('fuzzed requests over every route', () => {
-  it('no 5xx, every 4xx in the client protocol shape, no crash', async () => {
-    const corpus = loadCorpus();
-    console.log(`fuzz: seed ${settings.seed} (replay: FUZZ_SEED=${settings.seed}), ${settings.only === undefined ? `${settings.cases} cases` : `case ${settings.only} only`}, `
-      + `${Object.values(corpus.seeds).reduce((n, s) => n + s.length, 0)} seed payloads (${corpus.realCount} captured)`);
-    const report = await runFuzz(gateway.url, corpus, gateway.key, settings);
-    console.log(`fuzz: ${report.sent} cases in ${(report.elapsedMs / 1000).toFixed(1)} s, by status ${JSON.stringify(report.byStatus)}, ${report.retried.length} resent after a reset of a reused connection; `
-      + `the mock refused ${upstream.schemaViolations.length} upstream requests as invalid for their protocol`);
+  it(
+    'no 5xx, every 4xx in the client protocol shape, no crash',
+    async () => {
+      const corpus = loadCorpus();
+      console.log(
+        `fuzz: seed ${settings.seed} (replay: FUZZ_SEED=${settings.seed}), ${settings.only === undefined ? `${settings.cases} cases` : `case ${settings.only} only`}, ` +
+          `${Object.values(corpus.seeds).reduce((n, s) => n + s.length, 0)} seed payloads (${corpus.realCount} captured)`,
+      );
+      const report = await runFuzz(gateway.url, corpus, gateway.key, settings);
+      console.log(
+        `fuzz: ${report.sent} cases in ${(report.elapsedMs / 1000).toFixed(1)} s, by status ${JSON.stringify(report.byStatus)}, ${report.retried.length} resent after a reset of a reused connection; ` +
+          `the mock refused ${upstream.schemaViolations.length} upstream requests as invalid for their protocol`,
+      );
 
-    for (const line of report.retried) console.log(`fuzz: resent after a reset: ${line}`);
-    // What the gateway forwarded that its upstream's schema refused (answered 400, so not a failure here).
-    for (const line of upstream.schemaViolations.slice(0, 5)) console.log(`fuzz: upstream refused: ${line.slice(0, 300)}`);
-    // The gateway's own error lines carry the stack of an unexpected failure: shown with the cases.
-    expect(report.failures, `seed ${settings.seed}:\n${report.failures.slice(0, 20).join('\n')}\n${gateway.errorLines.slice(0, 5).join('\n')}`).toEqual([]);
-    expect(gateway.exited(), 'the gateway process exited').toBeUndefined();
-    expect(gateway.errorLines, 'error-level log lines (unexpected failures, workers lost)').toEqual([]);
-    // Enough of the run happened to mean something, even on a loaded machine.
-    expect(report.sent).toBeGreaterThanOrEqual(Math.min(settings.cases, settings.only === undefined ? 300 : 1));
-    if (settings.only === undefined) {
-      // Cases the client library refused to send are not judged: most must have been sent. And a
-      // gateway that refused everything (in the right shape) would pass the checks above: a fair
-      // share of the mutated requests must still be served (about a third are, by the seeds).
-      const answered = report.sent - (report.byStatus.skipped ?? 0);
-      expect(answered, JSON.stringify(report.byStatus)).toBeGreaterThan(report.sent * 0.9);
-      const served = Object.entries(report.byStatus).filter(([status]) => /^2\d\d$/.test(status)).reduce((n, [, count]) => n + count, 0);
-      expect(served, JSON.stringify(report.byStatus)).toBeGreaterThan(answered * 0.1);
-    }
-  }, settings.budgetMs + 90_000); // the run stops starting cases at its budget; the last ones and the checks need a moment
+      for (const line of report.retried) console.log(`fuzz: resent after a reset: ${line}`);
+      // What the gateway forwarded that its upstream's schema refused (answered 400, so not a failure here).
+      for (const line of upstream.schemaViolations.slice(0, 5)) console.log(`fuzz: upstream refused: ${line.slice(0, 300)}`);
+      // The gateway's own error lines carry the stack of an unexpected failure: shown with the cases.
+      expect(report.failures, `seed ${settings.seed}:\n${report.failures.slice(0, 20).join('\n')}\n${gateway.errorLines.slice(0, 5).join('\n')}`).toEqual([]);
+      expect(gateway.exited(), 'the gateway process exited').toBeUndefined();
+      expect(gateway.errorLines, 'error-level log lines (unexpected failures, workers lost)').toEqual([]);
+      // Enough of the run happened to mean something, even on a loaded machine.
+      expect(report.sent).toBeGreaterThanOrEqual(Math.min(settings.cases, settings.only === undefined ? 300 : 1));
+      if (settings.only === undefined) {
+        // Cases the client library refused to send are not judged: most must have been sent. And a
+        // gateway that refused everything (in the right shape) would pass the checks above: a fair
+        // share of the mutated requests must still be served (about a third are, by the seeds).
+        const answered = report.sent - (report.byStatus.skipped ?? 0);
+        expect(answered, JSON.stringify(report.byStatus)).toBeGreaterThan(report.sent * 0.9);
+        const served = Object.entries(report.byStatus)
+          .filter(([status]) => /^2\d\d$/.test(status))
+          .reduce((n, [, count]) => n + count, 0);
+        expect(served, JSON.stringify(report.byStatus)).toBeGreaterThan(answered * 0.1);
+      }
+    },
+    settings.budgetMs + 90_000,
+  ); // the run stops starting cases at its budget; the last ones and the checks need a moment
 
   it('afterwards, a normal request in every protocol is still served', async () => {
     const bodies = {
@@ -65,11 +75,19 @@ describe('fuzzed requests over every route', () => {
       cohere: { model: laneModel('cohere'), messages: [{ role: 'user', content: 'hi' }] },
     };
     const paths = {
-      openai: '/v1/chat/completions', responses: '/v1/responses', anthropic: '/v1/messages', cohere: '/v2/chat',
-      gemini: `/v1beta/models/${laneModel('gemini')}:generateContent`, bedrock: `/model/${laneModel('bedrock')}/converse`,
+      openai: '/v1/chat/completions',
+      responses: '/v1/responses',
+      anthropic: '/v1/messages',
+      cohere: '/v2/chat',
+      gemini: `/v1beta/models/${laneModel('gemini')}:generateContent`,
+      bedrock: `/model/${laneModel('bedrock')}/converse`,
     };
     for (const protocol of PROTOCOL_IDS) {
-      const res = await fetch(`${gateway.url}${paths[protocol]}`, { method: 'POST', headers: protocolHeaders(protocol, gateway.key), body: JSON.stringify(bodies[protocol]) });
+      const res = await fetch(`${gateway.url}${paths[protocol]}`, {
+        method: 'POST',
+        headers: protocolHeaders(protocol, gateway.key),
+        body: JSON.stringify(bodies[protocol]),
+      });
       const text = await res.text();
       expect(res.status, `${protocol}: ${text}`).toBe(200);
       expect(text).toContain(`pong from ${protocol}`);

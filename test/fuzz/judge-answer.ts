@@ -12,7 +12,12 @@ import type { ProtocolId } from '../../server/ir/index.ts';
 import type { FuzzCase } from './fuzz-cases.ts';
 
 const ERROR_SHAPES: Readonly<Record<ProtocolId, ValidateFunction>> = {
-  openai: openaiError, responses: responsesError, anthropic: anthropicError, gemini: geminiError, bedrock: bedrockError, cohere: cohereError,
+  openai: openaiError,
+  responses: responsesError,
+  anthropic: anthropicError,
+  gemini: geminiError,
+  bedrock: bedrockError,
+  cohere: cohereError,
 };
 
 export interface Answer {
@@ -41,7 +46,8 @@ export function judgeAnswer(c: FuzzCase, answer: Answer): string | undefined {
     const body = parse(answer.body);
     if (body === undefined) return `${status} without a JSON error body: ${JSON.stringify(answer.body.toString('utf8').slice(0, 200))}`;
     const shapes = c.protocol === undefined ? Object.values(ERROR_SHAPES) : [ERROR_SHAPES[c.protocol]];
-    if (!shapes.some((validate) => validate(body))) return `${status} body is not a ${c.protocol ?? 'known protocol'} error: ${answer.body.toString('utf8').slice(0, 300)}`;
+    if (!shapes.some((validate) => validate(body)))
+      return `${status} body is not a ${c.protocol ?? 'known protocol'} error: ${answer.body.toString('utf8').slice(0, 300)}`;
     return undefined;
   }
   if (c.kind === 'chat' && c.method === 'POST' && status >= 200 && status < 300) {

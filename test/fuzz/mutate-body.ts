@@ -18,7 +18,10 @@ type Json = null | boolean | number | string | RawJson | Json[] | { [key: string
 function toText(value: Json): string {
   if (value instanceof RawJson) return value.text;
   if (Array.isArray(value)) return `[${value.map(toText).join(',')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${toText(v)}`).join(',')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${toText(v)}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'null';
 }
 
@@ -56,8 +59,24 @@ const get = (slot: Slot): Json => (slot.parent as Record<string | number, Json>)
 const set = (slot: Slot, value: Json) => void ((slot.parent as Record<string | number, Json>)[slot.key] = value);
 
 const EXTREME_NUMBERS: readonly Json[] = [
-  -1, 0, -0.5, 1.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2, -(2 ** 53), 1e21, -1e21, 1e308, -1e308, Number.MIN_VALUE,
-  new RawJson('1e999'), new RawJson('-1e999'), new RawJson('123456789012345678901234567890'), new RawJson('1E+400'), new RawJson('-0'),
+  -1,
+  0,
+  -0.5,
+  1.5,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  1e21,
+  -1e21,
+  1e308,
+  -1e308,
+  Number.MIN_VALUE,
+  new RawJson('1e999'),
+  new RawJson('-1e999'),
+  new RawJson('123456789012345678901234567890'),
+  new RawJson('1E+400'),
+  new RawJson('-0'),
 ];
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal injection probe (HTML, a JNDI lookup, printf and template markers), not a template
@@ -68,15 +87,24 @@ function oddString(rng: Prng): Json {
   const kind = rng.int(9);
   const size = rng.pick([1_000, 64_000, 600_000]);
   switch (kind) {
-    case 0: return 'x'.repeat(size);
-    case 1: return '\u{1F600}'.repeat(size / 4); // astral characters: UTF-16 length differs from code points and bytes
-    case 2: return new RawJson(`"${'\\ud800'.repeat(rng.pick([1, 3, 1000]))}"`); // lone surrogates (valid JSON, invalid Unicode)
-    case 3: return '\u0000\u0001\u001f\u007f\u2028\u2029';
-    case 4: return '';
-    case 5: return '\r\n\r\ndata: {"injected":true}\n\nevent: error\n\n'; // SSE framing inside content
-    case 6: return INJECTION_PROBE;
-    case 7: return 'é'.repeat(size / 2);
-    default: return new RawJson(`"${'\\\\'.repeat(size / 8)}\\u0041"`);
+    case 0:
+      return 'x'.repeat(size);
+    case 1:
+      return '\u{1F600}'.repeat(size / 4); // astral characters: UTF-16 length differs from code points and bytes
+    case 2:
+      return new RawJson(`"${'\\ud800'.repeat(rng.pick([1, 3, 1000]))}"`); // lone surrogates (valid JSON, invalid Unicode)
+    case 3:
+      return '\u0000\u0001\u001f\u007f\u2028\u2029';
+    case 4:
+      return '';
+    case 5:
+      return '\r\n\r\ndata: {"injected":true}\n\nevent: error\n\n'; // SSE framing inside content
+    case 6:
+      return INJECTION_PROBE;
+    case 7:
+      return 'é'.repeat(size / 2);
+    default:
+      return new RawJson(`"${'\\\\'.repeat(size / 8)}\\u0041"`);
   }
 }
 
@@ -84,9 +112,12 @@ function oddString(rng: Prng): Json {
 function deepNesting(rng: Prng): { value: Json; note: string } {
   const depth = rng.pick([64, 1_000, 10_000, 100_000]);
   const kind = rng.int(3);
-  const text = kind === 0 ? '['.repeat(depth) + ']'.repeat(depth)
-    : kind === 1 ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
-      : '[{"type":"text","text":'.repeat(depth) + '"x"' + '}]'.repeat(depth);
+  const text =
+    kind === 0
+      ? '['.repeat(depth) + ']'.repeat(depth)
+      : kind === 1
+        ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+        : '[{"type":"text","text":'.repeat(depth) + '"x"' + '}]'.repeat(depth);
   return { value: new RawJson(text), note: `nesting ${depth} (${['arrays', 'objects', 'content blocks'][kind]})` };
 }
 
@@ -101,7 +132,21 @@ function typeSwap(current: Json, rng: Prng): Json {
   return rng.pick(others);
 }
 
-const UNKNOWN_FIELDS = ['__proto__', 'constructor', 'prototype', 'x_unknown', 'toString', 'hasOwnProperty', '', ' ', 'stream_options', 'metadata', 'n', 'tools', 'cache_control'];
+const UNKNOWN_FIELDS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'x_unknown',
+  'toString',
+  'hasOwnProperty',
+  '',
+  ' ',
+  'stream_options',
+  'metadata',
+  'n',
+  'tools',
+  'cache_control',
+];
 
 /**
  * One mutation that keeps the value's JSON type (numbers stay numbers, strings strings), so the
@@ -147,11 +192,32 @@ function mutateTree(root: Json, rng: Prng, notes: string[]): Json {
   const slot = rng.pick(slots);
   const at = slot.path;
   switch (rng.int(10)) {
-    case 0: set(slot, typeSwap(get(slot), rng)); notes.push(`type swap at ${at}`); break;
-    case 1: set(slot, null); notes.push(`null at ${at}`); break;
-    case 2: { const n = rng.pick(EXTREME_NUMBERS); set(slot, n); notes.push(`number ${toText(n)} at ${at}`); break; }
-    case 3: { const nested = deepNesting(rng); set(slot, nested.value); notes.push(`${nested.note} at ${at}`); break; }
-    case 4: { const s = oddString(rng); set(slot, s); notes.push(`odd string (${toText(s).length} chars) at ${at}`); break; }
+    case 0:
+      set(slot, typeSwap(get(slot), rng));
+      notes.push(`type swap at ${at}`);
+      break;
+    case 1:
+      set(slot, null);
+      notes.push(`null at ${at}`);
+      break;
+    case 2: {
+      const n = rng.pick(EXTREME_NUMBERS);
+      set(slot, n);
+      notes.push(`number ${toText(n)} at ${at}`);
+      break;
+    }
+    case 3: {
+      const nested = deepNesting(rng);
+      set(slot, nested.value);
+      notes.push(`${nested.note} at ${at}`);
+      break;
+    }
+    case 4: {
+      const s = oddString(rng);
+      set(slot, s);
+      notes.push(`odd string (${toText(s).length} chars) at ${at}`);
+      break;
+    }
     case 5: {
       if (Array.isArray(slot.parent)) slot.parent.splice(slot.key as number, 1);
       else delete slot.parent[slot.key as string];
@@ -204,7 +270,9 @@ function mutateTree(root: Json, rng: Prng, notes: string[]): Json {
       }
       break;
     }
-    default: set(slot, randomScalar(rng)); notes.push(`random value at ${at}`);
+    default:
+      set(slot, randomScalar(rng));
+      notes.push(`random value at ${at}`);
   }
   return root;
 }
@@ -212,7 +280,11 @@ function mutateTree(root: Json, rng: Prng, notes: string[]): Json {
 /** One byte-level mutation on the serialised body. */
 function mutateBytes(bytes: Buffer, rng: Prng, notes: string[]): Buffer {
   switch (rng.int(7)) {
-    case 0: { const at = rng.int(bytes.length + 1); notes.push(`truncated at byte ${at} of ${bytes.length}`); return bytes.subarray(0, at); }
+    case 0: {
+      const at = rng.int(bytes.length + 1);
+      notes.push(`truncated at byte ${at} of ${bytes.length}`);
+      return bytes.subarray(0, at);
+    }
     case 1: {
       const at = rng.int(bytes.length + 1);
       const junk = Buffer.from(rng.pick([[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0x80, 0x80]]));
@@ -226,8 +298,12 @@ function mutateBytes(bytes: Buffer, rng: Prng, notes: string[]): Buffer {
       notes.push(`invalid UTF-8 inside a string at byte ${quote + 1}`);
       return Buffer.concat([bytes.subarray(0, quote + 1), Buffer.from([0xfe, 0xc0, 0xaf]), bytes.subarray(quote + 1)]);
     }
-    case 3: notes.push('UTF-8 BOM prefix'); return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
-    case 4: notes.push('trailing junk'); return Buffer.concat([bytes, Buffer.from(rng.pick([' {}', '\u0000', ',', '}}}]]]', '\n{"model":"x"}']))]);
+    case 3:
+      notes.push('UTF-8 BOM prefix');
+      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
+    case 4:
+      notes.push('trailing junk');
+      return Buffer.concat([bytes, Buffer.from(rng.pick([' {}', '\u0000', ',', '}}}]]]', '\n{"model":"x"}']))]);
     case 5: {
       const copy = Buffer.from(bytes);
       const at = rng.int(Math.max(1, copy.length));
@@ -235,7 +311,9 @@ function mutateBytes(bytes: Buffer, rng: Prng, notes: string[]): Buffer {
       notes.push(`byte ${at} set at random`);
       return copy;
     }
-    default: notes.push('empty body'); return Buffer.alloc(0);
+    default:
+      notes.push('empty body');
+      return Buffer.alloc(0);
   }
 }
 

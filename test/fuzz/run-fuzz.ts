@@ -61,7 +61,12 @@ const STALE_CONNECTION = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
 
 async function sendOnce(agent: Agent, base: string, c: FuzzCase): Promise<string | undefined> {
   const res = await request(`${base}${c.path}`, {
-    method: c.method as 'POST', headers: c.headers, body: c.body, dispatcher: agent, headersTimeout: 20_000, bodyTimeout: 20_000,
+    method: c.method as 'POST',
+    headers: c.headers,
+    body: c.body,
+    dispatcher: agent,
+    headersTimeout: 20_000,
+    bodyTimeout: 20_000,
   });
   const body = Buffer.from(await res.body.arrayBuffer());
   return judgeAnswer(c, { status: res.statusCode, headers: res.headers, body }) ?? String(res.statusCode);

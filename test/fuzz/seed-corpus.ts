@@ -42,14 +42,21 @@ function readSeed(protocol: ProtocolId, relative: string): Seed | undefined {
 function filesIn(relativeDir: string, accept: (name: string) => boolean): string[] {
   const dir = join(FIXTURES, relativeDir);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter(accept).sort().map((name) => join(relativeDir, name));
+  return readdirSync(dir)
+    .filter(accept)
+    .sort()
+    .map((name) => join(relativeDir, name));
 }
 
 /** Every seed for one client protocol, real captures first. */
 export function seedsFor(protocol: ProtocolId): Seed[] {
   const real = filesIn(join('real', protocol, 'requests'), (n) => n.endsWith('.json'));
-  const golden = filesIn(protocol, () => true).map((scenario) => join(scenario, 'request.wire.json')).filter((p) => existsSync(join(FIXTURES, p)));
-  const matrix = filesIn('matrix', () => true).map((scenario) => join(scenario, `${protocol}.request.json`)).filter((p) => existsSync(join(FIXTURES, p)));
+  const golden = filesIn(protocol, () => true)
+    .map((scenario) => join(scenario, 'request.wire.json'))
+    .filter((p) => existsSync(join(FIXTURES, p)));
+  const matrix = filesIn('matrix', () => true)
+    .map((scenario) => join(scenario, `${protocol}.request.json`))
+    .filter((p) => existsSync(join(FIXTURES, p)));
   return [...real, ...golden, ...matrix].map((p) => readSeed(protocol, p)).filter((s): s is Seed => s !== undefined);
 }
 

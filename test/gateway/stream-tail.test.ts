@@ -47,14 +47,19 @@ describe('StreamTail', () => {
         tail.push(f.bytes.subarray(cut, cut + 5));
         tail.push(f.bytes.subarray(cut + 5));
         const verdict = endsInError(allOf(tail.readEnd(codec(f.protocol).createStreamDecoder())));
-        if (verdict !== expected) throw new Error(`cut at ${cut}: tail says ${verdict ? 'broken' : 'complete'}, full decode says ${expected ? 'broken' : 'complete'}`);
+        if (verdict !== expected)
+          throw new Error(`cut at ${cut}: tail says ${verdict ? 'broken' : 'complete'}, full decode says ${expected ? 'broken' : 'complete'}`);
       }
     });
   }
 
   it('a stream that stops without its terminator is flagged', () => {
     const tail = new StreamTail();
-    tail.push(Buffer.from('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n'));
+    tail.push(
+      Buffer.from(
+        'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n',
+      ),
+    );
     expect(endsInError(allOf(tail.readEnd(codec('openai').createStreamDecoder())))).toBe(true);
   });
 });

@@ -8,11 +8,26 @@ import { requestStreamUsage } from '../../server/protocols/openai/stream-usage-r
 
 describe('requestStreamUsage', () => {
   it.each([
-    ['absent: inserted first, the rest byte for byte', '{"model":"m", "stream":true,\n "messages":[]}', '{"stream_options":{"include_usage":true},"model":"m", "stream":true,\n "messages":[]}', false],
-    ['present without include_usage: other members kept', '{"model":"m","stream_options":{"include_obfuscation":false},"stream":true}', '{"model":"m","stream_options":{"include_obfuscation":false,"include_usage":true},"stream":true}', false],
+    [
+      'absent: inserted first, the rest byte for byte',
+      '{"model":"m", "stream":true,\n "messages":[]}',
+      '{"stream_options":{"include_usage":true},"model":"m", "stream":true,\n "messages":[]}',
+      false,
+    ],
+    [
+      'present without include_usage: other members kept',
+      '{"model":"m","stream_options":{"include_obfuscation":false},"stream":true}',
+      '{"model":"m","stream_options":{"include_obfuscation":false,"include_usage":true},"stream":true}',
+      false,
+    ],
     ['include_usage false', '{"stream_options": {"include_usage": false},"model":"m"}', '{"stream_options": {"include_usage":true},"model":"m"}', false],
     ['null', '{"model":"m","stream_options":null}', '{"model":"m","stream_options":{"include_usage":true}}', false],
-    ['the client asked: unchanged', '{"model":"m","stream_options":{ "include_usage" : true }}', '{"model":"m","stream_options":{ "include_usage" : true }}', true],
+    [
+      'the client asked: unchanged',
+      '{"model":"m","stream_options":{ "include_usage" : true }}',
+      '{"model":"m","stream_options":{ "include_usage" : true }}',
+      true,
+    ],
   ])('%s', (_, body, expected, clientAsked) => {
     const out = requestStreamUsage(Buffer.from(body));
     expect(out.body.toString()).toBe(expected);
@@ -22,7 +37,13 @@ describe('requestStreamUsage', () => {
 });
 
 describe('OpenAIUsageStrip', () => {
-  const spec = { id: 'chatcmpl-u', model: 'gpt-4.1-mini', text: 'a "usage":null inside text, and "choices":[] too', created: 1_700_000_000, usage: { prompt_tokens: 11, completion_tokens: 5 } };
+  const spec = {
+    id: 'chatcmpl-u',
+    model: 'gpt-4.1-mini',
+    text: 'a "usage":null inside text, and "choices":[] too',
+    created: 1_700_000_000,
+    usage: { prompt_tokens: 11, completion_tokens: 5 },
+  };
   const withUsage = Buffer.from(openaiChatStreamEvents(spec, { includeUsage: true, textPieces: 3 }).join(''));
   const without = openaiChatStreamEvents(spec, { includeUsage: false, textPieces: 3 }).join('');
 
@@ -45,7 +66,9 @@ describe('OpenAIUsageStrip', () => {
   it('a stream cut mid-event keeps the cut event as it came', () => {
     const strip = new OpenAIUsageStrip();
     const cut = withUsage.subarray(0, withUsage.indexOf('\n\n') + 10);
-    expect(Buffer.concat([strip.push(cut), strip.end()]).toString()).toBe(`${without.slice(0, without.indexOf('\n\n') + 2)}${cut.subarray(cut.indexOf('\n\n') + 2).toString()}`);
+    expect(Buffer.concat([strip.push(cut), strip.end()]).toString()).toBe(
+      `${without.slice(0, without.indexOf('\n\n') + 2)}${cut.subarray(cut.indexOf('\n\n') + 2).toString()}`,
+    );
   });
 
   it('a CR LF framed stream is stripped event by event too, not held to its end', () => {

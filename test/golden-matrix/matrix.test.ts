@@ -14,12 +14,35 @@ import type { ChatRequest, ChatResponse, ProtocolId } from '../../server/ir/inde
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
 import type { TranslationWarning } from '../../server/protocols/codec.ts';
 import {
-  LANE, ROOT, SIDES, VALIDATORS, codecOf, hasFile, irFile, knownFileNames, matrixScenarios, originFor, protocolsWith,
-  readJson, schemaErrors, wireFile, type Json, type MatrixScenario, type Side,
+  LANE,
+  ROOT,
+  SIDES,
+  VALIDATORS,
+  codecOf,
+  hasFile,
+  irFile,
+  knownFileNames,
+  matrixScenarios,
+  originFor,
+  protocolsWith,
+  readJson,
+  schemaErrors,
+  wireFile,
+  type Json,
+  type MatrixScenario,
+  type Side,
 } from './matrix-fixtures.ts';
 import {
-  ENCODE_TIME, KNOWN_BUGS, REQUEST_NORMALISATIONS, RESPONSE_NORMALISATIONS, applicable, expectedCrossWarnings, expectedCrossWire,
-  expectedDecode, knownBug, withPipelineIdentity,
+  ENCODE_TIME,
+  KNOWN_BUGS,
+  REQUEST_NORMALISATIONS,
+  RESPONSE_NORMALISATIONS,
+  applicable,
+  expectedCrossWarnings,
+  expectedCrossWire,
+  expectedDecode,
+  knownBug,
+  withPipelineIdentity,
 } from './normalisations.ts';
 
 type Ir = ChatRequest | ChatResponse;
@@ -44,9 +67,8 @@ interface Encoded {
 /** The body as it goes on the wire (serialised: undefined members vanish), and the warnings' paths. */
 function encode(side: Side, protocol: ProtocolId, ir: Ir): Encoded {
   const codec = codecOf(protocol);
-  const { body, warnings } = side === 'request'
-    ? codec.encodeRequest(ir as ChatRequest, LANE)
-    : codec.encodeResponse(ir as ChatResponse, { streamUsage: false });
+  const { body, warnings } =
+    side === 'request' ? codec.encodeRequest(ir as ChatRequest, LANE) : codec.encodeResponse(ir as ChatResponse, { streamUsage: false });
   return { body: JSON.parse(JSON.stringify(body)) as Json, warningPaths: warnings.map((w: TranslationWarning) => w.path) };
 }
 
@@ -119,13 +141,16 @@ describe('matrix inventory', () => {
         for (const p of protocolsWith(scenario, side)) for (const n of applicable(side, p, ir)) used.add(`${side}:${n.name}`);
       }
     }
-    const declared = [
-      ...REQUEST_NORMALISATIONS.map((n) => `request:${n.name}`),
-      ...RESPONSE_NORMALISATIONS.map((n) => `response:${n.name}`),
-    ];
-    expect(declared.filter((n) => !used.has(n)), 'rules no fixture needs').toEqual([]);
+    const declared = [...REQUEST_NORMALISATIONS.map((n) => `request:${n.name}`), ...RESPONSE_NORMALISATIONS.map((n) => `response:${n.name}`)];
+    expect(
+      declared.filter((n) => !used.has(n)),
+      'rules no fixture needs',
+    ).toEqual([]);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(declared.filter((n) => !readme.includes(`| ${n.split(':')[0]} | \`${n.split(':')[1]}\` |`)), 'rules missing from the README table').toEqual([]);
+    expect(
+      declared.filter((n) => !readme.includes(`| ${n.split(':')[0]} | \`${n.split(':')[1]}\` |`)),
+      'rules missing from the README table',
+    ).toEqual([]);
     for (const bug of KNOWN_BUGS) {
       const scenario = scenarios.find((s) => s.name === bug.scenario);
       expect(scenario !== undefined && hasFile(scenario, wireFile(bug.encoder, bug.side)), `${bug.name} names a wire file that exists`).toBe(true);
@@ -184,7 +209,9 @@ for (const scenario of matrixScenarios()) {
           for (const b of protocols) {
             if (a === b) continue;
             const ir = readJson<Ir>(scenario, irFile(side));
-            const rules = applicable(side, a, ir).filter((n) => n.onWire?.[b] !== undefined || n.warnings?.[b] !== undefined).map((n) => n.name);
+            const rules = applicable(side, a, ir)
+              .filter((n) => n.onWire?.[b] !== undefined || n.warnings?.[b] !== undefined)
+              .map((n) => n.name);
             check(scenario, side, b, `${a} -> ${b}${rules.length > 0 ? ` (rules: ${rules.join(', ')})` : ''}`, (adjust) => {
               const scenarioIr = readJson<Ir>(scenario, irFile(side));
               let decoded = decode(side, a, readJson(scenario, wireFile(a, side)));
@@ -216,4 +243,3 @@ function readmeLeftOut(): string[] {
   }
   return rows;
 }
-

@@ -40,8 +40,9 @@ export const REQUEST_NORMALISATIONS: readonly Normalisation<ChatRequest>[] = [
   {
     name: 'model-in-body',
     protocols: ['openai', 'responses', 'anthropic', 'cohere'],
-    why: 'the body names the model, and each wire file is what the encoder wrote for the lane, so the decoded model is the lane model; '
-      + 'gemini and bedrock take the client\'s name from the path (client-model), as request.ir.json says',
+    why:
+      'the body names the model, and each wire file is what the encoder wrote for the lane, so the decoded model is the lane model; ' +
+      "gemini and bedrock take the client's name from the path (client-model), as request.ir.json says",
     decoded: (ir) => ({ ...ir, model: LANE.model }),
   },
   {
@@ -53,8 +54,9 @@ export const REQUEST_NORMALISATIONS: readonly Normalisation<ChatRequest>[] = [
   {
     name: 'responses-tool-strict-false',
     protocols: ['responses'],
-    why: 'Responses applies strict mode to a tool without `strict`, so its encoder writes strict: false for an IR tool without one, '
-      + 'and its decoder keeps that explicit false (the IR\'s absent and false mean the same: not strict)',
+    why:
+      'Responses applies strict mode to a tool without `strict`, so its encoder writes strict: false for an IR tool without one, ' +
+      "and its decoder keeps that explicit false (the IR's absent and false mean the same: not strict)",
     decoded: (ir) => (ir.tools === undefined ? ir : { ...ir, tools: ir.tools.map((t): ToolDefinition => ({ ...t, strict: t.strict ?? false })) }),
     onWire: {
       openai: (wire) => withEach(wire, ['tools'], (tool) => ({ ...tool, function: { ...(tool.function as Json), strict: false } })),
@@ -65,8 +67,9 @@ export const REQUEST_NORMALISATIONS: readonly Normalisation<ChatRequest>[] = [
   {
     name: 'responses-image-detail-auto',
     protocols: ['responses'],
-    why: 'OpenAI wants a detail level on every Responses image, so the encoder writes detail: "auto" for an IR image without one, '
-      + 'and the decoder keeps it (absent and "auto" mean the same)',
+    why:
+      'OpenAI wants a detail level on every Responses image, so the encoder writes detail: "auto" for an IR image without one, ' +
+      'and the decoder keeps it (absent and "auto" mean the same)',
     decoded: (ir) => ({ ...ir, messages: ir.messages.map((m) => mapImages(m, (b) => ({ ...b, detail: b.detail ?? 'auto' }))) }),
     onWire: {
       openai: (wire) => withImageUrlDetail(wire),
@@ -107,7 +110,7 @@ export const RESPONSE_NORMALISATIONS: readonly Normalisation<ChatResponse>[] = [
   {
     name: 'finish-raw',
     protocols: ALL,
-    why: 'Finish.raw is the wire\'s own word (table RAW_FINISH); response.ir.json says null',
+    why: "Finish.raw is the wire's own word (table RAW_FINISH); response.ir.json says null",
     decoded: (ir, protocol) => ({ ...ir, finish: { ...ir.finish, raw: rawFinish(protocol, ir.finish.reason) } }),
   },
   {
@@ -142,14 +145,15 @@ export const RESPONSE_NORMALISATIONS: readonly Normalisation<ChatResponse>[] = [
   {
     name: 'no-id-no-model',
     protocols: ['bedrock'],
-    why: 'a Converse body names neither the response nor the model: the decoder says \'\' for both, and the pipeline '
-      + '(attempt-translated.ts withIdentity) fills in the request id and the lane model before encoding',
+    why:
+      "a Converse body names neither the response nor the model: the decoder says '' for both, and the pipeline " +
+      '(attempt-translated.ts withIdentity) fills in the request id and the lane model before encoding',
     decoded: (ir) => ({ ...ir, id: '', model: '' }),
   },
   {
     name: 'no-model',
     protocols: ['cohere'],
-    why: 'a v2 Chat response names no model: the decoder says \'\', and the pipeline (withIdentity) fills in the lane model',
+    why: "a v2 Chat response names no model: the decoder says '', and the pipeline (withIdentity) fills in the lane model",
     decoded: (ir) => ({ ...ir, model: '' }),
   },
 ];

@@ -89,7 +89,13 @@ describe('worstCaseMicrocents', () => {
   it('is never below the real cost of any usage the request could have', () => {
     const price = { input: 0.075, output: 0.3, cache_read: 0.01875, cache_write: 0.1 };
     const worst = worstCaseMicrocents({ requestBytes: 400, maxOutputTokens: 64, price });
-    for (const [input, output, read, write] of [[400, 64, 0, 0], [400, 64, 400, 0], [400, 64, 0, 400], [400, 64, 200, 200], [1, 1, 0, 0]] as const) {
+    for (const [input, output, read, write] of [
+      [400, 64, 0, 0],
+      [400, 64, 400, 0],
+      [400, 64, 0, 400],
+      [400, 64, 200, 200],
+      [1, 1, 0, 0],
+    ] as const) {
       expect(costMicrocents(usage(input, output, read, write), price)).toBeLessThanOrEqual(worst);
     }
   });

@@ -23,7 +23,14 @@ async function refusal(run: () => unknown): Promise<GatewayError> {
 }
 
 const priced = (worst: bigint) => ({ worstCaseMicrocents: worst, priced: true });
-const settlement = (requestId: string, cost: bigint) => ({ costMicrocents: cost, usage: usage(100, 20), requestId, model: 'gpt', lane: 'openai/gpt-4.1-mini', estimated: false });
+const settlement = (requestId: string, cost: bigint) => ({
+  costMicrocents: cost,
+  usage: usage(100, 20),
+  requestId,
+  model: 'gpt',
+  lane: 'openai/gpt-4.1-mini',
+  estimated: false,
+});
 
 export function governanceBehaviour(store: StoreUnderTest): void {
   const open = async (options: Parameters<StoreUnderTest['open']>[1] = {}) => store.open(await store.fresh(), options);
@@ -188,7 +195,9 @@ export function governanceBehaviour(store: StoreUnderTest): void {
     it('refuses to open with a different secret than the keys were hashed with', async () => {
       const location = await store.fresh();
       await (await store.open(location, { secret: 'original' })).close();
-      await expect(store.open(location, { secret: 'another' })).rejects.toThrow(/its keys were hashed with a different governance secret than the one now configured/);
+      await expect(store.open(location, { secret: 'another' })).rejects.toThrow(
+        /its keys were hashed with a different governance secret than the one now configured/,
+      );
       await expect(store.open(location)).rejects.toThrow(/different governance secret than the one now in use \(none is configured\)/);
       await store.open(location, { secret: 'original' }); // and the store is still usable
     });
@@ -205,14 +214,20 @@ export function governanceBehaviour(store: StoreUnderTest): void {
     const derive = identityKeyDeriver(SECRET);
     const ALICE = { issuer: 'https://idp.example.com', subject: 'alice' };
     const request = (overrides: Partial<IdentityKeyRequest> = {}): IdentityKeyRequest => ({
-      ...ALICE, team: 'ml', name: 'self-serve (ml)', owner: 'alice@example.com', budgetMicrocents: 500_000_000n, rpm: 30, ...overrides,
+      ...ALICE,
+      team: 'ml',
+      name: 'self-serve (ml)',
+      owner: 'alice@example.com',
+      budgetMicrocents: 500_000_000n,
+      rpm: 30,
+      ...overrides,
     });
     const issue = async (governance: OwnerGovernance, overrides: Partial<IdentityKeyRequest> = {}) => {
       const r = request(overrides);
       return governance.issueIdentityKey(r, (generation) => derive(r, generation));
     };
 
-    it('creates the identity\'s key with the team\'s budget once, then returns the same live key, its spend kept', async () => {
+    it("creates the identity's key with the team's budget once, then returns the same live key, its spend kept", async () => {
       const governance = await open({ secret: SECRET });
       const first = await issue(governance);
       expect(first.issued).toMatchObject({ generation: 0, created: true, team: 'ml', secret: derive(ALICE, 0) });
@@ -225,7 +240,7 @@ export function governanceBehaviour(store: StoreUnderTest): void {
       expect(await governance.listKeys()).toHaveLength(1);
     });
 
-    it('after a revocation issues the next generation\'s key; the same key from a second opening of the store', async () => {
+    it("after a revocation issues the next generation's key; the same key from a second opening of the store", async () => {
       const location = await store.fresh();
       const governance = await store.open(location, { secret: SECRET });
       const first = await issue(governance);
@@ -251,7 +266,9 @@ export function governanceBehaviour(store: StoreUnderTest): void {
     it('refuses to hand out a key whose derivation no longer matches its stored hash', async () => {
       const governance = await open({ secret: SECRET });
       await issue(governance);
-      await expect(Promise.resolve().then(() => governance.issueIdentityKey(request(), () => 'gwk_some-other-derivation'))).rejects.toThrow(/does not match its stored hash/);
+      await expect(Promise.resolve().then(() => governance.issueIdentityKey(request(), () => 'gwk_some-other-derivation'))).rejects.toThrow(
+        /does not match its stored hash/,
+      );
     });
   });
 }

@@ -42,19 +42,28 @@ describe('governance configuration', () => {
   });
 
   it('reads governance_secret from the environment or a file', () => {
-    expect(loadConfigFile(configFile(['db_path: ./g.db', 'governance_secret: { env: GOV_SECRET }']), { env: { GOV_SECRET: 'from-env' } }).governanceSecret).toBe('from-env');
-    expect(loadConfigFile(configFile(['db_path: ./g.db', 'governance_secret: { file: ./governance.secret }']), { env: {} }).governanceSecret).toBe('from-a-file');
+    expect(
+      loadConfigFile(configFile(['db_path: ./g.db', 'governance_secret: { env: GOV_SECRET }']), { env: { GOV_SECRET: 'from-env' } }).governanceSecret,
+    ).toBe('from-env');
+    expect(loadConfigFile(configFile(['db_path: ./g.db', 'governance_secret: { file: ./governance.secret }']), { env: {} }).governanceSecret).toBe(
+      'from-a-file',
+    );
   });
 
   it('reports an unset governance_secret at its line, without the secret', () => {
     const file = configFile(['db_path: ./g.db', 'governance_secret: { env: GOV_SECRET }']);
-    expect(problems(file).problems).toEqual([expect.objectContaining({ path: 'governance_secret', line: 2, message: 'environment variable GOV_SECRET is not set' })]);
+    expect(problems(file).problems).toEqual([
+      expect.objectContaining({ path: 'governance_secret', line: 2, message: 'environment variable GOV_SECRET is not set' }),
+    ]);
     expect(problems(configFile(['governance_secret: { value: inline }'])).message).toContain('governance_secret');
   });
 
   it('reads database_url as a secret reference, with on_store_error and the lease; never quotes it', () => {
     const url = 'postgres://gw:pa55word@db.internal:5432/gateway';
-    const config = loadConfigFile(configFile(['governance: on', 'database_url: { env: GATEWAY_DATABASE_URL }', 'on_store_error: allow', 'reservation_lease_seconds: 5']), { env: { GATEWAY_DATABASE_URL: url } });
+    const config = loadConfigFile(
+      configFile(['governance: on', 'database_url: { env: GATEWAY_DATABASE_URL }', 'on_store_error: allow', 'reservation_lease_seconds: 5']),
+      { env: { GATEWAY_DATABASE_URL: url } },
+    );
     expect(config).toMatchObject({ governance: true, databaseUrl: url, dbPath: undefined, onStoreError: 'allow', reservationLeaseMs: 5000 });
     expect(loadConfigFile(configFile(['database_url: { env: U }']), { env: { U: url } })).toMatchObject({ onStoreError: 'deny', reservationLeaseMs: 30_000 });
     const bad = problems(configFile(['database_url: { env: U }']), { U: 'mysql://gw:pa55word@db/x' });
@@ -62,7 +71,7 @@ describe('governance configuration', () => {
     expect(bad.message).not.toContain('pa55word');
   });
 
-  it('refuses db_path and database_url together, and the shared store\'s settings without it', () => {
+  it("refuses db_path and database_url together, and the shared store's settings without it", () => {
     const both = problems(configFile(['db_path: ./g.db', 'database_url: { env: U }']), { U: 'postgres://h/db' });
     expect(both.message).toContain('db_path and database_url are both set');
     const alone = problems(configFile(['db_path: ./g.db', 'on_store_error: allow']));

@@ -40,7 +40,11 @@ describe('the embedded file', () => {
       const a = keys.create({}, 1).record;
       const b = keys.create({}, 1).record;
       const lastUsed = new LastUsed(store);
-      const written = () => store.db.prepare('SELECT id, last_used_at FROM keys ORDER BY id').all().map((row) => (row as { last_used_at: number | null }).last_used_at);
+      const written = () =>
+        store.db
+          .prepare('SELECT id, last_used_at FROM keys ORDER BY id')
+          .all()
+          .map((row) => (row as { last_used_at: number | null }).last_used_at);
       for (let t = 10; t <= 1000; t += 10) lastUsed.mark(a.id, t);
       lastUsed.mark(b.id, 500);
       expect(lastUsed.get(a.id)).toBe(1000);
@@ -72,7 +76,9 @@ describe('the server secret of the file', () => {
   it('names the file when the secret differs', () => {
     const path = tempDbPath();
     openGovernance(path, { secret: 'original' }).close();
-    expect(() => openGovernance(path, { secret: 'another' })).toThrow(`${path}: its keys were hashed with a different governance secret than the one now configured`);
+    expect(() => openGovernance(path, { secret: 'another' })).toThrow(
+      `${path}: its keys were hashed with a different governance secret than the one now configured`,
+    );
   });
 });
 

@@ -36,7 +36,7 @@ const issue = (governance: LocalGovernance, overrides: Partial<IdentityKeyReques
 };
 
 describe('issueIdentityKey', () => {
-  it('creates the identity\'s key with the team\'s budget once, then returns the same live key, its spend kept', async () => {
+  it("creates the identity's key with the team's budget once, then returns the same live key, its spend kept", async () => {
     const path = tempDbPath();
     const governance = open(path);
     const first = issue(governance);
@@ -45,7 +45,14 @@ describe('issueIdentityKey', () => {
     expect(governance.authenticatePresented(first.issued.secret).id).toBe(first.key.id);
 
     const reservation = governance.admit(first.key, { worstCaseMicrocents: 1000n, priced: true });
-    await governance.settle(reservation, { costMicrocents: 700n, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, requestId: 'r1', model: 'gpt', lane: 'l', estimated: false });
+    await governance.settle(reservation, {
+      costMicrocents: 700n,
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+      requestId: 'r1',
+      model: 'gpt',
+      lane: 'l',
+      estimated: false,
+    });
 
     const again = issue(governance, { team: 'research', budgetMicrocents: 1n }); // the person moved team: the live key stays as issued
     expect(again.issued).toMatchObject({ generation: 0, created: false, team: 'ml', secret: first.issued.secret });
@@ -53,7 +60,7 @@ describe('issueIdentityKey', () => {
     expect(governance.listKeys()).toHaveLength(1);
   });
 
-  it('after a revocation issues the next generation\'s key with a fresh budget; the revoked one stays revoked', () => {
+  it("after a revocation issues the next generation's key with a fresh budget; the revoked one stays revoked", () => {
     const governance = open(tempDbPath());
     const first = issue(governance);
     governance.revokeKey(first.key.id);
@@ -77,8 +84,10 @@ describe('issueIdentityKey', () => {
     expect(issue(reopened).issued).toMatchObject({ generation: 1, created: false, secret: second.secret });
     reopened.close();
     const raw = new DatabaseSync(path, { readOnly: true });
-    const dump = JSON.stringify(raw.prepare('SELECT * FROM keys').all(), (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v))
-      + JSON.stringify(raw.prepare('SELECT * FROM identities').all(), (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+    const dump =
+      JSON.stringify(raw.prepare('SELECT * FROM keys').all(), (_k, v) =>
+        typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v,
+      ) + JSON.stringify(raw.prepare('SELECT * FROM identities').all(), (_k, v) => (typeof v === 'bigint' ? String(v) : v));
     raw.close();
     for (const secret of [issued.secret, second.secret]) {
       expect(dump).not.toContain(secret);

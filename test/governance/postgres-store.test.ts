@@ -17,7 +17,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => server?.stop());
 
-const open = (url: string, onStoreError: 'deny' | 'allow' = 'deny') => createPostgresGovernance({ url, secret: 's', log: SILENT, onStoreError, leaseMs: 30_000 });
+const open = (url: string, onStoreError: 'deny' | 'allow' = 'deny') =>
+  createPostgresGovernance({ url, secret: 's', log: SILENT, onStoreError, leaseMs: 30_000 });
 const settlement = (requestId: string, cost: bigint) => ({ costMicrocents: cost, usage: usage(1, 1), requestId, model: 'm', lane: 'l', estimated: false });
 
 async function sql(url: string, text: string): Promise<pg.QueryResult> {
@@ -37,7 +38,9 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     await Promise.all(nodes.map((n) => n.close()));
     expect((await sql(url, 'SELECT version FROM gateway_schema')).rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
     await sql(url, 'UPDATE gateway_schema SET version = 99');
-    await expect(open(url)).rejects.toThrow(`cannot use the PostgreSQL store (database_url): the database has gateway schema version 99, newer than this build knows (${POSTGRES_SCHEMA_VERSION})`);
+    await expect(open(url)).rejects.toThrow(
+      `cannot use the PostgreSQL store (database_url): the database has gateway schema version 99, newer than this build knows (${POSTGRES_SCHEMA_VERSION})`,
+    );
   });
 
   it('names no password when the database cannot be reached at start', async () => {
@@ -57,7 +60,9 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
       server.pause();
       try {
         await governance.authenticatePresented(secret); // the cached key: no query needed
-        const refusal = await Promise.resolve().then(() => governance.admit(key, { worstCaseMicrocents: 1000n, priced: true })).catch((e: unknown) => e);
+        const refusal = await Promise.resolve()
+          .then(() => governance.admit(key, { worstCaseMicrocents: 1000n, priced: true }))
+          .catch((e: unknown) => e);
         expect(refusal).toBeInstanceOf(GatewayFailure);
         expect((refusal as GatewayFailure).error).toMatchObject({ kind: 'unavailable', status: 503, code: 'store_unavailable', retryAfterSeconds: 2 });
         await expect(governance.ping()).rejects.toThrow();
@@ -98,7 +103,9 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     }
   });
 
-  it('on_store_error allow: a known key is admitted unmetered while the database is down; its spend is recorded when it is back', { timeout: 60_000 }, async () => {
+  it('on_store_error allow: a known key is admitted unmetered while the database is down; its spend is recorded when it is back', {
+    timeout: 60_000,
+  }, async () => {
     const url = await server.createDatabase();
     const governance = await open(url, 'allow');
     try {
@@ -146,7 +153,11 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     try {
       const { key } = await governance.createKey({ budgetMicrocents: 100_000n });
       const priced = (worst: bigint) => ({ worstCaseMicrocents: worst, priced: true });
-      const [settledLate, releasedLate, lost] = [await governance.admit(key, priced(10_000n)), await governance.admit(key, priced(20_000n)), await governance.admit(key, priced(5_000n))];
+      const [settledLate, releasedLate, lost] = [
+        await governance.admit(key, priced(10_000n)),
+        await governance.admit(key, priced(20_000n)),
+        await governance.admit(key, priced(5_000n)),
+      ];
       // As if this node had been cut off for longer than the lease: the leases run out, and a
       // sweep (any node's) applies the rule, in one transaction.
       await sql(url, "UPDATE gateway_reservations SET lease_until = clock_timestamp() - interval '1 second'; SELECT gateway_expire_leases(0)");
@@ -155,7 +166,10 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
       await governance.release(releasedLate);
       expect(await governance.getKey(key.id)).toMatchObject({ spentMicrocents: 1_234n + 5_000n, reservedMicrocents: 0n });
       const rows = (await sql(url, 'SELECT request_id, cost_microcents::int AS cost, estimated FROM gateway_spend_ledger ORDER BY request_id')).rows;
-      expect(rows).toEqual([{ request_id: 'late', cost: 1234, estimated: false }, { request_id: `lease:${lost.id}`, cost: 5000, estimated: true }]);
+      expect(rows).toEqual([
+        { request_id: 'late', cost: 1234, estimated: false },
+        { request_id: `lease:${lost.id}`, cost: 5000, estimated: true },
+      ]);
     } finally {
       await governance.close();
     }

@@ -29,13 +29,16 @@ describe('RoundTripBatch', () => {
   it('keeps at most `concurrency` batches in flight; calls made meanwhile go together in the next', async () => {
     const gates: ReturnType<typeof deferred<void>>[] = [];
     const batches: number[][] = [];
-    const batch = new RoundTripBatch<number, number>(async (items) => {
-      batches.push([...items]);
-      const gate = deferred<void>();
-      gates.push(gate);
-      await gate.promise;
-      return [...items];
-    }, { concurrency: 1 });
+    const batch = new RoundTripBatch<number, number>(
+      async (items) => {
+        batches.push([...items]);
+        const gate = deferred<void>();
+        gates.push(gate);
+        await gate.promise;
+        return [...items];
+      },
+      { concurrency: 1 },
+    );
     const first = batch.call(1);
     await new Promise((resolve) => setImmediate(resolve));
     const later = [2, 3, 4].map((n) => batch.call(n));
@@ -64,10 +67,13 @@ describe('RoundTripBatch', () => {
 
   it('splits a backlog into batches of at most maxItems', async () => {
     const sizes: number[] = [];
-    const batch = new RoundTripBatch<number, number>(async (items) => {
-      sizes.push(items.length);
-      return [...items];
-    }, { maxItems: 3, concurrency: 1 });
+    const batch = new RoundTripBatch<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        return [...items];
+      },
+      { maxItems: 3, concurrency: 1 },
+    );
     await Promise.all(Array.from({ length: 7 }, (_, i) => batch.call(i)));
     expect(sizes).toEqual([3, 3, 1]);
   });

@@ -67,7 +67,10 @@ describe('SettlementBatch', () => {
     store.transaction = () => {
       throw new Error('disk full');
     };
-    const results = await Promise.allSettled([batch.settle(ledger.reserve(keyId, 100n), settlement('x', 5n)), batch.settle(ledger.reserve(keyId, 100n), settlement('y', 5n))]);
+    const results = await Promise.allSettled([
+      batch.settle(ledger.reserve(keyId, 100n), settlement('x', 5n)),
+      batch.settle(ledger.reserve(keyId, 100n), settlement('y', 5n)),
+    ]);
     expect(results.every((r) => r.status === 'rejected')).toBe(true);
     expect(ledger.reserved(keyId)).toBe(200n); // charged the worst case rather than lose the spend
   });

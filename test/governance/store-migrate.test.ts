@@ -18,7 +18,11 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => server?.stop());
 
-const migrate = (from: string, env: Record<string, string>) => spawnSync(process.execPath, [MAIN, 'store', 'migrate', '--from', from, '--to', 'env:TARGET_DATABASE_URL'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+const migrate = (from: string, env: Record<string, string>) =>
+  spawnSync(process.execPath, [MAIN, 'store', 'migrate', '--from', from, '--to', 'env:TARGET_DATABASE_URL'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
 
 describe.skipIf(skip !== undefined)('gateway store migrate', () => {
   it('moves keys, spend, identities and the server secret from SQLite to PostgreSQL', { timeout: 60_000 }, async () => {
@@ -26,10 +30,26 @@ describe.skipIf(skip !== undefined)('gateway store migrate', () => {
     const local = openGovernance(path); // no governance_secret: the generated one must travel too
     const kept = local.createKey({ name: 'kept', owner: 'team-a', budgetMicrocents: 5_000_000n, rpm: 60 });
     const gone = local.createKey({ name: 'gone' });
-    for (let i = 0; i < 3; i++) await local.settle(local.admit(kept.key, { worstCaseMicrocents: 1000n, priced: true }), { costMicrocents: 400n, usage: usage(1, 1), requestId: `r${i}`, model: 'm', lane: 'l', estimated: i === 2 });
+    for (let i = 0; i < 3; i++)
+      await local.settle(local.admit(kept.key, { worstCaseMicrocents: 1000n, priced: true }), {
+        costMicrocents: 400n,
+        usage: usage(1, 1),
+        requestId: `r${i}`,
+        model: 'm',
+        lane: 'l',
+        estimated: i === 2,
+      });
     local.revokeKey(gone.key.id);
     const derive = identityKeyDeriver('derivation-secret');
-    const alice = { issuer: 'https://idp.example.com', subject: 'alice', team: 'ml', name: 'self-serve (ml)', owner: 'alice', budgetMicrocents: 100n, rpm: null };
+    const alice = {
+      issuer: 'https://idp.example.com',
+      subject: 'alice',
+      team: 'ml',
+      name: 'self-serve (ml)',
+      owner: 'alice',
+      budgetMicrocents: 100n,
+      rpm: null,
+    };
     const issued = local.issueIdentityKey(alice, (g) => derive(alice, g)).issued;
     local.close();
 
@@ -43,7 +63,14 @@ describe.skipIf(skip !== undefined)('gateway store migrate', () => {
     try {
       expect((await shared.authenticatePresented(kept.secret)).id).toBe(kept.key.id);
       await expect(Promise.resolve().then(() => shared.authenticatePresented(gone.secret))).rejects.toMatchObject({ error: { code: 'key_revoked' } });
-      expect(await shared.getKey(kept.key.id)).toMatchObject({ name: 'kept', owner: 'team-a', budgetMicrocents: 5_000_000n, rpm: 60, spentMicrocents: 1200n, reservedMicrocents: 0n });
+      expect(await shared.getKey(kept.key.id)).toMatchObject({
+        name: 'kept',
+        owner: 'team-a',
+        budgetMicrocents: 5_000_000n,
+        rpm: 60,
+        spentMicrocents: 1200n,
+        reservedMicrocents: 0n,
+      });
       const again = await shared.issueIdentityKey(alice, (g) => derive(alice, g));
       expect(again.issued).toMatchObject({ created: false, generation: 0, secret: issued.secret });
       expect((await shared.listKeys()).map((k) => k.name)).toEqual(['kept', 'gone', 'self-serve (ml)']);
@@ -52,7 +79,11 @@ describe.skipIf(skip !== undefined)('gateway store migrate', () => {
     }
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const ledger = (await client.query("SELECT count(*)::int AS n, sum(cost_microcents)::int AS total, count(*) FILTER (WHERE estimated)::int AS estimated FROM gateway_spend_ledger")).rows[0];
+    const ledger = (
+      await client.query(
+        'SELECT count(*)::int AS n, sum(cost_microcents)::int AS total, count(*) FILTER (WHERE estimated)::int AS estimated FROM gateway_spend_ledger',
+      )
+    ).rows[0];
     await client.end();
     expect(ledger).toEqual({ n: 3, total: 1200, estimated: 1 });
 
@@ -62,7 +93,9 @@ describe.skipIf(skip !== undefined)('gateway store migrate', () => {
   });
 
   it('says what is wrong without a stack or the URL', () => {
-    const missing = spawnSync(process.execPath, [MAIN, 'store', 'migrate', '--from', '/nonexistent/g.db', '--to', 'env:NOT_SET_ANYWHERE'], { encoding: 'utf8' });
+    const missing = spawnSync(process.execPath, [MAIN, 'store', 'migrate', '--from', '/nonexistent/g.db', '--to', 'env:NOT_SET_ANYWHERE'], {
+      encoding: 'utf8',
+    });
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('environment variable NOT_SET_ANYWHERE is not set');
     const usageError = spawnSync(process.execPath, [MAIN, 'store', 'migrate'], { encoding: 'utf8' });

@@ -45,17 +45,18 @@ export function storeUnderTest(kind: StoreKind): StoreUnderTest {
     },
     fresh: async () => (kind === 'sqlite' ? tempDbPath() : server!.createDatabase()),
     async open(location, options = {}) {
-      const governance = kind === 'sqlite'
-        ? openGovernance(location, options)
-        : await createPostgresGovernance({
-          url: location,
-          secret: options.secret,
-          log: SILENT,
-          onStoreError: 'deny',
-          leaseMs: 30_000,
-          rateClock: options.clock ?? manualClock(),
-          ...(options.wall !== undefined && { wallClock: options.wall }),
-        });
+      const governance =
+        kind === 'sqlite'
+          ? openGovernance(location, options)
+          : await createPostgresGovernance({
+              url: location,
+              secret: options.secret,
+              log: SILENT,
+              onStoreError: 'deny',
+              leaseMs: 30_000,
+              rateClock: options.clock ?? manualClock(),
+              ...(options.wall !== undefined && { wallClock: options.wall }),
+            });
       opened.push(governance);
       return governance;
     },

@@ -149,9 +149,7 @@ describe('migrate', () => {
   it('upgrades an older file step by step and keeps its rows', () => {
     const path = tempDbPath();
     const current = openStore(path);
-    current.transaction(() =>
-      current.db.prepare("INSERT INTO keys (id, prefix, secret_hash, created_at) VALUES ('key_1', 'gwk_abcd', x'01', 1)").run(),
-    );
+    current.transaction(() => current.db.prepare("INSERT INTO keys (id, prefix, secret_hash, created_at) VALUES ('key_1', 'gwk_abcd', x'01', 1)").run());
     current.close();
     const raw = new DatabaseSync(path);
     migrate(raw, path, [...MIGRATIONS, added]);
@@ -169,8 +167,14 @@ describe('migrate', () => {
     raw.prepare("INSERT INTO keys (id, prefix, secret_hash, created_at) VALUES ('key_1', 'gwk_abcd', x'01', 1)").run();
     migrate(raw, path);
     expect(schemaVersion(raw)).toBe(SCHEMA_VERSION);
-    raw.prepare("INSERT INTO identities (issuer, subject, generation, key_id, team, created_at, updated_at) VALUES ('https://idp', 'alice', 0, 'key_1', 'ml', 1, 1)").run();
-    expect(raw.prepare('SELECT i.subject, k.prefix FROM identities i JOIN keys k ON k.id = i.key_id').all()).toEqual([{ subject: 'alice', prefix: 'gwk_abcd' }]);
+    raw
+      .prepare(
+        "INSERT INTO identities (issuer, subject, generation, key_id, team, created_at, updated_at) VALUES ('https://idp', 'alice', 0, 'key_1', 'ml', 1, 1)",
+      )
+      .run();
+    expect(raw.prepare('SELECT i.subject, k.prefix FROM identities i JOIN keys k ON k.id = i.key_id').all()).toEqual([
+      { subject: 'alice', prefix: 'gwk_abcd' },
+    ]);
     raw.close();
   });
 
@@ -194,7 +198,9 @@ describe('migrate', () => {
 
 function run(file: string, args: string[], env: Record<string, string>): Promise<{ stdout: string }> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { env: { ...process.env, ...env } }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve({ stdout })));
+    execFile(file, args, { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve({ stdout }),
+    );
   });
 }
 

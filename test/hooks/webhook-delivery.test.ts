@@ -22,11 +22,24 @@ const timers: DeliveryTimers = {
   random: () => 0.5,
   now: () => NOW,
 };
-const delivery = (overrides: Partial<WebhookSettings> = {}) => new WebhookDelivery({
-  kind: 'webhook', name: 'audit', url: `${receiver.url}/events`, target: `${receiver.url}/events`,
-  headers: { authorization: `Bearer ${HEADER_SECRET}` }, timeoutMs: 2000, events: ['request.completed', 'request.failed'],
-  queueSize: 100, concurrency: 2, maxRetries: 3, backoff: { initialMs: 100, maxMs: 1000 }, ...overrides,
-}, { dispatcher: agent, log: createLogger('silent'), timers });
+const delivery = (overrides: Partial<WebhookSettings> = {}) =>
+  new WebhookDelivery(
+    {
+      kind: 'webhook',
+      name: 'audit',
+      url: `${receiver.url}/events`,
+      target: `${receiver.url}/events`,
+      headers: { authorization: `Bearer ${HEADER_SECRET}` },
+      timeoutMs: 2000,
+      events: ['request.completed', 'request.failed'],
+      queueSize: 100,
+      concurrency: 2,
+      maxRetries: 3,
+      backoff: { initialMs: 100, maxMs: 1000 },
+      ...overrides,
+    },
+    { dispatcher: agent, log: createLogger('silent'), timers },
+  );
 
 beforeEach(async () => {
   receiver = await startHookReceiver((_, res) => answerJson(res, 204, {}));
@@ -81,14 +94,44 @@ describe('webhook event', () => {
   });
 
   it('a failed request, a request without a lane or a price: request.failed with nulls', () => {
-    const event = webhookEvent(fabricatedRecord({
-      status: 404, errorKind: 'not_found', errorCode: 'model_not_found', model: undefined, pool: undefined, lane: undefined, provider: undefined,
-      upstreamModel: undefined, egress: undefined, keyId: undefined, usage: null, costMicrocents: undefined, ttfbMs: undefined, finishReason: undefined, attempts: [], warnings: [],
-    }), { id: 'evt_2', now: new Date(NOW) });
+    const event = webhookEvent(
+      fabricatedRecord({
+        status: 404,
+        errorKind: 'not_found',
+        errorCode: 'model_not_found',
+        model: undefined,
+        pool: undefined,
+        lane: undefined,
+        provider: undefined,
+        upstreamModel: undefined,
+        egress: undefined,
+        keyId: undefined,
+        usage: null,
+        costMicrocents: undefined,
+        ttfbMs: undefined,
+        finishReason: undefined,
+        attempts: [],
+        warnings: [],
+      }),
+      { id: 'evt_2', now: new Date(NOW) },
+    );
     expect(event.type).toBe('request.failed');
     expect(event.request).toMatchObject({
-      key_id: null, model: null, pool: null, lane: null, provider: null, upstream_model: null, protocols: { ingress: 'openai', egress: null },
-      status: 404, error: { kind: 'not_found', code: 'model_not_found' }, usage: null, cost_usd: null, ttfb_ms: null, finish_reason: null, failovers: 0, attempts: [],
+      key_id: null,
+      model: null,
+      pool: null,
+      lane: null,
+      provider: null,
+      upstream_model: null,
+      protocols: { ingress: 'openai', egress: null },
+      status: 404,
+      error: { kind: 'not_found', code: 'model_not_found' },
+      usage: null,
+      cost_usd: null,
+      ttfb_ms: null,
+      finish_reason: null,
+      failovers: 0,
+      attempts: [],
     });
     expect(webhookEvent(fabricatedRecord({ clientGone: true, status: 200 }), { id: 'e', now: new Date(NOW) }).type).toBe('request.failed');
   });
@@ -103,8 +146,11 @@ describe('delivery', () => {
     await webhook.close(1000);
     expect(call!.path).toBe('/events');
     expect(call!.headers).toMatchObject({
-      'content-type': 'application/json', authorization: `Bearer ${HEADER_SECRET}`, 'x-gateway-event': 'request.completed',
-      'x-gateway-delivery-attempt': '1', 'user-agent': expect.stringMatching(/^gateway\//),
+      'content-type': 'application/json',
+      authorization: `Bearer ${HEADER_SECRET}`,
+      'x-gateway-event': 'request.completed',
+      'x-gateway-delivery-attempt': '1',
+      'user-agent': expect.stringMatching(/^gateway\//),
     });
     const event = call!.json as { id: string };
     expect(call!.headers['x-gateway-event-id']).toBe(event.id);
@@ -175,10 +221,13 @@ describe('delivery', () => {
 describe('the bounded queue', () => {
   it('when full, drops new events and counts them; record() never waits for the receiver', async () => {
     const release: (() => void)[] = [];
-    receiver.respond = (_, res) => new Promise<void>((resolve) => release.push(() => {
-      answerJson(res, 200, {});
-      resolve();
-    }));
+    receiver.respond = (_, res) =>
+      new Promise<void>((resolve) =>
+        release.push(() => {
+          answerJson(res, 200, {});
+          resolve();
+        }),
+      );
     const webhook = delivery({ concurrency: 1, queueSize: 2 });
     const started = performance.now();
     for (let i = 0; i < 5; i++) webhook.record(fabricatedRecord());

@@ -66,7 +66,18 @@ describe('events from real requests', () => {
   it('OpenAI SDK through a pool, with a failover: one request.completed event with usage, cost and both attempts', async () => {
     h.upstream.enqueue(
       { status: 500, json: { error: { message: 'boom', type: 'server_error', param: null, code: null } } },
-      { json: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'the answer text' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 9, output_tokens: 4 } } },
+      {
+        json: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: 'the answer text' }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 9, output_tokens: 4 },
+        },
+      },
     );
     const client = new OpenAI({ apiKey: CLIENT_KEY, baseURL: `${h.url}/v1`, maxRetries: 0 });
     const { response } = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: PROMPT }] }).withResponse();
@@ -79,8 +90,18 @@ describe('events from real requests', () => {
       version: 1,
       type: 'request.completed',
       request: {
-        id: requestId, key_id: null, model: 'chat', pool: 'chat', lane: 'claude', provider: 'anthropic', upstream_model: 'claude-sonnet-4-5',
-        protocols: { ingress: 'openai', egress: 'anthropic' }, stream: false, status: 200, client_gone: false, error: null,
+        id: requestId,
+        key_id: null,
+        model: 'chat',
+        pool: 'chat',
+        lane: 'claude',
+        provider: 'anthropic',
+        upstream_model: 'claude-sonnet-4-5',
+        protocols: { ingress: 'openai', egress: 'anthropic' },
+        stream: false,
+        status: 200,
+        client_gone: false,
+        error: null,
         usage: { input_tokens: 9, output_tokens: 4, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
         cost_usd: '0.00008700', // 9 in at $3 and 4 out at $15 per million (the shipped catalog's price)
         failovers: 1,
@@ -90,25 +111,40 @@ describe('events from real requests', () => {
         ],
       },
     });
-    for (const text of [PROMPT, 'the answer text', CLIENT_KEY, UPSTREAM_OPENAI_KEY, UPSTREAM_ANTHROPIC_KEY, AUDIT_TOKEN, 'SECRETPATH']) expect(call.text).not.toContain(text);
+    for (const text of [PROMPT, 'the answer text', CLIENT_KEY, UPSTREAM_OPENAI_KEY, UPSTREAM_ANTHROPIC_KEY, AUDIT_TOKEN, 'SECRETPATH'])
+      expect(call.text).not.toContain(text);
     expect(eventsAt('/failures/SECRETPATH').filter((e) => e.request.id === requestId)).toEqual([]); // that webhook wants failures only
   });
 
   it('Anthropic SDK streaming a priced model across protocols: cost as an exact USD string', async () => {
-    h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c1', model: 'priced-upstream', text: 'hello', usage: { prompt_tokens: 1000, completion_tokens: 500 } }) });
+    h.upstream.enqueue({
+      json: openaiChatCompletion({ id: 'c1', model: 'priced-upstream', text: 'hello', usage: { prompt_tokens: 1000, completion_tokens: 500 } }),
+    });
     const client = new Anthropic({ apiKey: CLIENT_KEY, baseURL: h.url, maxRetries: 0 });
     const { response } = await client.messages.create({ model: 'priced', max_tokens: 50, messages: [{ role: 'user', content: PROMPT }] }).withResponse();
     const [event] = await eventsFor('/events', response.headers.get('x-request-id'));
-    expect(event!.request).toMatchObject({ model: 'priced', pool: null, protocols: { ingress: 'anthropic', egress: 'openai' }, cost_usd: '0.00200000', status: 200 });
+    expect(event!.request).toMatchObject({
+      model: 'priced',
+      pool: null,
+      protocols: { ingress: 'anthropic', egress: 'openai' },
+      cost_usd: '0.00200000',
+      status: 200,
+    });
   });
 
   it('a failed request goes to both webhooks as request.failed', async () => {
-    const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: PROMPT }] }) });
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: PROMPT }] }),
+    });
     expect(res.status).toBe(404);
     const requestId = res.headers.get('x-request-id');
     const [audit] = await eventsFor('/events', requestId);
     const [failure] = await eventsFor('/failures/SECRETPATH', requestId);
-    expect(audit).toMatchObject({ type: 'request.failed', request: { status: 404, error: { kind: 'not_found', code: 'model_not_found' }, model: null, attempts: [] } });
+    expect(audit).toMatchObject({
+      type: 'request.failed',
+      request: { status: 404, error: { kind: 'not_found', code: 'model_not_found' }, model: null, attempts: [] },
+    });
     expect(failure!.request).toEqual(audit!.request);
     expect(failure!.id).not.toBe(audit!.id);
   });
@@ -123,7 +159,10 @@ describe('events from real requests', () => {
       answerJson(res, 200, { allow: true });
     };
     const before = h.gateway.hooks.list().find((x) => x.name === 'audit')!.delivery!;
-    const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) });
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(res.status).toBe(200);
     const attempts = await eventsFor('/events', res.headers.get('x-request-id'), 3);
     expect(new Set(attempts.map((e) => e.id)).size).toBe(1);
@@ -139,7 +178,10 @@ describe('events from real requests', () => {
 describe('GET /api/v1/admin/hooks', () => {
   it('lists every hook in config order with its kind, masked target, events and counters', async () => {
     receiver.respond = (call, res) => answerJson(res, 200, call.path.startsWith('/gate') ? { allow: false, reason: 'no' } : {});
-    const denied = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) });
+    const denied = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(denied.status).toBe(403);
     await eventsFor('/failures/SECRETPATH', denied.headers.get('x-request-id'));
     const res = await fetch(`${h.adminUrl}/api/v1/admin/hooks`);
@@ -152,7 +194,11 @@ describe('GET /api/v1/admin/hooks', () => {
       ['audit', 'webhook', `${receiver.url}/events`, ['request.completed', 'request.failed']],
       ['failures', 'webhook', `${receiver.url}/***`, ['request.failed']],
     ]);
-    expect(data[0]).toMatchObject({ timeout_ms: 1000, on_error: 'allow', gate: { calls: expect.any(Number), allowed: expect.any(Number), denied: 1, errors: 0 } });
+    expect(data[0]).toMatchObject({
+      timeout_ms: 1000,
+      on_error: 'allow',
+      gate: { calls: expect.any(Number), allowed: expect.any(Number), denied: 1, errors: 0 },
+    });
     expect(data[0]).not.toHaveProperty('delivery');
     expect(data[1]).toMatchObject({ timeout_ms: 5000, delivery: { queued: 0, in_flight: expect.any(Number), failed: 0, dropped: 0 } });
     expect((data[1]!.delivery as { delivered: number }).delivered).toBeGreaterThanOrEqual(5);
@@ -165,11 +211,19 @@ describe('stopping the gateway', () => {
   it('sends the queued events before it stops', async () => {
     const g = await startHarness({ extraYaml: `hooks:\n  - { name: audit, kind: webhook, url: "${receiver.url}/flush", concurrency: 1 }\n` });
     const release: (() => void)[] = [];
-    receiver.respond = (call, res) => (call.path === '/flush' ? new Promise<void>((resolve) => release.push(() => {
-      answerJson(res, 200, {});
-      resolve();
-    })) : answerJson(res, 200, {}));
-    for (let i = 0; i < 4; i++) await (await fetch(`${g.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) })).arrayBuffer();
+    receiver.respond = (call, res) =>
+      call.path === '/flush'
+        ? new Promise<void>((resolve) =>
+            release.push(() => {
+              answerJson(res, 200, {});
+              resolve();
+            }),
+          )
+        : answerJson(res, 200, {});
+    for (let i = 0; i < 4; i++)
+      await (
+        await fetch(`${g.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) })
+      ).arrayBuffer();
     await receiver.waitForCalls(1);
     expect(g.gateway.hooks.list()[0]?.delivery).toMatchObject({ queued: 3, inFlight: 1, delivered: 0 });
     const drain = setInterval(() => release.splice(0).forEach((r) => r()), 5);

@@ -11,10 +11,13 @@ const refuse = { then: 'fail', error: (overrun: Overrun, limit: number) => new E
 /** A hold over a fixed room, recording what it was asked for. */
 function room(bytes: number) {
   const asked: number[] = [];
-  return { asked, growTo: (total: number) => {
-    asked.push(total);
-    return total <= bytes;
-  } };
+  return {
+    asked,
+    growTo: (total: number) => {
+      asked.push(total);
+      return total <= bytes;
+    },
+  };
 }
 
 describe('readBoundedBody', () => {

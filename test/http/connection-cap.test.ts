@@ -50,33 +50,34 @@ describe('connection cap', () => {
     const busy = await openMany(CAP, head);
     const reserve: RawConnection[] = [];
     try {
+      const refused = openRaw(h.url, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+      const answer = await refused.closed;
+      expect(answer.text).toMatch(/^HTTP\/1\.1 503 /);
+      expect(answer.text.toLowerCase()).toContain('retry-after: 1');
+      expect(rawJsonBody(answer.text)).toMatchObject({ error: { code: 'too_many_connections', message: expect.stringContaining('connection limit') } });
 
-    const refused = openRaw(h.url, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
-    const answer = await refused.closed;
-    expect(answer.text).toMatch(/^HTTP\/1\.1 503 /);
-    expect(answer.text.toLowerCase()).toContain('retry-after: 1');
-    expect(rawJsonBody(answer.text)).toMatchObject({ error: { code: 'too_many_connections', message: expect.stringContaining('connection limit') } });
+      const anthropicShape = openRaw(h.url, 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
+      expect(rawJsonBody((await anthropicShape.closed).text)).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
 
-    const anthropicShape = openRaw(h.url, 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
-    expect(rawJsonBody((await anthropicShape.closed).text)).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
+      expect((await onNewConnection(`${h.url}/healthz`)).status).toBe(200);
+      expect(await onNewConnection(`${h.url}/readyz`)).toMatchObject({ status: 200, body: '{"status":"ready"}' }); // probes are never refused
+      expect(await adminAnswers()).toBe(200);
 
-    expect((await onNewConnection(`${h.url}/healthz`)).status).toBe(200);
-    expect(await onNewConnection(`${h.url}/readyz`)).toMatchObject({ status: 200, body: '{"status":"ready"}' }); // probes are never refused
-    expect(await adminAnswers()).toBe(200);
-
-    // The reserve of connections that are read and refused is full of silent ones: one more is closed unread.
-    reserve.push(...(await openMany(RESERVE)));
-    const beyond = openRaw(h.url);
-    const closedAtOnce = await Promise.race([beyond.closed, new Promise((resolve) => setTimeout(() => resolve(undefined), 1000))]);
-    expect(closedAtOnce).toMatchObject({ text: '' });
-    expect(await adminAnswers()).toBe(200);
-
+      // The reserve of connections that are read and refused is full of silent ones: one more is closed unread.
+      reserve.push(...(await openMany(RESERVE)));
+      const beyond = openRaw(h.url);
+      const closedAtOnce = await Promise.race([beyond.closed, new Promise((resolve) => setTimeout(() => resolve(undefined), 1000))]);
+      expect(closedAtOnce).toMatchObject({ text: '' });
+      expect(await adminAnswers()).toBe(200);
     } finally {
       for (const c of [...busy, ...reserve]) c.socket.destroy();
     }
     await settle();
     // Room again: an ordinary request is served.
-    const served = await onNewConnection(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }) });
+    const served = await onNewConnection(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(served.status).toBe(200);
   });
 });
@@ -85,7 +86,10 @@ describe('max_connections: auto', () => {
   it('is 40% of the open-file limit, shared among the workers', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-limits-'));
     const file = join(dir, 'limits');
-    writeFileSync(file, 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            20000                20000                files\n');
+    writeFileSync(
+      file,
+      'Limit                     Soft Limit           Hard Limit           Units\nMax open files            20000                20000                files\n',
+    );
     expect(connectionCap('auto', 1, file)).toBe(8000);
     expect(connectionCap('auto', 4, file)).toBe(2000);
     expect(connectionCap(123, 4, file)).toBe(123);

@@ -24,7 +24,10 @@ describe('defaults, governance on', () => {
     const bare = await fetch(`${h.url}/v1/models`);
     expect(bare.status).toBe(401);
     expect(await bare.json()).toMatchObject({ error: { type: expect.any(String), message: expect.stringContaining('key') } });
-    await expect(new Anthropic({ baseURL: h.url, apiKey: 'nope', maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401, error: { type: 'error' } });
+    await expect(new Anthropic({ baseURL: h.url, apiKey: 'nope', maxRetries: 0 }).models.list()).rejects.toMatchObject({
+      status: 401,
+      error: { type: 'error' },
+    });
   });
 
   it('/v1/models answers a valid key', async () => {

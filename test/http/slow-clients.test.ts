@@ -14,7 +14,9 @@ const STALLED = 200;
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ extraYaml: `server: { header_timeout_ms: ${HEADER_MS}, request_timeout_ms: ${REQUEST_MS}, keep_alive_timeout_ms: ${KEEP_ALIVE_MS} }\n` });
+  h = await startHarness({
+    extraYaml: `server: { header_timeout_ms: ${HEADER_MS}, request_timeout_ms: ${REQUEST_MS}, keep_alive_timeout_ms: ${KEEP_ALIVE_MS} }\n`,
+  });
 });
 afterAll(() => h.close());
 
@@ -72,7 +74,11 @@ describe('slow and idle clients', () => {
   });
 
   it('still answers a client that sends at an ordinary pace', async () => {
-    const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer x', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer x', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status).toBe(200);
   });
 });

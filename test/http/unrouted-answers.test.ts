@@ -55,7 +55,10 @@ describe('data plane', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const chunks = JSON.parse(await res.text()) as { candidates?: { content?: { parts?: { text?: string }[] } }[] }[];
     expect(Array.isArray(chunks)).toBe(true);
-    const text = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).map((p) => p.text ?? '').join('');
+    const text = chunks
+      .flatMap((c) => c.candidates?.[0]?.content?.parts ?? [])
+      .map((p) => p.text ?? '')
+      .join('');
     expect(text).toBe('Demo reply to: "array please"');
   });
 });

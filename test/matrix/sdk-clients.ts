@@ -15,11 +15,14 @@ export function sdkClients(gatewayUrl: string, options: { onBedrockHeaders?: (he
   const bedrock = bedrockAt(gatewayUrl);
   const onHeaders = options.onBedrockHeaders;
   if (onHeaders !== undefined) {
-    bedrock.middlewareStack.add((next) => async (args) => {
-      const out = await next(args);
-      onHeaders((out.response as { headers?: Record<string, string> }).headers ?? {});
-      return out;
-    }, { step: 'deserialize', name: 'gatewayTestHeaders' });
+    bedrock.middlewareStack.add(
+      (next) => async (args) => {
+        const out = await next(args);
+        onHeaders((out.response as { headers?: Record<string, string> }).headers ?? {});
+        return out;
+      },
+      { step: 'deserialize', name: 'gatewayTestHeaders' },
+    );
   }
   const cohere = cohereAt(gatewayUrl);
 
@@ -27,7 +30,8 @@ export function sdkClients(gatewayUrl: string, options: { onBedrockHeaders?: (he
     openai: async (model, stream) => {
       if (!stream) return (await openai.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] })).choices[0]?.message.content ?? '';
       let text = '';
-      for await (const chunk of await openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: PROMPT }] })) text += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of await openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: PROMPT }] }))
+        text += chunk.choices[0]?.delta.content ?? '';
       return text;
     },
     responses: async (model, stream) => {

@@ -18,7 +18,8 @@ export const REPLY_TEXT = (protocol: ProtocolId) => `pong from ${protocol}`;
 
 function reply(protocol: ProtocolId): ChatResponse {
   return {
-    id: `resp_${protocol}`, model: `upstream-${protocol}`,
+    id: `resp_${protocol}`,
+    model: `upstream-${protocol}`,
     content: [{ type: 'text', text: REPLY_TEXT(protocol) }],
     finish: { reason: 'stop', raw: null },
     usage: { inputTokens: 5, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
@@ -36,7 +37,7 @@ export interface SixProtocolUpstreamOptions {
 function parseJson(bytes: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(bytes.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -9,7 +9,10 @@ import { forbiddenAddressReason } from '../../server/media/address-policy.ts';
 import { DEFAULT_MEDIA_FETCH, type MediaFetchSettings } from '../../server/media/media-fetch-settings.ts';
 import { MediaFetcher, MediaRefusal, type Resolver } from '../../server/media/media-fetcher.ts';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cf00000301010018dd8db00000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cf00000301010018dd8db00000000049454e44ae426082',
+  'hex',
+);
 
 let server: Server;
 let port: number;
@@ -29,8 +32,9 @@ beforeAll(async () => {
     } else if (path.startsWith('/loop')) res.writeHead(302, { location: `/loop${Number(path.slice(5) || 0) + 1}` }).end();
     else if (path === '/to-cat') res.writeHead(301, { location: '/cat.png' }).end();
     else if (path === '/to-file') res.writeHead(302, { location: 'file:///etc/passwd' }).end();
-    else if (path === '/hang') { /* never answers */ }
-    else res.writeHead(404).end();
+    else if (path === '/hang') {
+      /* never answers */
+    } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -58,7 +62,9 @@ async function refusal(f: MediaFetcher, url: string): Promise<string> {
 }
 
 /** A resolver that sends every name to `address`, as a hostile DNS server would. */
-const resolvingTo = (address: string): Resolver => async () => [{ address, family: address.includes(':') ? 6 : 4 }];
+const resolvingTo =
+  (address: string): Resolver =>
+  async () => [{ address, family: address.includes(':') ? 6 : 4 }];
 
 describe('media fetcher: what it fetches', () => {
   it('an image on an allowed host: the bytes and the media type', async () => {
@@ -105,7 +111,9 @@ describe('media fetcher: what it refuses (defaults: allow_private off)', () => {
   });
 
   it('a name a hostile resolver points at the metadata address', async () => {
-    expect(await refusal(fetcher({}, resolvingTo('169.254.169.254')), 'http://images.example.test/cat.png')).toMatch(/resolves to 169\.254\.169\.254, a link-local \(cloud metadata\) address/);
+    expect(await refusal(fetcher({}, resolvingTo('169.254.169.254')), 'http://images.example.test/cat.png')).toMatch(
+      /resolves to 169\.254\.169\.254, a link-local \(cloud metadata\) address/,
+    );
   });
 
   it('a name a hostile resolver points at loopback, although the server there would answer', async () => {
@@ -119,7 +127,9 @@ describe('media fetcher: what it refuses (defaults: allow_private off)', () => {
   });
 
   it('plain http when allow_http is off', async () => {
-    expect(await refusal(fetcher({ allowPrivate: true, allowHttp: false }), `http://127.0.0.1:${port}/cat.png`)).toMatch(/scheme http is not fetched \(https only\)/);
+    expect(await refusal(fetcher({ allowPrivate: true, allowHttp: false }), `http://127.0.0.1:${port}/cat.png`)).toMatch(
+      /scheme http is not fetched \(https only\)/,
+    );
   });
 
   it('a redirect to a scheme it does not fetch', async () => {
@@ -135,11 +145,15 @@ describe('media fetcher: what it refuses (defaults: allow_private off)', () => {
   });
 
   it('an image over max_bytes, by its Content-Length', async () => {
-    expect(await refusal(fetcher({ allowPrivate: true, maxBytes: 4096 }), `http://127.0.0.1:${port}/big.png`)).toMatch(/5000 bytes, over media_fetch.max_bytes \(4096\)/);
+    expect(await refusal(fetcher({ allowPrivate: true, maxBytes: 4096 }), `http://127.0.0.1:${port}/big.png`)).toMatch(
+      /5000 bytes, over media_fetch.max_bytes \(4096\)/,
+    );
   });
 
   it('an image over max_bytes, counted while reading (no Content-Length)', async () => {
-    expect(await refusal(fetcher({ allowPrivate: true, maxBytes: 4096 }), `http://127.0.0.1:${port}/big-chunked.png`)).toMatch(/over media_fetch.max_bytes \(4096\)/);
+    expect(await refusal(fetcher({ allowPrivate: true, maxBytes: 4096 }), `http://127.0.0.1:${port}/big-chunked.png`)).toMatch(
+      /over media_fetch.max_bytes \(4096\)/,
+    );
   });
 
   it('a host that does not answer within timeout_ms', async () => {

@@ -16,25 +16,37 @@ const serverError = { status: 500, json: { error: { message: 'boom', type: 'serv
 
 beforeAll(async () => {
   h = await startHarness({
-    extraYaml: 'pools:\n  flaky: { members: [ { model: gpt, weight: 10 }, { model: claude, weight: 1 } ], breaker: { consecutive_failures: 1, open_ms: 60000 } }\n',
+    extraYaml:
+      'pools:\n  flaky: { members: [ { model: gpt, weight: 10 }, { model: claude, weight: 1 } ], breaker: { consecutive_failures: 1, open_ms: 60000 } }\n',
   });
   const openai = new OpenAI({ apiKey: 'client-key', baseURL: `${h.url}/v1`, maxRetries: 0 });
 
   // Same protocol, with cached tokens.
-  h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c1', model: 'gpt-4.1-mini', text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 5, cached_tokens: 4 } }) });
+  h.upstream.enqueue({
+    json: openaiChatCompletion({ id: 'c1', model: 'gpt-4.1-mini', text: 'hello', usage: { prompt_tokens: 11, completion_tokens: 5, cached_tokens: 4 } }),
+  });
   await openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] });
 
   // Translated stream (OpenAI client, Anthropic lane) with a field the lane cannot carry.
-  h.upstream.enqueue({ events: anthropicStreamEvents({ id: 'm1', model: 'claude-sonnet-4-5', text: 'one two', usage: { input_tokens: 9, output_tokens: 4 } }) });
+  h.upstream.enqueue({
+    events: anthropicStreamEvents({ id: 'm1', model: 'claude-sonnet-4-5', text: 'one two', usage: { input_tokens: 9, output_tokens: 4 } }),
+  });
   const stream = await openai.chat.completions.create({ model: 'claude', stream: true, seed: 7, messages: [{ role: 'user', content: 'count' }] });
-  for await (const _chunk of stream) { /* drain */ }
+  for await (const _chunk of stream) {
+    /* drain */
+  }
 
   // Failover: the gpt lane fails (its breaker in this pool trips at once), claude answers.
-  h.upstream.enqueue(serverError, { json: anthropicMessage({ id: 'm2', model: 'claude-sonnet-4-5', text: 'rescued', usage: { input_tokens: 7, output_tokens: 3 } }) });
+  h.upstream.enqueue(serverError, {
+    json: anthropicMessage({ id: 'm2', model: 'claude-sonnet-4-5', text: 'rescued', usage: { input_tokens: 7, output_tokens: 3 } }),
+  });
   await openai.chat.completions.create({ model: 'flaky', messages: [{ role: 'user', content: 'hi' }] });
 
   // A name nobody configured.
-  await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'client-invented-name', messages: [{ role: 'user', content: 'x' }] }) });
+  await fetch(`${h.url}/v1/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'client-invented-name', messages: [{ role: 'user', content: 'x' }] }),
+  });
 
   scraped = await scrape(h.url);
 });
@@ -97,7 +109,9 @@ describe('GET /metrics', () => {
     expect(value(scraped, 'gateway_overhead_seconds_count', { ingress: 'openai', egress: 'anthropic', stream: 'false' })).toBe(1);
     expect(value(scraped, 'gateway_overhead_seconds_count', { ingress: 'openai', egress: 'openai', stream: 'false' })).toBe(1);
     // The upstream answered at once: the overhead is small, and never more than the whole.
-    expect(value(scraped, 'gateway_overhead_seconds_sum', { ingress: 'openai', egress: 'openai', stream: 'false' })).toBeLessThanOrEqual(value(scraped, 'gateway_request_duration_seconds_sum', gpt));
+    expect(value(scraped, 'gateway_overhead_seconds_sum', { ingress: 'openai', egress: 'openai', stream: 'false' })).toBeLessThanOrEqual(
+      value(scraped, 'gateway_request_duration_seconds_sum', gpt),
+    );
   });
 
   it('gives its registry as JSON that sums across workers (AggregatorRegistry), routing state taken once', async () => {
@@ -125,8 +139,15 @@ describe('governance rejections', () => {
   it('are counted by reason', async () => {
     const g = await startHarness({ extraYaml: 'db_path: ./gateway.db\ngovernance: on\n' });
     try {
-      const key = (await (await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rpm: 1 }) })).json()) as { secret: string };
-      const call = (secret?: string) => fetch(`${g.url}/v1/chat/completions`, { method: 'POST', headers: secret === undefined ? {} : { authorization: `Bearer ${secret}` }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) }).then((r) => r.arrayBuffer());
+      const key = (await (
+        await fetch(`${g.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rpm: 1 }) })
+      ).json()) as { secret: string };
+      const call = (secret?: string) =>
+        fetch(`${g.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: secret === undefined ? {} : { authorization: `Bearer ${secret}` },
+          body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+        }).then((r) => r.arrayBuffer());
       await call();
       await call(key.secret);
       await call(key.secret);

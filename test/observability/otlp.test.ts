@@ -16,7 +16,8 @@ const OTLP_TOKEN = 'otlp-token-5e8d2a';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 // `mixed` picks claude first, which cannot express n: 2 and is skipped without an upstream call.
-const POOLS = 'pools:\n  flaky: { members: [ { model: gpt, weight: 10 }, { model: claude, weight: 1 } ] }\n  mixed: { members: [ { model: claude, weight: 10 }, { model: gpt, weight: 1 } ] }\n';
+const POOLS =
+  'pools:\n  flaky: { members: [ { model: gpt, weight: 10 }, { model: claude, weight: 1 } ] }\n  mixed: { members: [ { model: claude, weight: 10 }, { model: gpt, weight: 1 } ] }\n';
 
 describe('OTLP export', () => {
   let receiver: OtlpReceiver;
@@ -32,8 +33,17 @@ describe('OTLP export', () => {
     const messages = [{ role: 'user' as const, content: `${PROMPT_MARKER} say something` }];
     requestIds = {};
 
-    h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c1', model: 'gpt-4.1-mini', text: COMPLETION_MARKER, usage: { prompt_tokens: 11, completion_tokens: 5, cached_tokens: 4 } }) });
-    requestIds.plain = (await openai.chat.completions.create({ model: 'gpt', messages }, { headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } }).withResponse()).response.headers.get('x-request-id')!;
+    h.upstream.enqueue({
+      json: openaiChatCompletion({
+        id: 'c1',
+        model: 'gpt-4.1-mini',
+        text: COMPLETION_MARKER,
+        usage: { prompt_tokens: 11, completion_tokens: 5, cached_tokens: 4 },
+      }),
+    });
+    requestIds.plain = (
+      await openai.chat.completions.create({ model: 'gpt', messages }, { headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } }).withResponse()
+    ).response.headers.get('x-request-id')!;
 
     h.upstream.enqueue(
       { status: 500, json: { error: { message: 'boom', type: 'server_error', param: null, code: null } } },
@@ -41,12 +51,18 @@ describe('OTLP export', () => {
     );
     requestIds.failover = (await openai.chat.completions.create({ model: 'flaky', messages }).withResponse()).response.headers.get('x-request-id')!;
 
-    h.upstream.enqueue({ events: anthropicStreamEvents({ id: 'm2', model: 'claude-sonnet-4-5', text: COMPLETION_MARKER, usage: { input_tokens: 9, output_tokens: 4 } }) });
+    h.upstream.enqueue({
+      events: anthropicStreamEvents({ id: 'm2', model: 'claude-sonnet-4-5', text: COMPLETION_MARKER, usage: { input_tokens: 9, output_tokens: 4 } }),
+    });
     const stream = await openai.chat.completions.create({ model: 'claude', stream: true, messages }).withResponse();
-    for await (const _chunk of stream.data) { /* drain */ }
+    for await (const _chunk of stream.data) {
+      /* drain */
+    }
     requestIds.stream = stream.response.headers.get('x-request-id')!;
 
-    h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c3', model: 'gpt-4.1-mini', text: COMPLETION_MARKER, usage: { prompt_tokens: 6, completion_tokens: 2 } }) });
+    h.upstream.enqueue({
+      json: openaiChatCompletion({ id: 'c3', model: 'gpt-4.1-mini', text: COMPLETION_MARKER, usage: { prompt_tokens: 6, completion_tokens: 2 } }),
+    });
     requestIds.skipped = (await openai.chat.completions.create({ model: 'mixed', n: 2, messages }).withResponse()).response.headers.get('x-request-id')!;
 
     await h.close(); // flushes the span queue and exports the metrics once more
@@ -69,7 +85,7 @@ describe('OTLP export', () => {
     }
   });
 
-  it('a request span with GenAI attributes, joined to the caller\'s trace', () => {
+  it("a request span with GenAI attributes, joined to the caller's trace", () => {
     const span = requestSpan(requestIds.plain!);
     expect(span).toMatchObject({ name: 'chat gpt', kind: 2, traceId: TRACE_ID, parentSpanId: CALLER_SPAN, statusCode: 0 });
     expect(span.attributes).toMatchObject({
@@ -93,16 +109,29 @@ describe('OTLP export', () => {
     expect(childrenOf(span)).toHaveLength(1);
   });
 
-  it('a failover: one child span per attempt, in the request span\'s time, with outcomes', () => {
+  it("a failover: one child span per attempt, in the request span's time, with outcomes", () => {
     const span = requestSpan(requestIds.failover!);
-    expect(span.attributes).toMatchObject({ 'gateway.failover': true, 'gateway.attempts': 2, 'gateway.pool': 'flaky', 'gateway.lane': 'claude', 'gen_ai.provider.name': 'anthropic', 'gen_ai.response.model': 'claude-sonnet-4-5', 'gen_ai.usage.input_tokens': 7 });
+    expect(span.attributes).toMatchObject({
+      'gateway.failover': true,
+      'gateway.attempts': 2,
+      'gateway.pool': 'flaky',
+      'gateway.lane': 'claude',
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.response.model': 'claude-sonnet-4-5',
+      'gen_ai.usage.input_tokens': 7,
+    });
     expect(span.parentSpanId).toBe('');
     const attempts = childrenOf(span).sort((a, b) => Number(a.startNs - b.startNs));
     expect(attempts.map((a) => [a.name, a.kind, a.attributes['gateway.attempt.outcome'], a.attributes['http.response.status_code'], a.statusCode])).toEqual([
       ['chat gpt-4.1-mini', 3, 'lane_fault', 500, 2],
       ['chat claude-sonnet-4-5', 3, 'success', 200, 0],
     ]);
-    expect(attempts[1]!.attributes).toMatchObject({ 'gen_ai.request.model': 'claude-sonnet-4-5', 'gen_ai.provider.name': 'anthropic', 'gateway.egress': 'anthropic', 'gateway.failover': true });
+    expect(attempts[1]!.attributes).toMatchObject({
+      'gen_ai.request.model': 'claude-sonnet-4-5',
+      'gen_ai.provider.name': 'anthropic',
+      'gateway.egress': 'anthropic',
+      'gateway.failover': true,
+    });
     for (const attempt of attempts) {
       expect(attempt.traceId).toBe(span.traceId);
       expect(attempt.startNs).toBeGreaterThanOrEqual(span.startNs);
@@ -133,7 +162,10 @@ describe('OTLP export', () => {
 
   it('exports the same metrics as GET /metrics', () => {
     const requests = receiver.metricPoints.filter((p) => p.metric === 'gateway_requests');
-    expect(requests.find((p) => p.attributes.model === 'flaky')).toMatchObject({ attributes: { ingress: 'openai', lane: 'claude', status_class: '2xx' }, value: 1 });
+    expect(requests.find((p) => p.attributes.model === 'flaky')).toMatchObject({
+      attributes: { ingress: 'openai', lane: 'claude', status_class: '2xx' },
+      value: 1,
+    });
     expect(receiver.metricPoints.find((p) => p.metric === 'gateway_upstream_attempts' && p.attributes.outcome === 'lane_fault')?.value).toBe(1);
     expect(receiver.metricPoints.find((p) => p.metric === 'gateway_request_duration_seconds' && p.attributes.model === 'gpt')?.value).toBe(1);
     expect(receiver.metricPoints.find((p) => p.metric === 'gateway_otlp_spans_dropped')?.value).toBe(0);
@@ -164,7 +196,10 @@ describe('a collector in trouble never slows requests', () => {
       const times: number[] = [];
       for (let i = 0; i < 40; i++) {
         const started = performance.now();
-        const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }) });
+        const res = await fetch(`${h.url}/v1/chat/completions`, {
+          method: 'POST',
+          body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'x' }] }),
+        });
         expect(res.status).toBe(200);
         await res.arrayBuffer();
         times.push(performance.now() - started);
@@ -192,16 +227,28 @@ describe('capture_content: true', () => {
     try {
       const h = await startHarness({ extraYaml: `otlp: { endpoint: ${receiver.url}, capture_content: true }\n` });
       const openai = new OpenAI({ apiKey: 'client-key', baseURL: `${h.url}/v1`, maxRetries: 0 });
-      const messages = [{ role: 'system' as const, content: 'be brief' }, { role: 'user' as const, content: PROMPT_MARKER }];
+      const messages = [
+        { role: 'system' as const, content: 'be brief' },
+        { role: 'user' as const, content: PROMPT_MARKER },
+      ];
       const ids: string[] = [];
       h.upstream.enqueue({ json: openaiChatCompletion({ id: 'c1', model: 'gpt-4.1-mini', text: `${COMPLETION_MARKER}-whole` }) });
       ids.push((await openai.chat.completions.create({ model: 'gpt', messages }).withResponse()).response.headers.get('x-request-id')!);
       for (const model of ['gpt', 'claude']) {
-        h.upstream.enqueue(model === 'gpt'
-          ? { events: openaiChatStreamEvents({ id: 'c2', model: 'gpt-4.1-mini', text: `${COMPLETION_MARKER}-${model}` }, { includeUsage: false, textPieces: 3 }) }
-          : { events: anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: `${COMPLETION_MARKER}-${model}` }, { textPieces: 3 }) });
+        h.upstream.enqueue(
+          model === 'gpt'
+            ? {
+                events: openaiChatStreamEvents(
+                  { id: 'c2', model: 'gpt-4.1-mini', text: `${COMPLETION_MARKER}-${model}` },
+                  { includeUsage: false, textPieces: 3 },
+                ),
+              }
+            : { events: anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: `${COMPLETION_MARKER}-${model}` }, { textPieces: 3 }) },
+        );
         const stream = await openai.chat.completions.create({ model, stream: true, messages }).withResponse();
-        for await (const _chunk of stream.data) { /* drain */ }
+        for await (const _chunk of stream.data) {
+          /* drain */
+        }
         ids.push(stream.response.headers.get('x-request-id')!);
       }
       await h.close();

@@ -34,7 +34,11 @@ describe('RequestStats', () => {
     stats.record(fabricatedRecord({ status: 502, errorKind: 'server', latencyMs: 5, ttfbMs: 5, usage: null, costMicrocents: undefined }));
     stats.record(fabricatedRecord({ status: 200, clientGone: true, latencyMs: 9000, ttfbMs: undefined, usage: null, costMicrocents: undefined, attempts: [] }));
     expect(stats.totals()).toEqual({
-      total: 4, completed: 2, failed: 2, clientGone: 1, failovers: 2,
+      total: 4,
+      completed: 2,
+      failed: 2,
+      clientGone: 1,
+      failovers: 2,
       tokens: { inputTokens: 24, outputTokens: 10, cacheReadTokens: 4, cacheWriteTokens: 0, reasoningTokens: 2 },
       costMicrocents: 2_000n,
     });

@@ -49,7 +49,8 @@ beforeAll(async () => {
     observers: [records],
     extraYaml: `db_path: ./gateway.db\ngovernance: on\npools:\n  chat: { members: [ { model: gpt, weight: 10 }, { model: claude, weight: 1 } ] }\notlp: { endpoint: ${receiver.url}, headers: { authorization: { env: OTLP_TOKEN } } }\n`,
   });
-  const admin = (path: string, init: RequestInit = {}) => fetch(`${h.adminUrl}/api/v1/admin${path}`, { ...init, headers: { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json' } });
+  const admin = (path: string, init: RequestInit = {}) =>
+    fetch(`${h.adminUrl}/api/v1/admin${path}`, { ...init, headers: { 'x-admin-token': ADMIN_TOKEN, 'content-type': 'application/json' } });
   const createKey = async (body: Record<string, unknown>) => {
     const created = (await (await admin('/keys', { method: 'POST', body: JSON.stringify(body) })).json()) as { id: string; secret: string };
     virtualKeys.push(created.secret);
@@ -67,7 +68,11 @@ beforeAll(async () => {
 
   const client = new OpenAI({ apiKey: good.secret, baseURL: `${h.url}/v1`, maxRetries: 0 });
   const chat = (model: string, secret = good.secret, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-    fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, ...headers }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }) }).then(keep);
+    fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, ...headers },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+    }).then(keep);
 
   // Successes: same protocol, stream, translated, every key carrier.
   await chat('gpt');
@@ -78,30 +83,65 @@ beforeAll(async () => {
   answers.push(JSON.stringify(completion));
   const anthropic = new Anthropic({ apiKey: good.secret, baseURL: h.url, maxRetries: 0 });
   answers.push(JSON.stringify(await anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: [{ role: 'user', content: 'x' }] })));
-  await keep(await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=${good.secret}`, { method: 'POST', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }) }));
-  await keep(await fetch(`${h.url}/v1beta/models/claude:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': good.secret }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }) }));
+  await keep(
+    await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=${good.secret}`, {
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
+    }),
+  );
+  await keep(
+    await fetch(`${h.url}/v1beta/models/claude:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': good.secret },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
+    }),
+  );
 
   // Upstreams that echo the operator's key: 401 (becomes a 502), 400 relayed, 500, on both protocols.
   h.upstream.enqueue({ status: 401, json: openaiError(`Incorrect API key provided: ${UPSTREAM_OPENAI_KEY}`) });
   await chat('gpt');
   h.upstream.enqueue({ status: 400, json: openaiError(`bad request for key ${UPSTREAM_OPENAI_KEY}`) });
   await chat('gpt');
-  h.upstream.enqueue({ status: 500, json: openaiError(`internal error, key ${UPSTREAM_OPENAI_KEY}`) }, { status: 500, json: anthropicErrorBody('api_error', `boom ${UPSTREAM_ANTHROPIC_KEY}`) });
+  h.upstream.enqueue(
+    { status: 500, json: openaiError(`internal error, key ${UPSTREAM_OPENAI_KEY}`) },
+    { status: 500, json: anthropicErrorBody('api_error', `boom ${UPSTREAM_ANTHROPIC_KEY}`) },
+  );
   await chat('chat');
   h.upstream.enqueue({ status: 401, json: anthropicErrorBody('authentication_error', `invalid x-api-key ${UPSTREAM_ANTHROPIC_KEY}`) });
   await chat('claude');
   h.upstream.enqueue({ status: 400, json: anthropicErrorBody('invalid_request_error', `key ${UPSTREAM_ANTHROPIC_KEY} is not allowed`) });
-  await keep(await fetch(`${h.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': good.secret }, body: JSON.stringify({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }) }));
+  await keep(
+    await fetch(`${h.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': good.secret },
+      body: JSON.stringify({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+    }),
+  );
   // Error events in streams, before and after the first content, echoing the key.
   h.upstream.enqueue({ events: [openaiStreamErrorEvent(`stream failed for ${UPSTREAM_OPENAI_KEY}`, 'server_error', null)] });
   await chat('gpt', good.secret, { stream: true });
-  h.upstream.enqueue({ events: [anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: 'partial' })[0]!, `event: error\ndata: ${JSON.stringify(anthropicErrorBody('overloaded_error', `overloaded, key ${UPSTREAM_ANTHROPIC_KEY}`))}\n\n`] });
+  h.upstream.enqueue({
+    events: [
+      anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: 'partial' })[0]!,
+      `event: error\ndata: ${JSON.stringify(anthropicErrorBody('overloaded_error', `overloaded, key ${UPSTREAM_ANTHROPIC_KEY}`))}\n\n`,
+    ],
+  });
   await chat('claude', good.secret, { stream: true });
   // After the first content, translated (the error event is re-encoded for the client).
-  h.upstream.enqueue({ events: [...anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: 'some text' }).slice(0, 4), `event: error\ndata: ${JSON.stringify(anthropicErrorBody('api_error', `late failure for ${UPSTREAM_ANTHROPIC_KEY}`))}\n\n`] });
+  h.upstream.enqueue({
+    events: [
+      ...anthropicStreamEvents({ id: 'm', model: 'claude-sonnet-4-5', text: 'some text' }).slice(0, 4),
+      `event: error\ndata: ${JSON.stringify(anthropicErrorBody('api_error', `late failure for ${UPSTREAM_ANTHROPIC_KEY}`))}\n\n`,
+    ],
+  });
   await chat('claude', good.secret, { stream: true });
   // After the first content, same protocol (the upstream's bytes are relayed, its error event included).
-  h.upstream.enqueue({ events: [...openaiChatStreamEvents({ id: 'c', model: 'gpt-4.1-mini', text: 'some text' }, { includeUsage: false }).slice(0, 3), openaiStreamErrorEvent(`late failure for ${UPSTREAM_OPENAI_KEY}`, 'server_error', null)] });
+  h.upstream.enqueue({
+    events: [
+      ...openaiChatStreamEvents({ id: 'c', model: 'gpt-4.1-mini', text: 'some text' }, { includeUsage: false }).slice(0, 3),
+      openaiStreamErrorEvent(`late failure for ${UPSTREAM_OPENAI_KEY}`, 'server_error', null),
+    ],
+  });
   await chat('gpt', good.secret, { stream: true });
   // A same-protocol stream that ends without its terminator after content: the gateway's own error event.
   h.upstream.enqueue({ events: openaiChatStreamEvents({ id: 'c', model: 'gpt-4.1-mini', text: 'some text' }, { includeUsage: false }).slice(0, 3) });
@@ -109,8 +149,19 @@ beforeAll(async () => {
 
   // Gateway refusals: made-up key, revoked key, rate limit, budget; bad input.
   await chat('gpt', MADE_UP_KEY);
-  await keep(await fetch(`${h.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': MADE_UP_KEY }, body: JSON.stringify({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }) }));
-  await keep(await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=${MADE_UP_KEY}`, { method: 'POST', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }) }));
+  await keep(
+    await fetch(`${h.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': MADE_UP_KEY },
+      body: JSON.stringify({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+    }),
+  );
+  await keep(
+    await fetch(`${h.url}/v1beta/models/gpt:generateContent?key=${MADE_UP_KEY}`, {
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
+    }),
+  );
   await chat('gpt', revoked.secret);
   await chat('gpt', limited.secret);
   await chat('gpt', limited.secret);
@@ -125,7 +176,14 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 describe('no secret in any output', () => {
-  const secrets = () => ({ UPSTREAM_OPENAI_KEY, UPSTREAM_ANTHROPIC_KEY, ADMIN_TOKEN, OTLP_TOKEN, MADE_UP_KEY, ...Object.fromEntries(virtualKeys.map((k, i) => [`virtual key ${i}`, k])) });
+  const secrets = () => ({
+    UPSTREAM_OPENAI_KEY,
+    UPSTREAM_ANTHROPIC_KEY,
+    ADMIN_TOKEN,
+    OTLP_TOKEN,
+    MADE_UP_KEY,
+    ...Object.fromEntries(virtualKeys.map((k, i) => [`virtual key ${i}`, k])),
+  });
   const outputs = () => ({
     log: logLines.join(''),
     metrics: metricsText,

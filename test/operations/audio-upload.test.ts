@@ -20,9 +20,10 @@ beforeAll(async () => {
   h = await startHarness({
     observers: [records],
     maxRequestBytes: LIMIT,
-    extraModelsYaml: '  whisper: { provider: openai, model: whisper-1, operations: [audio], operation_prices: { audio: { per_audio_second: 0.0001 } } }\n'
-      + '  transcribe: { provider: openai, model: gpt-4o-transcribe, operations: [audio], operation_prices: { audio: { input: 6 } } }\n'
-      + '  whisper-b: { provider: openai, model: whisper-backup, operations: [audio], operation_prices: { audio: { per_audio_second: 0.0001 } } }\n',
+    extraModelsYaml:
+      '  whisper: { provider: openai, model: whisper-1, operations: [audio], operation_prices: { audio: { per_audio_second: 0.0001 } } }\n' +
+      '  transcribe: { provider: openai, model: gpt-4o-transcribe, operations: [audio], operation_prices: { audio: { input: 6 } } }\n' +
+      '  whisper-b: { provider: openai, model: whisper-backup, operations: [audio], operation_prices: { audio: { per_audio_second: 0.0001 } } }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\npools:\n  stt: { members: [ { model: whisper, weight: 1000 }, { model: whisper-b, weight: 1 } ] }\n',
   });
 });
@@ -33,7 +34,11 @@ beforeEach(() => {
 });
 
 async function budgetedKey(): Promise<{ id: string; secret: string; client: OpenAI }> {
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 1000 }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ budget_cents: 1000 }),
+  });
   const key = (await res.json()) as { id: string; secret: string };
   return { ...key, client: new OpenAI({ apiKey: key.secret, baseURL: `${h.url}/v1`, maxRetries: 0 }) };
 }
@@ -46,7 +51,11 @@ async function theRecord() {
 describe('transcriptions with the official SDK', () => {
   it('verbose_json: the WAV goes up intact with the model rewritten, charged the reported duration × the per-second price', async () => {
     const { id, client } = await budgetedKey();
-    const answer = await client.audio.transcriptions.create({ file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }), model: 'whisper', response_format: 'verbose_json' });
+    const answer = await client.audio.transcriptions.create({
+      file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }),
+      model: 'whisper',
+      response_format: 'verbose_json',
+    });
     expect(answer.duration).toBe(TRANSCRIPT_SECONDS);
     expect(answer.text).toMatch(/\(whisper-1\)$/); // the upstream saw the lane's model
     const sent = h.lastRequest();
@@ -69,7 +78,7 @@ describe('transcriptions with the official SDK', () => {
     expect(await theRecord()).toMatchObject({ operation: 'audio', usage: { inputTokens: 14, outputTokens: 45 } });
   });
 
-  it('text answers report nothing: the seconds are estimated from the upload\'s bytes (128 kbit/s), and the record says so', async () => {
+  it("text answers report nothing: the seconds are estimated from the upload's bytes (128 kbit/s), and the record says so", async () => {
     const { id, client } = await budgetedKey();
     const text = await client.audio.translations.create({ file: await toFile(wav, 'speech.wav'), model: 'whisper', response_format: 'text' });
     expect(String(text)).toMatch(/whisper-1/);
@@ -81,7 +90,7 @@ describe('transcriptions with the official SDK', () => {
     expect(record.warnings?.[0]?.kind).toBe('estimated');
   });
 
-  it('an upload declared over the limit: 413 in OpenAI\'s shape, nothing sent upstream', async () => {
+  it("an upload declared over the limit: 413 in OpenAI's shape, nothing sent upstream", async () => {
     const { client } = await budgetedKey();
     const big = await client.audio.transcriptions.create({ file: await toFile(toneWav(40), 'long.wav'), model: 'whisper' }).catch((e: unknown) => e);
     expect((big as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
@@ -130,13 +139,23 @@ function streamedUpload(parts: { modelFirst: boolean; fileBytes: number; chunk: 
 }
 
 describe('streamed through, not buffered', () => {
-  it('the upstream receives the upload\'s first bytes before the client has sent the rest', async () => {
+  it("the upstream receives the upload's first bytes before the client has sent the rest", async () => {
     const { secret } = await budgetedKey();
     // The client holds back the rest of its file until the upstream has seen bytes: a gateway
     // that buffered the upload would wait for the rest and the test would time out.
     let upstreamSawBytesEarly = false;
-    const upload = streamedUpload({ modelFirst: true, fileBytes: 600 * 1024, chunk: 32 * 1024, waitAfter: { bytes: 256 * 1024, until: () => (upstreamSawBytesEarly = h.upstream.bytesReceived > 0) } });
-    const res = await fetch(`${h.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': upload.contentType }, body: upload.body, duplex: 'half' } as RequestInit);
+    const upload = streamedUpload({
+      modelFirst: true,
+      fileBytes: 600 * 1024,
+      chunk: 32 * 1024,
+      waitAfter: { bytes: 256 * 1024, until: () => (upstreamSawBytesEarly = h.upstream.bytesReceived > 0) },
+    });
+    const res = await fetch(`${h.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': upload.contentType },
+      body: upload.body,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(200);
     expect(upstreamSawBytesEarly).toBe(true);
     expect(h.lastRequest().rawBody.length).toBeGreaterThan(600 * 1024);
@@ -146,7 +165,12 @@ describe('streamed through, not buffered', () => {
     const { secret } = await budgetedKey();
     const before = h.upstream.bytesReceived;
     const upload = streamedUpload({ modelFirst: true, fileBytes: LIMIT + 256 * 1024, chunk: 64 * 1024 });
-    const res = await fetch(`${h.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': upload.contentType }, body: upload.body, duplex: 'half' } as RequestInit).catch((e: unknown) => e);
+    const res = await fetch(`${h.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': upload.contentType },
+      body: upload.body,
+      duplex: 'half',
+    } as RequestInit).catch((e: unknown) => e);
     expect(res).toBeInstanceOf(Response);
     expect((res as Response).status).toBe(413);
     expect(((await (res as Response).json()) as { error: { code: string } }).error.code).toBe('request_too_large');
@@ -159,18 +183,31 @@ describe('streamed through, not buffered', () => {
   it('the model part after the file: found anyway, the file held until then and sent on', async () => {
     const { secret } = await budgetedKey();
     const upload = streamedUpload({ modelFirst: false, fileBytes: 200 * 1024, chunk: 64 * 1024 });
-    const res = await fetch(`${h.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': upload.contentType }, body: upload.body, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${h.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': upload.contentType },
+      body: upload.body,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(200);
     expect(multipartField(h.lastRequest(), 'model')).toBe('whisper-1');
   });
 
-  it('not multipart, or no model part: 400 in OpenAI\'s shape', async () => {
+  it("not multipart, or no model part: 400 in OpenAI's shape", async () => {
     const { secret } = await budgetedKey();
-    const plain = await fetch(`${h.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: '{}' });
+    const plain = await fetch(`${h.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(plain.status).toBe(400);
     expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('invalid_multipart');
     const boundary = 'b0undary';
-    const noModel = await fetch(`${h.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF\r\n--${boundary}--\r\n` });
+    const noModel = await fetch(`${h.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF\r\n--${boundary}--\r\n`,
+    });
     expect(noModel.status).toBe(400);
     expect(((await noModel.json()) as { error: { param: string } }).error.param).toBe('model');
     expect(h.upstream.requests).toHaveLength(0);

@@ -14,7 +14,7 @@ describe('vectors', () => {
     expect(vectorFromBase64(vectorToBase64([0.5, -0.25, 3]))).toEqual([0.5, -0.25, 3]);
   });
 
-  it('usage is read from the answer\'s last occurrence of the member, without parsing', () => {
+  it("usage is read from the answer's last occurrence of the member, without parsing", () => {
     expect(lastIntegerMember(Buffer.from('{"data":[{"prompt_tokens":"x"}],"usage":{"prompt_tokens": 42,"total_tokens":42}}'), 'prompt_tokens')).toBe(42);
     expect(lastIntegerMember(Buffer.from('{"embedding":{"values":[1]}}'), 'promptTokenCount')).toBeUndefined();
   });
@@ -24,19 +24,39 @@ describe('batches', () => {
   it('split to the limit in order, merged back with tokens summed; unknown if any batch did not say', () => {
     const request = { inputs: ['a', 'b', 'c', 'd', 'e'], encoding: 'float' } as const;
     expect(splitBatches(request, 2).map((r) => r.inputs)).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
-    expect(mergeBatches([{ vectors: [[1]], inputTokens: 2 }, { vectors: [[2]], inputTokens: 3 }])).toEqual({ vectors: [[1], [2]], inputTokens: 5 });
-    expect(mergeBatches([{ vectors: [[1]], inputTokens: 2 }, { vectors: [[2]], inputTokens: null }]).inputTokens).toBeNull();
+    expect(
+      mergeBatches([
+        { vectors: [[1]], inputTokens: 2 },
+        { vectors: [[2]], inputTokens: 3 },
+      ]),
+    ).toEqual({ vectors: [[1], [2]], inputTokens: 5 });
+    expect(
+      mergeBatches([
+        { vectors: [[1]], inputTokens: 2 },
+        { vectors: [[2]], inputTokens: null },
+      ]).inputTokens,
+    ).toBeNull();
   });
 });
 
 describe('answer shapes per client variant', () => {
   const vectors = [[0.5, -0.5]];
   const answer = (codec: typeof cohereEmbeddings, body: Record<string, unknown>, shape?: string) =>
-    JSON.parse(codec.encodeResponse({ vectors, inputTokens: 4 }, codec.decodeRequest(body, shape === undefined ? {} : { shape }), { model: 'm', inputTokens: 4 }).body as string) as Record<string, unknown>;
+    JSON.parse(
+      codec.encodeResponse({ vectors, inputTokens: 4 }, codec.decodeRequest(body, shape === undefined ? {} : { shape }), { model: 'm', inputTokens: 4 })
+        .body as string,
+    ) as Record<string, unknown>;
 
   it('Cohere v1: a plain list without embedding_types, by type with them; v2: always by type, no response_type', () => {
-    expect(answer(cohereEmbeddings, { model: 'm', texts: ['a'] }, 'v1')).toMatchObject({ embeddings: vectors, response_type: 'embeddings_floats', meta: { api_version: { version: '1' } } });
-    expect(answer(cohereEmbeddings, { model: 'm', texts: ['a'], embedding_types: ['float'] }, 'v1')).toMatchObject({ embeddings: { float: vectors }, response_type: 'embeddings_by_type' });
+    expect(answer(cohereEmbeddings, { model: 'm', texts: ['a'] }, 'v1')).toMatchObject({
+      embeddings: vectors,
+      response_type: 'embeddings_floats',
+      meta: { api_version: { version: '1' } },
+    });
+    expect(answer(cohereEmbeddings, { model: 'm', texts: ['a'], embedding_types: ['float'] }, 'v1')).toMatchObject({
+      embeddings: { float: vectors },
+      response_type: 'embeddings_by_type',
+    });
     const v2 = answer(cohereEmbeddings, { model: 'm', texts: ['a'], input_type: 'search_query', embedding_types: ['base64'] }, 'v2');
     expect(v2).toMatchObject({ embeddings: { base64: [vectorToBase64(vectors[0]!)] }, meta: { billed_units: { input_tokens: 4 } } });
     expect(v2).not.toHaveProperty('response_type');
@@ -44,13 +64,24 @@ describe('answer shapes per client variant', () => {
 
   it('Bedrock: a Cohere body answered a plain list or by type as it asked; a Titan body with embeddingsByType', () => {
     expect(answer(bedrockEmbeddings, { texts: ['a'], input_type: 'search_query' })).toMatchObject({ embeddings: vectors, response_type: 'embeddings_floats' });
-    expect(answer(bedrockEmbeddings, { texts: ['a'], input_type: 'search_query', embedding_types: ['float'] })).toMatchObject({ embeddings: { float: vectors }, response_type: 'embeddings_by_type' });
+    expect(answer(bedrockEmbeddings, { texts: ['a'], input_type: 'search_query', embedding_types: ['float'] })).toMatchObject({
+      embeddings: { float: vectors },
+      response_type: 'embeddings_by_type',
+    });
     expect(answer(bedrockEmbeddings, { inputText: 'a' })).toEqual({ embedding: vectors[0], inputTextTokenCount: 4, embeddingsByType: { float: vectors[0] } });
   });
 
-  it('a Cohere lane gets the operator\'s input type when the request has none, and floats asked by type', () => {
+  it("a Cohere lane gets the operator's input type when the request has none, and floats asked by type", () => {
     const request = bedrockEmbeddings.decodeRequest({ inputText: 'a' }, {});
-    expect(JSON.parse(cohereEmbeddings.encodeRequest(request, lane).call.body as string)).toEqual({ model: 'm', texts: ['a'], input_type: 'search_document', embedding_types: ['float'] });
-    expect(JSON.parse(bedrockEmbeddings.encodeRequest(request, { model: 'cohere.embed-english-v3', inputType: 'clustering' }).call.body as string)).toEqual({ texts: ['a'], input_type: 'clustering' });
+    expect(JSON.parse(cohereEmbeddings.encodeRequest(request, lane).call.body as string)).toEqual({
+      model: 'm',
+      texts: ['a'],
+      input_type: 'search_document',
+      embedding_types: ['float'],
+    });
+    expect(JSON.parse(bedrockEmbeddings.encodeRequest(request, { model: 'cohere.embed-english-v3', inputType: 'clustering' }).call.body as string)).toEqual({
+      texts: ['a'],
+      input_type: 'clustering',
+    });
   });
 });

@@ -16,9 +16,11 @@ beforeAll(async () => {
   webhook = await startHookReceiver((_, res) => answerJson(res, 200, {}));
   h = await startHarness({
     sixProtocols: true,
-    extraModelsYaml: '  e-slow: { provider: openai, model: text-embedding-3-small, timeouts: { first_byte_ms: 300 } }\n  e-cohere: { provider: cohere, model: embed-v4.0 }\n',
-    extraYaml: `pools:\n  embed: { members: [ { model: e-slow, weight: 1000 }, { model: e-cohere, weight: 1 } ] }\n`
-      + `hooks:\n  - { name: policy, kind: gate, url: "${gate.url}/policy", on_error: deny, include_content: true }\n  - { name: audit, kind: webhook, url: "${webhook.url}/events" }\n`,
+    extraModelsYaml:
+      '  e-slow: { provider: openai, model: text-embedding-3-small, timeouts: { first_byte_ms: 300 } }\n  e-cohere: { provider: cohere, model: embed-v4.0 }\n',
+    extraYaml:
+      `pools:\n  embed: { members: [ { model: e-slow, weight: 1000 }, { model: e-cohere, weight: 1 } ] }\n` +
+      `hooks:\n  - { name: policy, kind: gate, url: "${gate.url}/policy", on_error: deny, include_content: true }\n  - { name: audit, kind: webhook, url: "${webhook.url}/events" }\n`,
   });
 });
 afterAll(async () => {
@@ -41,12 +43,17 @@ describe('embeddings and hooks', () => {
     const [question] = await gate.waitForCalls(1);
     expect(question!.json).toMatchObject({ model: 'e-cohere', ingress: 'openai', stream: false, request: { model: 'e-cohere', input: 'hello' } });
     const [event] = await webhook.waitForCalls(1);
-    expect(event!.json).toMatchObject({ type: 'request.completed', request: { operation: 'embeddings', model: 'e-cohere', protocols: { ingress: 'openai', egress: 'cohere' } } });
+    expect(event!.json).toMatchObject({
+      type: 'request.completed',
+      request: { operation: 'embeddings', model: 'e-cohere', protocols: { ingress: 'openai', egress: 'cohere' } },
+    });
   });
 
-  it('a gate denial is a 403 in the client\'s shape and nothing goes upstream', async () => {
+  it("a gate denial is a 403 in the client's shape and nothing goes upstream", async () => {
     gate.respond = (_, res) => answerJson(res, 200, { allow: false, reason: 'no embeddings today' });
-    const denied = await openai().embeddings.create({ model: 'e-cohere', input: 'hello' }).catch((e: unknown) => e);
+    const denied = await openai()
+      .embeddings.create({ model: 'e-cohere', input: 'hello' })
+      .catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((denied as Error).message).toMatch(/no embeddings today/);
     expect(h.upstream.requests).toHaveLength(0);

@@ -29,14 +29,17 @@ const CALLS: [string, unknown, (json: any) => unknown][] = [
   ['/model/cohere.embed-english-v3/invoke', { texts: ['a'], input_type: 'search_query' }, (j) => j.embeddings[0]],
 ];
 
-describe.each([['six-protocol server', () => six.url], ['scriptable mock', () => mock.url]] as const)('%s', (_, url) => {
+describe.each([
+  ['six-protocol server', () => six.url],
+  ['scriptable mock', () => mock.url],
+] as const)('%s', (_, url) => {
   it.each(CALLS)('%s answers with the deterministic vector', async (path, body, vectorOf) => {
     const res = await fetch(url() + path, { method: 'POST', body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     expect(vectorOf(await res.json())).toEqual(demoVector('a'));
   });
 
-  it('a Cohere v2 request without input_type gets Cohere\'s 400', async () => {
+  it("a Cohere v2 request without input_type gets Cohere's 400", async () => {
     const res = await fetch(url() + '/v2/embed', { method: 'POST', body: JSON.stringify({ model: 'm', texts: ['a'] }) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toMatch(/input_type/);

@@ -15,9 +15,10 @@ beforeAll(async () => {
   h = await startHarness({
     observers: [records],
     maxRequestBytes: 64 * 1024,
-    extraModelsYaml: '  embed: { provider: openai, model: text-embedding-3-small, operations: [embeddings] }\n'
-      + '  embed-unpriced: { provider: openai, model: emb-no-catalog-price, operations: [embeddings] }\n'
-      + '  embed-priced: { provider: openai, model: emb-upstream, operations: [embeddings], operation_prices: { embeddings: { input: 0.02 } } }\n',
+    extraModelsYaml:
+      '  embed: { provider: openai, model: text-embedding-3-small, operations: [embeddings] }\n' +
+      '  embed-unpriced: { provider: openai, model: emb-no-catalog-price, operations: [embeddings] }\n' +
+      '  embed-priced: { provider: openai, model: emb-upstream, operations: [embeddings], operation_prices: { embeddings: { input: 0.02 } } }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
   });
 });
@@ -45,19 +46,28 @@ describe('OpenAI embeddings, same protocol', () => {
     openai = client((await key()).secret);
   });
 
-  it('the SDK default (base64 on the wire) decodes to the upstream\'s vectors; the body went up as sent, model rewritten', async () => {
+  it("the SDK default (base64 on the wire) decodes to the upstream's vectors; the body went up as sent, model rewritten", async () => {
     const answer = await openai.embeddings.create({ model: 'embed', input: ['alpha beta', 'gamma'] });
     expect(answer.data.map((d) => d.embedding)).toEqual([demoVector('alpha beta'), demoVector('gamma')]);
     expect(answer.usage).toEqual({ prompt_tokens: 3, total_tokens: 3 });
     const sent = h.lastRequest();
     expect(sent.path).toBe('/v1/embeddings');
     expect(sent.json).toMatchObject({ model: 'text-embedding-3-small', input: ['alpha beta', 'gamma'], encoding_format: 'base64' });
-    const record = (await lastRecord());
+    const record = await lastRecord();
     // The catalog's list price of text-embedding-3-small: 0.02 USD per million tokens.
-    expect(record).toMatchObject({ operation: 'embeddings', ingress: 'openai', egress: 'openai', model: 'embed', lane: 'embed', status: 200, usage: { inputTokens: 3, outputTokens: 0 }, costMicrocents: 6n });
+    expect(record).toMatchObject({
+      operation: 'embeddings',
+      ingress: 'openai',
+      egress: 'openai',
+      model: 'embed',
+      lane: 'embed',
+      status: 200,
+      usage: { inputTokens: 3, outputTokens: 0 },
+      costMicrocents: 6n,
+    });
   });
 
-  it('the same protocol forwards the client\'s bytes as they are, only the model rewritten; the answer\'s bytes come back as sent', async () => {
+  it("the same protocol forwards the client's bytes as they are, only the model rewritten; the answer's bytes come back as sent", async () => {
     const { secret } = await key();
     const raw = '{ "input" : ["a  b"],\n  "model":"embed", "x-unknown": {"kept": true}, "encoding_format": "float" }';
     const res = await fetch(`${h.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: raw });
@@ -84,7 +94,7 @@ describe('OpenAI embeddings, same protocol', () => {
     expect(h.upstream.requests).toHaveLength(0);
   });
 
-  it('bad input: 400 in OpenAI\'s shape naming the field; unknown model 404; oversize 413', async () => {
+  it("bad input: 400 in OpenAI's shape naming the field; unknown model 404; oversize 413", async () => {
     const empty = await openai.embeddings.create({ model: 'embed', input: [] }).catch((e: unknown) => e);
     expect(empty).toBeInstanceOf(OpenAI.BadRequestError);
     expect((empty as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('input');
@@ -94,7 +104,11 @@ describe('OpenAI embeddings, same protocol', () => {
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
     const big = await openai.embeddings.create({ model: 'embed', input: 'x'.repeat(70 * 1024) }).catch((e: unknown) => e);
     expect((big as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
-    const geminiBig = await fetch(`${h.url}/v1beta/models/embed:embedContent`, { method: 'POST', headers: { 'x-goog-api-key': (await key()).secret }, body: JSON.stringify({ content: { parts: [{ text: 'x'.repeat(70 * 1024) }] } }) });
+    const geminiBig = await fetch(`${h.url}/v1beta/models/embed:embedContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': (await key()).secret },
+      body: JSON.stringify({ content: { parts: [{ text: 'x'.repeat(70 * 1024) }] } }),
+    });
     expect(geminiBig.status).toBe(413);
     expect(((await geminiBig.json()) as { error: { status: string } }).error.status).toBeTypeOf('string'); // Gemini's error shape
     expect(h.upstream.requests).toHaveLength(0);
@@ -109,19 +123,23 @@ describe('governance', () => {
     const spent = h.gateway.governance!.listKeys().find((k) => k.id === budgeted.id)!.spentMicrocents;
     // 6 tokens at 0.02 USD per million = 6 × 2 µ¢ (1 USD = 1e8 µ¢).
     expect(spent).toBe(12n);
-    expect((await lastRecord())).toMatchObject({ operation: 'embeddings', costMicrocents: 12n, keyId: budgeted.id });
+    expect(await lastRecord()).toMatchObject({ operation: 'embeddings', costMicrocents: 12n, keyId: budgeted.id });
   });
 
   it('a budgeted key asking a model without an embedding price is refused before anything goes upstream', async () => {
     const budgeted = await key({ budget_cents: 100 });
-    const refused = await client(budgeted.secret).embeddings.create({ model: 'embed-unpriced', input: 'x' }).catch((e: unknown) => e);
+    const refused = await client(budgeted.secret)
+      .embeddings.create({ model: 'embed-unpriced', input: 'x' })
+      .catch((e: unknown) => e);
     expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((refused as Error).message).toMatch(/no price/);
     expect(h.upstream.requests).toHaveLength(0);
   });
 
-  it('no key: 401 in OpenAI\'s shape', async () => {
-    const refused = await client('gwk_wrong').embeddings.create({ model: 'embed', input: 'x' }).catch((e: unknown) => e);
+  it("no key: 401 in OpenAI's shape", async () => {
+    const refused = await client('gwk_wrong')
+      .embeddings.create({ model: 'embed', input: 'x' })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
   });
 });

@@ -18,8 +18,10 @@ beforeAll(async () => {
     sixProtocols: true,
     observers: [records],
     breakerYaml: 'breaker: { consecutive_failures: 1, open_ms: 60000 }\n',
-    extraModelsYaml: '  e-openai: { provider: openai, model: text-embedding-3-small }\n  e-gemini: { provider: gemini, model: gemini-embedding-001 }\n  e-cohere: { provider: cohere, model: embed-v4.0 }\n',
-    extraYaml: 'pools:\n  embed: { members: [ { model: e-openai, weight: 1000 }, { model: e-gemini, weight: 1 } ] }\n  mixed: { members: [ { model: gpt, weight: 1000 }, { model: e-cohere, weight: 1 } ] }\n',
+    extraModelsYaml:
+      '  e-openai: { provider: openai, model: text-embedding-3-small }\n  e-gemini: { provider: gemini, model: gemini-embedding-001 }\n  e-cohere: { provider: cohere, model: embed-v4.0 }\n',
+    extraYaml:
+      'pools:\n  embed: { members: [ { model: e-openai, weight: 1000 }, { model: e-gemini, weight: 1 } ] }\n  mixed: { members: [ { model: gpt, weight: 1000 }, { model: e-cohere, weight: 1 } ] }\n',
   });
 });
 afterAll(() => h.close());
@@ -39,7 +41,10 @@ describe('a pool of embedding models', () => {
     await records.atLeast(1);
     const record = records.records[0]!;
     expect(record).toMatchObject({ operation: 'embeddings', pool: 'embed', lane: 'e-gemini', egress: 'gemini', status: 200 });
-    expect(record.attempts.map((a) => [a.lane, a.outcome])).toEqual([['e-openai', 'lane_fault'], ['e-gemini', 'success']]);
+    expect(record.attempts.map((a) => [a.lane, a.outcome])).toEqual([
+      ['e-openai', 'lane_fault'],
+      ['e-gemini', 'success'],
+    ]);
     expect(requestAttributes(record)['gen_ai.operation.name']).toBe('embeddings');
 
     h.upstream.reset();
@@ -47,7 +52,9 @@ describe('a pool of embedding models', () => {
     expect(h.upstream.requests.map((r) => r.path)).toEqual(['/v1beta/models/gemini-embedding-001:batchEmbedContents']); // breaker open
 
     const scraped = await scrape(h.url);
-    expect(value(scraped, 'gateway_requests_total', { ingress: 'openai', operation: 'embeddings', model: 'embed', lane: 'e-gemini', status_class: '2xx' })).toBe(2);
+    expect(
+      value(scraped, 'gateway_requests_total', { ingress: 'openai', operation: 'embeddings', model: 'embed', lane: 'e-gemini', status_class: '2xx' }),
+    ).toBe(2);
   });
 
   it('a pool of a chat and an embedding model: each operation goes to the member that serves it', async () => {
@@ -56,7 +63,10 @@ describe('a pool of embedding models', () => {
     expect(response.headers.get('x-gateway-lane')).toBe('e-cohere');
     expect(h.upstream.requests.map((r) => r.path)).toEqual(['/v2/embed']);
     await records.atLeast(1);
-    expect(records.records[0]!.attempts.map((a) => [a.lane, a.outcome])).toEqual([['gpt', 'skipped'], ['e-cohere', 'success']]);
+    expect(records.records[0]!.attempts.map((a) => [a.lane, a.outcome])).toEqual([
+      ['gpt', 'skipped'],
+      ['e-cohere', 'success'],
+    ]);
     h.upstream.reset();
     const chat = await openai.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'hi' }] });
     expect(chat.choices[0]?.message.content).toBeTypeOf('string');

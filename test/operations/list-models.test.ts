@@ -12,8 +12,8 @@ let secret: string;
 
 beforeAll(async () => {
   h = await startHarness({
-    extraModelsYaml: '  embed: { provider: openai, model: text-embedding-3-small }\n'
-      + '  whisper: { provider: openai, model: whisper-1, operations: [audio] }\n',
+    extraModelsYaml:
+      '  embed: { provider: openai, model: text-embedding-3-small }\n' + '  whisper: { provider: openai, model: whisper-1, operations: [audio] }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\npools:\n  mixed: { members: [ { model: gpt }, { model: embed } ] }\n',
   });
   const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -24,7 +24,7 @@ afterAll(() => h.close());
 type Listed = OpenAI.Models.Model & { operations: string[] };
 
 describe('OpenAI shape', () => {
-  it('models.list(): every model and pool, OpenAI\'s members, and what each serves', async () => {
+  it("models.list(): every model and pool, OpenAI's members, and what each serves", async () => {
     const openai = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: secret, maxRetries: 0 });
     const models = [] as Listed[];
     for await (const model of openai.models.list()) models.push(model as Listed);
@@ -37,7 +37,7 @@ describe('OpenAI shape', () => {
     expect(byId.get('mixed')!.operations.sort()).toEqual(['chat', 'count_tokens', 'embeddings']);
   });
 
-  it('models.retrieve(id): one entry; an unknown id is a 404 in OpenAI\'s shape', async () => {
+  it("models.retrieve(id): one entry; an unknown id is a 404 in OpenAI's shape", async () => {
     const openai = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: secret, maxRetries: 0 });
     expect(await openai.models.retrieve('whisper')).toMatchObject({ id: 'whisper', object: 'model', operations: ['audio'] });
     const missing = await openai.models.retrieve('nope').catch((e: unknown) => e);
@@ -47,7 +47,7 @@ describe('OpenAI shape', () => {
   });
 });
 
-describe('the other protocols\' shapes', () => {
+describe("the other protocols' shapes", () => {
   it('Anthropic models.list and retrieve', async () => {
     const anthropic = new Anthropic({ baseURL: h.url, apiKey: secret, maxRetries: 0 });
     const page = await anthropic.models.list();

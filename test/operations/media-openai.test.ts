@@ -15,13 +15,15 @@ const records = new RecordCollector();
 beforeAll(async () => {
   h = await startHarness({
     observers: [records],
-    extraModelsYaml: '  moderation: { provider: openai, model: omni-moderation-latest, operations: [moderations], operation_prices: { moderations: { input: 0.5 } } }\n'
-      + '  image: { provider: openai, model: gpt-image-1, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n'
-      + '  dalle: { provider: openai, model: dall-e-3 }\n'
-      + '  speech: { provider: openai, model: gpt-4o-mini-tts, operations: [audio], operation_prices: { audio: { per_million_characters: 15 } } }\n'
-      + '  speech-b: { provider: openai, model: tts-1 }\n'
-      + '  claude-images: { provider: anthropic, model: claude-sonnet-4-5, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n',
-    extraYaml: 'db_path: ./gateway.db\ngovernance: on\nmetrics: { enabled: true }\npools:\n  voices: { members: [ { model: speech, weight: 1000 }, { model: speech-b, weight: 1 } ] }\n',
+    extraModelsYaml:
+      '  moderation: { provider: openai, model: omni-moderation-latest, operations: [moderations], operation_prices: { moderations: { input: 0.5 } } }\n' +
+      '  image: { provider: openai, model: gpt-image-1, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n' +
+      '  dalle: { provider: openai, model: dall-e-3 }\n' +
+      '  speech: { provider: openai, model: gpt-4o-mini-tts, operations: [audio], operation_prices: { audio: { per_million_characters: 15 } } }\n' +
+      '  speech-b: { provider: openai, model: tts-1 }\n' +
+      '  claude-images: { provider: anthropic, model: claude-sonnet-4-5, operations: [images], operation_prices: { images: { per_image: 0.04 } } }\n',
+    extraYaml:
+      'db_path: ./gateway.db\ngovernance: on\nmetrics: { enabled: true }\npools:\n  voices: { members: [ { model: speech, weight: 1000 }, { model: speech-b, weight: 1 } ] }\n',
   });
 });
 afterAll(() => h.close());
@@ -31,7 +33,11 @@ beforeEach(() => {
 });
 
 async function budgetedKey(): Promise<{ id: string; client: OpenAI }> {
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 1000 }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ budget_cents: 1000 }),
+  });
   expect(res.status).toBe(201);
   const key = (await res.json()) as { id: string; secret: string };
   return { id: key.id, client: new OpenAI({ apiKey: key.secret, baseURL: `${h.url}/v1`, maxRetries: 0 }) };
@@ -44,7 +50,7 @@ async function theRecord() {
 }
 
 describe('moderations', () => {
-  it('the SDK\'s moderations.create: bytes forwarded with the model rewritten, the answer as the upstream sent it, charged per estimated token', async () => {
+  it("the SDK's moderations.create: bytes forwarded with the model rewritten, the answer as the upstream sent it, charged per estimated token", async () => {
     const { id, client } = await budgetedKey();
     const answer = await client.moderations.create({ model: 'moderation', input: ['I will kill the process', 'hello'] });
     expect(answer.results.map((r) => r.flagged)).toEqual([true, false]);
@@ -56,7 +62,14 @@ describe('moderations', () => {
     // name is 12 bytes shorter than the upstream's), at 0.5 USD per million = 50 µ¢ each.
     const tokens = Math.ceil((sent.rawBody.length - 12) / 4);
     expect(spentBy(id)).toBe(BigInt(tokens * 50));
-    expect(await theRecord()).toMatchObject({ operation: 'moderations', model: 'moderation', lane: 'moderation', status: 200, costMicrocents: BigInt(tokens * 50), keyId: id });
+    expect(await theRecord()).toMatchObject({
+      operation: 'moderations',
+      model: 'moderation',
+      lane: 'moderation',
+      status: 200,
+      costMicrocents: BigInt(tokens * 50),
+      keyId: id,
+    });
   });
 });
 
@@ -94,7 +107,7 @@ describe('images', () => {
     expect(h.upstream.requests).toHaveLength(0);
   });
 
-  it('images on an Anthropic lane: 400 naming the operation; a chat model asked for images: the framework\'s refusal', async () => {
+  it("images on an Anthropic lane: 400 naming the operation; a chat model asked for images: the framework's refusal", async () => {
     const { client } = await budgetedKey();
     const anthropic = await client.images.generate({ model: 'claude-images', prompt: 'otter' }).catch((e: unknown) => e);
     expect(anthropic).toBeInstanceOf(OpenAI.BadRequestError);
@@ -139,7 +152,17 @@ describe('speech', () => {
 describe('upstream errors and failover', () => {
   it('an upstream refusal is relayed as OpenAI sent it, and the key is not charged', async () => {
     const { id, client } = await budgetedKey();
-    h.upstream.enqueue({ status: 400, json: { error: { message: 'Your request was rejected as a result of our safety system.', type: 'image_generation_user_error', param: null, code: 'content_policy_violation' } } });
+    h.upstream.enqueue({
+      status: 400,
+      json: {
+        error: {
+          message: 'Your request was rejected as a result of our safety system.',
+          type: 'image_generation_user_error',
+          param: null,
+          code: 'content_policy_violation',
+        },
+      },
+    });
     const refused = await client.images.generate({ model: 'image', prompt: 'something refused' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('content_policy_violation');

@@ -19,14 +19,19 @@ let client: OpenAI;
 beforeAll(async () => {
   h = await startHarness({
     sixProtocols: true,
-    extraModelsYaml: '  rerank-v4.0-pro: { provider: cohere, model: rerank-v4.0-pro, operations: [rerank], operation_prices: { rerank: { per_thousand_requests: 2 } } }\n'
-      + '  moderation: { provider: openai, model: omni-moderation-latest }\n'
-      + '  image: { provider: openai, model: gpt-image-1 }\n'
-      + '  transcribe: { provider: openai, model: gpt-4o-transcribe, operation_prices: { audio: { input: 6 } } }\n'
-      + '  whisper: { provider: openai, model: whisper-1 }\n',
+    extraModelsYaml:
+      '  rerank-v4.0-pro: { provider: cohere, model: rerank-v4.0-pro, operations: [rerank], operation_prices: { rerank: { per_thousand_requests: 2 } } }\n' +
+      '  moderation: { provider: openai, model: omni-moderation-latest }\n' +
+      '  image: { provider: openai, model: gpt-image-1 }\n' +
+      '  transcribe: { provider: openai, model: gpt-4o-transcribe, operation_prices: { audio: { input: 6 } } }\n' +
+      '  whisper: { provider: openai, model: whisper-1 }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
   });
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 10_000 }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ budget_cents: 10_000 }),
+  });
   const key = (await res.json()) as { id: string; secret: string };
   keyId = key.id;
   secret = key.secret;
@@ -67,27 +72,39 @@ describe('real answers through the gateway', () => {
     expect(spent() - before).toBe(BigInt((usage.input_tokens + usage.output_tokens) * 600)); // 6 USD per million tokens
   });
 
-  it('diarized transcription: its billed seconds (usage.seconds) at whisper-1\'s catalog 0.0001 USD a second', async () => {
+  it("diarized transcription: its billed seconds (usage.seconds) at whisper-1's catalog 0.0001 USD a second", async () => {
     const payload = real('openai-transcription-diarized.json');
     h.upstream.enqueue({ json: payload });
     const before = spent();
-    expect(await client.audio.transcriptions.create({ model: 'whisper', file: await toFile(toneWav(1), 'a.wav'), response_format: 'diarized_json' as 'json' })).toEqual(payload);
+    expect(
+      await client.audio.transcriptions.create({ model: 'whisper', file: await toFile(toneWav(1), 'a.wav'), response_format: 'diarized_json' as 'json' }),
+    ).toEqual(payload);
     const seconds = (payload.usage as { seconds: number }).seconds;
     expect(spent() - before).toBe(BigInt(seconds) * 10_000n);
   });
 
-  it('Cohere rerank v2 (the SDK\'s own wire test): request forwarded as sent, answer relayed as sent, the mock in the same shape', async () => {
+  it("Cohere rerank v2 (the SDK's own wire test): request forwarded as sent, answer relayed as sent, the mock in the same shape", async () => {
     const request = real('cohere-rerank-v2-request.json');
     const payload = real('cohere-rerank-v2-response.json');
     h.upstream.enqueue({ json: payload });
-    const res = await fetch(`${h.url}/v2/rerank`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    const res = await fetch(`${h.url}/v2/rerank`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
     expect(await res.json()).toEqual(payload);
     expect(h.lastRequest().json).toEqual(request);
     const cohere = new CohereClientV2({ token: secret, environment: h.url });
     const answer = await cohere.rerank({ model: 'rerank-v4.0-pro', query: String(request.query), documents: request.documents as string[], topN: 3 });
     expect(answer.results).toHaveLength(3); // the mock's ranking, read by the SDK
     // The mock's own answer: the same members, to the nested ones.
-    const mock = (await (await fetch(`${h.url}/v2/rerank`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(request) })).json()) as Record<string, unknown>;
+    const mock = (await (
+      await fetch(`${h.url}/v2/rerank`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      })
+    ).json()) as Record<string, unknown>;
     expect(Object.keys(mock).sort()).toEqual(Object.keys(payload).sort());
     expect(Object.keys((mock.results as object[])[0]!).sort()).toEqual(['index', 'relevance_score']);
     expect(mock.meta).toMatchObject({ billed_units: { search_units: 1 } });

@@ -9,15 +9,20 @@ import { RecordCollector } from '../support/record-collector.ts';
 
 let h: Harness;
 const records = new RecordCollector();
-const documents = ['Carson City is the capital city of the American state of Nevada.', 'Washington, D.C. is the capital of the United States.', 'Capital punishment has existed in the United States since before it was a country.'];
+const documents = [
+  'Carson City is the capital city of the American state of Nevada.',
+  'Washington, D.C. is the capital of the United States.',
+  'Capital punishment has existed in the United States since before it was a country.',
+];
 
 beforeAll(async () => {
   h = await startHarness({
     observers: [records],
     sixProtocols: true,
-    extraModelsYaml: '  rr: { provider: cohere, model: rerank-v3.5 }\n'
-      + '  rr-bedrock: { provider: bedrock, model: cohere.rerank-v3-5:0 }\n'
-      + '  rr-claude: { provider: anthropic, model: claude-sonnet-4-5, operations: [rerank], operation_prices: { rerank: { per_thousand_requests: 2 } } }\n',
+    extraModelsYaml:
+      '  rr: { provider: cohere, model: rerank-v3.5 }\n' +
+      '  rr-bedrock: { provider: bedrock, model: cohere.rerank-v3-5:0 }\n' +
+      '  rr-claude: { provider: anthropic, model: claude-sonnet-4-5, operations: [rerank], operation_prices: { rerank: { per_thousand_requests: 2 } } }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
   });
 });
@@ -28,7 +33,11 @@ beforeEach(() => {
 });
 
 async function budgetedKey(): Promise<{ id: string; secret: string }> {
-  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ budget_cents: 1000 }) });
+  const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ budget_cents: 1000 }),
+  });
   return (await res.json()) as { id: string; secret: string };
 }
 const spentBy = (id: string) => h.gateway.governance!.listKeys().find((k) => k.id === id)!.spentMicrocents;
@@ -38,7 +47,7 @@ async function theRecord() {
 }
 
 describe('rerank to a Cohere lane', () => {
-  it('v2: forwarded with the model rewritten; one search charged at the catalog\'s 2 USD per thousand', async () => {
+  it("v2: forwarded with the model rewritten; one search charged at the catalog's 2 USD per thousand", async () => {
     const key = await budgetedKey();
     const cohere = new CohereClientV2({ token: key.secret, environment: h.url });
     const answer = await cohere.rerank({ model: 'rr', query: 'What is the capital of the United States?', documents, topN: 2 });
@@ -53,7 +62,7 @@ describe('rerank to a Cohere lane', () => {
     expect(await theRecord()).toMatchObject({ operation: 'rerank', ingress: 'cohere', egress: 'cohere', model: 'rr', status: 200, costMicrocents: 200_000n });
   });
 
-  it('v1 (the Jina/Cohere v1 shape): to the lane\'s /v1/rerank as sent', async () => {
+  it("v1 (the Jina/Cohere v1 shape): to the lane's /v1/rerank as sent", async () => {
     const key = await budgetedKey();
     const cohere = new CohereClient({ token: key.secret, environment: h.url });
     const answer = await cohere.rerank({ model: 'rr', query: 'capital of the United States', documents, returnDocuments: true });
@@ -62,7 +71,7 @@ describe('rerank to a Cohere lane', () => {
     expect(h.lastRequest().json).toMatchObject({ model: 'rerank-v3.5', return_documents: true });
   });
 
-  it('bad input: 400 in Cohere\'s shape naming the field, nothing upstream', async () => {
+  it("bad input: 400 in Cohere's shape naming the field, nothing upstream", async () => {
     const key = await budgetedKey();
     const cohere = new CohereClientV2({ token: key.secret, environment: h.url });
     const bad = await cohere.rerank({ model: 'rr', query: 'q', documents: [] }).catch((e: unknown) => e);
@@ -74,13 +83,24 @@ describe('rerank to a Cohere lane', () => {
 });
 
 describe('rerank to other lanes', () => {
-  it('a Bedrock lane hosting Cohere Rerank: InvokeModel, the answer back in Cohere\'s shape', async () => {
+  it("a Bedrock lane hosting Cohere Rerank: InvokeModel, the answer back in Cohere's shape", async () => {
     const key = await budgetedKey();
     // Bedrock's Cohere Rerank answer (AWS Bedrock user guide, "Cohere Rerank" model parameters).
-    h.upstream.enqueue({ json: { id: 'e8d8d6cc-4b8e-4b53-9ec8-1b4d7d8c6c2a', results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.2 }] } });
+    h.upstream.enqueue({
+      json: {
+        id: 'e8d8d6cc-4b8e-4b53-9ec8-1b4d7d8c6c2a',
+        results: [
+          { index: 1, relevance_score: 0.9 },
+          { index: 0, relevance_score: 0.2 },
+        ],
+      },
+    });
     const cohere = new CohereClientV2({ token: key.secret, environment: h.url });
     const answer = await cohere.rerank({ model: 'rr-bedrock', query: 'capital of the United States', documents, topN: 2 });
-    expect(answer.results.map((r) => [r.index, r.relevanceScore])).toEqual([[1, 0.9], [0, 0.2]]);
+    expect(answer.results.map((r) => [r.index, r.relevanceScore])).toEqual([
+      [1, 0.9],
+      [0, 0.2],
+    ]);
     const sent = h.lastRequest();
     expect(sent.path).toBe('/model/cohere.rerank-v3-5%3A0/invoke');
     expect(sent.json).toEqual({ query: 'capital of the United States', documents, top_n: 2, api_version: 2 });

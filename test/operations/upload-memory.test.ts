@@ -39,7 +39,11 @@ it('a 300 MB upload streams through with resident memory growing by well under i
   let sent = 0;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(enc.encode(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nsink-whisper\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="long.wav"\r\nContent-Type: audio/wav\r\n\r\n`));
+      controller.enqueue(
+        enc.encode(
+          `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nsink-whisper\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="long.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+        ),
+      );
     },
     pull(controller) {
       if (sent >= UPLOAD_BYTES) {
@@ -55,7 +59,12 @@ it('a 300 MB upload streams through with resident memory growing by well under i
   let peak = base;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
   try {
-    const res = await fetch(`${h.url}/v1/audio/transcriptions`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${h.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(200);
   } finally {
     clearInterval(sampler);

@@ -23,7 +23,8 @@ describe('OpenAI stream decoder', () => {
       { type: 'block_start', index: 0, block: { type: 'tool_call', id: 'call_a', name: 'f' } },
       { type: 'block_start', index: 1, block: { type: 'tool_call', id: 'call_b', name: 'g' } },
     ]);
-    const argsOf = (index: number) => events.flatMap((e) => (e.type === 'block_delta' && e.index === index && e.delta.type === 'tool_arguments' ? [e.delta.partialJson] : [])).join('');
+    const argsOf = (index: number) =>
+      events.flatMap((e) => (e.type === 'block_delta' && e.index === index && e.delta.type === 'tool_arguments' ? [e.delta.partialJson] : [])).join('');
     expect(argsOf(0)).toBe('{"x":1}');
     expect(argsOf(1)).toBe('{"y":2}');
     // Re-encoded for an Anthropic client, each tool_use still assembles to its own input.
@@ -51,10 +52,20 @@ describe('OpenAI stream decoder', () => {
 describe('Anthropic stream encoder', () => {
   it('states the output tokens already known in message_start', () => {
     const wire = encodeStream('anthropic', [
-      { type: 'message_start', id: 'msg_1', model: 'm', usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
+      {
+        type: 'message_start',
+        id: 'msg_1',
+        model: 'm',
+        usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+      },
       { type: 'message_stop' },
     ]);
-    const start = JSON.parse(wire.split('\n').find((l) => l.includes('"message_start"'))!.slice(6)) as { message: { usage: { output_tokens: number; input_tokens: number } } };
+    const start = JSON.parse(
+      wire
+        .split('\n')
+        .find((l) => l.includes('"message_start"'))!
+        .slice(6),
+    ) as { message: { usage: { output_tokens: number; input_tokens: number } } };
     expect(start.message.usage).toMatchObject({ input_tokens: 10, output_tokens: 3 });
   });
 });

@@ -9,17 +9,51 @@ import { encodeRequest as encodeResponses } from '../../server/protocols/respons
 import { isOpenAiReasoningModel, openAiSampling } from '../../server/protocols/shared/reasoning-models.ts';
 
 const request = (extra: Partial<ChatRequest>, source: ProtocolId = 'gemini'): ChatRequest => ({
-  model: 'm', stream: false, source, unmapped: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], ...extra,
+  model: 'm',
+  stream: false,
+  source,
+  unmapped: [],
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+  ...extra,
 });
 const lane = (model: string) => ({ model, defaultMaxTokens: 4096 });
 const paths = (warnings: readonly TranslationWarning[]) => warnings.map((w) => w.path);
 
 describe('which OpenAI models are reasoning models', () => {
-  it.each(['gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex-max', 'gpt-5.2-pro', 'gpt-5-2025-08-07', 'o1', 'o1-mini', 'o3', 'o3-mini', 'o3-pro', 'o4-mini', 'codex-mini-latest', 'openai/gpt-5', 'openai/o3'])('%s is', (model) => {
+  it.each([
+    'gpt-5',
+    'gpt-5-mini',
+    'gpt-5-nano',
+    'gpt-5-codex',
+    'gpt-5.1',
+    'gpt-5.1-codex-max',
+    'gpt-5.2-pro',
+    'gpt-5-2025-08-07',
+    'o1',
+    'o1-mini',
+    'o3',
+    'o3-mini',
+    'o3-pro',
+    'o4-mini',
+    'codex-mini-latest',
+    'openai/gpt-5',
+    'openai/o3',
+  ])('%s is', (model) => {
     expect(isOpenAiReasoningModel(model)).toBe(true);
   });
 
-  it.each(['gpt-5-chat-latest', 'gpt-4o', 'gpt-4.1-mini', 'chatgpt-4o-latest', 'gpt-3.5-turbo', 'claude-sonnet-4-5', 'gemini-2.5-pro', 'command-a-reasoning-08-2025', 'mistral-large', 'llama-3.1-70b'])('%s is not', (model) => {
+  it.each([
+    'gpt-5-chat-latest',
+    'gpt-4o',
+    'gpt-4.1-mini',
+    'chatgpt-4o-latest',
+    'gpt-3.5-turbo',
+    'claude-sonnet-4-5',
+    'gemini-2.5-pro',
+    'command-a-reasoning-08-2025',
+    'mistral-large',
+    'llama-3.1-70b',
+  ])('%s is not', (model) => {
     expect(isOpenAiReasoningModel(model)).toBe(false);
   });
 });
@@ -40,11 +74,14 @@ describe('sampling for an OpenAI lane', () => {
 
   it('reasoning effort "none" keeps them (GPT-5.1 and later take sampling then)', () => {
     const warnings: TranslationWarning[] = [];
-    expect(openAiSampling({ temperature: 0.2, topP: 0.5, source: 'responses' }, 'openai', 'gpt-5.1', 'none', warnings)).toEqual({ temperature: 0.2, topP: 0.5 });
+    expect(openAiSampling({ temperature: 0.2, topP: 0.5, source: 'responses' }, 'openai', 'gpt-5.1', 'none', warnings)).toEqual({
+      temperature: 0.2,
+      topP: 0.5,
+    });
     expect(warnings).toEqual([]);
   });
 
-  it('a request of the lane\'s own protocol keeps them (its client chose them)', () => {
+  it("a request of the lane's own protocol keeps them (its client chose them)", () => {
     const warnings: TranslationWarning[] = [];
     expect(openAiSampling({ temperature: 0, topP: 0.9, source: 'responses' }, 'responses', 'gpt-5', 'medium', warnings)).toEqual({ temperature: 0, topP: 0.9 });
     expect(warnings).toEqual([]);
@@ -61,7 +98,7 @@ describe.each([
   ['OpenAI Chat', encodeOpenAI],
   ['Responses', encodeResponses],
 ] as const)('%s request encoder', (name, encode) => {
-  it('Gemini CLI\'s temperature 0 / topP 1 to gpt-5: neither sent, one warning', () => {
+  it("Gemini CLI's temperature 0 / topP 1 to gpt-5: neither sent, one warning", () => {
     const { body, warnings } = encode(request({ temperature: 0, topP: 1, reasoning: { budgetTokens: 8192, summary: 'auto' } }), lane('gpt-5'));
     expect(body).not.toHaveProperty('temperature');
     expect(body).not.toHaveProperty('top_p');
@@ -76,7 +113,10 @@ describe.each([
   });
 
   it('an OpenAI client turning reasoning off on gpt-5.1 keeps its sampling', () => {
-    const { body, warnings } = encode(request({ temperature: 0.3, topP: 0.8, reasoning: { effort: 'none' } }, name === 'Responses' ? 'openai' : 'responses'), lane('gpt-5.1'));
+    const { body, warnings } = encode(
+      request({ temperature: 0.3, topP: 0.8, reasoning: { effort: 'none' } }, name === 'Responses' ? 'openai' : 'responses'),
+      lane('gpt-5.1'),
+    );
     expect(body).toMatchObject({ temperature: 0.3, top_p: 0.8 });
     expect(paths(warnings)).not.toContain('temperature');
   });

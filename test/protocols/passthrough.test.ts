@@ -7,12 +7,14 @@ const rewrite = (json: string, value = 'claude-sonnet-4-5') => replaceTopLevelSt
 
 describe('replaceTopLevelString', () => {
   it('replaces only the value bytes of the top-level model', () => {
-    expect(rewrite('{"model":"gpt","messages":[{"role":"user","content":"hi"}]}'))
-      .toBe('{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}');
+    expect(rewrite('{"model":"gpt","messages":[{"role":"user","content":"hi"}]}')).toBe(
+      '{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}',
+    );
   });
 
   it('leaves nested "model" keys and "model" text inside strings untouched', () => {
-    const json = '{"metadata":{"model":"keep-1"},"messages":[{"model":"keep-2","content":"\\"model\\":\\"keep-3\\""}],"model":"gpt","tools":[{"model":{"model":"keep-4"}}]}';
+    const json =
+      '{"metadata":{"model":"keep-1"},"messages":[{"model":"keep-2","content":"\\"model\\":\\"keep-3\\""}],"model":"gpt","tools":[{"model":{"model":"keep-4"}}]}';
     expect(rewrite(json)).toBe(json.replace('"model":"gpt"', '"model":"claude-sonnet-4-5"'));
   });
 
@@ -118,17 +120,22 @@ describe('setMemberNumber (the output limit a budget adds)', () => {
   const set = (json: string, path: { parent?: string; key: string }) => setMemberNumber(Buffer.from(json), path, 1000).toString('utf8');
 
   it('inserts a top-level member first, or replaces a null one, keeping every other byte', () => {
-    expect(set('{ "model" : "m",\n "messages": [] }', { key: 'max_completion_tokens' })).toBe('{"max_completion_tokens":1000, "model" : "m",\n "messages": [] }');
+    expect(set('{ "model" : "m",\n "messages": [] }', { key: 'max_completion_tokens' })).toBe(
+      '{"max_completion_tokens":1000, "model" : "m",\n "messages": [] }',
+    );
     expect(set('{"max_output_tokens":null,"input":"x"}', { key: 'max_output_tokens' })).toBe('{"max_output_tokens":1000,"input":"x"}');
     expect(set('{ }', { key: 'max_tokens' })).toBe('{"max_tokens":1000 }');
   });
 
   it('inserts into a top-level object, or creates it when absent or null, never touching nested look-alikes', () => {
-    expect(set('{"contents":[{"generationConfig":{}}],"generationConfig":{"temperature":0.5}}', { parent: 'generationConfig', key: 'maxOutputTokens' }))
-      .toBe('{"contents":[{"generationConfig":{}}],"generationConfig":{"maxOutputTokens":1000,"temperature":0.5}}');
+    expect(set('{"contents":[{"generationConfig":{}}],"generationConfig":{"temperature":0.5}}', { parent: 'generationConfig', key: 'maxOutputTokens' })).toBe(
+      '{"contents":[{"generationConfig":{}}],"generationConfig":{"maxOutputTokens":1000,"temperature":0.5}}',
+    );
     expect(set('{"generationConfig": {  }}', { parent: 'generationConfig', key: 'maxOutputTokens' })).toBe('{"generationConfig": {"maxOutputTokens":1000  }}');
     expect(set('{"messages":[]}', { parent: 'inferenceConfig', key: 'maxTokens' })).toBe('{"inferenceConfig":{"maxTokens":1000},"messages":[]}');
-    expect(set('{"inferenceConfig":null,"messages":[]}', { parent: 'inferenceConfig', key: 'maxTokens' })).toBe('{"inferenceConfig":{"maxTokens":1000},"messages":[]}');
+    expect(set('{"inferenceConfig":null,"messages":[]}', { parent: 'inferenceConfig', key: 'maxTokens' })).toBe(
+      '{"inferenceConfig":{"maxTokens":1000},"messages":[]}',
+    );
     for (const json of ['{"messages":[]}', '{"generationConfig":{"topK":3},"x":1}']) {
       expect(JSON.parse(set(json, { parent: 'generationConfig', key: 'maxOutputTokens' })).generationConfig.maxOutputTokens).toBe(1000);
     }

@@ -11,7 +11,16 @@ describe('reasoning table', () => {
   });
 
   it.each([
-    [1, 'minimal'], [2559, 'minimal'], [2560, 'low'], [6143, 'low'], [6144, 'medium'], [12287, 'medium'], [12288, 'high'], [31999, 'high'], [100000, 'high'], [0, 'none'],
+    [1, 'minimal'],
+    [2559, 'minimal'],
+    [2560, 'low'],
+    [6143, 'low'],
+    [6144, 'medium'],
+    [12287, 'medium'],
+    [12288, 'high'],
+    [31999, 'high'],
+    [100000, 'high'],
+    [0, 'none'],
   ])('a budget of %i is %s (nearest level; never xhigh)', (budgetTokens, effort) => {
     expect(effortOf({ budgetTokens })).toBe(effort);
   });

@@ -54,7 +54,7 @@ describe('the protocol registry', () => {
     expect(table.get('/v1/embeddings')?.serve).toBe(OPERATION_HANDLERS.embeddings);
   });
 
-  it('claims each protocol\'s own paths for its error shape', () => {
+  it("claims each protocol's own paths for its error shape", () => {
     for (const protocol of PROTOCOLS) {
       for (const route of protocol.routes) {
         // Gemini's one parameter is `model:method`; the others are a model id.

@@ -24,10 +24,16 @@ describe('OpenAI decodeRequest', () => {
   });
 
   it('rejects the deprecated function role and unknown content parts with a 400 naming the field', () => {
-    expect(failureOf(() => decode('openai', { model: 'gpt', messages: [{ role: 'function', name: 'f', content: 'x' }] })))
-      .toMatchObject({ kind: 'invalid_request', status: 400, param: 'messages[0].role' });
-    expect(failureOf(() => decode('openai', { model: 'gpt', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] })))
-      .toMatchObject({ kind: 'invalid_request', status: 400, param: 'messages[0].content[0].type', code: 'unsupported_parameter' });
+    expect(failureOf(() => decode('openai', { model: 'gpt', messages: [{ role: 'function', name: 'f', content: 'x' }] }))).toMatchObject({
+      kind: 'invalid_request',
+      status: 400,
+      param: 'messages[0].role',
+    });
+    expect(
+      failureOf(() =>
+        decode('openai', { model: 'gpt', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] }),
+      ),
+    ).toMatchObject({ kind: 'invalid_request', status: 400, param: 'messages[0].content[0].type', code: 'unsupported_parameter' });
   });
 });
 
@@ -38,14 +44,28 @@ describe('Anthropic decodeRequest', () => {
   });
 
   it('reads disable_parallel_tool_use as parallelToolCalls false', () => {
-    const request = decode('anthropic', { model: 'c', max_tokens: 10, messages, tools: [{ name: 'f', input_schema: { type: 'object' } }], tool_choice: { type: 'auto', disable_parallel_tool_use: true } });
+    const request = decode('anthropic', {
+      model: 'c',
+      max_tokens: 10,
+      messages,
+      tools: [{ name: 'f', input_schema: { type: 'object' } }],
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+    });
     expect(request).toMatchObject({ toolChoice: { type: 'auto' }, parallelToolCalls: false });
   });
 
   it('rejects server tools and file-bound images with a 400 naming the field', () => {
-    expect(failureOf(() => decode('anthropic', { model: 'c', max_tokens: 10, messages, tools: [{ type: 'web_search_20250305', name: 'web_search' }] })))
-      .toMatchObject({ status: 400, param: 'tools[0].type', code: 'unsupported_parameter' });
-    expect(failureOf(() => decode('anthropic', { model: 'c', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'file_011CN' } }] }] })))
-      .toMatchObject({ status: 400, param: 'messages[0].content[0].source.type' });
+    expect(
+      failureOf(() => decode('anthropic', { model: 'c', max_tokens: 10, messages, tools: [{ type: 'web_search_20250305', name: 'web_search' }] })),
+    ).toMatchObject({ status: 400, param: 'tools[0].type', code: 'unsupported_parameter' });
+    expect(
+      failureOf(() =>
+        decode('anthropic', {
+          model: 'c',
+          max_tokens: 10,
+          messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'file_011CN' } }] }],
+        }),
+      ),
+    ).toMatchObject({ status: 400, param: 'messages[0].content[0].source.type' });
   });
 });

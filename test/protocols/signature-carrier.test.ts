@@ -27,7 +27,7 @@ describe('signature carrier', () => {
     expect(splitCarriedId(idWithSignature(id, gemini('QUJD'))).id).toBe(id);
   });
 
-  it('leaves ids alone when there is nothing to carry, or the signature is not Gemini\'s', () => {
+  it("leaves ids alone when there is nothing to carry, or the signature is not Gemini's", () => {
     expect(idWithSignature('toolu_01', undefined)).toBe('toolu_01');
     expect(idWithSignature('toolu_01', { origin: 'anthropic', value: 'sig' })).toBe('toolu_01');
     expect(splitCarriedId('toolu_01')).toEqual({ id: 'toolu_01' });

@@ -6,11 +6,12 @@ import { byteByByte, splitAt } from './support/chunking.ts';
 import { decodeStream } from './support/codecs.ts';
 
 describe('in-stream error events', () => {
-  const anthropicError = (type: string, message: string) => [
-    'event: message_start\n',
-    'data: {"type":"message_start","message":{"id":"msg_01Bv8NcTq3WzYx5Rk2LpH7Md","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":31,"output_tokens":1}}}\n\n',
-    `event: error\ndata: {"type":"error","error":{"type":"${type}","message":"${message}"}}\n\n`,
-  ].join('');
+  const anthropicError = (type: string, message: string) =>
+    [
+      'event: message_start\n',
+      'data: {"type":"message_start","message":{"id":"msg_01Bv8NcTq3WzYx5Rk2LpH7Md","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":31,"output_tokens":1}}}\n\n',
+      `event: error\ndata: {"type":"error","error":{"type":"${type}","message":"${message}"}}\n\n`,
+    ].join('');
 
   it.each([
     ['overloaded_error', 'Overloaded', 'overloaded', 529],
@@ -36,11 +37,15 @@ describe('in-stream error events', () => {
   });
 
   it('OpenAI: `data: {"error": ...}` becomes a server error keeping the message and code, split anywhere', () => {
-    const text = 'data: {"id":"chatcmpl-CXkAbC4dE8fG2hI6jK0lM3nO7pQrS","object":"chat.completion.chunk","created":1763820080,"model":"gpt-4.1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n'
-      + 'data: {"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":"internal_error"}}\n\n';
+    const text =
+      'data: {"id":"chatcmpl-CXkAbC4dE8fG2hI6jK0lM3nO7pQrS","object":"chat.completion.chunk","created":1763820080,"model":"gpt-4.1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n' +
+      'data: {"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":"internal_error"}}\n\n';
     const expected: StreamEvent[] = [
       { type: 'message_start', id: 'chatcmpl-CXkAbC4dE8fG2hI6jK0lM3nO7pQrS', model: 'gpt-4.1' },
-      { type: 'error', error: { kind: 'server', status: 500, message: 'The server had an error while processing your request. Sorry about that!', code: 'internal_error' } },
+      {
+        type: 'error',
+        error: { kind: 'server', status: 500, message: 'The server had an error while processing your request. Sorry about that!', code: 'internal_error' },
+      },
     ];
     const bytes = Buffer.from(text);
     for (let offset = 0; offset <= bytes.length; offset++) expect(decodeStream('openai', splitAt(bytes, offset))).toEqual(expected);

@@ -64,7 +64,7 @@ for (const protocol of PROTOCOL_IDS) {
             const random = seededRandom(scenario.name.length * 7919);
             for (let round = 0; round < randomChunkings; round++) {
               const chunks: Uint8Array[] = [];
-              for (let at = 0; at < bytes.length;) {
+              for (let at = 0; at < bytes.length; ) {
                 const size = 1 + Math.floor(random() * 40);
                 chunks.push(bytes.subarray(at, at + size));
                 at += size;

@@ -12,7 +12,9 @@ import { TRUNCATION } from './support/truncation-rows.ts';
 for (const protocol of PROTOCOL_IDS) {
   const row = TRUNCATION[protocol];
   const decode = decodeStreamOf(protocol);
-  const complete = scenariosIn(protocol).filter((s) => hasFile(s, 'stream.ir.json') && readJson<StreamEvent[]>(s, 'stream.ir.json').at(-1)?.type === 'message_stop');
+  const complete = scenariosIn(protocol).filter(
+    (s) => hasFile(s, 'stream.ir.json') && readJson<StreamEvent[]>(s, 'stream.ir.json').at(-1)?.type === 'message_stop',
+  );
 
   describe(`a ${protocol} stream that ends before it is complete`, () => {
     it('is covered by complete fixtures', () => {
@@ -37,12 +39,18 @@ for (const protocol of PROTOCOL_IDS) {
           for (let offset = 0; offset < end; offset++) {
             const events = decode([bytes.subarray(0, offset)]);
             const where = `cut at byte ${offset} of ${bytes.length}`;
-            expect(events.filter((e) => e.type === 'error'), where).toHaveLength(1);
+            expect(
+              events.filter((e) => e.type === 'error'),
+              where,
+            ).toHaveLength(1);
             // A cut inside a data line leaves a fragment that is not JSON; both are 502 server errors.
             expect(events.at(-1), where).toMatchObject({ type: 'error', error: row.cutError });
             const before = row.comparable(events.slice(0, -1));
             expect(before, where).toEqual(row.comparable(expected).slice(0, before.length));
-            expect(before.some((e) => row.neverBefore.includes(e.type)), where).toBe(false);
+            expect(
+              before.some((e) => row.neverBefore.includes(e.type)),
+              where,
+            ).toBe(false);
           }
         });
 

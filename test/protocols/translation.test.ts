@@ -50,17 +50,21 @@ describe('OpenAI request -> Anthropic', () => {
         { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
       ],
     });
-    expect(warnings).toEqual([{
-      kind: 'reshaped',
-      path: 'messages[4]',
-      message: 'a system message in the middle of the conversation was moved to the top-level system prompt',
-    }]);
+    expect(warnings).toEqual([
+      {
+        kind: 'reshaped',
+        path: 'messages[4]',
+        message: 'a system message in the middle of the conversation was moved to the top-level system prompt',
+      },
+    ]);
   });
 
   it('drops a message author name with a warning (Anthropic messages have none)', () => {
     const { body, warnings } = toAnthropic({ model: 'gpt', messages: [{ role: 'user', name: 'dana', content: 'Hi' }] });
     expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
-    expect(warnings).toEqual([{ kind: 'dropped', path: 'messages[0].name', message: 'the message author name dropped: the target protocol cannot express it' }]);
+    expect(warnings).toEqual([
+      { kind: 'dropped', path: 'messages[0].name', message: 'the message author name dropped: the target protocol cannot express it' },
+    ]);
   });
 
   it('sends a single leading system message as a plain string, without warnings', () => {
@@ -112,39 +116,47 @@ describe('OpenAI request -> Anthropic', () => {
   });
 
   it('rejects tool arguments that are not a JSON object with a 400 naming the field', () => {
-    const error = failureOf(() => translate('openai', 'anthropic', {
-      model: 'gpt',
-      messages: [
-        user('Hi'),
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '[1, 2]' } }] },
-        { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
-      ],
-    }));
+    const error = failureOf(() =>
+      translate('openai', 'anthropic', {
+        model: 'gpt',
+        messages: [
+          user('Hi'),
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '[1, 2]' } }] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+        ],
+      }),
+    );
     expect(error).toMatchObject({ kind: 'invalid_request', status: 400, param: 'messages[1].content[0].arguments' });
   });
 
   it('turns image URLs and data URLs into url and base64 sources, dropping `detail` with a warning', () => {
     const { body, warnings } = toAnthropic({
       model: 'gpt',
-      messages: [user([
-        { type: 'text', text: 'Compare these.' },
-        { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'low' } },
-        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
-      ])],
-    });
-    expect(body.messages).toEqual([{
-      role: 'user',
-      content: [
-        { type: 'text', text: 'Compare these.' },
-        { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+      messages: [
+        user([
+          { type: 'text', text: 'Compare these.' },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'low' } },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+        ]),
       ],
-    }]);
-    expect(warnings).toEqual([{
-      kind: 'dropped',
-      path: 'messages[0].content[1].detail',
-      message: 'image detail level dropped: the target protocol cannot express it',
-    }]);
+    });
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Compare these.' },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+        ],
+      },
+    ]);
+    expect(warnings).toEqual([
+      {
+        kind: 'dropped',
+        path: 'messages[0].content[1].detail',
+        message: 'image detail level dropped: the target protocol cannot express it',
+      },
+    ]);
   });
 
   it('takes max_tokens from the lane default when the client gave none, and from the client otherwise', () => {
@@ -157,18 +169,28 @@ describe('OpenAI request -> Anthropic', () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER_SCHEMA } }];
     const base = { model: 'gpt', messages: [user('Hi')], tools };
     expect(toAnthropic({ ...base, tool_choice: 'required' }).body.tool_choice).toEqual({ type: 'any' });
-    expect(toAnthropic({ ...base, tool_choice: 'required', parallel_tool_calls: false }).body.tool_choice)
-      .toEqual({ type: 'any', disable_parallel_tool_use: true });
+    expect(toAnthropic({ ...base, tool_choice: 'required', parallel_tool_calls: false }).body.tool_choice).toEqual({
+      type: 'any',
+      disable_parallel_tool_use: true,
+    });
     expect(toAnthropic({ ...base, parallel_tool_calls: false }).body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
-    expect(toAnthropic({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).body.tool_choice)
-      .toEqual({ type: 'tool', name: 'get_weather' });
+    expect(toAnthropic({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).body.tool_choice).toEqual({
+      type: 'tool',
+      name: 'get_weather',
+    });
     expect(toAnthropic({ ...base, tool_choice: 'none' }).body.tool_choice).toEqual({ type: 'none' });
     expect(toAnthropic({ ...base, parallel_tool_calls: true }).body).not.toHaveProperty('tool_choice');
   });
 
   it('maps stop (string or array), temperature, top_p, user and stream', () => {
     const { body, warnings } = toAnthropic({
-      model: 'gpt', messages: [user('Hi')], stop: 'END', temperature: 0.2, top_p: 0.9, user: 'user-7f3a9c', stream: true,
+      model: 'gpt',
+      messages: [user('Hi')],
+      stop: 'END',
+      temperature: 0.2,
+      top_p: 0.9,
+      user: 'user-7f3a9c',
+      stream: true,
     });
     expect(body).toMatchObject({ stop_sequences: ['END'], temperature: 0.2, top_p: 0.9, metadata: { user_id: 'user-7f3a9c' }, stream: true });
     expect(warnings).toEqual([]);
@@ -183,14 +205,18 @@ describe('OpenAI request -> Anthropic', () => {
   it('maps a json_schema response_format to output_config, dropping the schema name with a warning', () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
     const { body, warnings } = toAnthropic({
-      model: 'gpt', messages: [user('Hi')], response_format: { type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } },
+      model: 'gpt',
+      messages: [user('Hi')],
+      response_format: { type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } },
     });
     expect(body.output_config).toEqual({ format: { type: 'json_schema', schema } });
-    expect(warnings).toEqual([{
-      kind: 'dropped',
-      path: 'response_format.json_schema.name',
-      message: 'the schema name dropped: the target protocol cannot express it',
-    }]);
+    expect(warnings).toEqual([
+      {
+        kind: 'dropped',
+        path: 'response_format.json_schema.name',
+        message: 'the schema name dropped: the target protocol cannot express it',
+      },
+    ]);
   });
 });
 
@@ -214,7 +240,14 @@ describe('Anthropic request -> OpenAI', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_01A09q90qw90lq917835lq9', content: '18°C' },
-          { type: 'tool_result', tool_use_id: 'toolu_01BbTzH6tFqYk2gXw7PcN4sM', content: [{ type: 'text', text: 'timeout' }, { type: 'text', text: 'retry later' }] },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_01BbTzH6tFqYk2gXw7PcN4sM',
+            content: [
+              { type: 'text', text: 'timeout' },
+              { type: 'text', text: 'retry later' },
+            ],
+          },
           { type: 'text', text: 'Which is warmer?' },
         ],
       },
@@ -255,11 +288,13 @@ describe('Anthropic request -> OpenAI', () => {
     const { body, warnings } = toOpenAI({ ...conversation, messages });
     expect((body.messages as unknown[])[4]).toEqual({ role: 'tool', tool_call_id: 'toolu_01BbTzH6tFqYk2gXw7PcN4sM', content: 'timeout\n\nretry later' });
     // Paths index IR messages: the hoisted system prompt is IR message 0, the tool results IR message 3.
-    expect(warnings).toEqual([{
-      kind: 'dropped',
-      path: 'messages[3].content[1].is_error',
-      message: 'the tool-error flag (OpenAI tool messages have none) dropped: the target protocol cannot express it',
-    }]);
+    expect(warnings).toEqual([
+      {
+        kind: 'dropped',
+        path: 'messages[3].content[1].is_error',
+        message: 'the tool-error flag (OpenAI tool messages have none) dropped: the target protocol cannot express it',
+      },
+    ]);
   });
 
   it('drops signed, unsigned and redacted thinking with a warning each', () => {
@@ -290,10 +325,21 @@ describe('Anthropic request -> OpenAI', () => {
       { kind: 'dropped', path: 'messages[1].content[1]', message },
     ]);
     // Unsigned thinking (from another provider's history) is dropped the same way.
-    const unsigned = codecOf('openai').encodeRequest({
-      ...decode('anthropic', { model: 'claude', max_tokens: 10, messages: [user('Hi')] }),
-      messages: [{ role: 'assistant', content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'Yes.' }] }],
-    }, { model: 'gpt-4.1', defaultMaxTokens: 2048 });
+    const unsigned = codecOf('openai').encodeRequest(
+      {
+        ...decode('anthropic', { model: 'claude', max_tokens: 10, messages: [user('Hi')] }),
+        messages: [
+          {
+            role: 'assistant',
+            content: [
+              { type: 'reasoning', text: 'hmm' },
+              { type: 'text', text: 'Yes.' },
+            ],
+          },
+        ],
+      },
+      { model: 'gpt-4.1', defaultMaxTokens: 2048 },
+    );
     expect(unsigned.body.messages).toEqual([{ role: 'assistant', content: 'Yes.' }]);
     expect(unsigned.warnings).toEqual([{ kind: 'dropped', path: 'messages[0].content[0]', message }]);
   });
@@ -315,14 +361,22 @@ describe('Anthropic request -> OpenAI', () => {
     const { body, warnings } = toOpenAI({
       model: 'claude',
       max_tokens: 10,
-      system: [{ type: 'text', text: 'Policy.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Date: 2026-11-22.' }],
+      system: [
+        { type: 'text', text: 'Policy.', cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: 'Date: 2026-11-22.' },
+      ],
       messages: [user('Hi')],
     });
     expect((body.messages as unknown[])[0]).toEqual({
       role: 'system',
-      content: [{ type: 'text', text: 'Policy.' }, { type: 'text', text: 'Date: 2026-11-22.' }],
+      content: [
+        { type: 'text', text: 'Policy.' },
+        { type: 'text', text: 'Date: 2026-11-22.' },
+      ],
     });
-    expect(warnings).toEqual([{ kind: 'dropped', path: 'messages[0].content[0].cache_control', message: 'prompt cache hints dropped: the target protocol cannot express it' }]);
+    expect(warnings).toEqual([
+      { kind: 'dropped', path: 'messages[0].content[0].cache_control', message: 'prompt cache hints dropped: the target protocol cannot express it' },
+    ]);
   });
 
   it('drops cache_control on assistant text and inside tool results with a warning each', () => {
@@ -332,7 +386,13 @@ describe('Anthropic request -> OpenAI', () => {
       max_tokens: 10,
       messages: [
         user('Hi'),
-        { role: 'assistant', content: [{ type: 'text', text: 'Calling.', cache_control: ephemeral }, { type: 'tool_use', id: 'toolu_01', name: 'f', input: {} }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Calling.', cache_control: ephemeral },
+            { type: 'tool_use', id: 'toolu_01', name: 'f', input: {} },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'text', text: 'done', cache_control: ephemeral }] }] },
       ],
     });
@@ -354,33 +414,44 @@ describe('Anthropic request -> OpenAI', () => {
       metadata: { user_id: 'user-7f3a9c' },
       tools: [{ name: 'get_weather', input_schema: WEATHER_SCHEMA }],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
-      messages: [user([
-        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
-        { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-        { type: 'text', text: 'Compare.' },
-      ])],
+      messages: [
+        user([
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+          { type: 'text', text: 'Compare.' },
+        ]),
+      ],
     });
     expect(body).toMatchObject({ tool_choice: 'required', parallel_tool_calls: false, user: 'user-7f3a9c' });
-    expect(body.messages).toEqual([{
-      role: 'user',
-      content: [
-        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
-        { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
-        { type: 'text', text: 'Compare.' },
-      ],
-    }]);
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+          { type: 'text', text: 'Compare.' },
+        ],
+      },
+    ]);
   });
 
   it('rejects an image inside a tool result with a 400 (OpenAI tool messages hold only text)', () => {
-    const error = failureOf(() => translate('anthropic', 'openai', {
-      model: 'claude',
-      max_tokens: 10,
-      messages: [
-        user('Screenshot?'),
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'screenshot', input: {} }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] }] },
-      ],
-    }));
+    const error = failureOf(() =>
+      translate('anthropic', 'openai', {
+        model: 'claude',
+        max_tokens: 10,
+        messages: [
+          user('Screenshot?'),
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'screenshot', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] },
+            ],
+          },
+        ],
+      }),
+    );
     expect(error).toMatchObject({ kind: 'invalid_request', status: 400, param: 'messages[2].content[0].content[0]', code: 'unsupported_parameter' });
   });
 });

@@ -14,7 +14,9 @@ import { npmPurl } from '../../build/sbom.ts';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const EXECUTABLES = ['gateway', 'gateway-admin'];
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dev?: boolean; integrity?: string; link?: boolean }> };
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { version?: string; dev?: boolean; integrity?: string; link?: boolean }>;
+};
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
 type Json = Record<string, any>; // the SBOM, read loosely
@@ -38,7 +40,10 @@ describe('make release', () => {
   it('builds the executables first, then the SBOM and sums', () => {
     const commands = execFileSync('make', ['-n', '-s', 'release'], { cwd: ROOT, encoding: 'utf8' });
     const order = ['node build/build-binary.ts', 'build/build-cli.ts --executable', 'node build/release.ts'].map((c) => commands.indexOf(c));
-    expect(order.every((i) => i >= 0), commands).toBe(true);
+    expect(
+      order.every((i) => i >= 0),
+      commands,
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(output).toContain(`release ${pkg.version}`);
   });
@@ -48,10 +53,18 @@ describe('make release', () => {
     expect(lines.map((l) => l.split('  ')[1])).toEqual([...EXECUTABLES, 'sbom.cdx.json']);
     for (const line of lines) {
       const [sum, name] = line.split('  ') as [string, string];
-      expect(sum).toBe(createHash('sha256').update(readFileSync(join(dist, name))).digest('hex'));
+      expect(sum).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(dist, name)))
+          .digest('hex'),
+      );
     }
     let hasSha256sum = true;
-    try { execFileSync('sha256sum', ['--version'], { stdio: 'ignore' }); } catch { hasSha256sum = false; }
+    try {
+      execFileSync('sha256sum', ['--version'], { stdio: 'ignore' });
+    } catch {
+      hasSha256sum = false;
+    }
     if (hasSha256sum) expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dist, encoding: 'utf8' })).toMatch(/gateway: OK/);
   });
 
@@ -73,7 +86,21 @@ describe('make release', () => {
     expect(Number.isInteger(bom.version) && bom.version >= 1).toBe(true);
     expect(Number.isNaN(Date.parse(bom.metadata.timestamp))).toBe(false);
     expect(bom.metadata.component).toMatchObject({ type: 'application', name: 'gateway', version: pkg.version });
-    const types = new Set(['application', 'framework', 'library', 'container', 'platform', 'operating-system', 'device', 'device-driver', 'firmware', 'file', 'machine-learning-model', 'data', 'cryptographic-asset']);
+    const types = new Set([
+      'application',
+      'framework',
+      'library',
+      'container',
+      'platform',
+      'operating-system',
+      'device',
+      'device-driver',
+      'firmware',
+      'file',
+      'machine-learning-model',
+      'data',
+      'cryptographic-asset',
+    ]);
     const refs = new Set<string>([bom.metadata.component['bom-ref']]);
     for (const c of bom.components as Json[]) {
       expect(types.has(c.type), c.name).toBe(true);
@@ -83,9 +110,12 @@ describe('make release', () => {
       refs.add(c['bom-ref']);
       for (const h of c.hashes ?? []) {
         expect(['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512']).toContain(h.alg);
-        expect(h.content).toMatch({ 'SHA-1': /^[0-9a-f]{40}$/, 'SHA-256': /^[0-9a-f]{64}$/, 'SHA-384': /^[0-9a-f]{96}$/, 'SHA-512': /^[0-9a-f]{128}$/ }[h.alg as string]!);
+        expect(h.content).toMatch(
+          { 'SHA-1': /^[0-9a-f]{40}$/, 'SHA-256': /^[0-9a-f]{64}$/, 'SHA-384': /^[0-9a-f]{96}$/, 'SHA-512': /^[0-9a-f]{128}$/ }[h.alg as string]!,
+        );
       }
-      for (const l of c.licenses ?? []) expect(typeof l.expression === 'string' || typeof l.license?.name === 'string' || typeof l.license?.id === 'string').toBe(true);
+      for (const l of c.licenses ?? [])
+        expect(typeof l.expression === 'string' || typeof l.license?.name === 'string' || typeof l.license?.id === 'string').toBe(true);
     }
     // Every dependency edge names a component of this document.
     for (const d of bom.dependencies as Json[]) {

@@ -3,7 +3,16 @@ import { BreakerCell } from '../../server/routing/breaker-cell.ts';
 import { DEFAULT_BREAKER, type BreakerSettings } from '../../server/routing/breaker-settings.ts';
 import { FakeClock } from './fake-clock.ts';
 
-const SETTINGS: BreakerSettings = { ...DEFAULT_BREAKER, consecutiveFailures: 3, openMs: 10_000, maxOpenMs: 25_000, jitter: 0.2, minRequests: 10, failureRate: 0.5, windowMs: 60_000 };
+const SETTINGS: BreakerSettings = {
+  ...DEFAULT_BREAKER,
+  consecutiveFailures: 3,
+  openMs: 10_000,
+  maxOpenMs: 25_000,
+  jitter: 0.2,
+  minRequests: 10,
+  failureRate: 0.5,
+  windowMs: 60_000,
+};
 
 function cell(settings: Partial<BreakerSettings> = {}) {
   const clock = new FakeClock();

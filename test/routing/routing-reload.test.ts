@@ -48,7 +48,12 @@ describe('routing state across a configuration change', () => {
     old.router('ab')!.members[0]!.cell.record('lane_fault');
     old.router('ab')!.members[1]!.cell.record('lane_fault');
     const next = reload();
-    const states = Object.fromEntries(next.snapshot().find((p) => p.pool === 'ab')!.lanes.map((l) => [l.lane, l.state]));
+    const states = Object.fromEntries(
+      next
+        .snapshot()
+        .find((p) => p.pool === 'ab')!
+        .lanes.map((l) => [l.lane, l.state]),
+    );
     expect(states).toEqual({ a: 'open', b: 'closed', d: 'closed' });
     // The old table (requests still in flight on it) and the new one are one cell for `a`.
     old.router('ab')!.members[0]!.cell.record('success');
@@ -71,7 +76,7 @@ describe('routing state across a configuration change', () => {
     expect(old.limiter(before.models.get('c')!).current).toBe(0);
   });
 
-  it('members that stay keep their place in each thread\'s weighted rotation', () => {
+  it("members that stay keep their place in each thread's weighted rotation", () => {
     const { old, reload } = switched();
     const pick = (t: RoutingTable) => t.router('ab')!.plan().order[0]!.name;
     // Weights 3:1 go a a b a; after two picks `a` is behind, so with weights 1:1:1 `b` comes next

@@ -19,7 +19,10 @@ describe('RoutingTable', () => {
 
   it('has a router per pool and per model, pool breaker overrides merged over the defaults', () => {
     const { table: t } = table();
-    expect(t.router('ab')?.members.map((m) => [m.name, m.weight])).toEqual([['a', 3], ['b', 1]]);
+    expect(t.router('ab')?.members.map((m) => [m.name, m.weight])).toEqual([
+      ['a', 3],
+      ['b', 1],
+    ]);
     expect(t.router('a')?.limits.maxAttempts).toBe(1);
     t.router('ab')!.members[0]!.cell.record('lane_fault'); // one fault opens it in this pool...
     t.router('a')!.members[0]!.cell.record('lane_fault'); // ...but not the model's own cell (5 needed)

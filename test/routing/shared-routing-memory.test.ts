@@ -38,7 +38,7 @@ describe('routing state shared by workers', () => {
     expect(one.router('a')!.members[0]!.cell.snapshot().state).toBe('closed'); // another pool's cell
   });
 
-  it('one half-open probe across workers, and a dead worker\'s probe is given back', () => {
+  it("one half-open probe across workers, and a dead worker's probe is given back", () => {
     const { one, two, clock } = twoWorkers();
     const cellOne = one.router('ab')!.members[0]!.cell;
     const cellTwo = two.router('ab')!.members[0]!.cell;
@@ -51,7 +51,7 @@ describe('routing state shared by workers', () => {
     expect(cellOne.admit().kind).toBe('probe');
   });
 
-  it('max_concurrent counts every worker\'s requests; a dead worker\'s slots are returned', () => {
+  it("max_concurrent counts every worker's requests; a dead worker's slots are returned", () => {
     const { config, one, two } = twoWorkers();
     const a = config.models.get('a')!;
     expect(one.limiter(a).tryAcquire()).toBe(true);
@@ -125,7 +125,10 @@ function startRacer(blocks: RoutingBlocks, shared: { index: number; rounds: numb
   const thread = new Worker(script, {
     eval: true,
     workerData: {
-      ...shared, blocks, config: CONFIG, threads: shared.results.length / shared.rounds,
+      ...shared,
+      blocks,
+      config: CONFIG,
+      threads: shared.results.length / shared.rounds,
       tableModule: module('../../server/gateway/routing-table.ts'),
       configModule: module('../../server/config/load-config.ts'),
     },

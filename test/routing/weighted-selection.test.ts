@@ -33,7 +33,9 @@ describe('PoolRouter.plan', () => {
     return {
       clock,
       router: new PoolRouter({
-        name: 'p', clock, settings: { ...DEFAULT_BREAKER, consecutiveFailures: 1 },
+        name: 'p',
+        clock,
+        settings: { ...DEFAULT_BREAKER, consecutiveFailures: 1 },
         members: weights.map((weight, i) => ({ lane: `lane${i}`, name: `lane${i}`, weight })),
         limits: { maxAttempts, deadlineMs: 60_000 },
       }),

@@ -14,15 +14,31 @@ afterAll(() => h?.close());
 
 const openaiError = (message: string) => ({ error: { message, type: 'server_error', param: null, code: 'server_error' } });
 const chat = async () => {
-  const res = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'both', messages: [{ role: 'user', content: 'hi' }] }) });
+  const res = await fetch(`${h.url}/v1/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'both', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   return `${res.status} ${JSON.stringify([...res.headers])} ${await res.text()}`;
 };
 
-describe('failover: every tried lane\'s credential is masked', () => {
-  it('the second lane answers, echoing the first lane\'s key too', async () => {
+describe("failover: every tried lane's credential is masked", () => {
+  it("the second lane answers, echoing the first lane's key too", async () => {
     h.upstream.enqueue(
       { status: 500, headers: { 'x-request-id': `Bearer ${UPSTREAM_OPENAI_KEY}` }, json: openaiError(`failed for ${UPSTREAM_OPENAI_KEY}`) },
-      { status: 200, headers: { 'x-request-id': UPSTREAM_ANTHROPIC_KEY }, json: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: `${UPSTREAM_ANTHROPIC_KEY} and ${UPSTREAM_OPENAI_KEY}` }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+      {
+        status: 200,
+        headers: { 'x-request-id': UPSTREAM_ANTHROPIC_KEY },
+        json: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: `${UPSTREAM_ANTHROPIC_KEY} and ${UPSTREAM_OPENAI_KEY}` }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      },
     );
     const answer = await chat();
     expect(answer.slice(0, 3)).toBe('200');
@@ -36,7 +52,11 @@ describe('failover: every tried lane\'s credential is masked', () => {
     h.upstream.reset();
     h.upstream.enqueue(
       { status: 500, headers: { 'x-request-id': `Bearer ${UPSTREAM_OPENAI_KEY}` }, json: openaiError(`failed for ${UPSTREAM_OPENAI_KEY}`) },
-      { status: 529, headers: { 'x-request-id': UPSTREAM_ANTHROPIC_KEY }, json: anthropicErrorBody('overloaded_error', `overloaded for ${UPSTREAM_ANTHROPIC_KEY} after ${UPSTREAM_OPENAI_KEY}`) },
+      {
+        status: 529,
+        headers: { 'x-request-id': UPSTREAM_ANTHROPIC_KEY },
+        json: anthropicErrorBody('overloaded_error', `overloaded for ${UPSTREAM_ANTHROPIC_KEY} after ${UPSTREAM_OPENAI_KEY}`),
+      },
     );
     const answer = await chat();
     expect(Number(answer.slice(0, 3))).toBeGreaterThanOrEqual(500);

@@ -60,13 +60,24 @@ export async function startEchoWorld(): Promise<EchoWorld> {
   const upstream = await startMockUpstream();
   const keys = Object.fromEntries(PROTOCOL_IDS.map((p) => [p, `sk-${randomBytes(24).toString('base64url')}`])) as Record<ProtocolId, string>;
   const dir = mkdtempSync(join(tmpdir(), 'gateway-echo-'));
-  writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${PROVIDER[p].name}: { base_url: ${upstream.url}${PROVIDER[p].suffix} }`).join('\n') + '\n');
-  writeFileSync(join(dir, 'config.yaml'), [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', 'log_level: silent',
-    'breaker: { consecutive_failures: 100000, min_requests: 100000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }',
-    'providers:', ...PROTOCOL_IDS.map((p) => `  ${PROVIDER[p].name}: { api_key: { env: KEY_${p.toUpperCase()} } }`),
-    'models:', ...PROTOCOL_IDS.map((p) => `  m-${p}: { provider: ${PROVIDER[p].name}, model: upstream-${p} }`),
-  ].join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'providers.yaml'),
+    PROTOCOL_IDS.map((p) => `${PROVIDER[p].name}: { base_url: ${upstream.url}${PROVIDER[p].suffix} }`).join('\n') + '\n',
+  );
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    [
+      'listen: 127.0.0.1:0',
+      'admin_listen: 127.0.0.1:0',
+      'catalog: ./providers.yaml',
+      'log_level: silent',
+      'breaker: { consecutive_failures: 100000, min_requests: 100000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }',
+      'providers:',
+      ...PROTOCOL_IDS.map((p) => `  ${PROVIDER[p].name}: { api_key: { env: KEY_${p.toUpperCase()} } }`),
+      'models:',
+      ...PROTOCOL_IDS.map((p) => `  m-${p}: { provider: ${PROVIDER[p].name}, model: upstream-${p} }`),
+    ].join('\n') + '\n',
+  );
   const env = Object.fromEntries(PROTOCOL_IDS.map((p) => [`KEY_${p.toUpperCase()}`, keys[p]]));
   const gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), { env }), { log: createLogger('silent'), workers: 1 });
   const echoed: string[] = [];
@@ -104,7 +115,8 @@ export function echoReply(egress: ProtocolId, place: Place, stream: boolean, key
     const envelope = codec.encodeError(gatewayError('invalid_request', `invalid request for key ${key}`, { status: 400, code: 'invalid_request' }));
     return { status: envelope.status, headers: { 'content-type': 'application/json', ...envelope.headers }, raw: envelope.body };
   }
-  const parts = place === 'header' ? ['no key here'] : place === 'split-event' ? [`${ANSWER_TEXT}${key.slice(0, half)}`, `${key.slice(half)}.`] : [`${ANSWER_TEXT}${key}.`];
+  const parts =
+    place === 'header' ? ['no key here'] : place === 'split-event' ? [`${ANSWER_TEXT}${key.slice(0, half)}`, `${key.slice(half)}.`] : [`${ANSWER_TEXT}${key}.`];
   const headers: Record<string, string> = place === 'header' ? { 'x-request-id': `Bearer ${key}` } : {};
   if (!stream) {
     const body = JSON.stringify(codec.encodeResponse(answer(egress, parts), { streamUsage: true }).body);
@@ -113,11 +125,13 @@ export function echoReply(egress: ProtocolId, place: Place, stream: boolean, key
     return { headers: { 'content-type': 'application/json' }, events: [body.slice(0, at), body.slice(at)], delayMs: 15 };
   }
   const encoder = codec.createStreamEncoder({ streamUsage: true, jsonArrayStream: false });
-  const events = streamEvents(egress, parts).map((event) => {
-    const batch = new WireBatch();
-    batch.add(encoder.encode(event));
-    return batch.take();
-  }).filter((bytes) => bytes.length > 0);
+  const events = streamEvents(egress, parts)
+    .map((event) => {
+      const batch = new WireBatch();
+      batch.add(encoder.encode(event));
+      return batch.take();
+    })
+    .filter((bytes) => bytes.length > 0);
   const type = egress === 'bedrock' ? EVENTSTREAM_HEADERS : SSE_HEADERS;
   if (place !== 'split-read') return { headers: { ...type, ...headers }, events: events.map((e) => Buffer.from(e)), delayMs: 2 };
   const all = Buffer.concat(events.map((e) => Buffer.from(e)));
@@ -127,7 +141,8 @@ export function echoReply(egress: ProtocolId, place: Place, stream: boolean, key
 
 function answer(egress: ProtocolId, parts: string[]): ChatResponse {
   return {
-    id: `resp_${egress}`, model: `upstream-${egress}`,
+    id: `resp_${egress}`,
+    model: `upstream-${egress}`,
     content: parts.map((text) => ({ type: 'text' as const, text })),
     finish: { reason: 'stop', raw: null },
     usage: { inputTokens: 5, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
@@ -158,9 +173,15 @@ export function rawRequest(ingress: ProtocolId, model: string, stream: boolean):
     case 'anthropic':
       return { path: '/v1/messages', body: JSON.stringify({ model, stream, max_tokens: 64, messages: [{ role: 'user', content: text }] }) };
     case 'gemini':
-      return { path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }) };
+      return {
+        path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }),
+      };
     case 'bedrock':
-      return { path: `/model/${model}/${stream ? 'converse-stream' : 'converse'}`, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text }] }] }) };
+      return {
+        path: `/model/${model}/${stream ? 'converse-stream' : 'converse'}`,
+        body: JSON.stringify({ messages: [{ role: 'user', content: [{ text }] }] }),
+      };
     case 'cohere':
       return { path: '/v2/chat', body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: text }] }) };
   }

@@ -51,28 +51,33 @@ function leakIn(bytes: Buffer, key: string): string | undefined {
 const cells = PROTOCOL_IDS.flatMap((ingress) => PROTOCOL_IDS.flatMap((egress) => [false, true].map((stream) => ({ ingress, egress, stream }))));
 
 describe('no echoed upstream credential reaches a client (raw HTTP, every place x 36 protocol pairs x stream or not)', () => {
-  it.each(PLACES)('%s', async (place: Place) => {
-    const leaks: string[] = [];
-    const unmasked: string[] = [];
-    for (const { ingress, egress, stream } of cells) {
-      const { path, body } = rawRequest(ingress, `m-${egress}`, stream);
-      world.echoNext(egress, place, stream);
-      const answer = await send(world.url, path, body);
-      const name = `${ingress}->${egress} ${stream ? 'stream' : 'non-stream'}`;
-      const leak = leakIn(answer.bytes, world.keys[egress]);
-      if (leak !== undefined) leaks.push(`${name} (${answer.status}): ${leak}`);
-      // The echo did arrive and the answer is still an answer: the marker stands where the key was.
-      const expected = place === 'error' ? 400 : 200;
-      if (answer.status !== expected) unmasked.push(`${name}: status ${answer.status}, ${answer.bytes.toString('latin1').slice(-300)}`);
-      else if (place !== 'error' && !answer.bytes.includes(CREDENTIAL_MARKER)) unmasked.push(`${name}: no ${CREDENTIAL_MARKER} in ${answer.bytes.toString('latin1').slice(-400)}`);
-      else if (place !== 'error' && place !== 'header' && !answer.bytes.includes(ANSWER_TEXT)) unmasked.push(`${name}: the answer's text is gone`);
-    }
-    expect(world.echoed.length).toBeGreaterThan(0);
-    expect(leaks, leaks.join('\n')).toEqual([]);
-    expect(unmasked, unmasked.join('\n')).toEqual([]);
-  }, 30_000);
+  it.each(PLACES)(
+    '%s',
+    async (place: Place) => {
+      const leaks: string[] = [];
+      const unmasked: string[] = [];
+      for (const { ingress, egress, stream } of cells) {
+        const { path, body } = rawRequest(ingress, `m-${egress}`, stream);
+        world.echoNext(egress, place, stream);
+        const answer = await send(world.url, path, body);
+        const name = `${ingress}->${egress} ${stream ? 'stream' : 'non-stream'}`;
+        const leak = leakIn(answer.bytes, world.keys[egress]);
+        if (leak !== undefined) leaks.push(`${name} (${answer.status}): ${leak}`);
+        // The echo did arrive and the answer is still an answer: the marker stands where the key was.
+        const expected = place === 'error' ? 400 : 200;
+        if (answer.status !== expected) unmasked.push(`${name}: status ${answer.status}, ${answer.bytes.toString('latin1').slice(-300)}`);
+        else if (place !== 'error' && !answer.bytes.includes(CREDENTIAL_MARKER))
+          unmasked.push(`${name}: no ${CREDENTIAL_MARKER} in ${answer.bytes.toString('latin1').slice(-400)}`);
+        else if (place !== 'error' && place !== 'header' && !answer.bytes.includes(ANSWER_TEXT)) unmasked.push(`${name}: the answer's text is gone`);
+      }
+      expect(world.echoed.length).toBeGreaterThan(0);
+      expect(leaks, leaks.join('\n')).toEqual([]);
+      expect(unmasked, unmasked.join('\n')).toEqual([]);
+    },
+    30_000,
+  );
 
-  it('the upstream really received (and echoed) each provider\'s key', () => {
+  it("the upstream really received (and echoed) each provider's key", () => {
     for (const p of PROTOCOL_IDS) expect(world.echoed).toContain(world.keys[p]);
   });
 });

@@ -24,7 +24,10 @@ beforeAll(async () => {
   upstream = await startMockUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-sigv4-'));
   writeFileSync(join(dir, 'providers.yaml'), `bedrock: { base_url: ${upstream.url} }\n`);
-  writeFileSync(join(dir, 'config.yaml'), 'listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\ncatalog: ./providers.yaml\nlog_level: silent\nmodels:\n  signed: { provider: bedrock, model: upstream-bedrock }\n');
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    'listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\ncatalog: ./providers.yaml\nlog_level: silent\nmodels:\n  signed: { provider: bedrock, model: upstream-bedrock }\n',
+  );
   const env = { AWS_ACCESS_KEY_ID: ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY, AWS_SESSION_TOKEN: SESSION_TOKEN, AWS_REGION: 'us-east-1' };
   gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), { env }), { log: createLogger('silent'), workers: 1 });
 });
@@ -47,7 +50,9 @@ function send(path: string, body: string): Promise<string> {
 
 describe('SigV4 lanes: the access key id and the session token never reach a client', () => {
   const places: Place[] = ['header', 'body', 'split-event', 'split-read'];
-  const cases = places.flatMap((place) => (['bedrock', 'openai', 'anthropic'] as const).flatMap((ingress) => [false, true].map((stream) => ({ place, ingress, stream }))));
+  const cases = places.flatMap((place) =>
+    (['bedrock', 'openai', 'anthropic'] as const).flatMap((ingress) => [false, true].map((stream) => ({ place, ingress, stream }))),
+  );
   it.each(cases)('$place, $ingress client, stream $stream', async ({ place, ingress, stream }) => {
     upstream.enqueue((req) => {
       const signature = req.headers.authorization;

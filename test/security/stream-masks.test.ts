@@ -10,14 +10,19 @@ import type { StreamEvent } from '../../server/ir/index.ts';
 
 const KEY = 'sk-proj-7fQ2mZx9Lw4Kp1Rt';
 const mask = new CredentialMask([KEY]);
-const sse = (text: string) => `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
+const sse = (text: string) =>
+  `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
 const DONE = 'data: [DONE]\n\n';
 
 /** Pushes each piece through an SSE mask and returns the text a client would join from the deltas. */
 function relaySse(pieces: string[]): { text: string; bytes: string } {
   const m = clientStreamMask(mask, 'text/event-stream');
   const out = [...pieces.map((p) => m.push(Buffer.from(p))), m.end()].map((b) => b.toString('utf8')).join('');
-  const text = out.split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content: string } }[] }).choices[0]!.delta.content).join('');
+  const text = out
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content: string } }[] }).choices[0]!.delta.content)
+    .join('');
   return { text, bytes: out };
 }
 
@@ -71,8 +76,16 @@ describe('other framings', () => {
   });
 
   it('AWS event-stream: frames carrying a cut key are encoded again with valid CRCs', () => {
-    const frame = (text: string) => Buffer.from(encodeFrame({ ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify({ contentBlockIndex: 0, delta: { text } })));
-    const stop = Buffer.from(encodeFrame({ ':event-type': 'contentBlockStop', ':content-type': 'application/json', ':message-type': 'event' }, '{"contentBlockIndex":0}'));
+    const frame = (text: string) =>
+      Buffer.from(
+        encodeFrame(
+          { ':event-type': 'contentBlockDelta', ':content-type': 'application/json', ':message-type': 'event' },
+          JSON.stringify({ contentBlockIndex: 0, delta: { text } }),
+        ),
+      );
+    const stop = Buffer.from(
+      encodeFrame({ ':event-type': 'contentBlockStop', ':content-type': 'application/json', ':message-type': 'event' }, '{"contentBlockIndex":0}'),
+    );
     const all = Buffer.concat([frame('The key is sk-proj-7fQ2'), frame('mZx9Lw4Kp1Rt.'), frame('sk'), frame('ip'), stop]);
     const m = clientStreamMask(mask, 'application/vnd.amazon.eventstream');
     const out = Buffer.concat([m.push(all.subarray(0, 30)), m.push(all.subarray(30, 100)), m.push(all.subarray(100)), m.end()]);

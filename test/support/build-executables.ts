@@ -20,7 +20,10 @@ const STALE_LOCK_MS = 2 * BUILD_TIMEOUT_MS + 60_000;
 
 /** What each executable is made of: when any of it is newer than the executable, it is rebuilt. */
 const EXECUTABLES = {
-  'dist/gateway': { sources: ['server', 'generated', 'build', 'catalog/providers.yaml', 'spec/openapi.json', 'package.json', 'package-lock.json'], build: ['build/build-binary.ts'] },
+  'dist/gateway': {
+    sources: ['server', 'generated', 'build', 'catalog/providers.yaml', 'spec/openapi.json', 'package.json', 'package-lock.json'],
+    build: ['build/build-binary.ts'],
+  },
   'dist/gateway-admin': { sources: ['cli', 'clients-ts/src', 'build', 'package.json', 'package-lock.json'], build: ['build/build-cli.ts', '--executable'] },
 } as const;
 export type Executable = keyof typeof EXECUTABLES;
@@ -33,7 +36,8 @@ export async function ensureBuilt(executable: Executable): Promise<string> {
   const stale = () => (Object.keys(EXECUTABLES) as Executable[]).filter((name) => isStale(join(ROOT, name), EXECUTABLES[name].sources));
   if (stale().length > 0) {
     await withLock(async () => {
-      for (const name of stale()) { // re-checked under the lock: another test file may have built it
+      for (const name of stale()) {
+        // re-checked under the lock: another test file may have built it
         const args = EXECUTABLES[name].build.map((arg) => (arg.startsWith('build/') ? join(ROOT, arg) : arg));
         const { stdout } = await promisify(execFile)(NODE, args, { cwd: ROOT, timeout: BUILD_TIMEOUT_MS });
         console.log(stdout.trimEnd());
@@ -84,5 +88,10 @@ function newestMtime(path: string): number {
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
   // cli/dist (the npm package's build output) is not a source of the executable.
-  return Math.max(stat.mtimeMs, ...readdirSync(path, { recursive: true, encoding: 'utf8' }).filter((entry) => !entry.startsWith('dist')).map((entry) => statSync(join(path, entry)).mtimeMs));
+  return Math.max(
+    stat.mtimeMs,
+    ...readdirSync(path, { recursive: true, encoding: 'utf8' })
+      .filter((entry) => !entry.startsWith('dist'))
+      .map((entry) => statSync(join(path, entry)).mtimeMs),
+  );
 }

@@ -44,11 +44,22 @@ export interface ConfigGateway {
   close(): Promise<void>;
 }
 
-export async function startConfigGateway(options: { upstream: MockUpstream; yaml?: string; dir?: string; env?: Record<string, string>; workers?: number }): Promise<ConfigGateway> {
+export async function startConfigGateway(options: {
+  upstream: MockUpstream;
+  yaml?: string;
+  dir?: string;
+  env?: Record<string, string>;
+  workers?: number;
+}): Promise<ConfigGateway> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'gateway-config-'));
   const file = options.dir !== undefined ? join(dir, 'config.yaml') : writeConfigDir(dir, options.upstream, options.yaml ?? baseConfigYaml());
   const env = { CONFIG_ADMIN_TOKEN, CONFIG_UPSTREAM_KEY, ...options.env };
-  const gateway = await startGateway(loadConfigFile(file, { env }), { log: createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, loadOptions: { env } });
+  const gateway = await startGateway(loadConfigFile(file, { env }), {
+    log: createLogger('silent'),
+    validateAdminResponses: true,
+    workers: options.workers ?? 1,
+    loadOptions: { env },
+  });
   return {
     gateway,
     file,
@@ -56,7 +67,11 @@ export async function startConfigGateway(options: { upstream: MockUpstream; yaml
     async admin(method, path, body, contentType) {
       const headers: Record<string, string> = { 'x-admin-token': CONFIG_ADMIN_TOKEN };
       if (body !== undefined) headers['content-type'] = contentType ?? (typeof body === 'string' ? 'application/yaml' : 'application/json');
-      const response = await fetch(`${gateway.adminUrl}${path}`, { method, headers, ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+      const response = await fetch(`${gateway.adminUrl}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
       return { status: response.status, json: await response.json() };
     },
     close: async () => {

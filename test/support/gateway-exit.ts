@@ -14,21 +14,29 @@ export interface GatewayExit {
 }
 
 /** Runs the gateway with `args` (after `--config <file>` when `configYaml` is given). */
-export function runGatewayToExit(configYaml: string | undefined, options: { args?: readonly string[]; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<GatewayExit> {
+export function runGatewayToExit(
+  configYaml: string | undefined,
+  options: { args?: readonly string[]; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<GatewayExit> {
   const args = [...(options.args ?? [])];
   if (configYaml !== undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-exit-'));
     writeFileSync(join(dir, 'config.yaml'), configYaml);
     args.unshift('--config', join(dir, 'config.yaml'));
   }
-  const child = spawn(process.execPath, [join(ROOT, 'server/main.ts'), ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'server/main.ts'), ...args], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => stdout += d.toString());
-  child.stderr.on('data', (d: Buffer) => stderr += d.toString());
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
-  return new Promise((resolve) => child.once('close', (code) => {
-    clearTimeout(timer);
-    resolve({ code, stdout, stderr });
-  }));
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }

@@ -52,7 +52,10 @@ ${options.extraYaml ?? ''}`;
     nodes,
     client: (node, secret) => new OpenAI({ apiKey: secret, baseURL: `${nodes[node]!.dataUrl}/v1`, maxRetries: 0, timeout: 30_000 }),
     async admin(node, method, path, body) {
-      const res = await fetch(`${nodes[node]!.adminUrl}/api/v1/admin${path}`, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+      const res = await fetch(`${nodes[node]!.adminUrl}/api/v1/admin${path}`, {
+        method,
+        ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
       return { status: res.status, body: await res.json() };
     },
     async addNode() {

@@ -37,7 +37,8 @@ const MODELS = `models:
  * Breaker settings that keep lanes available between tests of one harness (protocol tests should
  * not see each other's upstream faults); routing tests pass their own `breaker` YAML.
  */
-const LENIENT_BREAKER = 'breaker: { consecutive_failures: 1000, min_requests: 1000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n';
+const LENIENT_BREAKER =
+  'breaker: { consecutive_failures: 1000, min_requests: 1000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n';
 
 export interface HarnessOptions {
   readonly extraYaml?: string;
@@ -71,23 +72,55 @@ const OTHER_PROVIDERS = ['openai-responses', 'gemini', 'bedrock', 'cohere'] as c
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const upstream = await startMockUpstream();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  const otherCatalog = options.sixProtocols ? OTHER_PROVIDERS.map((p) => `${p}: { base_url: ${upstream.url}${p === 'openai-responses' ? '/v1' : ''} }\n`).join('') : '';
-  const otherKeys = options.sixProtocols ? OTHER_PROVIDERS.filter((p) => p !== 'bedrock').map((p) => `  ${p}: { api_key: { env: TEST_UPSTREAM_OTHER_KEY } }\n`).join('') : '';
-  writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n${otherCatalog}${options.extraCatalogYaml ?? ''}`);
+  const otherCatalog = options.sixProtocols
+    ? OTHER_PROVIDERS.map((p) => `${p}: { base_url: ${upstream.url}${p === 'openai-responses' ? '/v1' : ''} }\n`).join('')
+    : '';
+  const otherKeys = options.sixProtocols
+    ? OTHER_PROVIDERS.filter((p) => p !== 'bedrock')
+        .map((p) => `  ${p}: { api_key: { env: TEST_UPSTREAM_OTHER_KEY } }\n`)
+        .join('')
+    : '';
+  writeFileSync(
+    join(dir, 'providers.yaml'),
+    `openai: { base_url: ${upstream.url}/v1 }\nanthropic: { base_url: ${upstream.url} }\n${otherCatalog}${options.extraCatalogYaml ?? ''}`,
+  );
   writeFileSync(join(dir, 'anthropic.key'), `${UPSTREAM_ANTHROPIC_KEY}\n`);
   const limits = options.maxRequestBytes === undefined ? '' : `limits: { max_request_bytes: ${options.maxRequestBytes} }\n`;
-  writeFileSync(join(dir, 'config.yaml'), `listen: 127.0.0.1:0
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    `listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
 catalog: ./providers.yaml
 log_level: silent
 providers:
   openai: { api_key: { env: TEST_UPSTREAM_OPENAI_KEY } }
   anthropic: { api_key: { file: ./anthropic.key } }
-${otherKeys}${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`);
+${otherKeys}${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerYaml ?? LENIENT_BREAKER}${options.extraYaml ?? ''}`,
+  );
   // Reloads (configControl) load the file the same way: the same environment.
-  const loadOptions = { env: { TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY, ...(options.sixProtocols && { TEST_UPSTREAM_OTHER_KEY: UPSTREAM_OTHER_KEY, AWS_ACCESS_KEY_ID: 'AKIDTESTHARNESS', AWS_SECRET_ACCESS_KEY: 'harness-aws-secret', AWS_REGION: 'us-east-1' }), ...options.env } };
+  const loadOptions = {
+    env: {
+      TEST_UPSTREAM_OPENAI_KEY: UPSTREAM_OPENAI_KEY,
+      ...(options.sixProtocols && {
+        TEST_UPSTREAM_OTHER_KEY: UPSTREAM_OTHER_KEY,
+        AWS_ACCESS_KEY_ID: 'AKIDTESTHARNESS',
+        AWS_SECRET_ACCESS_KEY: 'harness-aws-secret',
+        AWS_REGION: 'us-east-1',
+      }),
+      ...options.env,
+    },
+  };
   const { config, text } = loadConfigSource(join(dir, 'config.yaml'), loadOptions);
-  const gateway = await startGateway(config, { configText: text, loadOptions, log: options.log ?? createLogger('silent'), validateAdminResponses: true, workers: options.workers ?? 1, ...(options.clock !== undefined && { clock: options.clock }), ...(options.observers !== undefined && { observers: options.observers }), ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }) });
+  const gateway = await startGateway(config, {
+    configText: text,
+    loadOptions,
+    log: options.log ?? createLogger('silent'),
+    validateAdminResponses: true,
+    workers: options.workers ?? 1,
+    ...(options.clock !== undefined && { clock: options.clock }),
+    ...(options.observers !== undefined && { observers: options.observers }),
+    ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }),
+  });
   return harnessOf(gateway, upstream);
 }
 

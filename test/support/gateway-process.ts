@@ -22,15 +22,25 @@ export interface GatewayProcess {
  * Writes `configYaml` (and `files`) to a fresh directory and starts the gateway on it, named by
  * `--config` (or by GATEWAY_CONFIG with `configFromEnv`), with `args` after it.
  */
-export async function startGatewayProcess(configYaml: string, options: { env?: Record<string, string>; files?: Record<string, string>; args?: readonly string[]; configFromEnv?: boolean } = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  configYaml: string,
+  options: { env?: Record<string, string>; files?: Record<string, string>; args?: readonly string[]; configFromEnv?: boolean } = {},
+): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-process-'));
   for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, 'config.yaml'), configYaml);
   const configFile = join(dir, 'config.yaml');
-  const child = spawn(process.execPath, [join(ROOT, 'server/main.ts'), ...(options.configFromEnv === true ? [] : ['--config', configFile]), ...(options.args ?? [])], {
-    env: { ...process.env, ...options.env, ...(options.configFromEnv === true && { GATEWAY_CONFIG: configFile }) }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'server/main.ts'), ...(options.configFromEnv === true ? [] : ['--config', configFile]), ...(options.args ?? [])],
+    {
+      env: { ...process.env, ...options.env, ...(options.configFromEnv === true && { GATEWAY_CONFIG: configFile }) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const lines: Record<string, unknown>[] = [];
   const reader = createInterface({ input: child.stdout! });
   const started = await new Promise<{ dataUrl: string; adminUrl: string }>((resolve, reject) => {
@@ -43,9 +53,14 @@ export async function startGatewayProcess(configYaml: string, options: { env?: R
   });
   // 'exit' can come before the last lines are read: wait for stdout's end too.
   const outputEnded = new Promise<void>((resolve) => reader.once('close', resolve));
-  return { child, ...started, lines, exited: async () => {
-    const result = await exit;
-    await outputEnded;
-    return result;
-  } };
+  return {
+    child,
+    ...started,
+    lines,
+    exited: async () => {
+      const result = await exit;
+      await outputEnded;
+      return result;
+    },
+  };
 }

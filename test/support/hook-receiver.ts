@@ -72,10 +72,11 @@ export async function startHookReceiver(respond: Respond = (_, res) => answerJso
     reset() {
       calls.length = 0;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   return receiver;
 }

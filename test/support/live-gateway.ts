@@ -32,15 +32,21 @@ const hookReceiver = createServer((req, res) => {
 await new Promise<void>((resolve) => hookReceiver.listen(0, '127.0.0.1', resolve));
 const hooksUrl = `http://127.0.0.1:${(hookReceiver.address() as AddressInfo).port}`;
 const dir = mkdtempSync(join(tmpdir(), 'gateway-live-'));
-writeFileSync(join(dir, 'config.yaml'), [
-  'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'log_level: silent',
-  'models: { demo: { provider: demo, model: demo-echo }, demo-claude: { provider: demo-anthropic, model: demo-echo } }',
-  'pools: { demo-pool: { members: [ { model: demo, weight: 2 }, { model: demo-claude } ] } }',
-  'db_path: ./gateway.db', 'governance: off',
-  'hooks:',
-  `  - { name: policy, kind: gate, url: "${hooksUrl}/gate?token=live-hook-secret", on_error: allow, timeout_ms: 2000 }`,
-  `  - { name: audit, kind: webhook, url: "${hooksUrl}/events", events: [request.completed, request.failed] }`,
-].join('\n') + '\n');
+writeFileSync(
+  join(dir, 'config.yaml'),
+  [
+    'listen: 127.0.0.1:0',
+    'admin_listen: 127.0.0.1:0',
+    'log_level: silent',
+    'models: { demo: { provider: demo, model: demo-echo }, demo-claude: { provider: demo-anthropic, model: demo-echo } }',
+    'pools: { demo-pool: { members: [ { model: demo, weight: 2 }, { model: demo-claude } ] } }',
+    'db_path: ./gateway.db',
+    'governance: off',
+    'hooks:',
+    `  - { name: policy, kind: gate, url: "${hooksUrl}/gate?token=live-hook-secret", on_error: allow, timeout_ms: 2000 }`,
+    `  - { name: audit, kind: webhook, url: "${hooksUrl}/events", events: [request.completed, request.failed] }`,
+  ].join('\n') + '\n',
+);
 // Reloads and validations (the config operations) load the file as the start did.
 const loadOptions = { env: { GATEWAY_ADMIN_TOKEN: token } };
 const gateway = await startGateway(loadConfigFile(join(dir, 'config.yaml'), loadOptions), { log: createLogger('silent'), loadOptions });

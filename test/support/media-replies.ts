@@ -12,7 +12,13 @@ export const SPEECH_CHUNK_BYTES = 16 * 1024;
 export const SPEECH_DELAY_MS = 150;
 /** The duration a verbose_json transcription reports, and the tokens a json one reports. */
 export const TRANSCRIPT_SECONDS = 8.47;
-export const TRANSCRIPT_USAGE = { type: 'tokens', input_tokens: 14, input_token_details: { text_tokens: 0, audio_tokens: 14 }, output_tokens: 45, total_tokens: 59 };
+export const TRANSCRIPT_USAGE = {
+  type: 'tokens',
+  input_tokens: 14,
+  input_token_details: { text_tokens: 0, audio_tokens: 14 },
+  output_tokens: 45,
+  total_tokens: 59,
+};
 
 export function speechChunk(index: number): Buffer {
   const chunk = Buffer.alloc(SPEECH_CHUNK_BYTES, index + 1);
@@ -31,16 +37,35 @@ export function mediaReply(request: RecordedRequest): ScriptedReply | undefined 
     return images(n, format);
   }
   if (path.endsWith('/v1/audio/speech')) {
-    return { headers: { 'content-type': 'audio/mpeg', 'transfer-encoding': 'chunked' }, events: Array.from({ length: SPEECH_CHUNKS }, (_, i) => speechChunk(i)), delayMs: SPEECH_DELAY_MS };
+    return {
+      headers: { 'content-type': 'audio/mpeg', 'transfer-encoding': 'chunked' },
+      events: Array.from({ length: SPEECH_CHUNKS }, (_, i) => speechChunk(i)),
+      delayMs: SPEECH_DELAY_MS,
+    };
   }
-  if (path.endsWith('/v1/audio/transcriptions') || path.endsWith('/v1/audio/translations')) return transcription(request, path.endsWith('/translations') ? 'translate' : 'transcribe');
+  if (path.endsWith('/v1/audio/transcriptions') || path.endsWith('/v1/audio/translations'))
+    return transcription(request, path.endsWith('/translations') ? 'translate' : 'transcribe');
   if (path === '/v2/rerank' || path === '/v1/rerank') return rerank(json);
   return undefined;
 }
 
 function moderation(json: Record<string, unknown>): ScriptedReply {
   const inputs = Array.isArray(json.input) ? json.input : [json.input];
-  const categories = ['harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm', 'self-harm/intent', 'self-harm/instructions', 'sexual', 'sexual/minors', 'violence', 'violence/graphic'];
+  const categories = [
+    'harassment',
+    'harassment/threatening',
+    'hate',
+    'hate/threatening',
+    'illicit',
+    'illicit/violent',
+    'self-harm',
+    'self-harm/intent',
+    'self-harm/instructions',
+    'sexual',
+    'sexual/minors',
+    'violence',
+    'violence/graphic',
+  ];
   const results = inputs.map((input) => {
     const flagged = typeof input === 'string' && input.includes('kill');
     return {
@@ -54,7 +79,11 @@ function moderation(json: Record<string, unknown>): ScriptedReply {
 }
 
 function images(n: number, format: string): ScriptedReply {
-  const data = Array.from({ length: n }, (_, i) => (format === 'b64_json' ? { b64_json: TINY_PNG_B64 } : { url: `https://oaidalleapiprodscus.blob.core.windows.net/private/org-x/img-${i}.png`, revised_prompt: 'A cute baby sea otter' }));
+  const data = Array.from({ length: n }, (_, i) =>
+    format === 'b64_json'
+      ? { b64_json: TINY_PNG_B64 }
+      : { url: `https://oaidalleapiprodscus.blob.core.windows.net/private/org-x/img-${i}.png`, revised_prompt: 'A cute baby sea otter' },
+  );
   return { json: { created: 1713833628, data } };
 }
 
@@ -63,7 +92,29 @@ function transcription(request: RecordedRequest, task: string): ScriptedReply {
   const text = `Imagine the wildest idea that you've ever had (${multipartField(request, 'model') ?? '?'})`;
   if (format === 'text') return { headers: { 'content-type': 'text/plain; charset=utf-8' }, raw: `${text}\n` };
   if (format === 'verbose_json') {
-    return { json: { task, language: 'english', duration: TRANSCRIPT_SECONDS, text, segments: [{ id: 0, seek: 0, start: 0, end: 3.32, text, tokens: [50364, 440, 7534], temperature: 0, avg_logprob: -0.28, compression_ratio: 1.24, no_speech_prob: 0.009 }], usage: { type: 'duration', seconds: 9 } } };
+    return {
+      json: {
+        task,
+        language: 'english',
+        duration: TRANSCRIPT_SECONDS,
+        text,
+        segments: [
+          {
+            id: 0,
+            seek: 0,
+            start: 0,
+            end: 3.32,
+            text,
+            tokens: [50364, 440, 7534],
+            temperature: 0,
+            avg_logprob: -0.28,
+            compression_ratio: 1.24,
+            no_speech_prob: 0.009,
+          },
+        ],
+        usage: { type: 'duration', seconds: 9 },
+      },
+    };
   }
   return { json: { text, usage: TRANSCRIPT_USAGE } };
 }
@@ -73,12 +124,21 @@ function rerank(json: Record<string, unknown>): ScriptedReply {
   const query = String(json.query ?? '');
   const scored = documents.map((d, index) => {
     const text = typeof d === 'string' ? d : String((d as { text?: unknown }).text ?? '');
-    const overlap = text.toLowerCase().split(/\W+/).filter((w) => w !== '' && query.toLowerCase().includes(w)).length;
+    const overlap = text
+      .toLowerCase()
+      .split(/\W+/)
+      .filter((w) => w !== '' && query.toLowerCase().includes(w)).length;
     return { index, relevance_score: Math.round((overlap / (overlap + 1)) * 1e6) / 1e6 };
   });
   scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
   const top = typeof json.top_n === 'number' ? scored.slice(0, json.top_n) : scored;
-  return { json: { results: top, id: '07734bd2-2473-4f07-94e1-0d9f0e6843cf', meta: { api_version: { version: '2', is_experimental: false }, billed_units: { search_units: Math.max(1, Math.ceil(documents.length / 100)) } } } };
+  return {
+    json: {
+      results: top,
+      id: '07734bd2-2473-4f07-94e1-0d9f0e6843cf',
+      meta: { api_version: { version: '2', is_experimental: false }, billed_units: { search_units: Math.max(1, Math.ceil(documents.length / 100)) } },
+    },
+  };
 }
 
 /** A small text field of a multipart body as sent (the mock reads the raw bytes, as a server would). */

@@ -4,19 +4,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  anthropicErrorBody,
-  anthropicMessage,
-  anthropicStreamErrorEvent,
-  anthropicStreamEvents,
-} from '../../server/demo/anthropic-replies.ts';
+import { anthropicErrorBody, anthropicMessage, anthropicStreamErrorEvent, anthropicStreamEvents } from '../../server/demo/anthropic-replies.ts';
 import { type DemoUpstream, startDemoUpstream } from '../../server/demo/demo-upstream.ts';
-import {
-  openaiChatCompletion,
-  openaiChatStreamEvents,
-  openaiErrorBody,
-  openaiStreamErrorEvent,
-} from '../../server/demo/openai-replies.ts';
+import { openaiChatCompletion, openaiChatStreamEvents, openaiErrorBody, openaiStreamErrorEvent } from '../../server/demo/openai-replies.ts';
 import { splitIntoPieces } from '../../server/demo/split-pieces.ts';
 import { type MockUpstream, startMockUpstream } from './mock-upstream.ts';
 
@@ -246,9 +236,9 @@ describe('mock upstream', () => {
 
     it('makes the SDK throw a connection error on fault reset', async () => {
       mock.enqueue({ fault: 'reset' });
-      await expect(
-        openaiClient(mock.url).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }),
-      ).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
+      await expect(openaiClient(mock.url).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+        OpenAI.APIConnectionError,
+      );
       expect(mock.requests).toHaveLength(1);
     });
 
@@ -501,7 +491,13 @@ describe('demo upstream', () => {
       model: 'demo-gpt',
       messages: [
         { role: 'system', content: 'sys' },
-        { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'first' },
+            { type: 'text', text: 'second' },
+          ],
+        },
       ],
     });
     expect(completion.choices[0]?.message.content).toBe('Demo reply to: "first\nsecond"');
@@ -565,9 +561,7 @@ describe('demo upstream', () => {
     const wrongMethod = await fetch(demo.url + '/v1/chat/completions');
     expect(wrongMethod.status).toBe(404);
 
-    await expect(
-      anthropicClient(demo.url).models.list(),
-    ).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    await expect(anthropicClient(demo.url).models.list()).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 
   it('survives garbage on the socket and keeps serving', async () => {

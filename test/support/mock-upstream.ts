@@ -35,7 +35,17 @@ export type ScriptedReply =
    * `lingerMs`: after the last event, wait that long before ending the body (a server whose end
    * of response trails its last event).
    */
-  | { status?: number; headers?: Record<string, string>; events: (string | Buffer)[]; delayMs?: number; cutAfter?: number; pauseAfter?: number; pauseMs?: number; lingerMs?: number; waitFor?: Promise<unknown> }
+  | {
+      status?: number;
+      headers?: Record<string, string>;
+      events: (string | Buffer)[];
+      delayMs?: number;
+      cutAfter?: number;
+      pauseAfter?: number;
+      pauseMs?: number;
+      lingerMs?: number;
+      waitFor?: Promise<unknown>;
+    }
   /** Destroy the socket before any response. */
   | { fault: 'reset' }
   /** Never answer (until close()). */
@@ -88,7 +98,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
           if (!res.writableFinished) request.abandoned = true;
         });
         const next = queue.shift();
-        return serve(typeof next === 'function' ? next(request) : next ?? defaultReply(request), req, res, closing.signal);
+        return serve(typeof next === 'function' ? next(request) : (next ?? defaultReply(request)), req, res, closing.signal);
       })
       .catch(() => req.socket.destroy());
   });
@@ -135,7 +145,8 @@ function defaultReply(request: RecordedRequest): ScriptedReply {
   const media = mediaReply(request);
   if (media !== undefined) return media;
   const embeddings = embeddingsEndpointFor(request.path);
-  if (embeddings !== undefined && request.json !== null && typeof request.json === 'object') return embeddingsReply(embeddings, request.json as Record<string, unknown>, request.path);
+  if (embeddings !== undefined && request.json !== null && typeof request.json === 'object')
+    return embeddingsReply(embeddings, request.json as Record<string, unknown>, request.path);
   const pathname = request.path.split('?', 1)[0] ?? '';
   return errorReply(errorProtocolFor(request.path, request.headers), 'not_found', `Invalid URL (${request.method} ${pathname})`);
 }
@@ -172,12 +183,7 @@ async function serve(reply: ScriptedReply, req: IncomingMessage, res: ServerResp
 }
 
 /** Sets defaults then the script's headers, case-insensitively, so a script can override any default. */
-function startResponse(
-  res: ServerResponse,
-  status: number | undefined,
-  defaults: Record<string, string>,
-  overrides: Record<string, string> | undefined,
-): void {
+function startResponse(res: ServerResponse, status: number | undefined, defaults: Record<string, string>, overrides: Record<string, string> | undefined): void {
   for (const [name, value] of Object.entries(defaults)) res.setHeader(name, value);
   for (const [name, value] of Object.entries(overrides ?? {})) res.setHeader(name, value);
   res.statusCode = status ?? 200;

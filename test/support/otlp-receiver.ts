@@ -94,18 +94,22 @@ function decodeSpans(body: Buffer): ReceivedSpan[] {
   const decoded = request.toObject(request.decode(body), TO_OBJECT) as {
     resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { spans: RawSpan[] }[] }[];
   };
-  return decoded.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map((s) => ({
-    traceId: hex(s.traceId),
-    spanId: hex(s.spanId),
-    parentSpanId: hex(s.parentSpanId),
-    name: s.name,
-    kind: s.kind,
-    startNs: BigInt(s.startTimeUnixNano),
-    endNs: BigInt(s.endTimeUnixNano),
-    attributes: attributesOf(s.attributes),
-    statusCode: s.status?.code ?? 0,
-    resource: attributesOf(rs.resource.attributes),
-  }))));
+  return decoded.resourceSpans.flatMap((rs) =>
+    rs.scopeSpans.flatMap((ss) =>
+      ss.spans.map((s) => ({
+        traceId: hex(s.traceId),
+        spanId: hex(s.spanId),
+        parentSpanId: hex(s.parentSpanId),
+        name: s.name,
+        kind: s.kind,
+        startNs: BigInt(s.startTimeUnixNano),
+        endNs: BigInt(s.endTimeUnixNano),
+        attributes: attributesOf(s.attributes),
+        statusCode: s.status?.code ?? 0,
+        resource: attributesOf(rs.resource.attributes),
+      })),
+    ),
+  );
 }
 
 function decodeMetrics(body: Buffer): ReceivedMetricPoint[] {
@@ -117,7 +121,8 @@ function decodeMetrics(body: Buffer): ReceivedMetricPoint[] {
   for (const rm of decoded.resourceMetrics) {
     for (const sm of rm.scopeMetrics) {
       for (const m of sm.metrics) {
-        for (const p of m.sum?.dataPoints ?? m.gauge?.dataPoints ?? []) points.push({ metric: m.name, attributes: attributesOf(p.attributes), value: p.asDouble ?? Number(p.asInt) });
+        for (const p of m.sum?.dataPoints ?? m.gauge?.dataPoints ?? [])
+          points.push({ metric: m.name, attributes: attributesOf(p.attributes), value: p.asDouble ?? Number(p.asInt) });
         for (const p of m.histogram?.dataPoints ?? []) points.push({ metric: m.name, attributes: attributesOf(p.attributes), value: Number(p.count) });
       }
     }
@@ -171,11 +176,17 @@ function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
 /** With `defaults: true` every field is present; the `value` oneof names the one that is set. */
 function anyValueOf(v: AnyValue): unknown {
   switch (v.value) {
-    case 'stringValue': return v.stringValue;
-    case 'boolValue': return v.boolValue;
-    case 'intValue': return Number(v.intValue);
-    case 'doubleValue': return v.doubleValue;
-    case 'arrayValue': return (v.arrayValue?.values ?? []).map(anyValueOf);
-    default: return undefined;
+    case 'stringValue':
+      return v.stringValue;
+    case 'boolValue':
+      return v.boolValue;
+    case 'intValue':
+      return Number(v.intValue);
+    case 'doubleValue':
+      return v.doubleValue;
+    case 'arrayValue':
+      return (v.arrayValue?.values ?? []).map(anyValueOf);
+    default:
+      return undefined;
   }
 }

@@ -44,8 +44,20 @@ export async function startOutputLimitUpstream(): Promise<OutputLimitUpstream> {
     const body = JSON.parse(call.body.toString('utf8')) as Record<string, unknown>;
     const limit = limitOf(protocol, body);
     requests.push({ protocol, path, body, limit });
-    const usage: Usage = { inputTokens: INPUT_TOKENS, outputTokens: limit ?? UNLIMITED_OUTPUT_TOKENS, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-    const reply: ChatResponse = { id: `resp_${protocol}`, model: `upstream-${protocol}`, content: [{ type: 'text', text: 'words' }], finish: { reason: 'length', raw: null }, usage };
+    const usage: Usage = {
+      inputTokens: INPUT_TOKENS,
+      outputTokens: limit ?? UNLIMITED_OUTPUT_TOKENS,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    };
+    const reply: ChatResponse = {
+      id: `resp_${protocol}`,
+      model: `upstream-${protocol}`,
+      content: [{ type: 'text', text: 'words' }],
+      finish: { reason: 'length', raw: null },
+      usage,
+    };
     writeAnswer(res, call, reply, wantsStream(call, body));
   });
   return { url: server.url, requests, close: () => server.close() };

@@ -14,7 +14,9 @@ const ROOT_DIR = '/usr/lib/postgresql';
 /** The newest installed server's bin directory, or undefined. */
 function binDir(): string | undefined {
   if (!existsSync(ROOT_DIR)) return undefined;
-  const versions = readdirSync(ROOT_DIR).filter((v) => existsSync(join(ROOT_DIR, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(ROOT_DIR)
+    .filter((v) => existsSync(join(ROOT_DIR, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : join(ROOT_DIR, versions[0], 'bin');
 }
 
@@ -55,7 +57,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     chownSync(dir, uid, gid);
   }
   const run = (tool: string, args: string[]) => {
-    const command = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] as const : [join(bin, tool), args] as const;
+    const command = asRoot ? (['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] as const) : ([join(bin, tool), args] as const);
     const result = spawnSync(command[0], command[1], { cwd: dir, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${tool} failed (${result.status}): ${result.stderr}${result.stdout}`);
   };
@@ -69,7 +71,11 @@ export async function startPostgres(): Promise<PostgresServer> {
   let running = true;
   // A test process that ends without afterAll (a crash, a timeout kill) leaves no server behind.
   const orphanGuard = () => {
-    if (running) spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
+    if (running)
+      spawnSync(
+        asRoot ? 'runuser' : join(bin, 'pg_ctl'),
+        asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop'],
+      );
   };
   process.once('exit', orphanGuard);
   const url = (database = 'postgres') => `postgres://gateway@127.0.0.1:${port}/${database}`;

@@ -19,11 +19,15 @@ export function openRaw(url: string, first?: string): RawConnection {
   let text = '';
   socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
   socket.on('error', () => {}); // a reset is one way the server closes
-  const connected = new Promise<void>((resolve) => socket.once('connect', () => {
-    if (first !== undefined) socket.write(first);
-    resolve();
-  }));
-  const closed = new Promise<{ afterMs: number; text: string }>((resolve) => socket.once('close', () => resolve({ afterMs: performance.now() - started, text })));
+  const connected = new Promise<void>((resolve) =>
+    socket.once('connect', () => {
+      if (first !== undefined) socket.write(first);
+      resolve();
+    }),
+  );
+  const closed = new Promise<{ afterMs: number; text: string }>((resolve) =>
+    socket.once('close', () => resolve({ afterMs: performance.now() - started, text })),
+  );
   return { socket, closed, connected, received: () => text };
 }
 

@@ -11,7 +11,11 @@ export const openaiAt = (url: string) => new OpenAI({ apiKey: 'k', baseURL: `${u
 export const anthropicAt = (url: string) => new Anthropic({ apiKey: 'k', baseURL: url, maxRetries: 0 });
 export const geminiAt = (url: string) => new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: url } });
 export const cohereAt = (url: string) => new CohereClientV2({ token: 'k', environment: url });
-export const bedrockAt = (url: string) => new BedrockRuntimeClient({
-  region: 'us-east-1', endpoint: url, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
-  requestHandler: new NodeHttpHandler(), maxAttempts: 1,
-});
+export const bedrockAt = (url: string) =>
+  new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: url,
+    credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
+    requestHandler: new NodeHttpHandler(),
+    maxAttempts: 1,
+  });

@@ -23,7 +23,9 @@ export const LANE_KEY_ENV = 'SIX_LANE_KEY';
 /** Credentials for `LANE_KEY_ENV` and Bedrock's signing; none of them is real. */
 export const SIX_LANE_ENV: Readonly<Record<string, string>> = {
   [LANE_KEY_ENV]: 'upstream-key',
-  AWS_ACCESS_KEY_ID: 'AKIDSIXLANE', AWS_SECRET_ACCESS_KEY: 'six-lane-secret', AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'AKIDSIXLANE',
+  AWS_SECRET_ACCESS_KEY: 'six-lane-secret',
+  AWS_REGION: 'us-east-1',
 };
 
 export interface SixLaneConfigOptions {
@@ -46,18 +48,29 @@ export interface SixLaneConfigOptions {
  * A breaker that never opens: a lane a test made fail (or the mock refused) must still take the
  * next test's request.
  */
-const LENIENT_BREAKER = 'breaker: { consecutive_failures: 1000, min_requests: 1000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }';
+const LENIENT_BREAKER =
+  'breaker: { consecutive_failures: 1000, min_requests: 1000, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }';
 
 /** Writes providers.yaml and config.yaml into `dir`; returns the config.yaml path. */
 export function writeSixLaneConfig(dir: string, options: SixLaneConfigOptions): string {
-  writeFileSync(join(dir, 'providers.yaml'), PROTOCOL_IDS.map((p) => `${LANE_PROVIDER[p].name}: { base_url: ${options.upstreamUrl}${LANE_PROVIDER[p].suffix} }`).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'providers.yaml'),
+    PROTOCOL_IDS.map((p) => `${LANE_PROVIDER[p].name}: { base_url: ${options.upstreamUrl}${LANE_PROVIDER[p].suffix} }`).join('\n') + '\n',
+  );
   const keyed = PROTOCOL_IDS.filter((p) => p !== 'bedrock');
   const extras = (p: ProtocolId) => (options.laneExtras === undefined ? '' : `, ${options.laneExtras(p)}`);
   const lines = [
-    'listen: 127.0.0.1:0', 'admin_listen: 127.0.0.1:0', 'catalog: ./providers.yaml', `log_level: ${options.logLevel ?? 'silent'}`,
+    'listen: 127.0.0.1:0',
+    'admin_listen: 127.0.0.1:0',
+    'catalog: ./providers.yaml',
+    `log_level: ${options.logLevel ?? 'silent'}`,
     LENIENT_BREAKER,
-    'providers:', ...keyed.map((p) => `  ${LANE_PROVIDER[p].name}: { api_key: { env: ${options.keyEnv ?? LANE_KEY_ENV} } }`),
-    'models:', ...PROTOCOL_IDS.map((p) => `  ${laneModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${options.upstreamModels?.[p] ?? upstreamModelOf(p)}${extras(p)} }`),
+    'providers:',
+    ...keyed.map((p) => `  ${LANE_PROVIDER[p].name}: { api_key: { env: ${options.keyEnv ?? LANE_KEY_ENV} } }`),
+    'models:',
+    ...PROTOCOL_IDS.map(
+      (p) => `  ${laneModel(p)}: { provider: ${LANE_PROVIDER[p].name}, model: ${options.upstreamModels?.[p] ?? upstreamModelOf(p)}${extras(p)} }`,
+    ),
     ...(options.extraModels ?? []),
     ...(options.extraYaml ?? []),
   ];

@@ -22,7 +22,8 @@ export interface SixLaneOptions {
 export async function startSixLaneHarness(options: SixLaneOptions = {}): Promise<SixLaneHarness> {
   const upstream = await startMockUpstream();
   const gateway = await startSixLaneGateway({
-    upstreamUrl: upstream.url, workers: 1,
+    upstreamUrl: upstream.url,
+    workers: 1,
     ...(options.upstreamModels !== undefined && { upstreamModels: options.upstreamModels }),
     ...(options.extraYaml !== undefined && { extraYaml: [options.extraYaml] }),
   });

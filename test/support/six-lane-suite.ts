@@ -25,8 +25,12 @@ export function useSixLaneHarness(options: SixLaneOptions = {}): SixLaneSuite {
     return value;
   };
   return {
-    get harness() { return started(harness); },
-    get openai() { return started(openai); },
+    get harness() {
+      return started(harness);
+    },
+    get openai() {
+      return started(openai);
+    },
     sent: () => started(harness).lastRequest().json as Record<string, unknown>,
   };
 }

@@ -34,7 +34,11 @@ export function codecOf(protocol: ProtocolId): ProtocolCodec {
 }
 
 /** A stream's headers and body: event-stream framing for Bedrock, SSE for the others (Gemini's JSON array unless `jsonArray` is false). */
-export function encodeStream(protocol: ProtocolId, events: readonly StreamEvent[], jsonArray = false): { headers: Record<string, string>; body: string | Uint8Array } {
+export function encodeStream(
+  protocol: ProtocolId,
+  events: readonly StreamEvent[],
+  jsonArray = false,
+): { headers: Record<string, string>; body: string | Uint8Array } {
   const encoder = codecOf(protocol).createStreamEncoder({ streamUsage: true, ...(jsonArray && { jsonArrayStream: true }) });
   const batch = new WireBatch();
   for (const event of events) batch.add(encoder.encode(event));
@@ -63,13 +67,21 @@ export function eventsOf(response: ChatResponse): StreamEvent[] {
         break;
       case 'reasoning': {
         const proof = block.signature ?? block.redacted;
-        out.push({ type: 'block_start', index, block: { type: 'reasoning', ...(block.origin !== undefined && { origin: block.origin }), ...(block.id !== undefined && { id: block.id }) } });
+        out.push({
+          type: 'block_start',
+          index,
+          block: { type: 'reasoning', ...(block.origin !== undefined && { origin: block.origin }), ...(block.id !== undefined && { id: block.id }) },
+        });
         for (const text of halves(block.text)) out.push({ type: 'block_delta', index, delta: { type: 'reasoning', text } });
         if (proof !== undefined) out.push({ type: 'block_delta', index, delta: { type: 'signature', signature: proof } });
         break;
       }
       case 'tool_call':
-        out.push({ type: 'block_start', index, block: { type: 'tool_call', id: block.id, name: block.name, ...(block.signature !== undefined && { signature: block.signature }) } });
+        out.push({
+          type: 'block_start',
+          index,
+          block: { type: 'tool_call', id: block.id, name: block.name, ...(block.signature !== undefined && { signature: block.signature }) },
+        });
         for (const partialJson of halves(block.arguments)) out.push({ type: 'block_delta', index, delta: { type: 'tool_arguments', partialJson } });
         break;
       default:
@@ -113,10 +125,11 @@ export async function startSixProtocolServer(handle: (call: ProtocolCall, res: S
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -127,6 +140,9 @@ function answerEmbeddings(res: ServerResponse, endpoint: EmbeddingsEndpoint, pat
   } catch {
     json = undefined;
   }
-  const reply = json !== null && typeof json === 'object' ? embeddingsReply(endpoint, json as Record<string, unknown>, path) : { status: 400, headers: {}, json: { message: 'not JSON' } };
+  const reply =
+    json !== null && typeof json === 'object'
+      ? embeddingsReply(endpoint, json as Record<string, unknown>, path)
+      : { status: 400, headers: {}, json: { message: 'not JSON' } };
   res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify('json' in reply ? reply.json : {}));
 }

@@ -17,7 +17,23 @@ export function makeTlsFixtures(): TlsFixtures {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-tls-'));
   const f = (name: string) => join(dir, name);
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=gateway test CA');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=gateway test CA',
+  );
   const issueWithExt = (name: string, subject: string, ext: string, ca: [string, string]) => {
     ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
     writeFileSync(f(`${name}.ext`), ext);
@@ -26,11 +42,35 @@ export function makeTlsFixtures(): TlsFixtures {
   issueWithExt('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n', ['ca.crt', 'ca.key']);
   issueWithExt('client', '/CN=gateway-admin', 'extendedKeyUsage=clientAuth\n', ['ca.crt', 'ca.key']);
   // A client certificate from a CA the server does not trust.
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'other.key', '-out', 'other.crt', '-days', '2', '-subj', '/CN=stranger');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'other.key',
+    '-out',
+    'other.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=stranger',
+  );
   const read = (name: string) => readFileSync(f(name), 'utf8');
   return {
     dir,
-    files: { ca: f('ca.crt'), serverCert: f('server.crt'), serverKey: f('server.key'), clientCert: f('client.crt'), clientKey: f('client.key'), otherCert: f('other.crt'), otherKey: f('other.key') },
+    files: {
+      ca: f('ca.crt'),
+      serverCert: f('server.crt'),
+      serverKey: f('server.key'),
+      clientCert: f('client.crt'),
+      clientKey: f('client.key'),
+      otherCert: f('other.crt'),
+      otherKey: f('other.key'),
+    },
     pem: { ca: read('ca.crt'), clientCert: read('client.crt'), clientKey: read('client.key'), otherCert: read('other.crt'), otherKey: read('other.key') },
   };
 }
@@ -40,7 +80,23 @@ export function issueServerPair(pki: TlsFixtures, name: string): { cert: string;
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
   ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', '/CN=127.0.0.1');
   writeFileSync(join(pki.dir, `${name}.ext`), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-  ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`);
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+  );
   return { cert: join(pki.dir, `${name}.crt`), key: join(pki.dir, `${name}.key`) };
 }
 
@@ -53,7 +109,7 @@ export function tlsHealthz(url: string, options: { ca: string; cert?: string; ke
     // ends, so a refusal arrives as an alert on the first read, not as a failed connect.
     let answer = '';
     socket.once('secureConnect', () => socket.write('GET /healthz HTTP/1.1\r\nhost: gateway\r\nconnection: close\r\n\r\n'));
-    socket.on('data', (chunk: Buffer) => answer += chunk.toString());
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     socket.once('end', () => resolve(answer.startsWith('HTTP/1.1 200') ? 'ok' : `answered: ${answer.slice(0, 40)}`));
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });

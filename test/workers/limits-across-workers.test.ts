@@ -18,15 +18,16 @@ beforeAll(async () => {
       '  narrow: { provider: openai, model: narrow-upstream, max_concurrent: 2 }',
       '',
     ].join('\n'),
-    breakerYaml: 'breaker: { consecutive_failures: 3, min_requests: 1000, open_ms: 400, jitter: 0, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n',
+    breakerYaml:
+      'breaker: { consecutive_failures: 3, min_requests: 1000, open_ms: 400, jitter: 0, rate_limit_cooldown_ms: 0, max_rate_limit_cooldown_ms: 0, config_fault_cooldown_ms: 0 }\n',
     extraYaml: 'db_path: ./gateway.db\ngovernance: on\n',
   });
 });
 afterAll(() => h.close());
 beforeEach(() => h.upstream.reset());
 
-
-const post = (body: unknown, secret: string) => onNewConnection(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${secret}` } });
+const post = (body: unknown, secret: string) =>
+  onNewConnection(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${secret}` } });
 
 async function createKey(body: Record<string, unknown>): Promise<{ id: string; secret: string }> {
   const res = await fetch(`${h.adminUrl}/api/v1/admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -55,16 +56,23 @@ describe('two data-plane workers', () => {
     await servedSinceLastLook();
     const worst = (Buffer.byteLength(JSON.stringify(chat('priced', { max_completion_tokens: 100_000 }))) + 100_000) * 100;
     const key = await createKey({ budget_cents: Math.floor((10.5 * worst) / 1_000_000) });
-    const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }));
+    const answer = JSON.stringify(
+      openaiChatCompletion({ id: 'c', model: 'priced-upstream', text: 'one two three', usage: { prompt_tokens: 12, completion_tokens: 5 } }),
+    );
     // The upstream answers only once every other request was refused (or after 20 s): no early
     // settlement can free budget, however loaded the machine.
     let refused = 0;
     const allDecided = upstreamGate(20_000);
-    for (let i = 0; i < 12; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided.opened });
-    const results = await Promise.all(Array.from({ length: 300 }, () => post(chat('priced', { max_completion_tokens: 100_000 }), key.secret).then((r) => {
-      if (r.status === 402 && ++refused === 290) allDecided.open();
-      return r;
-    })));
+    for (let i = 0; i < 12; i++)
+      h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 20), answer.slice(20)], waitFor: allDecided.opened });
+    const results = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        post(chat('priced', { max_completion_tokens: 100_000 }), key.secret).then((r) => {
+          if (r.status === 402 && ++refused === 290) allDecided.open();
+          return r;
+        }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(10);
     expect(results.filter((r) => r.status === 402)).toHaveLength(290);
     expect(h.upstream.requests).toHaveLength(10);
@@ -117,7 +125,7 @@ describe('two data-plane workers', () => {
     expect(h.upstream.requests).toHaveLength(1);
     // The probe's worker records its success just after the answer has gone out: wait for it.
     const lane = () => h.gateway.routing.snapshot().find((p) => p.pool === 'flaky')!.lanes[0]!;
-    for (const deadline = Date.now() + 2000; lane().state !== 'closed' && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const deadline = Date.now() + 2000; lane().state !== 'closed' && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(lane()).toMatchObject({ state: 'closed', counters: { trips: 1, laneFaults: 3, successes: 1 } });
   });
 
@@ -125,14 +133,15 @@ describe('two data-plane workers', () => {
     const key = await createKey({});
     await servedSinceLastLook();
     const answer = JSON.stringify(openaiChatCompletion({ id: 'c', model: 'narrow-upstream', text: 'ok' }));
-    for (let i = 0; i < 20; i++) h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 400 });
+    for (let i = 0; i < 20; i++)
+      h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: [answer.slice(0, 10), answer.slice(10)], delayMs: 400 });
     const results = await Promise.all(Array.from({ length: 20 }, () => post(chat('narrow'), key.secret)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(2);
     expect(h.upstream.requests).toHaveLength(2);
     expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
     // Slots are given back just after each answer has gone out, possibly on the other worker.
     const inFlight = () => h.gateway.routing.snapshot().find((p) => p.pool === 'narrow')!.lanes[0]!.inFlight;
-    for (const deadline = Date.now() + 2000; inFlight() !== 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const deadline = Date.now() + 2000; inFlight() !== 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(inFlight()).toBe(0);
   });
 });

@@ -23,7 +23,6 @@ afterAll(async () => {
   await receiver.close();
 });
 
-
 const N = 40;
 
 describe('observability with two workers', () => {
@@ -44,13 +43,17 @@ describe('observability with two workers', () => {
     for (let i = 0; i < 6; i++) {
       const scrape = await onNewConnection(`${h.url}/metrics`);
       expect(scrape.status).toBe(200);
-      const line = scrape.body.split('\n').find((l) => l.startsWith('gateway_requests_total{') && l.includes('model="gpt"') && l.includes('status_class="2xx"'));
+      const line = scrape.body
+        .split('\n')
+        .find((l) => l.startsWith('gateway_requests_total{') && l.includes('model="gpt"') && l.includes('status_class="2xx"'));
       expect(line?.split(' ').pop()).toBe(String(N));
     }
 
     const stats = JSON.parse((await onNewConnection(`${h.adminUrl}/stats`)).body) as { requests: { total: number; in_flight: number } };
     expect(stats.requests).toMatchObject({ total: N, in_flight: 0 });
-    const hooks = JSON.parse((await onNewConnection(`${h.adminUrl}/api/v1/admin/hooks`)).body) as { data: { name: string; gate?: { calls: number; allowed: number } }[] };
+    const hooks = JSON.parse((await onNewConnection(`${h.adminUrl}/api/v1/admin/hooks`)).body) as {
+      data: { name: string; gate?: { calls: number; allowed: number } }[];
+    };
     expect(hooks.data.find((x) => x.name === 'policy')?.gate).toMatchObject({ calls: N, allowed: N });
   });
 });

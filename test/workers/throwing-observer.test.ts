@@ -33,7 +33,10 @@ describe('a throwing observer with two workers', () => {
   it('does not stop the main thread nor the observers after it', async () => {
     const N = 24;
     for (let i = 0; i < N; i++) {
-      const answer = await onNewConnection(`${h.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: `hi ${i}` }] }) });
+      const answer = await onNewConnection(`${h.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: `hi ${i}` }] }),
+      });
       expect(answer.status).toBe(200);
     }
     await expect.poll(() => collector.records.length, { timeout: 5000 }).toBe(N);

@@ -29,15 +29,20 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
   try {
     const version = schemaVersion(source);
     if (version === 0) throw new Error(`${from} is not a gateway store (it has no schema version)`);
-    if (version > SCHEMA_VERSION) throw new Error(`${from} has schema version ${version}, newer than this build knows (${SCHEMA_VERSION}): use a newer gateway to migrate it`);
+    if (version > SCHEMA_VERSION)
+      throw new Error(`${from} has schema version ${version}, newer than this build knows (${SCHEMA_VERSION}): use a newer gateway to migrate it`);
     const rows = (sql: string) => {
       const statement = source.prepare(sql);
       statement.setReadBigInts(true);
       return statement.all() as Record<string, unknown>[];
     };
     const meta = rows('SELECT key, value FROM meta');
-    const keys = rows('SELECT id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, rpm, created_at, last_used_at, revoked_at FROM keys ORDER BY created_at, rowid');
-    const ledger = rows('SELECT key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at FROM spend_ledger ORDER BY id');
+    const keys = rows(
+      'SELECT id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, rpm, created_at, last_used_at, revoked_at FROM keys ORDER BY created_at, rowid',
+    );
+    const ledger = rows(
+      'SELECT key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at FROM spend_ledger ORDER BY id',
+    );
     const identities = version >= 2 ? rows('SELECT issuer, subject, generation, key_id, team, created_at, updated_at FROM identities') : [];
 
     const client = new pg.Client({ connectionString: to });
@@ -56,7 +61,19 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
         for (const row of keys) {
           await client.query(
             'INSERT INTO gateway_keys (id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, rpm, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-            [row.id, row.name, row.owner, row.prefix, Buffer.from(row.secret_hash as Uint8Array), row.budget_microcents, row.spent_microcents, row.rpm, row.created_at, row.last_used_at, row.revoked_at],
+            [
+              row.id,
+              row.name,
+              row.owner,
+              row.prefix,
+              Buffer.from(row.secret_hash as Uint8Array),
+              row.budget_microcents,
+              row.spent_microcents,
+              row.rpm,
+              row.created_at,
+              row.last_used_at,
+              row.revoked_at,
+            ],
           );
         }
         for (let i = 0; i < ledger.length; i += CHUNK) {
@@ -65,8 +82,19 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
           await client.query(
             `INSERT INTO gateway_spend_ledger (key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at)
              SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::bigint[])`,
-            [column('key_id'), column('request_id'), column('model'), column('lane'), column('input_tokens'), column('output_tokens'), column('cache_read_tokens'),
-              column('cache_write_tokens'), column('cost_microcents'), chunk.map((row) => row.estimated === 1n), column('created_at')],
+            [
+              column('key_id'),
+              column('request_id'),
+              column('model'),
+              column('lane'),
+              column('input_tokens'),
+              column('output_tokens'),
+              column('cache_read_tokens'),
+              column('cache_write_tokens'),
+              column('cost_microcents'),
+              chunk.map((row) => row.estimated === 1n),
+              column('created_at'),
+            ],
           );
         }
         for (const row of identities) {

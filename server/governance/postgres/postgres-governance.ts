@@ -58,11 +58,19 @@ interface ReserveOutcome {
  * over the nodes. Keys are cached per node and kept current by LISTEN/NOTIFY (postgres-keys.ts).
  * Calls that arrive together go together (round-trip-batch.ts): one statement per batch.
  */
-export async function createPostgresGovernance(options: PostgresGovernanceOptions): Promise<OwnerGovernance & { readonly nodeId: string; readonly pool: pg.Pool }> {
+export async function createPostgresGovernance(
+  options: PostgresGovernanceOptions,
+): Promise<OwnerGovernance & { readonly nodeId: string; readonly pool: pg.Pool }> {
   const wall = options.wallClock ?? Date.now;
   const log = options.log;
   const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, keepAlive: true, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    keepAlive: true,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+  });
   // An idle connection the server closed (a restart): the pool drops it and opens another later.
   pool.on('error', () => undefined);
   let keys: PostgresKeyCache;
@@ -73,7 +81,9 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
       await migratePostgres(client);
       const secret = await resolvePostgresSecret(client, options.secret);
       if (secret.fromStore) {
-        log.warn('governance_secret is not configured: key hashes use a secret kept in the database itself; set governance_secret ({ env } or { file }) before issuing keys, so a copy of the database alone cannot confirm a key');
+        log.warn(
+          'governance_secret is not configured: key hashes use a secret kept in the database itself; set governance_secret ({ env } or { file }) before issuing keys, so a copy of the database alone cannot confirm a key',
+        );
       }
       serverSecret = secret.value;
     } finally {
@@ -115,9 +125,10 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
 
   const rateBatch = new RoundTripBatch<{ keyId: string; rpm: number; now: number | null }, number | null>(async (items) => {
     const now = items[0]!.now; // one clock per process: a batch shares it
-    const rows = await query<{ ord: number; retry_after_ms: string | null }>('SELECT ord, retry_after_ms FROM gateway_take_rate($1::text[], $2::integer[], $3::bigint)', [
-      items.map((i) => i.keyId), items.map((i) => i.rpm), now,
-    ]);
+    const rows = await query<{ ord: number; retry_after_ms: string | null }>(
+      'SELECT ord, retry_after_ms FROM gateway_take_rate($1::text[], $2::integer[], $3::bigint)',
+      [items.map((i) => i.keyId), items.map((i) => i.rpm), now],
+    );
     const out: (number | null)[] = new Array(items.length).fill(null);
     for (const row of rows) out[row.ord - 1] = row.retry_after_ms === null ? null : Number(row.retry_after_ms);
     return out;
@@ -125,7 +136,10 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
 
   const reserveBatch = new RoundTripBatch<{ keyId: string; microcents: bigint }, ReserveOutcome>(async (items) => {
     const rows = await query<ReserveOutcome>('SELECT * FROM gateway_reserve($1::text[], $2::bigint[], $3, $4::bigint)', [
-      items.map((i) => i.keyId), items.map((i) => i.microcents), nodeId, options.leaseMs,
+      items.map((i) => i.keyId),
+      items.map((i) => i.microcents),
+      nodeId,
+      options.leaseMs,
     ]);
     const out: ReserveOutcome[] = new Array(items.length);
     for (const row of rows) out[row.ord - 1] = row;
@@ -137,10 +151,18 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     const rows = await query<{ ord: number; recorded: boolean }>(
       'SELECT ord, recorded FROM gateway_settle($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::boolean[], $12::bigint)',
       [
-        column((i) => i.reservation.id), column((i) => i.reservation.keyId), column((i) => i.settlement.requestId), column((i) => i.settlement.model), column((i) => i.settlement.lane),
-        column((i) => wholeTokens(i.settlement.usage.inputTokens)), column((i) => wholeTokens(i.settlement.usage.outputTokens)),
-        column((i) => wholeTokens(i.settlement.usage.cacheReadTokens)), column((i) => wholeTokens(i.settlement.usage.cacheWriteTokens)),
-        column((i) => i.settlement.costMicrocents), column((i) => i.settlement.estimated), items[0]!.at,
+        column((i) => i.reservation.id),
+        column((i) => i.reservation.keyId),
+        column((i) => i.settlement.requestId),
+        column((i) => i.settlement.model),
+        column((i) => i.settlement.lane),
+        column((i) => wholeTokens(i.settlement.usage.inputTokens)),
+        column((i) => wholeTokens(i.settlement.usage.outputTokens)),
+        column((i) => wholeTokens(i.settlement.usage.cacheReadTokens)),
+        column((i) => wholeTokens(i.settlement.usage.cacheWriteTokens)),
+        column((i) => i.settlement.costMicrocents),
+        column((i) => i.settlement.estimated),
+        items[0]!.at,
       ],
     );
     const out: boolean[] = new Array(items.length).fill(false);
@@ -173,13 +195,16 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     void done.then(onDone, () => undefined).finally(() => background.delete(done));
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => reject(asStoreFailure(new Error('the store is unavailable'))), patience);
-      done.then((value) => {
-        clearTimeout(timer);
-        resolve(value);
-      }, (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      });
+      done.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
     });
   }
 
@@ -221,7 +246,9 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
   /** Gives a refused request's rate back: the newest admission of the key leaves the window. */
   async function refundRate(record: KeyRecord): Promise<void> {
     if (record.rpm === null) return;
-    await query('DELETE FROM gateway_admissions WHERE id = (SELECT id FROM gateway_admissions WHERE key_id = $1 ORDER BY at_ms DESC, id DESC LIMIT 1)', [record.id]).catch(() => undefined);
+    await query('DELETE FROM gateway_admissions WHERE id = (SELECT id FROM gateway_admissions WHERE key_id = $1 ORDER BY at_ms DESC, id DESC LIMIT 1)', [
+      record.id,
+    ]).catch(() => undefined);
   }
 
   async function reserve(key: KeyRef, admission: Admission): Promise<Reservation> {
@@ -262,7 +289,10 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     const ids = [...dirtyUsed];
     dirtyUsed.clear();
     try {
-      await query('UPDATE gateway_keys k SET last_used_at = greatest(coalesce(k.last_used_at, 0), v.t) FROM unnest($1::text[], $2::bigint[]) AS v(id, t) WHERE k.id = v.id', [ids, ids.map((id) => lastUsed.get(id)!)]);
+      await query(
+        'UPDATE gateway_keys k SET last_used_at = greatest(coalesce(k.last_used_at, 0), v.t) FROM unnest($1::text[], $2::bigint[]) AS v(id, t) WHERE k.id = v.id',
+        [ids, ids.map((id) => lastUsed.get(id)!)],
+      );
     } catch (error) {
       for (const id of ids) dirtyUsed.add(id);
       log.warn({ err: error }, 'could not write last_used_at (will retry)');
@@ -273,7 +303,12 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     const record = keys.put(row);
     const stored = row.last_used_at === null ? null : Number(row.last_used_at);
     const local = lastUsed.get(row.id) ?? null;
-    return { ...record, spentMicrocents: BigInt(row.spent_microcents), reservedMicrocents: BigInt(row.reserved_microcents), lastUsedAt: local === null || (stored !== null && stored > local) ? stored : local };
+    return {
+      ...record,
+      spentMicrocents: BigInt(row.spent_microcents),
+      reservedMicrocents: BigInt(row.reserved_microcents),
+      lastUsedAt: local === null || (stored !== null && stored > local) ? stored : local,
+    };
   }
 
   const insertKey = (client: pg.ClientBase | pg.Pool, spec: NewKeyRow, secret: string) => insertKeyRow(client, keys, spec, secret, wall());
@@ -304,12 +339,20 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
       if (settlement.costMicrocents < 0n) throw new RangeError(`a cost cannot be negative (${settlement.costMicrocents})`);
       if (settlement.costMicrocents > 2n ** 63n - 1n) throw new RangeError(`a cost of ${settlement.costMicrocents} µ¢ does not fit the ledger`);
       const at = wall();
-      return persist(() => settleBatch.call({ reservation, settlement, at }), SETTLE_PATIENCE_MS, () => held.delete(reservation.id));
+      return persist(
+        () => settleBatch.call({ reservation, settlement, at }),
+        SETTLE_PATIENCE_MS,
+        () => held.delete(reservation.id),
+      );
     },
     async release(reservation) {
       if (!held.has(reservation.id)) return;
       // Held (and renewed) until the database has taken the refund: a lost refund would be charged by the lease rule.
-      await persist(() => releaseBatch.call(reservation.id), SETTLE_PATIENCE_MS, () => held.delete(reservation.id)).catch((error: unknown) => {
+      await persist(
+        () => releaseBatch.call(reservation.id),
+        SETTLE_PATIENCE_MS,
+        () => held.delete(reservation.id),
+      ).catch((error: unknown) => {
         log.warn({ err: error }, 'a reservation could not be released yet (retrying in the background)');
       });
     },
@@ -318,7 +361,11 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     async createKey(spec) {
       checkNewKey(spec);
       const secret = newKeySecret();
-      const row = await insertKey(pool, { name: spec.name ?? null, owner: spec.owner ?? null, budgetMicrocents: spec.budgetMicrocents ?? null, rpm: spec.rpm ?? null }, secret);
+      const row = await insertKey(
+        pool,
+        { name: spec.name ?? null, owner: spec.owner ?? null, budgetMicrocents: spec.budgetMicrocents ?? null, rpm: spec.rpm ?? null },
+        secret,
+      );
       log.info({ keyId: row.id, prefix: row.prefix }, 'key created');
       return { key: state(row), secret };
     },
@@ -331,7 +378,8 @@ export async function createPostgresGovernance(options: PostgresGovernanceOption
     },
     async revokeKey(id) {
       const rows = await query<KeyRow & { was_live: boolean }>(
-        `UPDATE gateway_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING ${KEY_COLUMNS}, (revoked_at = $2) AS was_live`, [id, wall()],
+        `UPDATE gateway_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING ${KEY_COLUMNS}, (revoked_at = $2) AS was_live`,
+        [id, wall()],
       );
       const row = rows[0];
       if (row === undefined) return undefined;
@@ -379,8 +427,11 @@ export function isStoreDown(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
   if (typeof code === 'string') {
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '40001' || code === '40P01') return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '40001' || code === '40P01')
+      return true;
     if (/^E[A-Z]+$/.test(code)) return true; // ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i.test(error.message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i.test(
+    error.message,
+  );
 }

@@ -52,24 +52,35 @@ export class PostgresIdentityKeys {
     } finally {
       client.release();
     }
-    if (result.issued.created) this.#log.info({ keyId: result.issued.record.id, prefix: result.issued.record.prefix, team: result.issued.team, generation: result.issued.generation }, 'self-serve key issued');
+    if (result.issued.created)
+      this.#log.info(
+        { keyId: result.issued.record.id, prefix: result.issued.record.prefix, team: result.issued.team, generation: result.issued.generation },
+        'self-serve key issued',
+      );
     return result;
   }
 
   async #issueInTransaction(client: pg.PoolClient, request: IdentityKeyRequest, derive: DeriveSecret): Promise<Issued> {
     const now = this.#wall();
     const keys = this.#keys;
-    const byHash = async (secret: string) => (await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE secret_hash = $1`, [keys.hash(secret)])).rows[0];
-    const saveIdentity = (generation: number, keyId: string) => client.query(
-      `INSERT INTO gateway_identities (issuer, subject, generation, key_id, team, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
+    const byHash = async (secret: string) =>
+      (await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE secret_hash = $1`, [keys.hash(secret)])).rows[0];
+    const saveIdentity = (generation: number, keyId: string) =>
+      client.query(
+        `INSERT INTO gateway_identities (issuer, subject, generation, key_id, team, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
        ON CONFLICT (issuer, subject) DO UPDATE SET generation = excluded.generation, key_id = excluded.key_id, team = excluded.team, updated_at = excluded.updated_at`,
-      [request.issuer, request.subject, generation, keyId, request.team, now],
-    );
+        [request.issuer, request.subject, generation, keyId, request.team, now],
+      );
     const issued = (row: KeyRow, secret: string, generation: number, team: string, created: boolean): Issued => {
       const key = this.#state(row);
       return { issued: { record: keys.get(row.id)!, secret, generation, team, created }, key };
     };
-    const known = (await client.query<{ generation: number; key_id: string; team: string }>('SELECT generation, key_id, team FROM gateway_identities WHERE issuer = $1 AND subject = $2', [request.issuer, request.subject])).rows[0];
+    const known = (
+      await client.query<{ generation: number; key_id: string; team: string }>(
+        'SELECT generation, key_id, team FROM gateway_identities WHERE issuer = $1 AND subject = $2',
+        [request.issuer, request.subject],
+      )
+    ).rows[0];
     let generation = 0;
     if (known !== undefined) {
       const row = (await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE id = $1`, [known.key_id])).rows[0];
@@ -93,7 +104,11 @@ export class PostgresIdentityKeys {
       }
       secret = derive(++generation);
     }
-    const row = await this.#insertKey(client, { name: request.name, owner: request.owner, budgetMicrocents: request.budgetMicrocents, rpm: request.rpm }, secret);
+    const row = await this.#insertKey(
+      client,
+      { name: request.name, owner: request.owner, budgetMicrocents: request.budgetMicrocents, rpm: request.rpm },
+      secret,
+    );
     await saveIdentity(generation, row.id);
     return issued(row, secret, generation, request.team, true);
   }

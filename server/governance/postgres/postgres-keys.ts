@@ -20,7 +20,8 @@ export interface KeyRow {
   revoked_at: string | null;
 }
 
-export const KEY_COLUMNS = 'id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, reserved_microcents, rpm, created_at, last_used_at, revoked_at';
+export const KEY_COLUMNS =
+  'id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, reserved_microcents, rpm, created_at, last_used_at, revoked_at';
 
 export function recordFromRow(row: KeyRow): KeyRecord {
   return {

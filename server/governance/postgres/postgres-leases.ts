@@ -22,16 +22,25 @@ export function startLeases(options: LeaseOptions): { stop(): void } {
   const renew = setInterval(() => {
     const ids = [...options.held()];
     if (ids.length === 0) return;
-    query("UPDATE gateway_reservations SET lease_until = clock_timestamp() + $2::bigint * interval '1 millisecond' WHERE id = ANY($1::bigint[])", [ids, leaseMs])
-      .catch((error: unknown) => log.warn({ err: error }, 'could not renew the leases of the reservations in flight (will retry)'));
+    query("UPDATE gateway_reservations SET lease_until = clock_timestamp() + $2::bigint * interval '1 millisecond' WHERE id = ANY($1::bigint[])", [
+      ids,
+      leaseMs,
+    ]).catch((error: unknown) => log.warn({ err: error }, 'could not renew the leases of the reservations in flight (will retry)'));
   }, every);
   renew.unref();
-  const expire = setInterval(() => {
-    query<{ n: number }>('SELECT gateway_expire_leases($1) AS n', [options.wall()]).then((rows) => {
-      const n = rows[0]?.n ?? 0;
-      if (n > 0) log.warn({ reservations: n }, 'reservations whose node stopped renewing them expired: charged at their reserved worst case (the lease rule)');
-    }, () => undefined);
-  }, every + Math.floor(Math.random() * every));
+  const expire = setInterval(
+    () => {
+      query<{ n: number }>('SELECT gateway_expire_leases($1) AS n', [options.wall()]).then(
+        (rows) => {
+          const n = rows[0]?.n ?? 0;
+          if (n > 0)
+            log.warn({ reservations: n }, 'reservations whose node stopped renewing them expired: charged at their reserved worst case (the lease rule)');
+        },
+        () => undefined,
+      );
+    },
+    every + Math.floor(Math.random() * every),
+  );
   expire.unref();
   return {
     stop() {

@@ -280,7 +280,9 @@ export async function migratePostgres(client: pg.ClientBase, migrations: readonl
     await client.query('CREATE TABLE IF NOT EXISTS gateway_schema (version integer NOT NULL)');
     const current = Number((await client.query<{ version: number }>('SELECT max(version) AS version FROM gateway_schema')).rows[0]?.version ?? 0);
     if (current > known) {
-      throw new Error(`the database has gateway schema version ${current}, newer than this build knows (${known}): run a newer gateway, or point database_url at another database`);
+      throw new Error(
+        `the database has gateway schema version ${current}, newer than this build knows (${known}): run a newer gateway, or point database_url at another database`,
+      );
     }
     if (current === known) return;
     await client.query('BEGIN');

@@ -12,7 +12,8 @@ import { secretCheck } from '../server-secret.ts';
  */
 export async function resolvePostgresSecret(client: pg.ClientBase, configured: string | undefined): Promise<ServerSecret> {
   const read = async (key: string) => (await client.query<{ value: string }>('SELECT value FROM gateway_meta WHERE key = $1', [key])).rows[0]?.value;
-  const write = (key: string, value: string) => client.query('INSERT INTO gateway_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
+  const write = (key: string, value: string) =>
+    client.query('INSERT INTO gateway_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
   let value = configured;
   if (value === undefined) {
     await write('generated_secret', randomBytes(32).toString('base64url'));

@@ -40,13 +40,15 @@ export class RoundTripBatch<In, Out> {
     if (this.#inFlight >= this.#concurrency || this.#waiting.length === 0) return;
     const batch = this.#waiting.splice(0, this.#maxItems);
     this.#inFlight++;
-    this.#run(batch.map((w) => w.item)).then(
-      (outs) => batch.forEach((w, i) => w.resolve(outs[i]!)),
-      (error: unknown) => batch.forEach((w) => w.reject(error)),
-    ).finally(() => {
-      this.#inFlight--;
-      this.#schedule();
-    });
+    this.#run(batch.map((w) => w.item))
+      .then(
+        (outs) => batch.forEach((w, i) => w.resolve(outs[i]!)),
+        (error: unknown) => batch.forEach((w) => w.reject(error)),
+      )
+      .finally(() => {
+        this.#inFlight--;
+        this.#schedule();
+      });
     this.#schedule();
   }
 }

@@ -8,10 +8,12 @@ export const STORE_RETRY_AFTER_SECONDS = 2;
  * Retry-After, in the client's protocol shape (the HTTP layer encodes it), naming no address.
  */
 export function storeUnavailable(): GatewayFailure {
-  return new GatewayFailure(gatewayError('unavailable', 'the gateway cannot reach its governance store (PostgreSQL) to account for this request; retry shortly', {
-    code: 'store_unavailable',
-    retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
-  }));
+  return new GatewayFailure(
+    gatewayError('unavailable', 'the gateway cannot reach its governance store (PostgreSQL) to account for this request; retry shortly', {
+      code: 'store_unavailable',
+      retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+    }),
+  );
 }
 
 /** A refusal of ours passes as it is; anything else the database or the driver threw is the store being unavailable. */

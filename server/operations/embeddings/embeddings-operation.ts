@@ -40,13 +40,20 @@ export function embeddingsOperation(protocol: ProtocolId, origin: EmbeddingsOrig
           if (egress === undefined) throw noEmbeddings(lane.provider.protocol);
           const encoded = splitBatches(request, egress.batchLimit(lane.upstreamModel)).map((batch) => egress.encodeRequest(batch, target)); // throws when the lane cannot express it
           const warnings = encoded[0]?.warnings ?? [];
-          return (attempt) => translateWhole(exchange, attempt, encoded.map((e) => e.call), (answer) => egress.decodeResponse(JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>, answer.headers), (parts) => {
-            const merged = mergeBatches(parts);
-            if (merged.vectors.length !== request.inputs.length) throw new Error(`${merged.vectors.length} vectors for ${request.inputs.length} inputs`);
-            const inputTokens = merged.inputTokens ?? tokensInBytes(textBytes);
-            const answer = codec.encodeResponse(merged, request, { model: origin.pathModel ?? request.model ?? lane.upstreamModel, inputTokens });
-            return { ...answer, usage: tokenUsage(merged.inputTokens ?? undefined), warnings };
-          });
+          return (attempt) =>
+            translateWhole(
+              exchange,
+              attempt,
+              encoded.map((e) => e.call),
+              (answer) => egress.decodeResponse(JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>, answer.headers),
+              (parts) => {
+                const merged = mergeBatches(parts);
+                if (merged.vectors.length !== request.inputs.length) throw new Error(`${merged.vectors.length} vectors for ${request.inputs.length} inputs`);
+                const inputTokens = merged.inputTokens ?? tokensInBytes(textBytes);
+                const answer = codec.encodeResponse(merged, request, { model: origin.pathModel ?? request.model ?? lane.upstreamModel, inputTokens });
+                return { ...answer, usage: tokenUsage(merged.inputTokens ?? undefined), warnings };
+              },
+            );
         },
       };
     },
@@ -64,5 +71,10 @@ function tokenUsage(inputTokens: number | undefined): Usage | null {
 }
 
 function noEmbeddings(protocol: ProtocolId): GatewayFailure {
-  return new GatewayFailure(gatewayError('invalid_request', `the ${protocol} protocol has no embeddings operation: this lane cannot serve embeddings`, { param: 'model', code: 'operation_not_supported' }));
+  return new GatewayFailure(
+    gatewayError('invalid_request', `the ${protocol} protocol has no embeddings operation: this lane cannot serve embeddings`, {
+      param: 'model',
+      code: 'operation_not_supported',
+    }),
+  );
 }

@@ -32,7 +32,13 @@ export function transcriptionPricing(exchange: Exchange, worstBytes: number, byt
     Object.assign(reported, readReport(body, headers['content-type']));
     if (reported.seconds === undefined && reported.usage === undefined) {
       const uploadBytes = bytesRead();
-      exchange.meter.warnings = [{ kind: 'estimated', path: 'usage', message: `the upstream reported no duration; the gateway estimated ${estimatedSeconds(uploadBytes)} s from the upload's ${uploadBytes} bytes` }];
+      exchange.meter.warnings = [
+        {
+          kind: 'estimated',
+          path: 'usage',
+          message: `the upstream reported no duration; the gateway estimated ${estimatedSeconds(uploadBytes)} s from the upload's ${uploadBytes} bytes`,
+        },
+      ];
     }
     return reported.usage ?? null;
   };
@@ -53,7 +59,8 @@ export function transcriptionPricing(exchange: Exchange, worstBytes: number, byt
 
 function cost(lane: ModelRoute, reported: Reported, uploadBytes: number): bigint {
   const { per_audio_second: perSecond, input } = lane.operationPrices.audio ?? {};
-  if (reported.usage !== undefined && input !== undefined) return chargeMicrocents([{ tokens: reported.usage.inputTokens + reported.usage.outputTokens, price: microcentsPerToken(input) }]);
+  if (reported.usage !== undefined && input !== undefined)
+    return chargeMicrocents([{ tokens: reported.usage.inputTokens + reported.usage.outputTokens, price: microcentsPerToken(input) }]);
   if (perSecond === undefined) return 0n;
   return seconds(reported.seconds ?? estimatedSeconds(uploadBytes), perSecond);
 }

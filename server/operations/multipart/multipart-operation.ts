@@ -43,7 +43,12 @@ export function multipartOperation(protocol: ProtocolId, route: MultipartRoute):
         attempt(lane) {
           requireSameProtocolLane(lane, route.operation, protocol);
           const length = upload.lengthWith(lane.upstreamModel);
-          const call = { path: route.upstreamPath, body: upload.body(lane.upstreamModel), contentType: upload.contentType, ...(length !== undefined && { contentLength: length }) };
+          const call = {
+            path: route.upstreamPath,
+            body: upload.body(lane.upstreamModel),
+            contentType: upload.contentType,
+            ...(length !== undefined && { contentLength: length }),
+          };
           return async (attempt) => {
             // Past the replay bound the upload cannot start again: the previous lane's failure stands.
             if (!upload.canStart && lastFailure !== undefined && lastFailure.status === 'failed') return { ...lastFailure, outcome: 'client_fault' };

@@ -39,7 +39,15 @@ export class StreamedUpload {
   private readonly declaredLength: number | undefined;
   readonly contentType: string;
 
-  private constructor(source: AsyncIterator<Buffer>, limit: number, hold: BodyHold, head: Buffer, model: ModelField, declaredLength: number | undefined, contentType: string) {
+  private constructor(
+    source: AsyncIterator<Buffer>,
+    limit: number,
+    hold: BodyHold,
+    head: Buffer,
+    model: ModelField,
+    declaredLength: number | undefined,
+    contentType: string,
+  ) {
     this.source = source;
     this.limit = limit;
     this.hold = hold;
@@ -56,7 +64,7 @@ export class StreamedUpload {
     const scanner = new ModelFieldScanner(multipartBoundary(contentType));
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-    const source = (req[Symbol.asyncIterator]() as AsyncIterator<Buffer>);
+    const source = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     let size = 0;
     for (;;) {
       const next = await source.next();
@@ -66,7 +74,8 @@ export class StreamedUpload {
       if (!hold.growTo(size)) throw noRoom();
       const found = scanner.push(next.value);
       if (found === 'absent') throw missingModel('the multipart body has no model field');
-      if (found !== 'more') return new StreamedUpload(source, limit, hold, Buffer.from(scanner.head), found, Number.isFinite(declared) ? declared : undefined, contentType!);
+      if (found !== 'more')
+        return new StreamedUpload(source, limit, hold, Buffer.from(scanner.head), found, Number.isFinite(declared) ? declared : undefined, contentType!);
     }
   }
 
@@ -93,7 +102,10 @@ export class StreamedUpload {
 
   /** The upload for one attempt: the head with the model rewritten, what was kept, then the rest as it arrives. */
   body(upstreamModel: string): () => AsyncIterable<Buffer> {
-    const prefix = upstreamModel === this.model.value ? [this.head] : [this.head.subarray(0, this.model.start), Buffer.from(upstreamModel), this.head.subarray(this.model.end)];
+    const prefix =
+      upstreamModel === this.model.value
+        ? [this.head]
+        : [this.head.subarray(0, this.model.start), Buffer.from(upstreamModel), this.head.subarray(this.model.end)];
     return () => {
       this.attempts++;
       return this.chunks(prefix);

@@ -32,22 +32,37 @@ export function rerankOperation(protocol: ProtocolId, version: 'v1' | 'v2'): Ope
         attempt(lane) {
           requireSameProtocolLane(lane, 'rerank', [protocol, 'bedrock']);
           if (lane.provider.protocol === protocol) {
-            const call = { path: `/${version}/rerank`, body: request.model === lane.upstreamModel ? body : replaceTopLevelString(body, 'model', lane.upstreamModel) };
-            return (attempt) => relayAnswer(exchange, attempt, call, (answer) => {
-              billed = answer === undefined ? undefined : billedSearchUnits(answer);
-              return null;
-            });
+            const call = {
+              path: `/${version}/rerank`,
+              body: request.model === lane.upstreamModel ? body : replaceTopLevelString(body, 'model', lane.upstreamModel),
+            };
+            return (attempt) =>
+              relayAnswer(exchange, attempt, call, (answer) => {
+                billed = answer === undefined ? undefined : billedSearchUnits(answer);
+                return null;
+              });
           }
           const call = bedrockRerankCall(request, lane.upstreamModel);
-          return (attempt) => translateWhole(exchange, attempt, [call], (answer) => readBedrockRerank(JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>), ([ranked]) => {
-            const results = ranked!.results.map((r) => ({
-              index: r.index,
-              relevance_score: r.relevanceScore,
-              ...(version === 'v1' && request.returnDocuments && { document: { text: request.documents[r.index] } }),
-            }));
-            const answer = { id: ranked!.id ?? randomUUID(), results, meta: { api_version: { version: version === 'v1' ? '1' : '2' }, billed_units: { search_units: estimated } } };
-            return { body: JSON.stringify(answer), headers: { 'content-type': 'application/json' }, usage: ZERO_USAGE, warnings: [] };
-          });
+          return (attempt) =>
+            translateWhole(
+              exchange,
+              attempt,
+              [call],
+              (answer) => readBedrockRerank(JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>),
+              ([ranked]) => {
+                const results = ranked!.results.map((r) => ({
+                  index: r.index,
+                  relevance_score: r.relevanceScore,
+                  ...(version === 'v1' && request.returnDocuments && { document: { text: request.documents[r.index] } }),
+                }));
+                const answer = {
+                  id: ranked!.id ?? randomUUID(),
+                  results,
+                  meta: { api_version: { version: version === 'v1' ? '1' : '2' }, billed_units: { search_units: estimated } },
+                };
+                return { body: JSON.stringify(answer), headers: { 'content-type': 'application/json' }, usage: ZERO_USAGE, warnings: [] };
+              },
+            );
         },
       };
     },

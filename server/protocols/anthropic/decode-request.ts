@@ -71,9 +71,8 @@ function decodeSystem(system: string | AnthropicBlock[], path: string, unmapped:
 
 /** A user turn's tool_result blocks become a `tool` message ahead of the rest of the turn. */
 function decodeMessage(message: AnthropicMessage, path: string, unmapped: UnmappedField[]): Message[] {
-  const blocks: AnthropicBlock[] = typeof message.content === 'string'
-    ? (message.content === '' ? [] : [{ type: 'text', text: message.content }])
-    : message.content;
+  const blocks: AnthropicBlock[] =
+    typeof message.content === 'string' ? (message.content === '' ? [] : [{ type: 'text', text: message.content }]) : message.content;
   if (message.role === 'system') {
     return [{ role: 'system', content: blocks.map((b, j) => decodeText(b, `${path}.content[${j}]`, unmapped)) }];
   }
@@ -130,9 +129,8 @@ function decodeImage(source: AnthropicImageSource, path: string): ImageBlock {
 }
 
 function decodeToolResult(block: Branch<AnthropicBlock, 'tool_result'>, path: string, unmapped: UnmappedField[]): ContentBlock {
-  const parts: AnthropicBlock[] = typeof block.content === 'string'
-    ? (block.content === '' ? [] : [{ type: 'text', text: block.content }])
-    : (block.content ?? []);
+  const parts: AnthropicBlock[] =
+    typeof block.content === 'string' ? (block.content === '' ? [] : [{ type: 'text', text: block.content }]) : (block.content ?? []);
   const content = parts.map((part, k): TextBlock | ImageBlock => {
     const at = `${path}.content[${k}]`;
     if (isType(part, 'text')) return decodeText(part, at, unmapped);

@@ -53,13 +53,15 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
     body.system = system.length === 1 && only !== undefined && only.cache_control === undefined ? only.text : system;
   }
   if (request.tools !== undefined) {
-    body.tools = request.tools.map((tool): AnthropicTool => ({
-      name: tool.name,
-      ...(tool.description !== undefined && { description: tool.description }),
-      input_schema: asJsonObject(tool.parameters),
-      ...(tool.strict !== undefined && { strict: tool.strict }),
-      ...(tool.cacheControl !== undefined && { cache_control: tool.cacheControl as CacheControl }),
-    }));
+    body.tools = request.tools.map(
+      (tool): AnthropicTool => ({
+        name: tool.name,
+        ...(tool.description !== undefined && { description: tool.description }),
+        input_schema: asJsonObject(tool.parameters),
+        ...(tool.strict !== undefined && { strict: tool.strict }),
+        ...(tool.cacheControl !== undefined && { cache_control: tool.cacheControl as CacheControl }),
+      }),
+    );
   }
   const toolChoice = encodeToolChoice(request);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
@@ -85,7 +87,8 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
 }
 
 function encodeThinking(request: ChatRequest, lane: LaneContext, warnings: TranslationWarning[]): ClaudeThinking {
-  if (request.reasoning === undefined || reasoningRefusedBy(request.reasoning, lane.model, warnings)) return { maxTokens: request.maxTokens, sampling: clientSampling(request) };
+  if (request.reasoning === undefined || reasoningRefusedBy(request.reasoning, lane.model, warnings))
+    return { maxTokens: request.maxTokens, sampling: clientSampling(request) };
   return claudeThinking(request, lane.defaultMaxTokens, warnings, 'anthropic');
 }
 
@@ -101,9 +104,10 @@ function encodeText(block: TextBlock): AnthropicTextBlock {
 
 function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarning[]): AnthropicBlock {
   if (block.detail !== undefined) warnings.push(dropped(`${path}.detail`, 'image detail level'));
-  const source = block.source.kind === 'base64'
-    ? { type: 'base64' as const, media_type: block.source.mediaType, data: block.source.data }
-    : { type: 'url' as const, url: block.source.url };
+  const source =
+    block.source.kind === 'base64'
+      ? { type: 'base64' as const, media_type: block.source.mediaType, data: block.source.data }
+      : { type: 'url' as const, url: block.source.url };
   return { type: 'image', source };
 }
 
@@ -116,12 +120,16 @@ function encodeBlock(block: ContentBlock, path: string, warnings: TranslationWar
     case 'tool_call':
       return [{ type: 'tool_use', id: block.id, name: block.name, input: argumentsToObject(block.arguments, `${path}.arguments`) }];
     case 'tool_result':
-      return [{
-        type: 'tool_result',
-        tool_use_id: block.callId,
-        content: block.content.flatMap((part, k) => (isEmptyText(part) ? [] : [part.type === 'text' ? encodeText(part) : encodeImage(part, `${path}.content[${k}]`, warnings)])),
-        ...(block.isError && { is_error: true }),
-      }];
+      return [
+        {
+          type: 'tool_result',
+          tool_use_id: block.callId,
+          content: block.content.flatMap((part, k) =>
+            isEmptyText(part) ? [] : [part.type === 'text' ? encodeText(part) : encodeImage(part, `${path}.content[${k}]`, warnings)],
+          ),
+          ...(block.isError && { is_error: true }),
+        },
+      ];
     case 'reasoning':
       // Anthropic refuses thinking blocks without its own signature; another protocol's cannot pass.
       if (block.origin !== undefined && block.origin !== 'anthropic') {

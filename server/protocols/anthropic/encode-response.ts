@@ -17,10 +17,17 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
     const carried = block.type === 'reasoning' ? siblingThinking(block, 'anthropic') : undefined;
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_call') {
-      content.push({ type: 'tool_use', id: idWithSignature(block.id, block.signature), name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') });
+      content.push({
+        type: 'tool_use',
+        id: idWithSignature(block.id, block.signature),
+        name: block.name,
+        input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream'),
+      });
     } else if (block.type === 'reasoning' && carried !== undefined) {
       // Claude's thinking from Bedrock, carried as the signature so the client can send it back there.
-      content.push(block.redacted !== undefined ? { type: 'redacted_thinking', data: carried } : { type: 'thinking', thinking: block.text, signature: carried });
+      content.push(
+        block.redacted !== undefined ? { type: 'redacted_thinking', data: carried } : { type: 'thinking', thinking: block.text, signature: carried },
+      );
     } else if (isForeignReasoning(block, 'anthropic')) {
       // No Anthropic upstream could verify it if the client replayed it as a thinking block.
       warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));

@@ -19,7 +19,9 @@ const TYPE_FOR_KIND: Record<ErrorKind, string> = {
 };
 
 const KIND_FOR_TYPE: Record<string, ErrorKind> = Object.fromEntries(
-  Object.entries(TYPE_FOR_KIND).filter(([kind]) => kind !== 'unavailable').map(([kind, type]) => [type, kind as ErrorKind]),
+  Object.entries(TYPE_FOR_KIND)
+    .filter(([kind]) => kind !== 'unavailable')
+    .map(([kind, type]) => [type, kind as ErrorKind]),
 );
 
 export function errorBody(error: GatewayError): AnthropicErrorBody {

@@ -2,8 +2,20 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 
 /** Messages fields the IR maps. */
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
-  'model', 'max_tokens', 'messages', 'system', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k',
-  'tools', 'tool_choice', 'metadata', 'output_config', 'thinking',
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'metadata',
+  'output_config',
+  'thinking',
 ]);
 
 /** Messages fields with no IR slot, and what happens to them on a cross-protocol hop. */

@@ -11,7 +11,15 @@ interface AnthropicStreamPayload {
   index?: number;
   message?: { id: string; model: string; usage?: AnthropicUsage };
   content_block?: AnthropicBlock | { type: string };
-  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  delta?: {
+    type?: string;
+    text?: string;
+    partial_json?: string;
+    thinking?: string;
+    signature?: string;
+    stop_reason?: string | null;
+    stop_sequence?: string | null;
+  };
   usage?: Partial<AnthropicUsage>;
   error?: { type?: string; message?: string };
 }

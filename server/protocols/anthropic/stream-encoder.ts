@@ -59,10 +59,13 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         this.indices.set(e.index, index);
         this.kinds.set(e.index, block.type);
         const contentBlock =
-          block.type === 'text' ? { type: 'text', text: '' }
-          : block.type === 'tool_call' ? { type: 'tool_use', id: idWithSignature(block.id, block.signature), name: block.name, input: {} }
-          : block.type === 'reasoning' ? { type: 'thinking', thinking: '', signature: '' }
-          : { type: 'redacted_thinking', data: sibling ? this.sibling.redacted(block.data) : block.data };
+          block.type === 'text'
+            ? { type: 'text', text: '' }
+            : block.type === 'tool_call'
+              ? { type: 'tool_use', id: idWithSignature(block.id, block.signature), name: block.name, input: {} }
+              : block.type === 'reasoning'
+                ? { type: 'thinking', thinking: '', signature: '' }
+                : { type: 'redacted_thinking', data: sibling ? this.sibling.redacted(block.data) : block.data };
         return this.start() + event('content_block_start', { index, content_block: contentBlock });
       }
       case 'block_delta': {
@@ -74,10 +77,13 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         if (this.sibling.hold(e.index, d)) return '';
         const index = this.indices.get(e.index) ?? 0;
         const delta =
-          d.type === 'text' ? { type: 'text_delta', text: d.text }
-          : d.type === 'tool_arguments' ? { type: 'input_json_delta', partial_json: d.partialJson }
-          : d.type === 'reasoning' ? { type: 'thinking_delta', thinking: d.text }
-          : { type: 'signature_delta', signature: d.signature };
+          d.type === 'text'
+            ? { type: 'text_delta', text: d.text }
+            : d.type === 'tool_arguments'
+              ? { type: 'input_json_delta', partial_json: d.partialJson }
+              : d.type === 'reasoning'
+                ? { type: 'thinking_delta', thinking: d.text }
+                : { type: 'signature_delta', signature: d.signature };
         return this.start() + event('content_block_delta', { index, delta });
       }
       case 'block_stop': {
@@ -96,10 +102,12 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       case 'error':
         return sseEvent(JSON.stringify(errorBody(e.error)), 'error');
       case 'message_stop':
-        return this.start()
-          + event('message_delta', { delta: encodeFinishReason(this.finish), usage: encodeUsage(this.usage) })
-          + sseWarningsComment(this.client, this.warnings)
-          + event('message_stop', {});
+        return (
+          this.start() +
+          event('message_delta', { delta: encodeFinishReason(this.finish), usage: encodeUsage(this.usage) }) +
+          sseWarningsComment(this.client, this.warnings) +
+          event('message_stop', {})
+        );
     }
   }
 
@@ -109,8 +117,14 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     const usage = encodeUsage(this.usage);
     return event('message_start', {
       message: {
-        id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
-        stop_reason: null, stop_sequence: null, usage,
+        id: this.id,
+        type: 'message',
+        role: 'assistant',
+        model: this.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
       },
     });
   }

@@ -1,13 +1,4 @@
-import type {
-  ChatRequest,
-  ContentBlock,
-  ImageBlock,
-  Message,
-  TextBlock,
-  ToolChoice,
-  ToolDefinition,
-  UnmappedField,
-} from '../../ir/index.ts';
+import type { ChatRequest, ContentBlock, ImageBlock, Message, TextBlock, ToolChoice, ToolDefinition, UnmappedField } from '../../ir/index.ts';
 import type { RequestOrigin } from '../codec.ts';
 import { invalidField } from '../shared/invalid-field.ts';
 import { argumentsFromObject } from '../shared/tool-arguments.ts';
@@ -176,7 +167,8 @@ function decodeBlock(block: BedrockContentBlock, at: string, unmapped: UnmappedF
       const carried = signature === undefined ? undefined : thinkingFromCarrier(signature);
       return carried ?? { type: 'reasoning', text, ...(signature !== undefined && { signature }), origin: 'bedrock' };
     }
-    if (reasoning.redactedContent !== undefined) return thinkingFromCarrier(reasoning.redactedContent) ?? { type: 'reasoning', text: '', redacted: reasoning.redactedContent, origin: 'bedrock' };
+    if (reasoning.redactedContent !== undefined)
+      return thinkingFromCarrier(reasoning.redactedContent) ?? { type: 'reasoning', text: '', redacted: reasoning.redactedContent, origin: 'bedrock' };
     throw invalidField(`${at}.reasoningContent`, 'this kind of reasoning content cannot be translated', 'unsupported_parameter');
   }
   if (block.guardContent !== undefined) return decodeGuardContent(block.guardContent, `${at}.guardContent`, unmapped);

@@ -45,7 +45,7 @@ export const bedrockEmbeddings: EmbeddingsCodec = {
       };
     }
     if ('texts' in body || 'images' in body) return decodeCohereEmbed(body, 'bedrock');
-    throw invalidField('body', 'InvokeModel on this gateway takes an embedding model\'s body: Titan (inputText) or Cohere (texts, input_type)');
+    throw invalidField('body', "InvokeModel on this gateway takes an embedding model's body: Titan (inputText) or Cohere (texts, input_type)");
   },
 
   encodeRequest(request, lane) {
@@ -54,7 +54,14 @@ export const bedrockEmbeddings: EmbeddingsCodec = {
     const path = `/model/${encodeURIComponent(lane.model)}/invoke`;
     if (kind === 'titan') {
       return {
-        call: { path, body: JSON.stringify({ inputText: request.inputs[0], ...(request.dimensions !== undefined && { dimensions: request.dimensions }), ...(request.normalize === false && { normalize: false }) }) },
+        call: {
+          path,
+          body: JSON.stringify({
+            inputText: request.inputs[0],
+            ...(request.dimensions !== undefined && { dimensions: request.dimensions }),
+            ...(request.normalize === false && { normalize: false }),
+          }),
+        },
         warnings: droppedEmbeddingFields(request, { normalize: true }),
       };
     }

@@ -63,7 +63,12 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   return { body, warnings };
 }
 
-function encodeInferenceConfig(request: ChatRequest, maxTokens: number | undefined, temperature: number | undefined, topP: number | undefined): BedrockInferenceConfig {
+function encodeInferenceConfig(
+  request: ChatRequest,
+  maxTokens: number | undefined,
+  temperature: number | undefined,
+  topP: number | undefined,
+): BedrockInferenceConfig {
   // maxTokens stays optional: Bedrock fills in the model's own default.
   return {
     ...(maxTokens !== undefined && { maxTokens }),
@@ -105,7 +110,8 @@ function encodeImage(block: ImageBlock, path: string, warnings: TranslationWarni
     throw unsupportedField(`${path}.source.url`, 'Bedrock', 'Bedrock takes image bytes, not URLs, and media_fetch is off; send the image as base64 data');
   }
   const format = formatFromMediaType(block.source.mediaType);
-  if (format === undefined) throw unsupportedField(`${path}.source.media_type`, 'Bedrock', `Bedrock takes png, jpeg, gif and webp images, not ${block.source.mediaType}`);
+  if (format === undefined)
+    throw unsupportedField(`${path}.source.media_type`, 'Bedrock', `Bedrock takes png, jpeg, gif and webp images, not ${block.source.mediaType}`);
   if (block.detail !== undefined) warnings.push(dropped(`${path}.detail`, 'image detail level'));
   return { format, source: { bytes: block.source.data } };
 }

@@ -20,10 +20,20 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
     const carried = block.type === 'reasoning' ? siblingThinking(block, 'bedrock') : undefined;
     if (block.type === 'text') content.push({ text: block.text });
     else if (block.type === 'tool_call') {
-      content.push({ toolUse: { toolUseId: idWithSignature(block.id, block.signature), name: block.name, input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream') } });
+      content.push({
+        toolUse: {
+          toolUseId: idWithSignature(block.id, block.signature),
+          name: block.name,
+          input: argumentsToObject(block.arguments, `content[${i}].arguments`, 'upstream'),
+        },
+      });
     } else if (block.type === 'reasoning' && carried !== undefined) {
       // Claude's thinking from Anthropic, carried as the signature so the client can send it back there.
-      content.push(block.redacted !== undefined ? { reasoningContent: { redactedContent: carried } } : { reasoningContent: { reasoningText: { text: block.text, signature: carried } } });
+      content.push(
+        block.redacted !== undefined
+          ? { reasoningContent: { redactedContent: carried } }
+          : { reasoningContent: { reasoningText: { text: block.text, signature: carried } } },
+      );
     } else if (isForeignReasoning(block, 'bedrock')) {
       // A client would replay it as Bedrock reasoning, which no Bedrock model could verify.
       warnings.push(dropped(`content[${i}]`, `reasoning from the ${block.origin} protocol`));

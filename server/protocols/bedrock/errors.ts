@@ -61,10 +61,14 @@ const ERROR_TYPE_SUFFIX = ':http://internal.amazon.com/coral/com.amazon.bedrock/
 const capitalised = (type: string) => type.charAt(0).toUpperCase() + type.slice(1);
 
 export function encodeError(error: GatewayError): ErrorEnvelope {
-  return errorEnvelope(error, { message: error.message }, {
-    'content-type': 'application/json',
-    'x-amzn-errortype': `${TYPE_FOR_KIND[error.kind]}${ERROR_TYPE_SUFFIX}`,
-  });
+  return errorEnvelope(
+    error,
+    { message: error.message },
+    {
+      'content-type': 'application/json',
+      'x-amzn-errortype': `${TYPE_FOR_KIND[error.kind]}${ERROR_TYPE_SUFFIX}`,
+    },
+  );
 }
 
 /** An upstream Bedrock error response to the IR error; `code` is the error type (the catalog's error_map keys). */

@@ -39,7 +39,12 @@ export const bedrockProtocol: ProtocolDefinition<'bedrock'> = {
   streamHeaders: () => EVENTSTREAM_HEADERS,
   routes: [
     { method: 'POST', path: '/model/:modelId/converse', operation: 'chat', origin: (params) => ({ pathModel: String(params.modelId), pathStream: false }) },
-    { method: 'POST', path: '/model/:modelId/converse-stream', operation: 'chat', origin: (params) => ({ pathModel: String(params.modelId), pathStream: true }) },
+    {
+      method: 'POST',
+      path: '/model/:modelId/converse-stream',
+      operation: 'chat',
+      origin: (params) => ({ pathModel: String(params.modelId), pathStream: true }),
+    },
     // InvokeModel, for embedding models (Titan and Cohere bodies).
     { method: 'POST', path: '/model/:modelId/invoke', operation: 'embeddings', origin: (params) => ({ pathModel: String(params.modelId) }) },
   ],

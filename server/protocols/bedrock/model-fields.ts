@@ -42,7 +42,8 @@ export function decodeModelFields(fields: unknown, unmapped: UnmappedField[]): M
     if (key === 'inferenceConfig' && typeof value === 'object') {
       const { topK: novaTopK, ...others } = value as Record<string, unknown>;
       if (typeof novaTopK === 'number') topK = novaTopK;
-      for (const [inner, v] of Object.entries(others)) unmapped.push({ path: `${path}.${inner}`, value: v, disposition: 'warn', reason: 'model-specific inference setting' });
+      for (const [inner, v] of Object.entries(others))
+        unmapped.push({ path: `${path}.${inner}`, value: v, disposition: 'warn', reason: 'model-specific inference setting' });
       continue;
     }
     const rule = MODEL_FIELD_RULES[key];

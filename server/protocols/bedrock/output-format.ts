@@ -23,7 +23,12 @@ export function decodeOutputConfig(value: unknown, unmapped: UnmappedField[]): R
     throw invalidField('outputConfig.textFormat.structure.jsonSchema.schema', 'is not a JSON text');
   }
   if (definition.description !== undefined) {
-    unmapped.push({ path: 'outputConfig.textFormat.structure.jsonSchema.description', value: definition.description, disposition: 'warn', reason: 'schema description' });
+    unmapped.push({
+      path: 'outputConfig.textFormat.structure.jsonSchema.description',
+      value: definition.description,
+      disposition: 'warn',
+      reason: 'schema description',
+    });
   }
   return { type: 'json_schema', schema, ...(definition.name !== undefined && { name: definition.name }) };
 }

@@ -2,7 +2,12 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 
 /** Converse fields the IR maps (the model id is in the path, never in the body). */
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
-  'messages', 'system', 'inferenceConfig', 'toolConfig', 'additionalModelRequestFields', 'outputConfig',
+  'messages',
+  'system',
+  'inferenceConfig',
+  'toolConfig',
+  'additionalModelRequestFields',
+  'outputConfig',
 ]);
 
 /** Converse fields with no IR slot, and what happens to them on a cross-protocol hop. */
@@ -13,7 +18,11 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   promptVariables: { disposition: 'reject', reason: 'Bedrock prompt-management variables' },
   additionalModelResponseFieldPaths: { disposition: 'warn', reason: 'extra model-specific response fields' },
   requestMetadata: { disposition: 'warn', reason: 'Bedrock invocation-log metadata' },
-  performanceConfig: { disposition: 'warn', reason: 'Bedrock latency-optimised inference', isNeutral: (v) => (v as { latency?: string }).latency === 'standard' },
+  performanceConfig: {
+    disposition: 'warn',
+    reason: 'Bedrock latency-optimised inference',
+    isNeutral: (v) => (v as { latency?: string }).latency === 'standard',
+  },
   serviceTier: { disposition: 'warn', reason: 'Bedrock service tier', isNeutral: (v) => (v as { type?: string }).type === 'default' },
 };
 

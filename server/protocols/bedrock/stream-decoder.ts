@@ -77,7 +77,10 @@ export class BedrockStreamDecoder implements StreamDecoder {
         this.done = true;
         return;
       case 'error':
-        out.push({ type: 'error', error: gatewayError('server', headers[':error-message'] ?? 'Bedrock stream error', { code: headers[':error-code'] ?? null }) });
+        out.push({
+          type: 'error',
+          error: gatewayError('server', headers[':error-message'] ?? 'Bedrock stream error', { code: headers[':error-code'] ?? null }),
+        });
         this.done = true;
         return;
       default:
@@ -176,7 +179,10 @@ export class BedrockStreamDecoder implements StreamDecoder {
   }
 
   private fail(out: StreamEvent[]): void {
-    out.push({ type: 'error', error: gatewayError('server', 'the Bedrock upstream sent a malformed event-stream frame', { status: 502, code: 'bad_upstream_stream' }) });
+    out.push({
+      type: 'error',
+      error: gatewayError('server', 'the Bedrock upstream sent a malformed event-stream frame', { status: 502, code: 'bad_upstream_stream' }),
+    });
     this.done = true;
   }
 }

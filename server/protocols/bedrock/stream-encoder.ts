@@ -62,7 +62,9 @@ export class BedrockStreamEncoder implements StreamEncoder {
         this.indices.set(e.index, contentBlockIndex);
         this.kinds.set(e.index, block.type);
         if (block.type === 'tool_call') {
-          return this.withStart(event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: idWithSignature(block.id, block.signature), name: block.name } } }));
+          return this.withStart(
+            event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: idWithSignature(block.id, block.signature), name: block.name } } }),
+          );
         }
         if (block.type === 'redacted_reasoning') {
           const data = sibling ? this.sibling.redacted(block.data) : block.data;
@@ -77,10 +79,13 @@ export class BedrockStreamEncoder implements StreamEncoder {
         if (d.type === 'signature' && this.kinds.get(e.index) !== 'reasoning') return EMPTY;
         if (this.sibling.hold(e.index, d)) return EMPTY;
         const delta =
-          d.type === 'text' ? { text: d.text }
-          : d.type === 'tool_arguments' ? { toolUse: { input: d.partialJson } }
-          : d.type === 'reasoning' ? { reasoningContent: { text: d.text } }
-          : { reasoningContent: { signature: d.signature } };
+          d.type === 'text'
+            ? { text: d.text }
+            : d.type === 'tool_arguments'
+              ? { toolUse: { input: d.partialJson } }
+              : d.type === 'reasoning'
+                ? { reasoningContent: { text: d.text } }
+                : { reasoningContent: { signature: d.signature } };
         return this.withStart(event('contentBlockDelta', { contentBlockIndex: this.wireIndex(e.index), delta }));
       }
       case 'block_stop': {
@@ -94,7 +99,9 @@ export class BedrockStreamEncoder implements StreamEncoder {
       case 'finish': {
         this.stopped = true;
         const fields = stopSequenceFields(e.finish, true);
-        return this.withStart(event('messageStop', { stopReason: encodeFinishReason(e.finish), ...(fields !== undefined && { additionalModelResponseFields: fields }) }));
+        return this.withStart(
+          event('messageStop', { stopReason: encodeFinishReason(e.finish), ...(fields !== undefined && { additionalModelResponseFields: fields }) }),
+        );
       }
       case 'usage':
         this.usage = e.usage;

@@ -3,7 +3,11 @@ import type { TranslationWarning } from '../codec.ts';
 import { unsupportedField } from '../shared/invalid-field.ts';
 import { reshaped } from '../shared/warnings.ts';
 import { cachePointFromControl } from './cache-point.ts';
-import type { Tool as BedrockTool, ToolChoice as BedrockToolChoice, ToolConfiguration as BedrockToolConfig } from '../../../generated/protocols/bedrock/request.ts';
+import type {
+  Tool as BedrockTool,
+  ToolChoice as BedrockToolChoice,
+  ToolConfiguration as BedrockToolConfig,
+} from '../../../generated/protocols/bedrock/request.ts';
 import { asJsonObject } from '../shared/json-object.ts';
 
 /**
@@ -16,18 +20,26 @@ export function encodeToolConfig(request: ChatRequest, warnings: TranslationWarn
   let tools = request.tools ?? [];
   if (none && !history.used) {
     // Leaving the tools out is how a Bedrock request says "answer without calling a tool".
-    if (tools.length > 0) warnings.push(reshaped('tool_choice', 'Bedrock has no tool_choice "none": the tool definitions were left out so that the model cannot call them'));
+    if (tools.length > 0)
+      warnings.push(reshaped('tool_choice', 'Bedrock has no tool_choice "none": the tool definitions were left out so that the model cannot call them'));
     return undefined;
   }
   if (none) {
-    warnings.push(reshaped('tool_choice', 'Bedrock has no tool_choice "none" and needs tool definitions for a conversation with tool calls: the model may still call a tool'));
+    warnings.push(
+      reshaped(
+        'tool_choice',
+        'Bedrock has no tool_choice "none" and needs tool definitions for a conversation with tool calls: the model may still call a tool',
+      ),
+    );
   }
   if (tools.length === 0 && history.used) {
     if (history.names.length === 0) {
       throw unsupportedField('messages', 'Bedrock', 'the conversation holds tool results but no tool definitions or tool calls to name them');
     }
     tools = history.names.map((name): ToolDefinition => ({ name, parameters: { type: 'object', properties: {} } }));
-    warnings.push(reshaped('tools', `Bedrock needs tool definitions for a conversation with tool calls: ${history.names.join(', ')} declared with an empty object schema`));
+    warnings.push(
+      reshaped('tools', `Bedrock needs tool definitions for a conversation with tool calls: ${history.names.join(', ')} declared with an empty object schema`),
+    );
   }
   // The schema wants at least one tool (a non-empty tuple type).
   const [first, ...rest] = tools.flatMap((tool, i) => encodeTool(tool, `tools[${i}]`, warnings));

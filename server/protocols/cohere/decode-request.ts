@@ -1,14 +1,4 @@
-import type {
-  ChatRequest,
-  ContentBlock,
-  ImageBlock,
-  Message,
-  ResponseFormat,
-  TextBlock,
-  ToolChoice,
-  ToolDefinition,
-  UnmappedField,
-} from '../../ir/index.ts';
+import type { ChatRequest, ContentBlock, ImageBlock, Message, ResponseFormat, TextBlock, ToolChoice, ToolDefinition, UnmappedField } from '../../ir/index.ts';
 import { imageSourceFromUrl } from '../shared/data-url.ts';
 import { invalidField } from '../shared/invalid-field.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
@@ -121,7 +111,12 @@ function decodeToolMessage(message: CohereToolMessage, path: string, unmapped: U
   const content = partsOf(message.content).map((part, j): TextBlock => {
     const at = `${path}.content[${j}]`;
     if (!isType(part, 'document')) return decodeText(part, at, 'tool');
-    unmapped.push({ path: `${at}.document`, value: part.document, disposition: 'warn', reason: 'citable document form of a tool result (its data is sent as JSON text)' });
+    unmapped.push({
+      path: `${at}.document`,
+      value: part.document,
+      disposition: 'warn',
+      reason: 'citable document form of a tool result (its data is sent as JSON text)',
+    });
     return { type: 'text', text: JSON.stringify(part.document.data) };
   });
   return { role: 'tool', content: [{ type: 'tool_result', callId: plainCallId(message.tool_call_id), content, isError: false }] };

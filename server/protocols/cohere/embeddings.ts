@@ -2,7 +2,16 @@ import type { EmbeddingInputType, EmbeddingsRequest } from '../../ir/index.ts';
 import type { EmbeddingsCodec } from '../embeddings-codec.ts';
 import { replaceTopLevelString } from '../passthrough.ts';
 import { invalidField } from '../shared/invalid-field.ts';
-import { droppedEmbeddingFields, lastIntegerMember, optionalDimensions, refuseUntranslatable, textList, UpstreamShapeError, vectorOf, vectorToBase64 } from '../shared/embedding-vectors.ts';
+import {
+  droppedEmbeddingFields,
+  lastIntegerMember,
+  optionalDimensions,
+  refuseUntranslatable,
+  textList,
+  UpstreamShapeError,
+  vectorOf,
+  vectorToBase64,
+} from '../shared/embedding-vectors.ts';
 
 /** Cohere's limit on texts in one embed call (the API's and Bedrock's). */
 export const COHERE_MAX_TEXTS = 96;
@@ -72,17 +81,20 @@ export const cohereEmbeddings: EmbeddingsCodec = {
  */
 export function decodeCohereEmbed(body: Json, shape: 'v1' | 'v2' | 'bedrock'): EmbeddingsRequest {
   const inputType = body.input_type;
-  if (inputType !== undefined && (typeof inputType !== 'string' || !(INPUT_TYPES.includes(inputType) || inputType === 'image'))) throw invalidField('input_type', `must be one of ${[...INPUT_TYPES, 'image'].join(', ')}`);
+  if (inputType !== undefined && (typeof inputType !== 'string' || !(INPUT_TYPES.includes(inputType) || inputType === 'image')))
+    throw invalidField('input_type', `must be one of ${[...INPUT_TYPES, 'image'].join(', ')}`);
   const types = body.embedding_types;
-  if (types !== undefined && (!Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string'))) throw invalidField('embedding_types', 'must be a non-empty array of embedding types');
+  if (types !== undefined && (!Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string')))
+    throw invalidField('embedding_types', 'must be a non-empty array of embedding types');
   const truncate = body.truncate;
   if (truncate !== undefined && (typeof truncate !== 'string' || !(truncate in TRUNCATE))) throw invalidField('truncate', 'must be NONE, START or END');
   const dimensions = optionalDimensions(body.output_dimension, 'output_dimension');
-  const untranslatable = body.images !== undefined || body.inputs !== undefined || inputType === 'image'
-    ? { field: body.images !== undefined ? 'images' : body.inputs !== undefined ? 'inputs' : 'input_type', why: 'images are embedded by Cohere only' }
-    : Array.isArray(types) && types.some((t) => !TRANSLATABLE_TYPES.includes(t as string))
-      ? { field: 'embedding_types', why: 'only float and base64 embeddings can be made from another provider\'s vectors' }
-      : undefined;
+  const untranslatable =
+    body.images !== undefined || body.inputs !== undefined || inputType === 'image'
+      ? { field: body.images !== undefined ? 'images' : body.inputs !== undefined ? 'inputs' : 'input_type', why: 'images are embedded by Cohere only' }
+      : Array.isArray(types) && types.some((t) => !TRANSLATABLE_TYPES.includes(t as string))
+        ? { field: 'embedding_types', why: "only float and base64 embeddings can be made from another provider's vectors" }
+        : undefined;
   return {
     ...(typeof body.model === 'string' && { model: body.model }),
     inputs: untranslatable?.field === 'images' || untranslatable?.field === 'inputs' ? [] : textList(body.texts, 'texts', COHERE_MAX_TEXTS),
@@ -111,7 +123,9 @@ export function embeddingsByType(vectors: readonly (readonly number[])[], reques
 /** Float vectors of a Cohere answer: `embeddings` by type (`float`) or a plain list (v1 floats, Bedrock). */
 export function cohereVectors(body: Json): number[][] {
   const embeddings = body.embeddings;
-  const list = Array.isArray(embeddings) ? embeddings : (embeddings as { float?: unknown; base64?: unknown } | undefined)?.float ?? (embeddings as { base64?: unknown } | undefined)?.base64;
+  const list = Array.isArray(embeddings)
+    ? embeddings
+    : ((embeddings as { float?: unknown; base64?: unknown } | undefined)?.float ?? (embeddings as { base64?: unknown } | undefined)?.base64);
   if (!Array.isArray(list)) throw new UpstreamShapeError('embeddings holds no float vectors');
   return list.map((v, i) => vectorOf(v, `embeddings[${i}]`));
 }

@@ -31,9 +31,10 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   if (request.tools !== undefined) {
     body.tools = request.tools.map((tool, i) => encodeTool(tool, `tools[${i}]`, warnings));
     if (request.tools.length > 0 && request.tools.every((tool) => tool.strict === true)) body.strict_tools = true;
-    else request.tools.forEach((tool, i) => {
-      if (tool.strict === true) warnings.push(dropped(`tools[${i}].strict`, 'strict mode for some tools only (Cohere has one switch for all tools)'));
-    });
+    else
+      request.tools.forEach((tool, i) => {
+        if (tool.strict === true) warnings.push(dropped(`tools[${i}].strict`, 'strict mode for some tools only (Cohere has one switch for all tools)'));
+      });
   }
   const choice = request.toolChoice;
   if (choice?.type === 'tool') throw unsupportedField('tool_choice', 'Cohere', 'Cohere can require a tool call or forbid one, but cannot name the tool');

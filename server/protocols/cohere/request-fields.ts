@@ -2,8 +2,20 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 
 /** v2 Chat fields the IR maps (`strict_tools` becomes `strict` on every tool). */
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
-  'model', 'messages', 'stream', 'tools', 'strict_tools', 'tool_choice', 'response_format', 'max_tokens',
-  'stop_sequences', 'temperature', 'k', 'p', 'seed', 'thinking',
+  'model',
+  'messages',
+  'stream',
+  'tools',
+  'strict_tools',
+  'tool_choice',
+  'response_format',
+  'max_tokens',
+  'stop_sequences',
+  'temperature',
+  'k',
+  'p',
+  'seed',
+  'thinking',
 ]);
 
 const isZero = (v: unknown) => v === 0;

@@ -12,8 +12,7 @@ import { idWithSignature } from '../shared/signature-carrier.ts';
  * The SDK ends its stream at any data line that contains `[DONE]`, even inside a string, so the
  * bracket is written as a JSON escape there: the same text for every JSON reader.
  */
-const event = (type: string, payload: Record<string, unknown>) =>
-  sseEvent(JSON.stringify({ type, ...payload }).replaceAll('[DONE]', '\\u005bDONE]'), type);
+const event = (type: string, payload: Record<string, unknown>) => sseEvent(JSON.stringify({ type, ...payload }).replaceAll('[DONE]', '\\u005bDONE]'), type);
 
 /** Where an IR block went on the wire: Cohere numbers content parts and tool calls separately. */
 type Placement = { readonly kind: 'content' | 'tool'; readonly index: number } | { readonly kind: 'skipped' };
@@ -61,13 +60,20 @@ export class CohereStreamEncoder implements StreamEncoder {
         this.usage = e.usage;
         return '';
       case 'error':
-        return this.start() + event('message-end', {
-          delta: { finish_reason: streamErrorReason(e.error), error: e.error.message, ...(this.usage !== undefined && { usage: encodeUsage(this.usage) }) },
-        });
+        return (
+          this.start() +
+          event('message-end', {
+            delta: { finish_reason: streamErrorReason(e.error), error: e.error.message, ...(this.usage !== undefined && { usage: encodeUsage(this.usage) }) },
+          })
+        );
       case 'message_stop': {
         const usage = this.usage ?? ZERO_USAGE;
         this.warnings.push(...usageWarnings(usage));
-        return this.start() + sseWarningsComment(this.client, this.warnings) + event('message-end', { delta: { finish_reason: encodeFinishReason(this.finish), usage: encodeUsage(usage) } });
+        return (
+          this.start() +
+          sseWarningsComment(this.client, this.warnings) +
+          event('message-end', { delta: { finish_reason: encodeFinishReason(this.finish), usage: encodeUsage(usage) } })
+        );
       }
     }
   }
@@ -102,7 +108,9 @@ export class CohereStreamEncoder implements StreamEncoder {
       case 'reasoning':
         return delta.text === '' ? '' : event('content-delta', { index, delta: { message: { content: { thinking: delta.text } } } });
       case 'tool_arguments':
-        return delta.partialJson === '' ? '' : event('tool-call-delta', { index, delta: { message: { tool_calls: { function: { arguments: delta.partialJson } } } } });
+        return delta.partialJson === ''
+          ? ''
+          : event('tool-call-delta', { index, delta: { message: { tool_calls: { function: { arguments: delta.partialJson } } } } });
       case 'signature':
         if (!this.warnings.some((w) => w.path === `content[${irIndex}].signature`)) {
           this.warnings.push(dropped(`content[${irIndex}].signature`, 'the reasoning signature'));

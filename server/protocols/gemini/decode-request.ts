@@ -77,7 +77,8 @@ function modelOfBody(model: unknown): string {
 function decodeSystem(content: GeminiContent, unmapped: UnmappedField[]): Message {
   const blocks = (content.parts ?? []).map((part, j): TextBlock => {
     const path = `systemInstruction.parts[${j}]`;
-    if (typeof part.text !== 'string' || part.thought === true) throw invalidField(path, 'a system instruction can only hold text parts to be translated', 'unsupported_parameter');
+    if (typeof part.text !== 'string' || part.thought === true)
+      throw invalidField(path, 'a system instruction can only hold text parts to be translated', 'unsupported_parameter');
     warnTuning(part, path, unmapped);
     return { type: 'text', text: part.text, ...signed(part) };
   });
@@ -128,7 +129,8 @@ function decodePart(part: GeminiPart, path: string, ids: RequestCallIds, unmappe
   }
   if (isPresent(part.functionResponse)) throw invalidField(`${path}.functionResponse`, 'function responses belong in user turns');
   for (const key of SERVER_TOOL_PARTS) {
-    if (isPresent(openMember(part, key))) throw invalidField(`${path}.${key}`, `"${key}" belongs to a Gemini server-side tool and cannot be translated`, 'unsupported_parameter');
+    if (isPresent(openMember(part, key)))
+      throw invalidField(`${path}.${key}`, `"${key}" belongs to a Gemini server-side tool and cannot be translated`, 'unsupported_parameter');
   }
   let image: ImageBlock | undefined;
   if (isPresent(part.inlineData)) image = decodeInlineData(part.inlineData, `${path}.inlineData`);
@@ -137,7 +139,8 @@ function decodePart(part: GeminiPart, path: string, ids: RequestCallIds, unmappe
     throw invalidField(path, `a part with ${Object.keys(part).join(', ') || 'no data'} cannot be translated to another protocol`, 'unsupported_parameter');
   }
   // The IR keeps signatures on text and tool calls only.
-  if (signature !== undefined) unmapped.push({ path: `${path}.thoughtSignature`, value: signature, disposition: 'warn', reason: 'thought signature on a media part' });
+  if (signature !== undefined)
+    unmapped.push({ path: `${path}.thoughtSignature`, value: signature, disposition: 'warn', reason: 'thought signature on a media part' });
   return image;
 }
 
@@ -190,10 +193,17 @@ function decodeFileData(file: GeminiFileData, path: string): ImageBlock {
   return { type: 'image', source: { kind: 'url', url: file.fileUri } };
 }
 
-function decodeFunctionResponse(part: GeminiPart, response: GeminiFunctionResponse, path: string, ids: RequestCallIds, unmapped: UnmappedField[]): ToolResultBlock {
+function decodeFunctionResponse(
+  part: GeminiPart,
+  response: GeminiFunctionResponse,
+  path: string,
+  ids: RequestCallIds,
+  unmapped: UnmappedField[],
+): ToolResultBlock {
   const at = `${path}.functionResponse`;
   for (const key of ['willContinue', 'scheduling'] as const) {
-    if (isPresent(response[key])) unmapped.push({ path: `${at}.${key}`, value: response[key], disposition: 'warn', reason: 'non-blocking function scheduling' });
+    if (isPresent(response[key]))
+      unmapped.push({ path: `${at}.${key}`, value: response[key], disposition: 'warn', reason: 'non-blocking function scheduling' });
   }
   if (typeof part.thoughtSignature === 'string') {
     unmapped.push({ path: `${path}.thoughtSignature`, value: part.thoughtSignature, disposition: 'warn', reason: 'thought signature on a function response' });
@@ -226,9 +236,10 @@ function decodeDeclaration(declaration: GeminiFunctionDeclaration, path: string,
   for (const key of ['response', 'responseJsonSchema'] as const) {
     if (isPresent(declaration[key])) unmapped.push({ path: `${path}.${key}`, value: declaration[key], disposition: 'warn', reason: 'function result schema' });
   }
-  if (isPresent(declaration.behavior)) unmapped.push({ path: `${path}.behavior`, value: declaration.behavior, disposition: 'warn', reason: 'non-blocking function behavior' });
-  const parameters = declaration.parametersJsonSchema
-    ?? (isPresent(declaration.parameters) ? openApiToJsonSchema(declaration.parameters) : { type: 'object', properties: {} });
+  if (isPresent(declaration.behavior))
+    unmapped.push({ path: `${path}.behavior`, value: declaration.behavior, disposition: 'warn', reason: 'non-blocking function behavior' });
+  const parameters =
+    declaration.parametersJsonSchema ?? (isPresent(declaration.parameters) ? openApiToJsonSchema(declaration.parameters) : { type: 'object', properties: {} });
   return {
     name: declaration.name,
     ...(declaration.description !== undefined && { description: declaration.description }),
@@ -239,13 +250,19 @@ function decodeDeclaration(declaration: GeminiFunctionDeclaration, path: string,
 function decodeToolConfig(config: GeminiToolConfig, tools: readonly ToolDefinition[], unmapped: UnmappedField[]): ToolChoice | undefined {
   for (const key of Object.keys(config)) {
     const value = openMember(config, key);
-    if (key !== 'functionCallingConfig' && isPresent(value)) unmapped.push({ path: `toolConfig.${key}`, value, disposition: 'warn', reason: 'Gemini tool configuration' });
+    if (key !== 'functionCallingConfig' && isPresent(value))
+      unmapped.push({ path: `toolConfig.${key}`, value, disposition: 'warn', reason: 'Gemini tool configuration' });
   }
   const calling = config.functionCallingConfig;
   if (!isPresent(calling)) return undefined;
   const path = 'toolConfig.functionCallingConfig';
   if (isPresent(calling.streamFunctionCallArguments)) {
-    unmapped.push({ path: `${path}.streamFunctionCallArguments`, value: calling.streamFunctionCallArguments, disposition: 'warn', reason: 'argument streaming (Vertex AI)' });
+    unmapped.push({
+      path: `${path}.streamFunctionCallArguments`,
+      value: calling.streamFunctionCallArguments,
+      disposition: 'warn',
+      reason: 'argument streaming (Vertex AI)',
+    });
   }
   const allowed = calling.allowedFunctionNames ?? [];
   if (calling.mode === undefined && allowed.length === 0) return undefined;

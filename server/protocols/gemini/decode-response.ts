@@ -18,9 +18,13 @@ export function decodeResponse(body: Record<string, unknown>): ChatResponse {
   const ids = new ResponseCallIds(id);
   const content = (candidate?.content?.parts ?? []).flatMap((part) => decodeResponsePart(part, ids));
   const blockReason = response.promptFeedback?.blockReason;
-  const finish: Finish = candidate === undefined && typeof blockReason === 'string'
-    ? { reason: 'content_filter', raw: blockReason }
-    : decodeFinishReason(candidate?.finishReason, content.some((b) => b.type === 'tool_call'));
+  const finish: Finish =
+    candidate === undefined && typeof blockReason === 'string'
+      ? { reason: 'content_filter', raw: blockReason }
+      : decodeFinishReason(
+          candidate?.finishReason,
+          content.some((b) => b.type === 'tool_call'),
+        );
   const created = typeof response.createTime === 'string' ? Date.parse(response.createTime) : Number.NaN;
   return {
     id,

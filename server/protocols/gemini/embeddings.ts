@@ -1,7 +1,14 @@
 import type { EmbeddingInputType, EmbeddingsRequest } from '../../ir/index.ts';
 import type { EmbeddingsCodec } from '../embeddings-codec.ts';
 import { invalidField } from '../shared/invalid-field.ts';
-import { droppedEmbeddingFields, lastIntegerMember, optionalDimensions, refuseUntranslatable, UpstreamShapeError, vectorOf } from '../shared/embedding-vectors.ts';
+import {
+  droppedEmbeddingFields,
+  lastIntegerMember,
+  optionalDimensions,
+  refuseUntranslatable,
+  UpstreamShapeError,
+  vectorOf,
+} from '../shared/embedding-vectors.ts';
 
 /** Gemini's limit on requests in one `batchEmbedContents` call. */
 const MAX_BATCH = 100;
@@ -44,7 +51,8 @@ export const geminiEmbeddings: EmbeddingsCodec = {
     const first = each[0]!;
     each.forEach((r, i) => {
       // One IR request carries one setting for all its texts, as every other protocol does.
-      if (r.dimensions !== first.dimensions) throw invalidField(`requests[${i}].outputDimensionality`, 'must be the same in every request of a batch the gateway serves');
+      if (r.dimensions !== first.dimensions)
+        throw invalidField(`requests[${i}].outputDimensionality`, 'must be the same in every request of a batch the gateway serves');
       if (r.inputType !== first.inputType) throw invalidField(`requests[${i}].taskType`, 'must be the same in every request of a batch the gateway serves');
     });
     return { ...first, inputs: each.map((r) => r.inputs[0]!), encoding: 'float', shape: 'batch' };
@@ -81,9 +89,7 @@ export const geminiEmbeddings: EmbeddingsCodec = {
   },
 
   encodeResponse(response, request) {
-    const body = request.shape === 'single'
-      ? { embedding: { values: response.vectors[0] } }
-      : { embeddings: response.vectors.map((values) => ({ values })) };
+    const body = request.shape === 'single' ? { embedding: { values: response.vectors[0] } } : { embeddings: response.vectors.map((values) => ({ values })) };
     return { body: JSON.stringify(body), headers: { 'content-type': 'application/json; charset=UTF-8' } };
   },
 
@@ -114,7 +120,8 @@ function oneRequest(r: Json, at: string): Omit<EmbeddingsRequest, 'encoding'> {
   const text = texts.join('\n');
   if (text === '') throw invalidField(`${at}content.parts`, 'must hold some text');
   const taskType = r.taskType ?? r.task_type;
-  if (taskType !== undefined && (typeof taskType !== 'string' || !(taskType in INPUT_TYPES))) throw invalidField(`${at}taskType`, `must be one of ${Object.keys(INPUT_TYPES).join(', ')}`);
+  if (taskType !== undefined && (typeof taskType !== 'string' || !(taskType in INPUT_TYPES)))
+    throw invalidField(`${at}taskType`, `must be one of ${Object.keys(INPUT_TYPES).join(', ')}`);
   const dimensions = optionalDimensions(r.outputDimensionality ?? r.output_dimensionality, `${at}outputDimensionality`);
   return {
     inputs: [text],

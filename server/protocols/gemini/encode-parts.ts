@@ -24,7 +24,13 @@ export function imagePart(block: ImageBlock, path: string, warnings: Translation
 }
 
 const IMAGE_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', heic: 'image/heic', heif: 'image/heif',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+  heif: 'image/heif',
 };
 
 /** The image MIME type a URL's extension names; undefined when it names none Gemini takes. */

@@ -81,13 +81,16 @@ function encodeBlock(block: ContentBlock, path: string, callNames: Map<string, s
       return [imagePart(block, path, warnings)];
     case 'tool_call':
       callNames.set(block.id, block.name);
-      return [{
-        functionCall: { name: block.name, args: argumentsToObject(block.arguments, `${path}.arguments`) },
-        ...signatureOf(block.signature, path, warnings),
-      }];
+      return [
+        {
+          functionCall: { name: block.name, args: argumentsToObject(block.arguments, `${path}.arguments`) },
+          ...signatureOf(block.signature, path, warnings),
+        },
+      ];
     case 'tool_result': {
       const name = callNames.get(block.callId);
-      if (name === undefined) throw invalidField(`${path}.callId`, `no earlier tool call has id "${block.callId}", and Gemini names a result by its call's function`);
+      if (name === undefined)
+        throw invalidField(`${path}.callId`, `no earlier tool call has id "${block.callId}", and Gemini names a result by its call's function`);
       const texts: string[] = [];
       const media: GeminiFunctionResponsePart[] = [];
       block.content.forEach((part, k) => {
@@ -99,14 +102,18 @@ function encodeBlock(block: ContentBlock, path: string, callNames: Map<string, s
           media.push(imagePart(part, at, warnings) as GeminiFunctionResponsePart);
         }
       });
-      return [{
-        functionResponse: { name, response: wrapToolOutput(texts.join('\n\n'), block.isError), ...(media.length > 0 && { parts: media }) },
-      }];
+      return [
+        {
+          functionResponse: { name, response: wrapToolOutput(texts.join('\n\n'), block.isError), ...(media.length > 0 && { parts: media }) },
+        },
+      ];
     }
     case 'reasoning':
       // Thought parts mean something only with Gemini's own signature; others' reasoning cannot be replayed.
       if (block.origin !== 'gemini') {
-        warnings.push(dropped(path, block.origin === undefined ? 'unsigned reasoning from another provider' : `reasoning signed by the ${block.origin} protocol`));
+        warnings.push(
+          dropped(path, block.origin === undefined ? 'unsigned reasoning from another provider' : `reasoning signed by the ${block.origin} protocol`),
+        );
         return [];
       }
       if (block.redacted !== undefined) warnings.push(dropped(`${path}.redacted`, 'encrypted reasoning'));

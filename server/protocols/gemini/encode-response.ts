@@ -26,7 +26,8 @@ export function encodeResponse(response: ChatResponse): EncodedResponse {
       thinking = { value: carried, path: block.redacted !== undefined ? `${path}.redacted` : `${path}.signature`, origin: block.origin };
     }
     // The thought text is still shown; its proof travels in the carrier instead.
-    const shown: ContentBlock | undefined = block.type !== 'reasoning' || carried === undefined ? block : block.text === '' ? undefined : { type: 'reasoning', text: block.text };
+    const shown: ContentBlock | undefined =
+      block.type !== 'reasoning' || carried === undefined ? block : block.text === '' ? undefined : { type: 'reasoning', text: block.text };
     const part = shown === undefined ? undefined : encodeResponseBlock(shown, path, warnings);
     if (part !== undefined && part.functionCall !== undefined && part.thoughtSignature === undefined && thinking !== undefined) {
       part.thoughtSignature = thinking.value;
@@ -66,7 +67,8 @@ export function encodeResponseBlock(block: ChatResponse['content'][number], path
       if (block.redacted !== undefined) warnings.push(dropped(`${path}.redacted`, 'encrypted reasoning'));
       if (block.redacted !== undefined && block.text === '') return undefined;
       const replay = block.signature !== undefined && block.origin === 'gemini';
-      if (block.signature !== undefined && !replay) warnings.push(dropped(`${path}.signature`, `a reasoning signature issued by the ${block.origin ?? 'unknown'} protocol`));
+      if (block.signature !== undefined && !replay)
+        warnings.push(dropped(`${path}.signature`, `a reasoning signature issued by the ${block.origin ?? 'unknown'} protocol`));
       return { text: block.text, thought: true, ...(replay && { thoughtSignature: block.signature }) };
     }
     case 'tool_result':

@@ -65,7 +65,7 @@ export function encodeError(error: GatewayError): ErrorEnvelope {
 export function decodeErrorObject(error: GeminiErrorObject | undefined, httpStatus: number | undefined, fallback: string): GatewayError {
   const status = httpStatus ?? (typeof error?.code === 'number' ? error.code : undefined);
   const name = typeof error?.status === 'string' ? error.status : undefined;
-  const kind = status !== undefined ? kindForStatus(status) : (name !== undefined ? KIND_FOR_STATUS[name] : undefined) ?? 'server';
+  const kind = status !== undefined ? kindForStatus(status) : ((name !== undefined ? KIND_FOR_STATUS[name] : undefined) ?? 'server');
   const details = Array.isArray(error?.details) ? (error.details as ErrorDetail[]) : [];
   const param = details.find((d) => d['@type'] === BAD_REQUEST)?.fieldViolations?.[0]?.field;
   const retryAfterSeconds = retryDelaySeconds(details.find((d) => d['@type'] === RETRY_INFO)?.retryDelay);

@@ -16,8 +16,16 @@ const FROM_WIRE: Record<string, FinishReason> = {
 
 /** The rest of the documented values: kept as raw, normalised to `other`. */
 const OTHER_WIRE = new Set([
-  'FINISH_REASON_UNSPECIFIED', 'LANGUAGE', 'OTHER', 'MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS',
-  'NO_IMAGE', 'IMAGE_OTHER', 'CONTINUATION', 'MALFORMED_RESPONSE',
+  'FINISH_REASON_UNSPECIFIED',
+  'LANGUAGE',
+  'OTHER',
+  'MALFORMED_FUNCTION_CALL',
+  'UNEXPECTED_TOOL_CALL',
+  'TOO_MANY_TOOL_CALLS',
+  'NO_IMAGE',
+  'IMAGE_OTHER',
+  'CONTINUATION',
+  'MALFORMED_RESPONSE',
 ]);
 
 const TO_WIRE: Record<FinishReason, string> = {

@@ -41,7 +41,9 @@ const JSON_ARRAY_STREAM_HEADERS = { 'content-type': 'application/json; charset=u
 /** Both API versions name the model and the method in one segment (`models/{model}:{method}`). */
 const routes = (version: string): ProtocolRoute[] => [
   {
-    method: 'POST', path: `/${version}/models/:action`, operation: 'count_tokens',
+    method: 'POST',
+    path: `/${version}/models/:action`,
+    operation: 'count_tokens',
     origin: (params) => {
       const model = geminiCountTokensModel(String(params.action));
       return model === undefined ? undefined : { pathModel: model };
@@ -61,6 +63,11 @@ export const geminiProtocol: ProtocolDefinition<'gemini'> = {
   upstreamOperations: ['chat', 'count_tokens', 'embeddings'],
   countEndpoint: geminiCountEndpoint,
   embeddings: geminiEmbeddings,
-  claimsPath: (path) => path.startsWith('/v1beta/') || path.includes(':generateContent') || path.includes(':streamGenerateContent') || path.includes(':embedContent') || path.includes(':batchEmbedContents'),
+  claimsPath: (path) =>
+    path.startsWith('/v1beta/') ||
+    path.includes(':generateContent') ||
+    path.includes(':streamGenerateContent') ||
+    path.includes(':embedContent') ||
+    path.includes(':batchEmbedContents'),
   genAi: { catalogProvider: 'gemini', providerName: 'gcp.gemini' },
 };

@@ -1,9 +1,7 @@
 import type { FieldRule } from '../shared/unmapped-fields.ts';
 
 /** Top-level generateContent fields the IR maps (`model` only when no path names one). */
-export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
-  'model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig',
-]);
+export const MAPPED_FIELDS: ReadonlySet<string> = new Set(['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
 
 /** Top-level fields with no IR slot, and what happens to them on a cross-protocol hop. */
 export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
@@ -15,7 +13,15 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
 
 /** generationConfig members the IR maps. */
 export const MAPPED_GENERATION_FIELDS: ReadonlySet<string> = new Set([
-  'maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'seed',
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
   'thinkingConfig',
 ]);
 

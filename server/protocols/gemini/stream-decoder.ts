@@ -76,7 +76,13 @@ export class GeminiStreamDecoder extends SseStreamDecoder {
       if (chunk !== undefined) this.onChunk(chunk, out);
     }
     if (malformed && !this.done) {
-      out.push({ type: 'error', error: gatewayError('server', `the ${PROTOCOL} upstream sent a stream that is not a JSON array of responses`, { status: 502, code: 'bad_upstream_stream' }) });
+      out.push({
+        type: 'error',
+        error: gatewayError('server', `the ${PROTOCOL} upstream sent a stream that is not a JSON array of responses`, {
+          status: 502,
+          code: 'bad_upstream_stream',
+        }),
+      });
       this.done = true;
     }
     return out;
@@ -117,7 +123,12 @@ export class GeminiStreamDecoder extends SseStreamDecoder {
     if (part.functionCall !== undefined && part.functionCall !== null) {
       // Calls arrive whole: each is one block with its arguments in one delta.
       const call = part.functionCall;
-      const start = { type: 'tool_call' as const, id: ids.call(call.name, call.id), name: call.name, ...(signature !== undefined && { signature: { origin: 'gemini' as const, value: signature } }) };
+      const start = {
+        type: 'tool_call' as const,
+        id: ids.call(call.name, call.id),
+        name: call.name,
+        ...(signature !== undefined && { signature: { origin: 'gemini' as const, value: signature } }),
+      };
       const index = this.blocks.ensure(`tool:${this.toolCalls++}`, start, out);
       out.push({ type: 'block_delta', index, delta: { type: 'tool_arguments', partialJson: argumentsFromObject(call.args ?? {}) } });
       this.blocks.close(out);
@@ -126,9 +137,8 @@ export class GeminiStreamDecoder extends SseStreamDecoder {
     if (typeof part.text !== 'string' && signature === undefined) return; // media and code parts have no stream form in the IR
     const text = part.text ?? '';
     if (text === '' && signature === undefined) return;
-    const index = part.thought === true
-      ? this.blocks.ensure('reasoning', { type: 'reasoning', origin: 'gemini' }, out)
-      : this.blocks.ensure('text', { type: 'text' }, out);
+    const index =
+      part.thought === true ? this.blocks.ensure('reasoning', { type: 'reasoning', origin: 'gemini' }, out) : this.blocks.ensure('text', { type: 'text' }, out);
     if (text !== '') out.push({ type: 'block_delta', index, delta: part.thought === true ? { type: 'reasoning', text } : { type: 'text', text } });
     if (signature !== undefined) out.push({ type: 'block_delta', index, delta: { type: 'signature', signature } });
   }

@@ -97,7 +97,8 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'tool_call':
         return { kind: 'tool', name: block.name, signature: block.signature, arguments: '' };
       case 'redacted_reasoning':
-        if (canCarryThinking(block.origin)) this.pend({ value: carriedRedacted(block.origin as ProtocolId, block.data), path: `content[${index}]`, origin: block.origin });
+        if (canCarryThinking(block.origin))
+          this.pend({ value: carriedRedacted(block.origin as ProtocolId, block.data), path: `content[${index}]`, origin: block.origin });
         else this.warnings.push(dropped(`content[${index}]`, 'encrypted reasoning'));
         return { kind: 'none' };
     }
@@ -122,7 +123,12 @@ export class GeminiStreamEncoder implements StreamEncoder {
           block.signature += delta.signature; // carried on the next function call (shared/thinking-carrier.ts)
           return '';
         }
-        this.warnings.push(dropped(`content[${index}].signature`, `a reasoning signature issued by the ${block?.kind === 'reasoning' ? (block.origin ?? 'unknown') : 'unknown'} protocol`));
+        this.warnings.push(
+          dropped(
+            `content[${index}].signature`,
+            `a reasoning signature issued by the ${block?.kind === 'reasoning' ? (block.origin ?? 'unknown') : 'unknown'} protocol`,
+          ),
+        );
         return '';
     }
   }

@@ -13,7 +13,8 @@ export interface GeminiThinkingConfig {
 /** generationConfig.thinkingConfig as the IR setting: budget -1 is "the model decides", 0 is off. */
 export function decodeThinkingConfig(config: GeminiThinkingConfig, unmapped: UnmappedField[]): ReasoningSetting | undefined {
   let effort: ReasoningSetting['effort'];
-  if (typeof config.thinkingLevel === 'string') effort = decodeEffort(config.thinkingLevel, 'generationConfig.thinkingConfig.thinkingLevel', unmapped, 'thinking level');
+  if (typeof config.thinkingLevel === 'string')
+    effort = decodeEffort(config.thinkingLevel, 'generationConfig.thinkingConfig.thinkingLevel', unmapped, 'thinking level');
   const budget = config.thinkingBudget;
   const setting: ReasoningSetting = {
     ...(typeof budget === 'number' && budget >= 0 && { budgetTokens: budget }),
@@ -41,7 +42,8 @@ export function encodeThinkingConfig(setting: ReasoningSetting | undefined, mode
   } else {
     const budget = budgetOf(setting);
     const most = /-pro/.test(model) ? 32768 : 24576;
-    if (budget !== undefined && budget > most) warnings.push(reshaped('reasoning.budget_tokens', `thinking budget ${budget} lowered to ${most}, the most ${model} accepts`));
+    if (budget !== undefined && budget > most)
+      warnings.push(reshaped('reasoning.budget_tokens', `thinking budget ${budget} lowered to ${most}, the most ${model} accepts`));
     config.thinkingBudget = budget === undefined ? -1 : Math.min(budget, most);
   }
   if (setting.summary !== undefined && !off) config.includeThoughts = true;

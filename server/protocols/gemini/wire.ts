@@ -11,7 +11,9 @@ import type { GeminiResponse } from '../../../generated/protocols/gemini/respons
  * stream-event schema says so with if/then/else on the presence of `error`, which compiles to no
  * type at all.
  */
-export type GeminiStreamChunk = Partial<Pick<GeminiResponse, 'candidates' | 'usageMetadata' | 'modelVersion' | 'responseId' | 'createTime' | 'promptFeedback'>> & {
+export type GeminiStreamChunk = Partial<
+  Pick<GeminiResponse, 'candidates' | 'usageMetadata' | 'modelVersion' | 'responseId' | 'createTime' | 'promptFeedback'>
+> & {
   error?: Status;
 };
 

@@ -1,18 +1,16 @@
-import type {
-  ChatRequest,
-  ContentBlock,
-  ImageBlock,
-  Message,
-  ResponseFormat,
-  TextBlock,
-  ToolChoice,
-  ToolDefinition,
-} from '../../ir/index.ts';
+import type { ChatRequest, ContentBlock, ImageBlock, Message, ResponseFormat, TextBlock, ToolChoice, ToolDefinition } from '../../ir/index.ts';
 import { imageSourceFromUrl } from '../shared/data-url.ts';
 import { invalidField, unsupportedField } from '../shared/invalid-field.ts';
 import { collectUnmapped } from '../shared/unmapped-fields.ts';
 import { FIELD_RULES, MAPPED_FIELDS } from './request-fields.ts';
-import type { ContentPart, Message as OpenAIMessage, OpenAIRequest, ResponseFormat as OpenAIResponseFormat, Tool, ToolChoice as OpenAIToolChoice } from '../../../generated/protocols/openai/request.ts';
+import type {
+  ContentPart,
+  Message as OpenAIMessage,
+  OpenAIRequest,
+  ResponseFormat as OpenAIResponseFormat,
+  Tool,
+  ToolChoice as OpenAIToolChoice,
+} from '../../../generated/protocols/openai/request.ts';
 import { isType } from '../shared/schema-branch.ts';
 import { validatedRequest } from '../shared/validated-request.ts';
 import { plainCallId, splitCarriedId } from '../shared/signature-carrier.ts';
@@ -59,7 +57,12 @@ function decodeMessage(message: OpenAIMessage, path: string): Message {
       const content: ContentBlock[] = [...decodeContent(message.content, `${path}.content`)];
       if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'text', text: message.refusal });
       for (const [k, call] of (message.tool_calls ?? []).entries()) {
-        if (!isType(call, 'function')) throw invalidField(`${path}.tool_calls[${k}].type`, `tool call type "${call.type}" cannot be translated to another protocol`, 'unsupported_parameter');
+        if (!isType(call, 'function'))
+          throw invalidField(
+            `${path}.tool_calls[${k}].type`,
+            `tool call type "${call.type}" cannot be translated to another protocol`,
+            'unsupported_parameter',
+          );
         content.push({ type: 'tool_call', ...splitCarriedId(call.id), name: call.function.name, arguments: call.function.arguments });
       }
       return { role: 'assistant', content, ...name };

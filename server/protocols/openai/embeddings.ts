@@ -1,10 +1,19 @@
 import type { EmbeddingsCodec } from '../embeddings-codec.ts';
 import { replaceTopLevelString } from '../passthrough.ts';
 import { invalidField } from '../shared/invalid-field.ts';
-import { droppedEmbeddingFields, lastIntegerMember, optionalDimensions, refuseUntranslatable, textList, UpstreamShapeError, vectorOf, vectorToBase64 } from '../shared/embedding-vectors.ts';
+import {
+  droppedEmbeddingFields,
+  lastIntegerMember,
+  optionalDimensions,
+  refuseUntranslatable,
+  textList,
+  UpstreamShapeError,
+  vectorOf,
+  vectorToBase64,
+} from '../shared/embedding-vectors.ts';
 
 /** Token ids name tokens of OpenAI's tokenizer: no other upstream reads them. */
-const TOKEN_IDS = { field: 'input', why: 'token-id inputs are read by OpenAI\'s tokenizer only' } as const;
+const TOKEN_IDS = { field: 'input', why: "token-id inputs are read by OpenAI's tokenizer only" } as const;
 
 /** OpenAI's limit on inputs in one `POST /v1/embeddings`. */
 const MAX_INPUTS = 2048;
@@ -47,7 +56,12 @@ export const openaiEmbeddings: EmbeddingsCodec = {
       call: {
         path: '/embeddings',
         // Floats are asked for: they are what every client encoding is made from.
-        body: JSON.stringify({ model: lane.model, input, encoding_format: 'float', ...(request.dimensions !== undefined && { dimensions: request.dimensions }) }),
+        body: JSON.stringify({
+          model: lane.model,
+          input,
+          encoding_format: 'float',
+          ...(request.dimensions !== undefined && { dimensions: request.dimensions }),
+        }),
       },
       warnings: droppedEmbeddingFields(request, {}),
     };
@@ -83,6 +97,7 @@ export const openaiEmbeddings: EmbeddingsCodec = {
 };
 
 function tokenIds(value: unknown, path: string): number[] {
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => Number.isInteger(v) && (v as number) >= 0)) throw invalidField(path, 'must be a non-empty array of token ids');
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => Number.isInteger(v) && (v as number) >= 0))
+    throw invalidField(path, 'must be a non-empty array of token ids');
   return value as number[];
 }

@@ -22,18 +22,19 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   request.messages.forEach((message, i) => messages.push(...encodeMessage(message, `messages[${i}]`, warnings)));
 
   const body: Record<string, unknown> = { model: lane.model, messages };
-  if (request.tools !== undefined) body.tools = request.tools.map((tool, i): OpenAITool => {
-    if (tool.cacheControl !== undefined) warnings.push(dropped(`tools[${i}].cache_control`, 'prompt cache hints'));
-    return {
-      type: 'function',
-      function: {
-        name: tool.name,
-        ...(tool.description !== undefined && { description: tool.description }),
-        parameters: asJsonObject(tool.parameters),
-        ...(tool.strict !== undefined && { strict: tool.strict }),
-      },
-    };
-  });
+  if (request.tools !== undefined)
+    body.tools = request.tools.map((tool, i): OpenAITool => {
+      if (tool.cacheControl !== undefined) warnings.push(dropped(`tools[${i}].cache_control`, 'prompt cache hints'));
+      return {
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(tool.description !== undefined && { description: tool.description }),
+          parameters: asJsonObject(tool.parameters),
+          ...(tool.strict !== undefined && { strict: tool.strict }),
+        },
+      };
+    });
   if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;

@@ -2,9 +2,23 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 
 /** Chat Completions fields the IR maps. */
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
-  'model', 'messages', 'stream', 'stream_options', 'tools', 'tool_choice', 'parallel_tool_calls',
-  'max_tokens', 'max_completion_tokens', 'stop', 'temperature', 'top_p', 'response_format', 'user',
-  'safety_identifier', 'seed', 'reasoning_effort',
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'temperature',
+  'top_p',
+  'response_format',
+  'user',
+  'safety_identifier',
+  'seed',
+  'reasoning_effort',
 ]);
 
 const isFalse = (v: unknown) => v === false;

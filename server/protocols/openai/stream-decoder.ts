@@ -32,7 +32,10 @@ export class OpenAIStreamDecoder extends SseStreamDecoder {
     if (chunk === undefined) return;
     if (chunk.error !== undefined) {
       const e = chunk.error;
-      out.push({ type: 'error', error: gatewayError(streamErrorKind(e.type, e.code), e.message ?? 'upstream stream error', { code: e.code ?? e.type ?? null }) });
+      out.push({
+        type: 'error',
+        error: gatewayError(streamErrorKind(e.type, e.code), e.message ?? 'upstream stream error', { code: e.code ?? e.type ?? null }),
+      });
       this.done = true;
       return;
     }

@@ -35,9 +35,19 @@ export class OpenAIStreamEncoder implements StreamEncoder {
         if (event.block.type === 'redacted_reasoning') this.warnings.push(dropped(`content[${event.index}]`, 'encrypted reasoning'));
         if (event.block.type !== 'tool_call') return this.start();
         this.toolIndex.set(event.index, this.toolIndex.size);
-        return this.start() + this.chunk({
-          tool_calls: [{ index: this.toolIndex.size - 1, id: idWithSignature(event.block.id, event.block.signature), type: 'function', function: { name: event.block.name, arguments: '' } }],
-        });
+        return (
+          this.start() +
+          this.chunk({
+            tool_calls: [
+              {
+                index: this.toolIndex.size - 1,
+                id: idWithSignature(event.block.id, event.block.signature),
+                type: 'function',
+                function: { name: event.block.name, arguments: '' },
+              },
+            ],
+          })
+        );
       case 'block_delta':
         return this.start() + this.delta(event.index, event.delta);
       case 'block_stop':
@@ -50,9 +60,8 @@ export class OpenAIStreamEncoder implements StreamEncoder {
       case 'error':
         return sseEvent(JSON.stringify(errorBody(event.error)));
       case 'message_stop': {
-        const usage = this.client.streamUsage && this.usage !== undefined
-          ? sseEvent(JSON.stringify({ ...this.base(), choices: [], usage: encodeUsage(this.usage) }))
-          : '';
+        const usage =
+          this.client.streamUsage && this.usage !== undefined ? sseEvent(JSON.stringify({ ...this.base(), choices: [], usage: encodeUsage(this.usage) })) : '';
         return this.start() + usage + sseWarningsComment(this.client, this.warnings) + 'data: [DONE]\n\n';
       }
     }

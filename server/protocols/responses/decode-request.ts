@@ -52,7 +52,8 @@ export function decodeRequest(body: Record<string, unknown>): ChatRequest {
   else if (input !== undefined) messages.push(...decodeItems(input, unmapped));
 
   const text = request.text;
-  if (typeof text?.verbosity === 'string') unmapped.push({ path: 'text.verbosity', value: text.verbosity, disposition: 'warn', reason: 'output verbosity hint' });
+  if (typeof text?.verbosity === 'string')
+    unmapped.push({ path: 'text.verbosity', value: text.verbosity, disposition: 'warn', reason: 'output verbosity hint' });
   const maxTokens = request.max_output_tokens;
   const user = request.safety_identifier ?? request.user;
   const reasoning = decodeReasoningSetting(request.reasoning, unmapped);
@@ -99,7 +100,8 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
           messages.push({ role: message.role, content: decodeInputContent(message.content, `${path}.content`, unmapped) });
           return;
         }
-        if (typeof message.phase === 'string') unmapped.push({ path: `${path}.phase`, value: message.phase, disposition: 'warn', reason: 'assistant message phase' });
+        if (typeof message.phase === 'string')
+          unmapped.push({ path: `${path}.phase`, value: message.phase, disposition: 'warn', reason: 'assistant message phase' });
         // A second assistant message with text opens a new turn, so two replayed answers stay two.
         if (turn?.some((b) => b.type === 'text') === true) turn = undefined;
         assistantTurn().push(...decodeAssistantContent(message.content, `${path}.content`, unmapped));
@@ -123,7 +125,10 @@ function decodeItems(items: readonly ResponsesInputItem[], unmapped: UnmappedFie
       case 'function_call_output':
       case 'custom_tool_call_output':
         turn = undefined;
-        messages.push({ role: 'tool', content: [decodeFunctionOutput(item as ResponsesFunctionCallOutputItem | ResponsesCustomToolCallOutputInput, path, unmapped)] });
+        messages.push({
+          role: 'tool',
+          content: [decodeFunctionOutput(item as ResponsesFunctionCallOutputItem | ResponsesCustomToolCallOutputInput, path, unmapped)],
+        });
         return;
       case 'item_reference':
         throw invalidField(`${path}.type`, 'an item stored at OpenAI cannot be fetched for another protocol', 'unsupported_parameter');
@@ -141,7 +146,8 @@ function decodeInputContent(content: string | ResponsesContentPart[], path: stri
 
 function decodeInputPart(part: ResponsesContentPart, path: string, unmapped: UnmappedField[]): TextBlock | ImageBlock {
   const hint = isType(part, 'input_text') || isType(part, 'input_image') || isType(part, 'input_file') ? part.prompt_cache_breakpoint : undefined;
-  if (hint !== undefined && hint !== null) unmapped.push({ path: `${path}.prompt_cache_breakpoint`, value: hint, disposition: 'warn', reason: 'prompt cache breakpoint' });
+  if (hint !== undefined && hint !== null)
+    unmapped.push({ path: `${path}.prompt_cache_breakpoint`, value: hint, disposition: 'warn', reason: 'prompt cache breakpoint' });
   if (isType(part, 'input_text')) return { type: 'text', text: part.text };
   if (isType(part, 'input_image')) return decodeImage(part, path);
   throw invalidField(`${path}.type`, `content part type "${part.type}" cannot be translated to another protocol yet`, 'unsupported_parameter');
@@ -161,7 +167,8 @@ function decodeAssistantContent(content: string | ResponsesContentPart[], path: 
     const at = `${path}[${j}]`;
     if (isType(part, 'output_text')) {
       const annotations = part.annotations;
-      if (Array.isArray(annotations) && annotations.length > 0) unmapped.push({ path: `${at}.annotations`, value: annotations, disposition: 'warn', reason: 'citations' });
+      if (Array.isArray(annotations) && annotations.length > 0)
+        unmapped.push({ path: `${at}.annotations`, value: annotations, disposition: 'warn', reason: 'citations' });
       return { type: 'text', text: part.text };
     }
     if (isType(part, 'input_text')) return { type: 'text', text: part.text };
@@ -178,11 +185,18 @@ function decodeReasoning(item: ResponsesReasoningItem, path: string, unmapped: U
   return reasoningBlock(item);
 }
 
-function decodeFunctionOutput(item: ResponsesFunctionCallOutputItem | ResponsesCustomToolCallOutputInput, path: string, unmapped: UnmappedField[]): ContentBlock {
+function decodeFunctionOutput(
+  item: ResponsesFunctionCallOutputItem | ResponsesCustomToolCallOutputInput,
+  path: string,
+  unmapped: UnmappedField[],
+): ContentBlock {
   if (typeof item.call_id !== 'string') throw invalidField(`${path}.call_id`, 'a function call output must name the call it answers');
-  const content = typeof item.output === 'string'
-    ? (item.output === '' ? [] : [{ type: 'text' as const, text: item.output }])
-    : item.output.map((part, k) => decodeInputPart(part, `${path}.output[${k}]`, unmapped));
+  const content =
+    typeof item.output === 'string'
+      ? item.output === ''
+        ? []
+        : [{ type: 'text' as const, text: item.output }]
+      : item.output.map((part, k) => decodeInputPart(part, `${path}.output[${k}]`, unmapped));
   return { type: 'tool_result', callId: plainCallId(item.call_id), content, isError: false };
 }
 
@@ -196,7 +210,8 @@ function decodeTool(tool: ResponsesTool, index: number, unmapped: UnmappedField[
   }
   const fn = tool;
   for (const [key, value] of Object.entries(fn)) {
-    if (!TOOL_FIELDS.has(key) && value !== undefined && value !== null) unmapped.push({ path: `tools[${index}].${key}`, value, disposition: 'warn', reason: 'function tool option' });
+    if (!TOOL_FIELDS.has(key) && value !== undefined && value !== null)
+      unmapped.push({ path: `tools[${index}].${key}`, value, disposition: 'warn', reason: 'function tool option' });
   }
   return {
     name: fn.name,
@@ -221,7 +236,8 @@ function decodeCustomTool(tool: Branch<ResponsesTool, 'custom'>, index: number, 
     unmapped.push({ path: `tools[${index}].format`, value: format, disposition: 'warn', reason: 'custom tool grammar (described to the model, not enforced)' });
   }
   for (const [key, value] of Object.entries(tool)) {
-    if (!CUSTOM_TOOL_FIELDS.has(key) && value !== undefined && value !== null) unmapped.push({ path: `tools[${index}].${key}`, value, disposition: 'warn', reason: 'custom tool option' });
+    if (!CUSTOM_TOOL_FIELDS.has(key) && value !== undefined && value !== null)
+      unmapped.push({ path: `tools[${index}].${key}`, value, disposition: 'warn', reason: 'custom tool option' });
   }
   return {
     name: tool.name,
@@ -242,7 +258,8 @@ function decodeToolChoice(choice: ResponsesToolChoice): ToolChoice {
 function decodeTextFormat(format: ResponsesTextFormat, unmapped: UnmappedField[]): ResponseFormat {
   if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
   if (isType(format, 'json_schema')) {
-    if (typeof format.description === 'string') unmapped.push({ path: 'text.format.description', value: format.description, disposition: 'warn', reason: 'schema description' });
+    if (typeof format.description === 'string')
+      unmapped.push({ path: 'text.format.description', value: format.description, disposition: 'warn', reason: 'schema description' });
     return {
       type: 'json_schema',
       name: format.name,

@@ -33,17 +33,18 @@ export function encodeRequest(request: ChatRequest, lane: LaneContext): EncodedR
   request.messages.forEach((message, i) => input.push(...encodeMessage(message, `messages[${i}]`, warnings)));
 
   const body: Record<string, unknown> = { model: lane.model, input };
-  if (request.tools !== undefined) body.tools = request.tools.map((tool, i): ResponsesFunctionTool => {
-    if (tool.cacheControl !== undefined) warnings.push(dropped(`tools[${i}].cache_control`, 'prompt cache hints'));
-    return {
-      type: 'function',
-      name: tool.name,
-      ...(tool.description !== undefined && { description: tool.description }),
-      parameters: asJsonObject(tool.parameters),
-      // Said explicitly: Responses would otherwise apply strict mode, which rejects many schemas.
-      strict: tool.strict ?? false,
-    };
-  });
+  if (request.tools !== undefined)
+    body.tools = request.tools.map((tool, i): ResponsesFunctionTool => {
+      if (tool.cacheControl !== undefined) warnings.push(dropped(`tools[${i}].cache_control`, 'prompt cache hints'));
+      return {
+        type: 'function',
+        name: tool.name,
+        ...(tool.description !== undefined && { description: tool.description }),
+        parameters: asJsonObject(tool.parameters),
+        // Said explicitly: Responses would otherwise apply strict mode, which rejects many schemas.
+        strict: tool.strict ?? false,
+      };
+    });
   if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
@@ -76,9 +77,12 @@ function encodeMessage(message: Message, path: string, warnings: TranslationWarn
         if (block.type !== 'tool_result') throw unsupportedField(at, TARGET, `tool messages cannot hold ${block.type} blocks`);
         if (block.isError) warnings.push(dropped(`${at}.is_error`, 'the tool-error flag (function call outputs have none)'));
         const only = block.content[0];
-        const output = block.content.length === 1 && only?.type === 'text' && only.cacheControl === undefined
-          ? only.text
-          : block.content.length === 0 ? '' : encodeInputContent(block.content, at, warnings);
+        const output =
+          block.content.length === 1 && only?.type === 'text' && only.cacheControl === undefined
+            ? only.text
+            : block.content.length === 0
+              ? ''
+              : encodeInputContent(block.content, at, warnings);
         return [{ type: 'function_call_output', call_id: block.callId, output }];
       });
   }

@@ -36,7 +36,13 @@ export function encodeResponse(response: ChatResponse, client?: ClientContext): 
     if (block.type === 'tool_call' && client?.freeformTools?.has(block.name) === true) {
       // A call of a freeform (custom) tool: its `input` argument is the raw text the client expects;
       // a Gemini signature rides in its call_id as in a function call's.
-      output.push({ type: 'custom_tool_call', id: itemId('ctc', response.id, output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, input: freeformInput(block.arguments) });
+      output.push({
+        type: 'custom_tool_call',
+        id: itemId('ctc', response.id, output.length),
+        call_id: idWithSignature(block.id, block.signature),
+        name: block.name,
+        input: freeformInput(block.arguments),
+      });
     } else if (block.type === 'tool_call') {
       output.push({
         type: 'function_call',

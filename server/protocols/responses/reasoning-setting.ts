@@ -26,7 +26,12 @@ export function decodeReasoningSetting(value: unknown, unmapped: UnmappedField[]
 }
 
 /** The setting as `reasoning`: the level by the shared table, and the summary the client wants to see. */
-export function encodeReasoningSetting(setting: ReasoningSetting | undefined, model: string, source: ProtocolId, warnings: TranslationWarning[]): ResponsesReasoning | undefined {
+export function encodeReasoningSetting(
+  setting: ReasoningSetting | undefined,
+  model: string,
+  source: ProtocolId,
+  warnings: TranslationWarning[],
+): ResponsesReasoning | undefined {
   if (setting === undefined || reasoningRefusedBy(setting, model, warnings)) return undefined;
   const effort = openAiLevel(effortOf(setting), source, warnings);
   const out: ResponsesReasoning = {

@@ -2,8 +2,20 @@ import type { FieldRule } from '../shared/unmapped-fields.ts';
 
 /** Responses fields the IR maps (`stream_options` only asks for obfuscation padding: nothing to carry). */
 export const MAPPED_FIELDS: ReadonlySet<string> = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens',
-  'temperature', 'top_p', 'text', 'user', 'safety_identifier', 'stream', 'stream_options',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'text',
+  'user',
+  'safety_identifier',
+  'stream',
+  'stream_options',
   'reasoning',
 ]);
 

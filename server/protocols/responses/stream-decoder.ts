@@ -167,9 +167,13 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
     const item = this.items.get(payload.output_index ?? 0);
     if (item?.block === undefined || !payload.delta) return;
     item.streamed += payload.delta;
-    this.delta(item.block, payload.type === 'response.function_call_arguments.delta'
-      ? { type: 'tool_arguments', partialJson: payload.delta }
-      : { type: 'reasoning', text: payload.delta }, out);
+    this.delta(
+      item.block,
+      payload.type === 'response.function_call_arguments.delta'
+        ? { type: 'tool_arguments', partialJson: payload.delta }
+        : { type: 'reasoning', text: payload.delta },
+      out,
+    );
   }
 
   /** The finished item: whatever was not streamed is sent now, then its blocks close. */
@@ -206,7 +210,8 @@ export class ResponsesStreamDecoder extends SseStreamDecoder {
       status: response?.status ?? (payload.type === 'response.completed' ? 'completed' : 'incomplete'),
       incompleteReason: response?.incomplete_details?.reason,
       hasFunctionCall: this.sawFunctionCall || output.some((item) => item.type === 'function_call'),
-      hasRefusal: this.sawRefusal || output.some((item) => item.type === 'message' && (item as ResponsesOutputMessage).content.some((p) => p.type === 'refusal')),
+      hasRefusal:
+        this.sawRefusal || output.some((item) => item.type === 'message' && (item as ResponsesOutputMessage).content.some((p) => p.type === 'refusal')),
     });
     out.push({ type: 'finish', finish });
     if (response?.usage !== undefined && response.usage !== null) out.push({ type: 'usage', usage: decodeUsage(response.usage) });

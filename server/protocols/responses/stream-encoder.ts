@@ -98,7 +98,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   private response(ending: EncodedEnding | undefined) {
-    return responseObject({ id: this.id, model: this.model, createdAt: this.createdAt, ending, output: this.output, usage: ending === undefined ? null : this.usage });
+    return responseObject({
+      id: this.id,
+      model: this.model,
+      createdAt: this.createdAt,
+      ending,
+      output: this.output,
+      usage: ending === undefined ? null : this.usage,
+    });
   }
 
   private start(): string {
@@ -122,16 +129,28 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (block.type === 'text') return this.textStart(index);
     const wire = this.closeMessage();
     // A Gemini signature rides in the call_id (shared/signature-carrier.ts); no other protocol signs calls.
-    if (block.type === 'tool_call' && block.signature !== undefined && block.signature.origin !== 'gemini') this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
+    if (block.type === 'tool_call' && block.signature !== undefined && block.signature.origin !== 'gemini')
+      this.warnOnce('tool_call.signature', `tool-call signatures issued by the ${block.signature.origin} protocol`);
     if (block.type === 'tool_call' && this.client.freeformTools?.has(block.name) === true) {
-      const item: ResponsesOutputCustomToolCall = { type: 'custom_tool_call', id: itemId('ctc', this.id, this.output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, input: '' };
+      const item: ResponsesOutputCustomToolCall = {
+        type: 'custom_tool_call',
+        id: itemId('ctc', this.id, this.output.length),
+        call_id: idWithSignature(block.id, block.signature),
+        name: block.name,
+        input: '',
+      };
       const added = this.addItem({ ...item });
       this.blocks.set(index, { kind: 'custom', outputIndex: added.outputIndex, item, args: '', done: false });
       return wire + added.wire;
     }
     if (block.type === 'tool_call') {
       const item: ResponsesOutputFunctionCall = {
-        type: 'function_call', id: itemId('fc', this.id, this.output.length), call_id: idWithSignature(block.id, block.signature), name: block.name, arguments: '', status: 'in_progress',
+        type: 'function_call',
+        id: itemId('fc', this.id, this.output.length),
+        call_id: idWithSignature(block.id, block.signature),
+        name: block.name,
+        arguments: '',
+        status: 'in_progress',
       };
       const added = this.addItem({ ...item });
       this.blocks.set(index, { kind: 'tool', outputIndex: added.outputIndex, item, done: false });
@@ -154,7 +173,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }),
     };
     const added = this.addItem({ ...item, summary: [] });
-    this.blocks.set(index, { kind: 'reasoning', outputIndex: added.outputIndex, item, summary: false, done: false, ...(carry !== undefined && block.type === 'reasoning' && { carry }) });
+    this.blocks.set(index, {
+      kind: 'reasoning',
+      outputIndex: added.outputIndex,
+      item,
+      summary: false,
+      done: false,
+      ...(carry !== undefined && block.type === 'reasoning' && { carry }),
+    });
     return wire + added.wire;
   }
 
@@ -162,7 +188,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private textStart(index: number): string {
     let wire = '';
     if (this.message === undefined) {
-      const item: ResponsesOutputMessage = { type: 'message', id: itemId('msg', this.id, this.output.length), role: 'assistant', status: 'in_progress', content: [] };
+      const item: ResponsesOutputMessage = {
+        type: 'message',
+        id: itemId('msg', this.id, this.output.length),
+        role: 'assistant',
+        status: 'in_progress',
+        content: [],
+      };
       const added = this.addItem({ ...item, content: [] });
       this.message = { outputIndex: added.outputIndex, item };
       wire += added.wire;
@@ -185,7 +217,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (state.kind === 'text' && delta.type === 'text') {
       state.part.text += delta.text;
       const { message } = state;
-      return this.emit('response.output_text.delta', { item_id: message.item.id, output_index: message.outputIndex, content_index: state.contentIndex, delta: delta.text, logprobs: [] });
+      return this.emit('response.output_text.delta', {
+        item_id: message.item.id,
+        output_index: message.outputIndex,
+        content_index: state.contentIndex,
+        delta: delta.text,
+        logprobs: [],
+      });
     }
     if (state.kind === 'tool' && delta.type === 'tool_arguments') {
       state.item.arguments += delta.partialJson;
@@ -200,11 +238,19 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       if (!state.summary) {
         state.summary = true;
         state.item.summary.push({ type: 'summary_text', text: '' });
-        wire += this.emit('response.reasoning_summary_part.added', { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' } });
+        wire += this.emit('response.reasoning_summary_part.added', {
+          item_id: state.item.id,
+          output_index: state.outputIndex,
+          summary_index: 0,
+          part: { type: 'summary_text', text: '' },
+        });
       }
       const summary = state.item.summary[0];
       if (summary !== undefined) summary.text += delta.text;
-      return wire + this.emit('response.reasoning_summary_text.delta', { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0, delta: delta.text });
+      return (
+        wire +
+        this.emit('response.reasoning_summary_text.delta', { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0, delta: delta.text })
+      );
     }
     if (state.kind === 'reasoning' && delta.type === 'signature') {
       // The block start already checked the origin: OpenAI's encrypted reasoning, or Claude's signature to carry.
@@ -221,27 +267,36 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     switch (state.kind) {
       case 'text': {
         const at = { ...this.at(state.message), content_index: state.contentIndex };
-        return this.emit('response.output_text.done', { ...at, text: state.part.text, logprobs: [] })
-          + this.emit('response.content_part.done', { ...at, part: state.part });
+        return (
+          this.emit('response.output_text.done', { ...at, text: state.part.text, logprobs: [] }) +
+          this.emit('response.content_part.done', { ...at, part: state.part })
+        );
       }
       case 'tool':
         state.item.status = 'completed';
-        return this.emit('response.function_call_arguments.done', { item_id: state.item.id, output_index: state.outputIndex, arguments: state.item.arguments })
-          + this.itemDone(state.outputIndex, state.item);
+        return (
+          this.emit('response.function_call_arguments.done', { item_id: state.item.id, output_index: state.outputIndex, arguments: state.item.arguments }) +
+          this.itemDone(state.outputIndex, state.item)
+        );
       case 'custom': {
         const at = { item_id: state.item.id, output_index: state.outputIndex };
         state.item.input = freeformInput(state.args);
-        return this.emit('response.custom_tool_call_input.delta', { ...at, delta: state.item.input })
-          + this.emit('response.custom_tool_call_input.done', { ...at, input: state.item.input })
-          + this.itemDone(state.outputIndex, state.item);
+        return (
+          this.emit('response.custom_tool_call_input.delta', { ...at, delta: state.item.input }) +
+          this.emit('response.custom_tool_call_input.done', { ...at, input: state.item.input }) +
+          this.itemDone(state.outputIndex, state.item)
+        );
       }
       case 'reasoning': {
         const summary = state.item.summary[0];
-        if (state.carry !== undefined && state.carry.signature !== '') state.item.encrypted_content = carriedThinking(state.carry.origin, summary?.text ?? '', state.carry.signature);
+        if (state.carry !== undefined && state.carry.signature !== '')
+          state.item.encrypted_content = carriedThinking(state.carry.origin, summary?.text ?? '', state.carry.signature);
         const at = { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0 };
-        const wire = summary === undefined ? ''
-          : this.emit('response.reasoning_summary_text.done', { ...at, text: summary.text })
-            + this.emit('response.reasoning_summary_part.done', { ...at, part: summary });
+        const wire =
+          summary === undefined
+            ? ''
+            : this.emit('response.reasoning_summary_text.done', { ...at, text: summary.text }) +
+              this.emit('response.reasoning_summary_part.done', { ...at, part: summary });
         return wire + this.itemDone(state.outputIndex, state.item);
       }
       case 'skipped':
@@ -282,7 +337,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     this.ended = true;
     const code = streamErrorCode(error);
     const failure = { code, message: error.message };
-    return this.emit('error', { code, message: error.message, param: error.param ?? null })
-      + this.emit('response.failed', { response: this.response({ status: 'failed', incompleteDetails: null, error: failure }) });
+    return (
+      this.emit('error', { code, message: error.message, param: error.param ?? null }) +
+      this.emit('response.failed', { response: this.response({ status: 'failed', incompleteDetails: null, error: failure }) })
+    );
   }
 }

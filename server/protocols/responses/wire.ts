@@ -9,12 +9,29 @@
 import type { ContentPart } from '../../../generated/protocols/responses/request.ts';
 
 /** A replayed freeform call (`custom_tool_call`), which the request schema does not check. */
-export interface ResponsesCustomToolCallInput { type: 'custom_tool_call'; call_id: string; name: string; input: string }
+export interface ResponsesCustomToolCallInput {
+  type: 'custom_tool_call';
+  call_id: string;
+  name: string;
+  input: string;
+}
 /** A freeform call's result (`custom_tool_call_output`), which the request schema does not check. */
-export interface ResponsesCustomToolCallOutputInput { type: 'custom_tool_call_output'; call_id?: string | null; output: string | ContentPart[] }
+export interface ResponsesCustomToolCallOutputInput {
+  type: 'custom_tool_call_output';
+  call_id?: string | null;
+  output: string | ContentPart[];
+}
 
-export interface ResponsesOutputTextPart { type: 'output_text'; text: string; annotations?: unknown[]; logprobs?: unknown[] }
-export interface ResponsesRefusalPart { type: 'refusal'; refusal: string }
+export interface ResponsesOutputTextPart {
+  type: 'output_text';
+  text: string;
+  annotations?: unknown[];
+  logprobs?: unknown[];
+}
+export interface ResponsesRefusalPart {
+  type: 'refusal';
+  refusal: string;
+}
 
 export type ResponsesContentPart =
   | { type: 'input_text'; text: string }
@@ -31,8 +48,14 @@ export interface ResponsesFunctionCallItem {
   status?: string;
 }
 
-export interface ResponsesSummaryText { type: 'summary_text'; text: string }
-export interface ResponsesReasoningText { type: 'reasoning_text'; text: string }
+export interface ResponsesSummaryText {
+  type: 'summary_text';
+  text: string;
+}
+export interface ResponsesReasoningText {
+  type: 'reasoning_text';
+  text: string;
+}
 
 export interface ResponsesReasoningItem {
   type: 'reasoning';
@@ -65,11 +88,7 @@ export interface ResponsesOutputFunctionCall extends ResponsesFunctionCallItem {
   status: string;
 }
 
-export type ResponsesOutputItem =
-  | ResponsesOutputMessage
-  | ResponsesOutputFunctionCall
-  | ResponsesReasoningItem
-  | { type: string; [key: string]: unknown };
+export type ResponsesOutputItem = ResponsesOutputMessage | ResponsesOutputFunctionCall | ResponsesReasoningItem | { type: string; [key: string]: unknown };
 
 export interface ResponsesUsage {
   input_tokens: number;

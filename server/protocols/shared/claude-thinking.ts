@@ -60,7 +60,12 @@ export function claudeThinking(request: ChatRequest, laneMax: number, warnings: 
   const off: ClaudeThinking = { maxTokens: clientMax, sampling: clientSampling(request) };
   if (setting === undefined || isReasoningOff(setting)) return off;
   if (loopWithoutThinking(request.messages, own)) {
-    warnings.push(dropped('reasoning', 'extended thinking for this request (the tool loop\'s last assistant turn has no Claude thinking to send back, which Claude requires when thinking is on)'));
+    warnings.push(
+      dropped(
+        'reasoning',
+        "extended thinking for this request (the tool loop's last assistant turn has no Claude thinking to send back, which Claude requires when thinking is on)",
+      ),
+    );
     return off;
   }
   if (request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool') {
@@ -79,18 +84,32 @@ export function claudeThinking(request: ChatRequest, laneMax: number, warnings: 
     if (laneMax <= budget) {
       const lowered = Math.floor((laneMax * 3) / 4);
       if (lowered < CLAUDE_MIN_THINKING_BUDGET) {
-        warnings.push(dropped('reasoning', `extended thinking (the lane's max_tokens ${laneMax} leaves no room for Claude's least budget of ${CLAUDE_MIN_THINKING_BUDGET})`));
+        warnings.push(
+          dropped(
+            'reasoning',
+            `extended thinking (the lane's max_tokens ${laneMax} leaves no room for Claude's least budget of ${CLAUDE_MIN_THINKING_BUDGET})`,
+          ),
+        );
         return off;
       }
-      warnings.push(reshaped('reasoning.budget_tokens', `thinking budget ${budget} lowered to ${lowered}: Claude needs it below max_tokens (the lane's ${laneMax}), with room for the answer`));
+      warnings.push(
+        reshaped(
+          'reasoning.budget_tokens',
+          `thinking budget ${budget} lowered to ${lowered}: Claude needs it below max_tokens (the lane's ${laneMax}), with room for the answer`,
+        ),
+      );
       budget = lowered;
     }
   } else if (budget >= clientMax) {
     if (clientMax - 1 < CLAUDE_MIN_THINKING_BUDGET) {
-      warnings.push(dropped('reasoning', `extended thinking (max_tokens ${clientMax} leaves no room for Claude's least budget of ${CLAUDE_MIN_THINKING_BUDGET})`));
+      warnings.push(
+        dropped('reasoning', `extended thinking (max_tokens ${clientMax} leaves no room for Claude's least budget of ${CLAUDE_MIN_THINKING_BUDGET})`),
+      );
       return off;
     }
-    warnings.push(reshaped('reasoning.budget_tokens', `thinking budget ${budget} lowered to ${clientMax - 1}: Claude needs it below max_tokens (${clientMax})`));
+    warnings.push(
+      reshaped('reasoning.budget_tokens', `thinking budget ${budget} lowered to ${clientMax - 1}: Claude needs it below max_tokens (${clientMax})`),
+    );
     budget = clientMax - 1;
   }
   return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens, sampling: thinkingSampling(request, warnings) };

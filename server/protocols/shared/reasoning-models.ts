@@ -9,13 +9,16 @@ import { dropped } from './warnings.ts';
  * released since reasoning became common takes them, so the list names the old families rather
  * than guessing the new ones: a model missing here gets the setting.
  */
-const NO_REASONING = new RegExp([
-  String.raw`(?:^|[/.:])gpt-(?:3\.5|4)`, // gpt-3.5, gpt-4, gpt-4o, gpt-4.1, gpt-4-turbo
-  'chatgpt-4o',
-  'claude-(?:instant|2|3-haiku|3-sonnet|3-opus|3-5)', // 3.7 and 4.x think
-  String.raw`gemini-(?:1\.|2\.0-|pro\b)`,
-  'command-(?:r|light|nightly|a-03|a-vision|a-translate)',
-].join('|'), 'i');
+const NO_REASONING = new RegExp(
+  [
+    String.raw`(?:^|[/.:])gpt-(?:3\.5|4)`, // gpt-3.5, gpt-4, gpt-4o, gpt-4.1, gpt-4-turbo
+    'chatgpt-4o',
+    'claude-(?:instant|2|3-haiku|3-sonnet|3-opus|3-5)', // 3.7 and 4.x think
+    String.raw`gemini-(?:1\.|2\.0-|pro\b)`,
+    'command-(?:r|light|nightly|a-03|a-vision|a-translate)',
+  ].join('|'),
+  'i',
+);
 
 export function cannotReason(model: string): boolean {
   return NO_REASONING.test(model);
@@ -59,14 +62,24 @@ const SAMPLING_DEFAULTS = { temperature: 1, top_p: 1 } as const;
  * the lane's own protocol keeps them: its client chose them for that API (and such requests are
  * passed through, not encoded, on the serving path).
  */
-export function openAiSampling(request: OpenAiSampling & { readonly source: ProtocolId }, target: ProtocolId, model: string, effort: string | undefined, warnings: TranslationWarning[]): OpenAiSampling {
+export function openAiSampling(
+  request: OpenAiSampling & { readonly source: ProtocolId },
+  target: ProtocolId,
+  model: string,
+  effort: string | undefined,
+  warnings: TranslationWarning[],
+): OpenAiSampling {
   const { temperature, topP } = request;
   if (request.source === target || !isOpenAiReasoningModel(model) || effort === 'none') {
     return { ...(temperature !== undefined && { temperature }), ...(topP !== undefined && { topP }) };
   }
   const drop = (field: keyof typeof SAMPLING_DEFAULTS, value: number | undefined) => {
     if (value === undefined || value === SAMPLING_DEFAULTS[field]) return;
-    warnings.push({ kind: 'dropped', path: field, message: `${field} ${value} dropped: ${model} is a reasoning model and takes only the default (${SAMPLING_DEFAULTS[field]})` });
+    warnings.push({
+      kind: 'dropped',
+      path: field,
+      message: `${field} ${value} dropped: ${model} is a reasoning model and takes only the default (${SAMPLING_DEFAULTS[field]})`,
+    });
   };
   drop('temperature', temperature);
   drop('top_p', topP);

@@ -28,7 +28,11 @@ export const EFFORT_BUDGET: Readonly<Record<ReasoningEffort, number>> = {
 };
 
 /** Level thresholds for a budget: the midpoints between neighbouring budgets of the table. */
-const BUDGET_LEVELS: readonly (readonly [number, ReasoningEffort])[] = [[2560, 'minimal'], [6144, 'low'], [12288, 'medium']];
+const BUDGET_LEVELS: readonly (readonly [number, ReasoningEffort])[] = [
+  [2560, 'minimal'],
+  [6144, 'low'],
+  [12288, 'medium'],
+];
 
 export const EFFORTS: readonly ReasoningEffort[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 

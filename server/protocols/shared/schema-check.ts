@@ -9,7 +9,9 @@ export function checkRequestSchema(value: unknown, validate: ValidateFunction): 
   if (validate(value)) return;
   const first = mostSpecific(validate.errors ?? []);
   const param = fieldPath(first);
-  throw new GatewayFailure(gatewayError('invalid_request', `${param || 'body'}: ${first?.message ?? 'is invalid'}`, { param: param || null, code: 'invalid_request_body' }));
+  throw new GatewayFailure(
+    gatewayError('invalid_request', `${param || 'body'}: ${first?.message ?? 'is invalid'}`, { param: param || null, code: 'invalid_request_body' }),
+  );
 }
 
 /** The deepest error is the one that says what is actually wrong. */

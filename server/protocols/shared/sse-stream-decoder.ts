@@ -48,7 +48,10 @@ export abstract class SseStreamDecoder implements StreamDecoder {
     try {
       return JSON.parse(data) as T;
     } catch {
-      out.push({ type: 'error', error: gatewayError('server', `the ${this.protocolName} upstream sent a stream event that is not JSON`, { status: 502, code: 'bad_upstream_stream' }) });
+      out.push({
+        type: 'error',
+        error: gatewayError('server', `the ${this.protocolName} upstream sent a stream event that is not JSON`, { status: 502, code: 'bad_upstream_stream' }),
+      });
       this.done = true;
       return undefined;
     }

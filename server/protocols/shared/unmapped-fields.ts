@@ -12,11 +12,7 @@ export interface FieldRule {
  * Collects the top-level fields of a request that the decoder did not map. Known protocol-only
  * fields follow their rule; fields unknown to us are dropped with a warning, never silently.
  */
-export function collectUnmapped(
-  body: object,
-  mapped: ReadonlySet<string>,
-  rules: Readonly<Record<string, FieldRule>>,
-): UnmappedField[] {
+export function collectUnmapped(body: object, mapped: ReadonlySet<string>, rules: Readonly<Record<string, FieldRule>>): UnmappedField[] {
   const unmapped: UnmappedField[] = [];
   for (const key of Object.keys(body)) {
     if (mapped.has(key)) continue;

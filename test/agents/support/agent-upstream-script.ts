@@ -30,11 +30,15 @@ export interface AgentUpstreamState {
 function refuse(protocol: ProtocolId, message: string, param?: string): { status: number; body: unknown } {
   if (protocol === 'gemini') return { status: 400, body: { error: { code: 400, message, status: 'INVALID_ARGUMENT' } } };
   if (protocol === 'anthropic') return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message } } };
-  if (protocol === 'openai' || protocol === 'responses') return { status: 400, body: { error: { message, type: 'invalid_request_error', param: param ?? null, code: 'unsupported_value' } } };
+  if (protocol === 'openai' || protocol === 'responses')
+    return { status: 400, body: { error: { message, type: 'invalid_request_error', param: param ?? null, code: 'unsupported_value' } } };
   return { status: 400, body: { message } };
 }
 
-interface Problem { message: string; param?: string }
+interface Problem {
+  message: string;
+  param?: string;
+}
 
 export function agentScript(tools: AgentTools, state: AgentUpstreamState) {
   return (seen: SeenRequest): ChatResponse | { status: number; body: unknown } => {
@@ -44,24 +48,37 @@ export function agentScript(tools: AgentTools, state: AgentUpstreamState) {
     const turn = ({ 0: 0, 2: 1, 3: 2, 4: 3 } as Record<number, number>)[results];
     if (turn === undefined) return refuse(p, `unexpected history: ${results} tool results`);
 
-    const problem = p === 'gemini' ? unsignedGeminiCall(seen.json)
-      : p === 'anthropic' || p === 'bedrock' ? unsignedClaudeLoop(seen.json, p)
-        : p === 'openai' || p === 'responses' ? openAiReasoningSampling(seen.json) : undefined;
+    const problem =
+      p === 'gemini'
+        ? unsignedGeminiCall(seen.json)
+        : p === 'anthropic' || p === 'bedrock'
+          ? unsignedClaudeLoop(seen.json, p)
+          : p === 'openai' || p === 'responses'
+            ? openAiReasoningSampling(seen.json)
+            : undefined;
     if (problem !== undefined) {
       state.refusals.push(`${p}: ${problem.message}`);
       return refuse(p, problem.message, problem.param);
     }
 
-    const calls: { name: string; args: unknown }[] = turn === 0 ? [tools.read('src/auth.ts'), tools.read('test/auth.test.ts')] : turn === 1 ? [tools.test] : turn === 2 ? [tools.edit] : [];
+    const calls: { name: string; args: unknown }[] =
+      turn === 0 ? [tools.read('src/auth.ts'), tools.read('test/auth.test.ts')] : turn === 1 ? [tools.test] : turn === 2 ? [tools.edit] : [];
     const content: ContentBlock[] = [reasoningOf(p, turn)];
-    calls.forEach((call, k) => content.push({
-      type: 'tool_call', id: `call_t${turn}_${k}`, name: call.name, arguments: JSON.stringify(call.args),
-      // Gemini signs the first call of each step.
-      ...(p === 'gemini' && k === 0 && { signature: { origin: 'gemini' as const, value: geminiSignature(turn) } }),
-    }));
+    calls.forEach((call, k) =>
+      content.push({
+        type: 'tool_call',
+        id: `call_t${turn}_${k}`,
+        name: call.name,
+        arguments: JSON.stringify(call.args),
+        // Gemini signs the first call of each step.
+        ...(p === 'gemini' && k === 0 && { signature: { origin: 'gemini' as const, value: geminiSignature(turn) } }),
+      }),
+    );
     if (calls.length === 0) content.push({ type: 'text', text: FINAL });
     return {
-      id: `resp_${p}_${turn}`, model: `model-${p}`, content,
+      id: `resp_${p}_${turn}`,
+      model: `model-${p}`,
+      content,
       finish: { reason: calls.length > 0 ? 'tool_calls' : 'stop', raw: null },
       usage: { inputTokens: 900, outputTokens: 120, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 80 },
     };
@@ -84,10 +101,16 @@ type Json = Record<string, any>;
 function openAiReasoningSampling(body: Json): Problem | undefined {
   if (!/^(?:o[134]|gpt-5(?!-chat))/.test(String(body.model))) return undefined;
   if ((body.reasoning_effort ?? body.reasoning?.effort) === 'none') return undefined;
-  for (const [param, fallback] of [['temperature', 1], ['top_p', 1]] as const) {
+  for (const [param, fallback] of [
+    ['temperature', 1],
+    ['top_p', 1],
+  ] as const) {
     const value = body[param] as unknown;
     if (value !== undefined && value !== fallback) {
-      return { param, message: `Unsupported value: '${param}' does not support ${String(value)} with this model. Only the default (${fallback}) value is supported.` };
+      return {
+        param,
+        message: `Unsupported value: '${param}' does not support ${String(value)} with this model. Only the default (${fallback}) value is supported.`,
+      };
     }
   }
   return undefined;
@@ -124,7 +147,10 @@ function unsignedClaudeLoop(body: Json, p: 'anthropic' | 'bedrock'): Problem | u
   const first = blocks[0];
   const signature = p === 'anthropic' ? (first?.type === 'thinking' ? first.signature : undefined) : first?.reasoningContent?.reasoningText?.signature;
   if (signature !== claudeSignature(p, assistants.length - 1)) {
-    return { message: 'Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block' };
+    return {
+      message:
+        'Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block',
+    };
   }
   return undefined;
 }

@@ -26,10 +26,21 @@ export const FINAL_TEXT = 'All auth tests pass.';
 
 const callKey = (name: string, args: unknown) => `${name}:${JSON.stringify(args)}`;
 /** What the upstream signed: call key -> signature. */
-const SIGNED = new Map([[callKey('read_file', { path: 'a.ts' }), S1], [callKey('run_tests', { filter: 'auth' }), S2]]);
+const SIGNED = new Map([
+  [callKey('read_file', { path: 'a.ts' }), S1],
+  [callKey('run_tests', { filter: 'auth' }), S2],
+]);
 
-interface Part { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { id?: string; name: string; args: unknown } }
-interface Content { role?: string; parts: Part[] }
+interface Part {
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  functionCall?: { id?: string; name: string; args: unknown };
+}
+interface Content {
+  role?: string;
+  parts: Part[];
+}
 
 const usage = { promptTokenCount: 40, candidatesTokenCount: 12, totalTokenCount: 52 };
 
@@ -94,7 +105,7 @@ export async function startGemini3Upstream(): Promise<Gemini3Upstream> {
       const pieces = answer(body.contents.filter((c) => c.role === 'model').length);
       if (!(req.url ?? '').includes(':streamGenerateContent')) {
         // Non-stream: the chunks' parts in one candidate.
-        const parts = pieces.flatMap((p) => ((p.candidates as { content: Content }[])[0]?.content.parts ?? []));
+        const parts = pieces.flatMap((p) => (p.candidates as { content: Content }[])[0]?.content.parts ?? []);
         const last = pieces[pieces.length - 1] as { candidates: Record<string, unknown>[] };
         const whole = { ...last, candidates: [{ ...last.candidates[0], content: { role: 'model', parts } }] };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(whole));
@@ -109,9 +120,10 @@ export async function startGemini3Upstream(): Promise<Gemini3Upstream> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     bodies,
     refusals,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -15,5 +15,10 @@ export const UPSTREAM_MODEL: Record<ProtocolId, string> = {
 };
 
 export function startSixLaneGateway(upstreamUrl: string): Promise<RunningGateway> {
-  return startLanes({ upstreamUrl, upstreamModels: UPSTREAM_MODEL, extraModels: ['  m-gemini-3: { provider: gemini, model: gemini-3-pro-preview }'], workers: 1 });
+  return startLanes({
+    upstreamUrl,
+    upstreamModels: UPSTREAM_MODEL,
+    extraModels: ['  m-gemini-3: { provider: gemini, model: gemini-3-pro-preview }'],
+    workers: 1,
+  });
 }

@@ -29,8 +29,11 @@ export function toolLoops(gatewayUrl: string): Record<LoopClient, ToolLoop> {
   const openai = new OpenAI({ apiKey: 'k', baseURL: `${gatewayUrl}/v1`, maxRetries: 0 });
   const anthropic = new Anthropic({ apiKey: 'k', baseURL: gatewayUrl, maxRetries: 0 });
   const bedrock = new BedrockRuntimeClient({
-    region: 'us-east-1', endpoint: gatewayUrl, credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
-    requestHandler: new NodeHttpHandler(), maxAttempts: 1,
+    region: 'us-east-1',
+    endpoint: gatewayUrl,
+    credentials: { accessKeyId: 'k', secretAccessKey: 'k' },
+    requestHandler: new NodeHttpHandler(),
+    maxAttempts: 1,
   });
   const cohere = new CohereClientV2({ token: 'k', environment: gatewayUrl });
 
@@ -46,7 +49,11 @@ export function toolLoops(gatewayUrl: string): Record<LoopClient, ToolLoop> {
           : (await openai.chat.completions.create(params)).choices[0]!.message;
         const calls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
         if (calls.length === 0) return { text: message.content ?? '', callIds };
-        messages.push({ role: 'assistant', content: message.content, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } })) });
+        messages.push({
+          role: 'assistant',
+          content: message.content,
+          tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } })),
+        });
         for (const call of calls) {
           callIds.push(call.id);
           messages.push({ role: 'tool', tool_call_id: call.id, content: run(call.function.name, call.function.arguments) });
@@ -96,12 +103,14 @@ export function toolLoops(gatewayUrl: string): Record<LoopClient, ToolLoop> {
     },
 
     async bedrock(model, stream) {
-      const toolConfig = { tools: TOOLS.map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters as never } } })) };
+      const toolConfig = {
+        tools: TOOLS.map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters as never } } })),
+      };
       const messages: Message[] = [{ role: 'user', content: [{ text: PROMPT }] }];
       const callIds: string[] = [];
       for (let turn = 0; turn < MAX_TURNS; turn++) {
         const input = { modelId: model, messages, toolConfig };
-        const content = stream ? await bedrockStream(bedrock, input) : (await bedrock.send(new ConverseCommand(input))).output?.message?.content ?? [];
+        const content = stream ? await bedrockStream(bedrock, input) : ((await bedrock.send(new ConverseCommand(input))).output?.message?.content ?? []);
         const uses = content.flatMap((b) => (b.toolUse !== undefined ? [b.toolUse] : []));
         if (uses.length === 0) return { text: content.map((b) => b.text ?? '').join(''), callIds };
         messages.push({ role: 'assistant', content });
@@ -142,7 +151,11 @@ async function bedrockStream(client: BedrockRuntimeClient, input: ConstructorPar
   for await (const event of out.stream ?? []) {
     if (event.contentBlockStart !== undefined) {
       const use = event.contentBlockStart.start?.toolUse;
-      blocks.set(event.contentBlockStart.contentBlockIndex!, { text: '', input: '', ...(use !== undefined && { use: { toolUseId: use.toolUseId!, name: use.name! } }) });
+      blocks.set(event.contentBlockStart.contentBlockIndex!, {
+        text: '',
+        input: '',
+        ...(use !== undefined && { use: { toolUseId: use.toolUseId!, name: use.name! } }),
+      });
     }
     const delta = event.contentBlockDelta;
     if (delta !== undefined) {
@@ -152,12 +165,16 @@ async function bedrockStream(client: BedrockRuntimeClient, input: ConstructorPar
       block.input += delta.delta?.toolUse?.input ?? '';
     }
   }
-  return [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]): ContentBlock => (
-    b.use !== undefined ? { toolUse: { ...b.use, input: JSON.parse(b.input || '{}') } } : { text: b.text }
-  ));
+  return [...blocks.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, b]): ContentBlock => (b.use !== undefined ? { toolUse: { ...b.use, input: JSON.parse(b.input || '{}') } } : { text: b.text }));
 }
 
-interface CohereTurn { text: string; calls: Cohere.ToolCallV2[]; plan: string }
+interface CohereTurn {
+  text: string;
+  calls: Cohere.ToolCallV2[];
+  plan: string;
+}
 
 function cohereMessage(message: Cohere.AssistantMessageResponse): CohereTurn {
   const text = (message.content ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
@@ -175,7 +192,8 @@ async function cohereStream(client: CohereClientV2, request: Cohere.V2ChatStream
     }
     if (event.type === 'tool-call-delta') {
       const last = turn.calls[turn.calls.length - 1];
-      if (last?.function !== undefined) last.function.arguments = (last.function.arguments ?? '') + (event.delta?.message?.toolCalls?.function?.arguments ?? '');
+      if (last?.function !== undefined)
+        last.function.arguments = (last.function.arguments ?? '') + (event.delta?.message?.toolCalls?.function?.arguments ?? '');
     }
   }
   return turn;

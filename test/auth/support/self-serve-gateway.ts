@@ -64,7 +64,11 @@ ${options.oidcYaml ?? ''}${options.teamsYaml ?? TEAMS_YAML}`,
     h,
     issuer,
     exchange: (body, headers = {}) =>
-      fetch(`${h.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      fetch(`${h.url}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     async close() {
       await h.close();
       if (options.issuer === undefined) await issuer.close();

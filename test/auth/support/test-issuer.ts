@@ -30,7 +30,10 @@ export interface TestIssuer {
   /** Brings the provider up, with the gateway's redirect URI registered (known once it listens). */
   register(gatewayRedirectUri: string): Promise<void>;
   /** A token under the issuer's real signing key (or `key`/`kid`/`alg` given), with these claims over sane defaults. */
-  sign(claims: JWTPayload, options?: { kid?: string; alg?: string; key?: KeyPair['privateKey'] | Uint8Array; omitDefaults?: (keyof JWTPayload)[] }): Promise<string>;
+  sign(
+    claims: JWTPayload,
+    options?: { kid?: string; alg?: string; key?: KeyPair['privateKey'] | Uint8Array; omitDefaults?: (keyof JWTPayload)[] },
+  ): Promise<string>;
   /** The issuer's public key as PEM: what an alg-confusion attack uses as an HMAC secret. */
   publicKeyPem(): Promise<string>;
   /** Signs `login` in to the CLI client through the real code flow (login form and consent posted) and returns its tokens. */
@@ -70,7 +73,13 @@ export async function startTestIssuer(accounts: Record<string, TestAccount>): Pr
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
       },
-      { client_id: CLI_CLIENT_ID, redirect_uris: [CLI_REDIRECT], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      {
+        client_id: CLI_CLIENT_ID,
+        redirect_uris: [CLI_REDIRECT],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
     ],
     jwks: { keys: [{ ...(await exportJWK(keys.privateKey)), kid, alg: 'RS256', use: 'sig' }] as never },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'], team: ['team'] },

@@ -33,13 +33,20 @@ for (const scenario of otherScenarios()) {
         });
       } else {
         it(`request.ir.json is refused with a 400 naming ${refused}`, () => {
-          expect(failureOf(() => bedrockCodec.encodeRequest(request, LANE))).toMatchObject({ kind: 'invalid_request', status: 400, param: refused, code: 'unsupported_parameter' });
+          expect(failureOf(() => bedrockCodec.encodeRequest(request, LANE))).toMatchObject({
+            kind: 'invalid_request',
+            status: 400,
+            param: refused,
+            code: 'unsupported_parameter',
+          });
         });
       }
     }
     if (hasFile(scenario, 'response.ir.json')) {
       it('response.ir.json encodes to a valid Converse response', () => {
-        expect(schemaErrors(BEDROCK.response, bedrockCodec.encodeResponse(readJson<ChatResponse>(scenario, 'response.ir.json'), { streamUsage: false }).body)).toEqual([]);
+        expect(
+          schemaErrors(BEDROCK.response, bedrockCodec.encodeResponse(readJson<ChatResponse>(scenario, 'response.ir.json'), { streamUsage: false }).body),
+        ).toEqual([]);
       });
     }
     if (hasFile(scenario, 'stream.ir.json')) {
@@ -51,7 +58,9 @@ for (const scenario of otherScenarios()) {
 }
 
 it('every refusal listed above names a fixture that exists', () => {
-  const keys = otherScenarios().filter((s) => hasFile(s, 'request.ir.json')).map((s) => `${s.protocol}/${s.name}`);
+  const keys = otherScenarios()
+    .filter((s) => hasFile(s, 'request.ir.json'))
+    .map((s) => `${s.protocol}/${s.name}`);
   expect(keys).toEqual(expect.arrayContaining(Object.keys(REFUSED)));
 });
 

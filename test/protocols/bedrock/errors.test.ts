@@ -32,26 +32,61 @@ describe('Bedrock decodeError', () => {
   });
 
   it('reads Message, a bare type, a type in the body, and keeps Retry-After', () => {
-    expect(bedrockCodec.decodeError({ status: 429, bodyText: '{"Message":"Rate exceeded"}', headers: { 'x-amzn-errortype': 'ThrottlingException' }, retryAfterSeconds: 3 }))
-      .toEqual({ kind: 'rate_limit', status: 429, message: 'Rate exceeded', code: 'ThrottlingException', retryAfterSeconds: 3 });
-    expect(bedrockCodec.decodeError({ status: 400, bodyText: '{"__type":"com.amazonaws.bedrockruntime#ValidationException","message":"bad"}', headers: {}, retryAfterSeconds: undefined }))
-      .toMatchObject({ kind: 'invalid_request', code: 'ValidationException' });
-    expect(bedrockCodec.decodeError({ status: 400, bodyText: '{"message":"bad"}', headers: { 'x-amzn-errortype': ['ValidationException:http://x/', 'y'] }, retryAfterSeconds: undefined }))
-      .toMatchObject({ code: 'ValidationException' });
+    expect(
+      bedrockCodec.decodeError({
+        status: 429,
+        bodyText: '{"Message":"Rate exceeded"}',
+        headers: { 'x-amzn-errortype': 'ThrottlingException' },
+        retryAfterSeconds: 3,
+      }),
+    ).toEqual({ kind: 'rate_limit', status: 429, message: 'Rate exceeded', code: 'ThrottlingException', retryAfterSeconds: 3 });
+    expect(
+      bedrockCodec.decodeError({
+        status: 400,
+        bodyText: '{"__type":"com.amazonaws.bedrockruntime#ValidationException","message":"bad"}',
+        headers: {},
+        retryAfterSeconds: undefined,
+      }),
+    ).toMatchObject({ kind: 'invalid_request', code: 'ValidationException' });
+    expect(
+      bedrockCodec.decodeError({
+        status: 400,
+        bodyText: '{"message":"bad"}',
+        headers: { 'x-amzn-errortype': ['ValidationException:http://x/', 'y'] },
+        retryAfterSeconds: undefined,
+      }),
+    ).toMatchObject({ code: 'ValidationException' });
   });
 
   it('falls back to the status for unknown types and bodies that are not JSON', () => {
-    expect(bedrockCodec.decodeError(upstream(409, 'BrandNewException', { message: 'new' }))).toEqual({ kind: 'invalid_request', status: 409, message: 'new', code: 'BrandNewException' });
-    expect(bedrockCodec.decodeError(upstream(502, undefined, '<html>Bad Gateway</html>'))).toEqual({ kind: 'server', status: 502, message: 'upstream answered 502: <html>Bad Gateway</html>', code: null });
+    expect(bedrockCodec.decodeError(upstream(409, 'BrandNewException', { message: 'new' }))).toEqual({
+      kind: 'invalid_request',
+      status: 409,
+      message: 'new',
+      code: 'BrandNewException',
+    });
+    expect(bedrockCodec.decodeError(upstream(502, undefined, '<html>Bad Gateway</html>'))).toEqual({
+      kind: 'server',
+      status: 502,
+      message: 'upstream answered 502: <html>Bad Gateway</html>',
+      code: null,
+    });
   });
 });
 
 describe('Bedrock encodeError', () => {
   const KINDS: [ErrorKind, string][] = [
-    ['invalid_request', 'ValidationException'], ['request_too_large', 'ValidationException'], ['authentication', 'UnrecognizedClientException'],
-    ['permission', 'AccessDeniedException'], ['not_found', 'ResourceNotFoundException'], ['rate_limit', 'ThrottlingException'],
-    ['billing', 'ServiceQuotaExceededException'], ['server', 'InternalServerException'], ['unavailable', 'ServiceUnavailableException'],
-    ['overloaded', 'ServiceUnavailableException'], ['timeout', 'ModelTimeoutException'],
+    ['invalid_request', 'ValidationException'],
+    ['request_too_large', 'ValidationException'],
+    ['authentication', 'UnrecognizedClientException'],
+    ['permission', 'AccessDeniedException'],
+    ['not_found', 'ResourceNotFoundException'],
+    ['rate_limit', 'ThrottlingException'],
+    ['billing', 'ServiceQuotaExceededException'],
+    ['server', 'InternalServerException'],
+    ['unavailable', 'ServiceUnavailableException'],
+    ['overloaded', 'ServiceUnavailableException'],
+    ['timeout', 'ModelTimeoutException'],
   ];
 
   it.each(KINDS)('%s is sent as %s with the status kept and a valid body', (kind, type) => {
@@ -68,7 +103,12 @@ describe('Bedrock encodeError', () => {
     const error = gatewayError('rate_limit', 'slow down', { status: 429, retryAfterSeconds: 1.5 });
     const envelope = bedrockCodec.encodeError(error);
     expect(envelope.headers['retry-after']).toBe('2');
-    expect(bedrockCodec.decodeError({ status: envelope.status, bodyText: envelope.body, headers: envelope.headers, retryAfterSeconds: 2 }))
-      .toEqual({ kind: 'rate_limit', status: 429, message: 'slow down', code: 'ThrottlingException', retryAfterSeconds: 2 });
+    expect(bedrockCodec.decodeError({ status: envelope.status, bodyText: envelope.body, headers: envelope.headers, retryAfterSeconds: 2 })).toEqual({
+      kind: 'rate_limit',
+      status: 429,
+      message: 'slow down',
+      code: 'ThrottlingException',
+      retryAfterSeconds: 2,
+    });
   });
 });

@@ -5,17 +5,23 @@ import { bedrockCodec } from '../../../server/protocols/bedrock/index.ts';
 import { carriableThinking } from '../../../server/protocols/shared/thinking-carrier.ts';
 
 describe('bedrock encoders and foreign reasoning', () => {
-  it('encodeResponse drops another protocol\'s reasoning with a warning, keeps its own, and carries Anthropic\'s', () => {
+  it("encodeResponse drops another protocol's reasoning with a warning, keeps its own, and carries Anthropic's", () => {
     const anthropic = { type: 'reasoning' as const, text: 'claude', signature: 'sig-a', origin: 'anthropic' as const };
-    const { body, warnings } = bedrockCodec.encodeResponse({
-      id: 'r', model: 'm', finish: { reason: 'stop', raw: null }, usage: null,
-      content: [
-        { type: 'reasoning', text: 'foreign', signature: 'sig-g', origin: 'gemini' },
-        { type: 'reasoning', text: 'own', signature: 'sig-b', origin: 'bedrock' },
-        anthropic,
-        { type: 'text', text: 'answer' },
-      ],
-    }, { streamUsage: false });
+    const { body, warnings } = bedrockCodec.encodeResponse(
+      {
+        id: 'r',
+        model: 'm',
+        finish: { reason: 'stop', raw: null },
+        usage: null,
+        content: [
+          { type: 'reasoning', text: 'foreign', signature: 'sig-g', origin: 'gemini' },
+          { type: 'reasoning', text: 'own', signature: 'sig-b', origin: 'bedrock' },
+          anthropic,
+          { type: 'text', text: 'answer' },
+        ],
+      },
+      { streamUsage: false },
+    );
     expect((body as { output: { message: { content: unknown[] } } }).output.message.content).toEqual([
       { reasoningContent: { reasoningText: { text: 'own', signature: 'sig-b' } } },
       // Claude's thinking from the Anthropic API: the signature is the carrier, which the Bedrock decoder restores.

@@ -47,7 +47,9 @@ describe('Bedrock encodeRequest: tool choice none and tool history', () => {
   it('maps auto, required and a named tool; the tool turn becomes a user turn merged with the next one', () => {
     expect(encode({ tools: [weather], toolChoice: { type: 'auto' } }).body.toolConfig).toMatchObject({ toolChoice: { auto: {} } });
     expect(encode({ tools: [weather], toolChoice: { type: 'required' } }).body.toolConfig).toMatchObject({ toolChoice: { any: {} } });
-    expect(encode({ tools: [weather], toolChoice: { type: 'tool', name: 'get_weather' } }).body.toolConfig).toMatchObject({ toolChoice: { tool: { name: 'get_weather' } } });
+    expect(encode({ tools: [weather], toolChoice: { type: 'tool', name: 'get_weather' } }).body.toolConfig).toMatchObject({
+      toolChoice: { tool: { name: 'get_weather' } },
+    });
     const { body } = encode({ messages: [...toolHistory, user({ type: 'text', text: 'And Rome?' })], tools: [weather] });
     expect(body.messages).toEqual([
       { role: 'user', content: [{ text: 'Weather in Paris?' }] },
@@ -57,7 +59,9 @@ describe('Bedrock encodeRequest: tool choice none and tool history', () => {
   });
 
   it('drops the one-call-per-turn limit with a warning, and refuses arguments that are not an object', () => {
-    expect(encode({ tools: [weather], parallelToolCalls: false }).warnings).toEqual([expect.objectContaining({ kind: 'dropped', path: 'parallel_tool_calls' })]);
+    expect(encode({ tools: [weather], parallelToolCalls: false }).warnings).toEqual([
+      expect.objectContaining({ kind: 'dropped', path: 'parallel_tool_calls' }),
+    ]);
     const bad: Message = { role: 'assistant', content: [{ type: 'tool_call', id: 'c', name: 'get_weather', arguments: '[1]' }] };
     expect(failureOf(() => encode({ messages: [hi, bad], tools: [weather] }))).toMatchObject({ status: 400, param: 'messages[1].content[0].arguments' });
   });
@@ -65,14 +69,22 @@ describe('Bedrock encodeRequest: tool choice none and tool history', () => {
 
 describe('Bedrock encodeRequest: content', () => {
   it('refuses image URLs (the gateway never fetches them) and media types Bedrock lacks, naming the path', () => {
-    expect(failureOf(() => encode({ messages: [user({ type: 'image', source: { kind: 'url', url: 'https://example.com/cat.png' } })] })))
-      .toMatchObject({ kind: 'invalid_request', status: 400, param: 'messages[0].content[0].source.url', code: 'unsupported_parameter' });
-    expect(failureOf(() => encode({ messages: [user({ type: 'image', source: { kind: 'base64', mediaType: 'image/tiff', data: 'AAAA' } })] })))
-      .toMatchObject({ status: 400, param: 'messages[0].content[0].source.media_type' });
+    expect(failureOf(() => encode({ messages: [user({ type: 'image', source: { kind: 'url', url: 'https://example.com/cat.png' } })] }))).toMatchObject({
+      kind: 'invalid_request',
+      status: 400,
+      param: 'messages[0].content[0].source.url',
+      code: 'unsupported_parameter',
+    });
+    expect(failureOf(() => encode({ messages: [user({ type: 'image', source: { kind: 'base64', mediaType: 'image/tiff', data: 'AAAA' } })] }))).toMatchObject({
+      status: 400,
+      param: 'messages[0].content[0].source.media_type',
+    });
   });
 
   it('sends base64 images as bytes with their format and drops the detail level with a warning', () => {
-    const { body, warnings } = encode({ messages: [user({ type: 'image', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/4AAQ' }, detail: 'high' })] });
+    const { body, warnings } = encode({
+      messages: [user({ type: 'image', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/4AAQ' }, detail: 'high' })],
+    });
     expect(body.messages).toEqual([{ role: 'user', content: [{ image: { format: 'jpeg', source: { bytes: '/9j/4AAQ' } } }] }]);
     expect(warnings).toEqual([expect.objectContaining({ kind: 'dropped', path: 'messages[0].content[0].detail' })]);
   });
@@ -84,7 +96,20 @@ describe('Bedrock encodeRequest: content', () => {
         { role: 'system', content: [{ type: 'text', text: 'Policy', cacheControl: { type: 'ephemeral' } }] },
         toolHistory[0] as Message,
         toolHistory[1] as Message,
-        { role: 'tool', content: [{ type: 'tool_result', callId: 'call_1', content: [{ type: 'text', text: 'a', cacheControl: hint }, { type: 'text', text: 'b', cacheControl: hint }], isError: true }] },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool_result',
+              callId: 'call_1',
+              content: [
+                { type: 'text', text: 'a', cacheControl: hint },
+                { type: 'text', text: 'b', cacheControl: hint },
+              ],
+              isError: true,
+            },
+          ],
+        },
       ],
       tools: [{ ...weather, cacheControl: { type: 'ephemeral', ttl: '2h' } }],
     });
@@ -94,7 +119,10 @@ describe('Bedrock encodeRequest: content', () => {
       { cachePoint: { type: 'default', ttl: '1h' } },
     ]);
     expect((body.toolConfig as { tools: unknown[] }).tools[1]).toEqual({ cachePoint: { type: 'default' } });
-    expect(warnings.map((w) => `${w.kind} ${w.path}`)).toEqual(['dropped messages[3].content[0].content[0].cache_control', 'dropped tools[0].cache_control.ttl']);
+    expect(warnings.map((w) => `${w.kind} ${w.path}`)).toEqual([
+      'dropped messages[3].content[0].content[0].cache_control',
+      'dropped tools[0].cache_control.ttl',
+    ]);
   });
 
   it('replays reasoning only when Bedrock issued it', () => {
@@ -116,13 +144,21 @@ describe('Bedrock encodeRequest: content', () => {
 
   it('hoists system and developer messages, saying so when one was mid-conversation, and refuses non-text in them', () => {
     const { body, warnings } = encode({
-      messages: [{ role: 'developer', content: [{ type: 'text', text: 'A' }] }, hi, { role: 'system', content: [{ type: 'text', text: 'B' }] }, { ...hi, name: 'dana' }],
+      messages: [
+        { role: 'developer', content: [{ type: 'text', text: 'A' }] },
+        hi,
+        { role: 'system', content: [{ type: 'text', text: 'B' }] },
+        { ...hi, name: 'dana' },
+      ],
     });
     expect(body.system).toEqual([{ text: 'A' }, { text: 'B' }]);
     expect(body.messages).toEqual([{ role: 'user', content: [{ text: 'Hi' }, { text: 'Hi' }] }]);
     expect(warnings.map((w) => `${w.kind} ${w.path}`)).toEqual(['reshaped messages[2]', 'dropped messages[3].name']);
-    expect(failureOf(() => encode({ messages: [{ role: 'system', content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AA' } }] }, hi] })))
-      .toMatchObject({ status: 400, param: 'messages[0].content[0]' });
+    expect(
+      failureOf(() =>
+        encode({ messages: [{ role: 'system', content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AA' } }] }, hi] }),
+      ),
+    ).toMatchObject({ status: 400, param: 'messages[0].content[0]' });
   });
 });
 
@@ -136,7 +172,9 @@ describe('Bedrock encodeRequest: settings', () => {
 
   it('sends top-k the way the lane model family reads it, and drops it for others', () => {
     expect(encode({ topK: 5 }).body.additionalModelRequestFields).toEqual({ top_k: 5 });
-    expect(encode({ topK: 5 }, { model: 'us.amazon.nova-pro-v1:0', defaultMaxTokens: 1 }).body.additionalModelRequestFields).toEqual({ inferenceConfig: { topK: 5 } });
+    expect(encode({ topK: 5 }, { model: 'us.amazon.nova-pro-v1:0', defaultMaxTokens: 1 }).body.additionalModelRequestFields).toEqual({
+      inferenceConfig: { topK: 5 },
+    });
     const llama = encode({ topK: 5 }, { model: 'meta.llama3-70b-instruct-v1:0', defaultMaxTokens: 1 });
     expect(llama.body.additionalModelRequestFields).toBeUndefined();
     expect(llama.warnings).toEqual([expect.objectContaining({ kind: 'dropped', path: 'top_k' })]);
@@ -153,8 +191,11 @@ describe('Bedrock encodeRequest: settings', () => {
   });
 
   it('names the model and the operation in the path, percent-encoding the model id', () => {
-    expect(bedrockCodec.upstreamPath('us.anthropic.claude-sonnet-4-5-20250929-v1:0', false)).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse');
-    expect(bedrockCodec.upstreamPath('arn:aws:bedrock:us-east-1:123456789012:inference-profile/x', true))
-      .toBe('/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fx/converse-stream');
+    expect(bedrockCodec.upstreamPath('us.anthropic.claude-sonnet-4-5-20250929-v1:0', false)).toBe(
+      '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse',
+    );
+    expect(bedrockCodec.upstreamPath('arn:aws:bedrock:us-east-1:123456789012:inference-profile/x', true)).toBe(
+      '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fx/converse-stream',
+    );
   });
 });

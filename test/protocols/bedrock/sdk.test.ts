@@ -1,13 +1,7 @@
 // The official AWS SDK (@aws-sdk/client-bedrock-runtime) against the mock upstream scripted to
 // answer with this codec's encoders: what the SDK parses is what the IR said. And what the SDK sends
 // decodes to the IR a gateway would route.
-import {
-  BedrockRuntimeClient,
-  ConverseCommand,
-  ConverseStreamCommand,
-  ThrottlingException,
-  type ConverseStreamOutput,
-} from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, ThrottlingException, type ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EVENTSTREAM_HEADERS } from '../../../server/framing/eventstream-frame.ts';
@@ -75,24 +69,37 @@ describe('ConverseCommand', () => {
   });
 
   it('sends a body that is valid and decodes to the IR the gateway routes', async () => {
-    answer(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(
-      { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null }, { streamUsage: false }).body));
+    answer(
+      200,
+      { 'content-type': 'application/json' },
+      JSON.stringify(
+        bedrockCodec.encodeResponse(
+          { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null },
+          { streamUsage: false },
+        ).body,
+      ),
+    );
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
-    await client.send(new ConverseCommand({
-      modelId: MODEL,
-      system: [{ text: 'Be brief.' }, { cachePoint: { type: 'default' } }],
-      messages: [
-        { role: 'user', content: [{ text: 'What is this, and the weather?' }, { image: { format: 'png', source: { bytes: png } } }] },
-        { role: 'assistant', content: [
-          { reasoningContent: { redactedContent: Buffer.from('opaque') } },
-          { toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } } },
-        ] },
-        { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ json: { temperature: 18 } }], status: 'success' } }] },
-      ],
-      inferenceConfig: { maxTokens: 100, temperature: 0.3, stopSequences: ['END'] },
-      toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }], toolChoice: { any: {} } },
-      additionalModelRequestFields: { top_k: 5 },
-    }));
+    await client.send(
+      new ConverseCommand({
+        modelId: MODEL,
+        system: [{ text: 'Be brief.' }, { cachePoint: { type: 'default' } }],
+        messages: [
+          { role: 'user', content: [{ text: 'What is this, and the weather?' }, { image: { format: 'png', source: { bytes: png } } }] },
+          {
+            role: 'assistant',
+            content: [
+              { reasoningContent: { redactedContent: Buffer.from('opaque') } },
+              { toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } } },
+            ],
+          },
+          { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ json: { temperature: 18 } }], status: 'success' } }] },
+        ],
+        inferenceConfig: { maxTokens: 100, temperature: 0.3, stopSequences: ['END'] },
+        toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }], toolChoice: { any: {} } },
+        additionalModelRequestFields: { top_k: 5 },
+      }),
+    );
     const request = lastSeen();
     expect(request.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse');
     expect(request.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=a\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
@@ -102,11 +109,20 @@ describe('ConverseCommand', () => {
       model: MODEL,
       messages: [
         { role: 'system', content: [{ type: 'text', text: 'Be brief.', cacheControl: { type: 'ephemeral' } }] },
-        { role: 'user', content: [{ type: 'text', text: 'What is this, and the weather?' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: png.toString('base64') } }] },
-        { role: 'assistant', content: [
-          { type: 'reasoning', text: '', redacted: Buffer.from('opaque').toString('base64'), origin: 'bedrock' },
-          { type: 'tool_call', id: 'tooluse_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
-        ] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this, and the weather?' },
+            { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: png.toString('base64') } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: '', redacted: Buffer.from('opaque').toString('base64'), origin: 'bedrock' },
+            { type: 'tool_call', id: 'tooluse_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+          ],
+        },
         { role: 'tool', content: [{ type: 'tool_result', callId: 'tooluse_1', content: [{ type: 'text', text: '{"temperature":18}' }], isError: false }] },
       ],
       stream: false,
@@ -133,8 +149,16 @@ describe('ConverseCommand', () => {
 
 describe('SigV4', () => {
   it('signBedrockRequest gives the signature the AWS SDK itself sent for the same request', async () => {
-    answer(200, { 'content-type': 'application/json' }, JSON.stringify(bedrockCodec.encodeResponse(
-      { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null }, { streamUsage: false }).body));
+    answer(
+      200,
+      { 'content-type': 'application/json' },
+      JSON.stringify(
+        bedrockCodec.encodeResponse(
+          { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null },
+          { streamUsage: false },
+        ).body,
+      ),
+    );
     await client.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }));
     const request = lastSeen();
     const authorization = String(request.headers.authorization);
@@ -144,7 +168,15 @@ describe('SigV4', () => {
     const amzDate = String(request.headers['x-amz-date']);
     const signingDate = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
     const url = new URL(`http://${String(request.headers.host)}${request.path}`);
-    const added = await signBedrockRequest({ url, method: 'POST', headers, body: request.rawBody, region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, signingDate });
+    const added = await signBedrockRequest({
+      url,
+      method: 'POST',
+      headers,
+      body: request.rawBody,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      signingDate,
+    });
     expect(added.authorization).toBe(authorization);
   });
 });
@@ -182,17 +214,37 @@ describe('ConverseStreamCommand', () => {
     ]);
     expect(received[0]).toEqual({ messageStart: { role: 'assistant' } });
     const deltas = received.flatMap((e) => (e.contentBlockDelta ? [e.contentBlockDelta] : []));
-    expect(deltas.filter((d) => d.contentBlockIndex === 1).map((d) => d.delta?.text).join('')).toBe('Hello 👋');
+    expect(
+      deltas
+        .filter((d) => d.contentBlockIndex === 1)
+        .map((d) => d.delta?.text)
+        .join(''),
+    ).toBe('Hello 👋');
     expect(deltas.filter((d) => d.contentBlockIndex === 0).map((d) => d.delta?.reasoningContent)).toEqual([{ text: 'Think.' }, { signature: 'sig-2' }]);
-    expect(received.find((e) => e.contentBlockStart)?.contentBlockStart).toEqual({ contentBlockIndex: 2, start: { toolUse: { toolUseId: 'tooluse_9', name: 'get_weather' } } });
-    expect(JSON.parse(deltas.filter((d) => d.contentBlockIndex === 2).map((d) => d.delta?.toolUse?.input).join(''))).toEqual({ city: 'Oslo' });
+    expect(received.find((e) => e.contentBlockStart)?.contentBlockStart).toEqual({
+      contentBlockIndex: 2,
+      start: { toolUse: { toolUseId: 'tooluse_9', name: 'get_weather' } },
+    });
+    expect(
+      JSON.parse(
+        deltas
+          .filter((d) => d.contentBlockIndex === 2)
+          .map((d) => d.delta?.toolUse?.input)
+          .join(''),
+      ),
+    ).toEqual({ city: 'Oslo' });
     expect(received.filter((e) => e.contentBlockStop).map((e) => e.contentBlockStop?.contentBlockIndex)).toEqual([0, 1, 2]);
     expect(received.at(-2)).toEqual({ messageStop: { stopReason: 'tool_use' } });
-    expect(received.at(-1)).toEqual({ metadata: { usage: { inputTokens: 20, outputTokens: 12, totalTokens: 42, cacheReadInputTokens: 10 }, metrics: { latencyMs: 0 } } });
+    expect(received.at(-1)).toEqual({
+      metadata: { usage: { inputTokens: 20, outputTokens: 12, totalTokens: 42, cacheReadInputTokens: 10 }, metrics: { latencyMs: 0 } },
+    });
 
     const request = lastSeen();
     expect(request.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream');
-    expect(bedrockCodec.decodeRequest(request.json, { pathModel: MODEL, pathStream: true })).toMatchObject({ stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+    expect(bedrockCodec.decodeRequest(request.json, { pathModel: MODEL, pathStream: true })).toMatchObject({
+      stream: true,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    });
   });
 
   it('raises the in-stream exception an IR error event becomes', async () => {

@@ -27,11 +27,16 @@ function expectedAuthorization({ url, headers, body, region, credentials }: Expe
   const payloadHash = sha256(body);
   const all: Record<string, string> = { ...headers, host: url.host, 'x-amz-date': amzDate, 'x-amz-content-sha256': payloadHash };
   if (credentials.sessionToken !== undefined) all['x-amz-security-token'] = credentials.sessionToken;
-  const names = Object.keys(all).map((n) => n.toLowerCase()).sort();
+  const names = Object.keys(all)
+    .map((n) => n.toLowerCase())
+    .sort();
   const canonicalHeaders = names.map((n) => `${n}:${(all[n] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
   // Every service but S3 encodes the (already encoded) path segments once more.
   const canonicalUri = url.pathname.split('/').map(uriEncode).join('/');
-  const canonicalQuery = [...url.searchParams.entries()].map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`).sort().join('&');
+  const canonicalQuery = [...url.searchParams.entries()]
+    .map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`)
+    .sort()
+    .join('&');
   const canonicalRequest = ['POST', canonicalUri, canonicalQuery, canonicalHeaders, names.join(';'), payloadHash].join('\n');
   const scope = `${day}/${region}/bedrock/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
@@ -86,7 +91,11 @@ describe('regionFromBedrockUrl', () => {
 describe('credentialsFromEnv', () => {
   it('reads the standard variables, with the session token only when set', () => {
     expect(credentialsFromEnv({ AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' })).toEqual({ accessKeyId: 'a', secretAccessKey: 'b' });
-    expect(credentialsFromEnv({ AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b', AWS_SESSION_TOKEN: 't' })).toEqual({ accessKeyId: 'a', secretAccessKey: 'b', sessionToken: 't' });
+    expect(credentialsFromEnv({ AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b', AWS_SESSION_TOKEN: 't' })).toEqual({
+      accessKeyId: 'a',
+      secretAccessKey: 'b',
+      sessionToken: 't',
+    });
   });
 
   it('is undefined unless both key parts are set', () => {

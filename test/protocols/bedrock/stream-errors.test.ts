@@ -7,8 +7,14 @@ import { byteByByte } from '../support/chunking.ts';
 import { frameBytes, rawFrameBytes, type FixtureFrame } from './support/frames.ts';
 import { decodeStream } from './support/stream.ts';
 
-const event = (type: string, payload: unknown): FixtureFrame => ({ headers: { ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, payload });
-const exception = (type: string, payload: unknown): FixtureFrame => ({ headers: { ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' }, payload });
+const event = (type: string, payload: unknown): FixtureFrame => ({
+  headers: { ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' },
+  payload,
+});
+const exception = (type: string, payload: unknown): FixtureFrame => ({
+  headers: { ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' },
+  payload,
+});
 const bytesOf = (...frames: FixtureFrame[]) => Buffer.concat(frames.map(frameBytes));
 const OPENING = [event('messageStart', { role: 'assistant' }), event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } })];
 const OPENING_EVENTS: StreamEvent[] = [
@@ -31,15 +37,20 @@ describe('bedrock exception frames', () => {
   });
 
   it('reads a capitalised Message and keeps going without one', () => {
-    expect(decodeStream([bytesOf(exception('throttlingException', { Message: 'Slow down' }))]).at(-1))
-      .toMatchObject({ error: { kind: 'rate_limit', message: 'Slow down' } });
-    expect(decodeStream([bytesOf(exception('throttlingException', {}))]).at(-1))
-      .toMatchObject({ error: { kind: 'rate_limit', message: 'Bedrock stream exception throttlingException' } });
+    expect(decodeStream([bytesOf(exception('throttlingException', { Message: 'Slow down' }))]).at(-1)).toMatchObject({
+      error: { kind: 'rate_limit', message: 'Slow down' },
+    });
+    expect(decodeStream([bytesOf(exception('throttlingException', {}))]).at(-1)).toMatchObject({
+      error: { kind: 'rate_limit', message: 'Bedrock stream exception throttlingException' },
+    });
   });
 
   it('a recorded modelStreamErrorException frame (vercel/ai fixture bytes) decodes', () => {
     // model-stream-error-exception.eventstream.base64.txt in vercel/ai packages/amazon-bedrock.
-    const recorded = Buffer.from('AAAA3QAAAGfHkZB6DTptZXNzYWdlLXR5cGUHAAlleGNlcHRpb24POmV4Y2VwdGlvbi10eXBlBwAZbW9kZWxTdHJlYW1FcnJvckV4Y2VwdGlvbg06Y29udGVudC10eXBlBwAQYXBwbGljYXRpb24vanNvbnsibWVzc2FnZSI6Ik1vZGVsIFN0cmVhbSBFcnJvciIsIm9yaWdpbmFsU3RhdHVzQ29kZSI6NTAwLCJvcmlnaW5hbE1lc3NhZ2UiOiJUaGUgbW9kZWwgc3RyZWFtIGZhaWxlZC4ifVczQxM=', 'base64');
+    const recorded = Buffer.from(
+      'AAAA3QAAAGfHkZB6DTptZXNzYWdlLXR5cGUHAAlleGNlcHRpb24POmV4Y2VwdGlvbi10eXBlBwAZbW9kZWxTdHJlYW1FcnJvckV4Y2VwdGlvbg06Y29udGVudC10eXBlBwAQYXBwbGljYXRpb24vanNvbnsibWVzc2FnZSI6Ik1vZGVsIFN0cmVhbSBFcnJvciIsIm9yaWdpbmFsU3RhdHVzQ29kZSI6NTAwLCJvcmlnaW5hbE1lc3NhZ2UiOiJUaGUgbW9kZWwgc3RyZWFtIGZhaWxlZC4ifVczQxM=',
+      'base64',
+    );
     expect(decodeStream([recorded])).toEqual([
       { type: 'error', error: { kind: 'server', status: 500, message: 'Model Stream Error', code: 'modelStreamErrorException' } },
     ]);
@@ -52,7 +63,10 @@ describe('bedrock exception frames', () => {
 
   it('an unmodelled `:message-type: error` frame is a server error with its code', () => {
     const frame: FixtureFrame = { headers: { ':message-type': 'error', ':error-code': 'InternalFailure', ':error-message': 'boom' }, payload: {} };
-    expect(decodeStream([bytesOf(...OPENING, frame)]).at(-1)).toEqual({ type: 'error', error: { kind: 'server', status: 500, message: 'boom', code: 'InternalFailure' } });
+    expect(decodeStream([bytesOf(...OPENING, frame)]).at(-1)).toEqual({
+      type: 'error',
+      error: { kind: 'server', status: 500, message: 'boom', code: 'InternalFailure' },
+    });
   });
 });
 

@@ -9,7 +9,12 @@ import { COHERE_LANE, SCHEMAS, codec, decodeStream } from './support.ts';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const irRequest = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'command-a', messages: [user('Hi')], stream: false, source: 'openai', unmapped: [], ...extra,
+  model: 'command-a',
+  messages: [user('Hi')],
+  stream: false,
+  source: 'openai',
+  unmapped: [],
+  ...extra,
 });
 const decode = (body: Record<string, unknown>) => {
   expect(schemaErrors(SCHEMAS.request, body)).toEqual([]);
@@ -32,7 +37,10 @@ describe('request decoding', () => {
   it.each([
     [{ type: 'text' }, { type: 'text' }],
     [{ type: 'json_object' }, { type: 'json_object' }],
-    [{ type: 'json_object', json_schema: { type: 'object', required: ['a'] } }, { type: 'json_schema', schema: { type: 'object', required: ['a'] } }],
+    [
+      { type: 'json_object', json_schema: { type: 'object', required: ['a'] } },
+      { type: 'json_schema', schema: { type: 'object', required: ['a'] } },
+    ],
   ])('response_format %j is %j', (format, expected) => {
     expect(decode({ model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: format }).responseFormat).toEqual(expected);
   });
@@ -47,17 +55,23 @@ describe('request decoding', () => {
   it('an assistant turn is read as thinking, tool plan, tool calls, then text; re-encoded it has the same shape', () => {
     const assistant = {
       role: 'assistant',
-      content: [{ type: 'thinking', thinking: 'Need data.' }, { type: 'text', text: 'Looking it up.' }],
+      content: [
+        { type: 'thinking', thinking: 'Need data.' },
+        { type: 'text', text: 'Looking it up.' },
+      ],
       tool_plan: 'I will call lookup.',
       tool_calls: [{ id: 'lookup_1', type: 'function', function: { name: 'lookup', arguments: '{"q": 1}' } }],
     };
     const ir = decode({ model: 'm', messages: [{ role: 'user', content: 'x' }, assistant] });
-    expect(ir.messages[1]).toEqual({ role: 'assistant', content: [
-      { type: 'reasoning', text: 'Need data.', origin: 'cohere' },
-      { type: 'text', text: 'I will call lookup.' },
-      { type: 'tool_call', id: 'lookup_1', name: 'lookup', arguments: '{"q": 1}' },
-      { type: 'text', text: 'Looking it up.' },
-    ] });
+    expect(ir.messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'Need data.', origin: 'cohere' },
+        { type: 'text', text: 'I will call lookup.' },
+        { type: 'tool_call', id: 'lookup_1', name: 'lookup', arguments: '{"q": 1}' },
+        { type: 'text', text: 'Looking it up.' },
+      ],
+    });
     expect((encode(ir).body.messages as unknown[])[1]).toEqual(assistant);
   });
 
@@ -98,12 +112,14 @@ describe('request encoding', () => {
   });
 
   it('reports what Cohere has no field for: parallel_tool_calls false, the end-user id, author names, cache hints', () => {
-    const { warnings } = encode(irRequest({
-      messages: [{ role: 'user', name: 'ada', content: [{ type: 'text', text: 'Hi', cacheControl: { type: 'ephemeral' } }] }],
-      tools: [{ name: 'f', parameters: { type: 'object' }, cacheControl: { type: 'ephemeral' } }],
-      parallelToolCalls: false,
-      user: 'user-123',
-    }));
+    const { warnings } = encode(
+      irRequest({
+        messages: [{ role: 'user', name: 'ada', content: [{ type: 'text', text: 'Hi', cacheControl: { type: 'ephemeral' } }] }],
+        tools: [{ name: 'f', parameters: { type: 'object' }, cacheControl: { type: 'ephemeral' } }],
+        parallelToolCalls: false,
+        user: 'user-123',
+      }),
+    );
     expect(warnings.map((w) => [w.kind, w.path])).toEqual([
       ['dropped', 'messages[0].name'],
       ['dropped', 'messages[0].content[0].cache_control'],
@@ -113,10 +129,13 @@ describe('request encoding', () => {
     ]);
   });
 
-  it('keeps p and k inside Cohere\'s documented ranges, saying so when it moves them', () => {
+  it("keeps p and k inside Cohere's documented ranges, saying so when it moves them", () => {
     const { body, warnings } = encode(irRequest({ topP: 1, topK: 1000 }));
     expect(body).toMatchObject({ p: 0.99, k: 500 });
-    expect(warnings.map((w) => [w.kind, w.path])).toEqual([['reshaped', 'top_p'], ['reshaped', 'top_k']]);
+    expect(warnings.map((w) => [w.kind, w.path])).toEqual([
+      ['reshaped', 'top_p'],
+      ['reshaped', 'top_k'],
+    ]);
     expect(encode(irRequest({ topP: 0.5, topK: 40 }))).toMatchObject({ body: { p: 0.5, k: 40 }, warnings: [] });
   });
 
@@ -127,22 +146,47 @@ describe('request encoding', () => {
   });
 
   it('keeps system and developer messages where they are, as system messages', () => {
-    const { body, warnings } = encode(irRequest({ messages: [
-      { role: 'developer', content: [{ type: 'text', text: 'Be brief.' }] }, user('Hi'),
-      { role: 'system', content: [{ type: 'text', text: 'Now in French.' }, { type: 'text', text: 'Short.' }] },
-    ] }));
+    const { body, warnings } = encode(
+      irRequest({
+        messages: [
+          { role: 'developer', content: [{ type: 'text', text: 'Be brief.' }] },
+          user('Hi'),
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'Now in French.' },
+              { type: 'text', text: 'Short.' },
+            ],
+          },
+        ],
+      }),
+    );
     expect(body.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Hi' },
-      { role: 'system', content: [{ type: 'text', text: 'Now in French.' }, { type: 'text', text: 'Short.' }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'Now in French.' },
+          { type: 'text', text: 'Short.' },
+        ],
+      },
     ]);
     expect(warnings).toEqual([]);
   });
 
   it('turns text before the first tool call into the tool plan, and text after it into content', () => {
-    const { body } = encode(irRequest({ messages: [user('Go'), { role: 'assistant', content: [
-      { type: 'text', text: 'Let me ' }, { type: 'text', text: 'check.' }, call('c1'), call('c2', '{"a":1}'), { type: 'text', text: 'Done.' },
-    ] }] }));
+    const { body } = encode(
+      irRequest({
+        messages: [
+          user('Go'),
+          {
+            role: 'assistant',
+            content: [{ type: 'text', text: 'Let me ' }, { type: 'text', text: 'check.' }, call('c1'), call('c2', '{"a":1}'), { type: 'text', text: 'Done.' }],
+          },
+        ],
+      }),
+    );
     expect((body.messages as unknown[])[1]).toEqual({
       role: 'assistant',
       tool_plan: 'Let me check.',
@@ -155,43 +199,95 @@ describe('request encoding', () => {
   });
 
   it('replays reasoning text from any protocol as thinking, reporting signatures and encrypted reasoning it cannot carry', () => {
-    const { body, warnings } = encode(irRequest({ messages: [user('Q'), { role: 'assistant', content: [
-      { type: 'text', text: 'A.' },
-      { type: 'reasoning', text: 'Because.', signature: 'EqQBCkYIBxgCKkDk', origin: 'anthropic' },
-      { type: 'reasoning', text: '', redacted: 'EmwKAhgBEgy3va3pzix', origin: 'anthropic' },
-    ] }] }));
-    expect((body.messages as unknown[])[1]).toEqual({ role: 'assistant', content: [{ type: 'thinking', thinking: 'Because.' }, { type: 'text', text: 'A.' }] });
+    const { body, warnings } = encode(
+      irRequest({
+        messages: [
+          user('Q'),
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'A.' },
+              { type: 'reasoning', text: 'Because.', signature: 'EqQBCkYIBxgCKkDk', origin: 'anthropic' },
+              { type: 'reasoning', text: '', redacted: 'EmwKAhgBEgy3va3pzix', origin: 'anthropic' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect((body.messages as unknown[])[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Because.' },
+        { type: 'text', text: 'A.' },
+      ],
+    });
     expect(warnings.map((w) => w.path)).toEqual(['messages[1].content[1].signature', 'messages[1].content[2].redacted']);
   });
 
   it('sends one tool message per result, reports the error flag, refuses images in a result', () => {
-    const results: Message = { role: 'tool', content: [
-      { type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: '{"ok":true}' }], isError: false },
-      { type: 'tool_result', callId: 'c2', content: [{ type: 'text', text: 'boom' }, { type: 'text', text: 'again' }], isError: true },
-      { type: 'tool_result', callId: 'c3', content: [], isError: false },
-    ] };
+    const results: Message = {
+      role: 'tool',
+      content: [
+        { type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: '{"ok":true}' }], isError: false },
+        {
+          type: 'tool_result',
+          callId: 'c2',
+          content: [
+            { type: 'text', text: 'boom' },
+            { type: 'text', text: 'again' },
+          ],
+          isError: true,
+        },
+        { type: 'tool_result', callId: 'c3', content: [], isError: false },
+      ],
+    };
     const { body, warnings } = encode(irRequest({ messages: [user('Go'), { role: 'assistant', content: [call('c1'), call('c2'), call('c3')] }, results] }));
     expect((body.messages as unknown[]).slice(2)).toEqual([
       { role: 'tool', tool_call_id: 'c1', content: '{"ok":true}' },
-      { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'boom' }, { type: 'text', text: 'again' }] },
+      {
+        role: 'tool',
+        tool_call_id: 'c2',
+        content: [
+          { type: 'text', text: 'boom' },
+          { type: 'text', text: 'again' },
+        ],
+      },
       { role: 'tool', tool_call_id: 'c3', content: '' },
     ]);
     expect(warnings.map((w) => w.path)).toEqual(['messages[2].content[1].is_error']);
-    const image: Message = { role: 'tool', content: [{ type: 'tool_result', callId: 'c1', content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }], isError: false }] };
-    expect(failureOf(() => codec.encodeRequest(irRequest({ messages: [user('Go'), image] }), COHERE_LANE))).toMatchObject({ status: 400, param: 'messages[1].content[0].content[0]' });
+    const image: Message = {
+      role: 'tool',
+      content: [{ type: 'tool_result', callId: 'c1', content: [{ type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }], isError: false }],
+    };
+    expect(failureOf(() => codec.encodeRequest(irRequest({ messages: [user('Go'), image] }), COHERE_LANE))).toMatchObject({
+      status: 400,
+      param: 'messages[1].content[0].content[0]',
+    });
   });
 
   it('refuses images in a system message and blocks that have no place in a user turn', () => {
     const image: ContentBlock = { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } };
-    expect(failureOf(() => codec.encodeRequest(irRequest({ messages: [{ role: 'system', content: [image] }] }), COHERE_LANE)))
-      .toMatchObject({ status: 400, param: 'messages[0].content[0]' });
-    expect(failureOf(() => codec.encodeRequest(irRequest({ messages: [{ role: 'user', content: [call('c1')] }] }), COHERE_LANE)))
-      .toMatchObject({ status: 400, param: 'messages[0].content[0]' });
+    expect(failureOf(() => codec.encodeRequest(irRequest({ messages: [{ role: 'system', content: [image] }] }), COHERE_LANE))).toMatchObject({
+      status: 400,
+      param: 'messages[0].content[0]',
+    });
+    expect(failureOf(() => codec.encodeRequest(irRequest({ messages: [{ role: 'user', content: [call('c1')] }] }), COHERE_LANE))).toMatchObject({
+      status: 400,
+      param: 'messages[0].content[0]',
+    });
   });
 
   it('sends base64 images as data URIs with their detail, and asks for a stream in the body', () => {
-    const { body } = encode(irRequest({ stream: true, messages: [{ role: 'user', content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' }, detail: 'low' }] }] }));
-    expect(body).toMatchObject({ stream: true, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }] }] });
+    const { body } = encode(
+      irRequest({
+        stream: true,
+        messages: [{ role: 'user', content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' }, detail: 'low' }] }],
+      }),
+    );
+    expect(body).toMatchObject({
+      stream: true,
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }] }],
+    });
     expect(encode(irRequest()).body).not.toHaveProperty('stream');
     expect(codec.upstreamPath('command-a', true)).toBe('/v2/chat');
   });
@@ -199,7 +295,12 @@ describe('request encoding', () => {
 
 describe('responses', () => {
   const response = (extra: Partial<ChatResponse>): ChatResponse => ({
-    id: 'r1', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Hi' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null, ...extra,
+    id: 'r1',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'Hi' }],
+    finish: { reason: 'stop', raw: 'end_turn' },
+    usage: null,
+    ...extra,
   });
   const encodeBody = (r: ChatResponse) => {
     const encoded = codec.encodeResponse(r, { streamUsage: false });
@@ -220,7 +321,8 @@ describe('responses', () => {
 
   it('decodes TIMEOUT as an error finish that keeps the raw reason, and leaves citations out', () => {
     const decoded = codec.decodeResponse({
-      id: 'r2', finish_reason: 'TIMEOUT',
+      id: 'r2',
+      finish_reason: 'TIMEOUT',
       message: { role: 'assistant', content: [{ type: 'text', text: 'Part' }, { type: 'citation-card' }], citations: [{ start: 0, end: 4, text: 'Part' }] },
     });
     expect(decoded).toEqual({ id: 'r2', model: '', content: [{ type: 'text', text: 'Part' }], finish: { reason: 'error', raw: 'TIMEOUT' }, usage: null });
@@ -234,15 +336,25 @@ describe('responses', () => {
   });
 
   it('falls back to billed units when the token counts are missing', () => {
-    const decoded = codec.decodeResponse({ id: 'r3', finish_reason: 'COMPLETE', message: { role: 'assistant' }, usage: { billed_units: { input_tokens: 7, output_tokens: 3 } } });
+    const decoded = codec.decodeResponse({
+      id: 'r3',
+      finish_reason: 'COMPLETE',
+      message: { role: 'assistant' },
+      usage: { billed_units: { input_tokens: 7, output_tokens: 3 } },
+    });
     expect(decoded.usage).toEqual({ inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
   });
 
   it('writes reasoning as thinking first and reports an Anthropic signature it cannot carry', () => {
-    const { body, warnings } = encodeBody(response({ content: [
-      { type: 'reasoning', text: 'Hmm.', signature: 'sig', origin: 'anthropic' }, { type: 'text', text: 'Plan.' }, call('c1'),
-    ] }));
-    expect(body.message).toEqual({ role: 'assistant', content: [{ type: 'thinking', thinking: 'Hmm.' }], tool_plan: 'Plan.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] });
+    const { body, warnings } = encodeBody(
+      response({ content: [{ type: 'reasoning', text: 'Hmm.', signature: 'sig', origin: 'anthropic' }, { type: 'text', text: 'Plan.' }, call('c1')] }),
+    );
+    expect(body.message).toEqual({
+      role: 'assistant',
+      content: [{ type: 'thinking', thinking: 'Hmm.' }],
+      tool_plan: 'Plan.',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+    });
     expect(warnings.map((w) => w.path)).toEqual(['content[0].signature']);
   });
 });
@@ -254,13 +366,15 @@ describe('stream decoding', () => {
   const text = (index: number, t: string) => ({ type: 'content-delta', index, delta: { message: { content: { text: t } } } });
 
   it('closes the tool plan when content starts, and closes at message-end what the upstream left open', () => {
-    const events = decodeStream([sse(
-      begin,
-      { type: 'tool-plan-delta', delta: { message: { tool_plan: 'Plan.' } } },
-      { type: 'content-start', index: 0, delta: { message: { content: { type: 'text', text: 'A' } } } },
-      text(0, 'B'),
-      finish,
-    )]);
+    const events = decodeStream([
+      sse(
+        begin,
+        { type: 'tool-plan-delta', delta: { message: { tool_plan: 'Plan.' } } },
+        { type: 'content-start', index: 0, delta: { message: { content: { type: 'text', text: 'A' } } } },
+        text(0, 'B'),
+        finish,
+      ),
+    ]);
     expect(events).toEqual([
       { type: 'message_start', id: 'm1', model: '' },
       { type: 'block_start', index: 0, block: { type: 'text' } },
@@ -276,10 +390,12 @@ describe('stream decoding', () => {
   });
 
   it('skips citations, debug events, event types it does not know and payloads that are not objects', () => {
-    const noise = Buffer.from('event: citation-start\ndata: {"type":"citation-start","index":0,"delta":{"message":{"citations":{"start":0,"end":1}}}}\n\n'
-      + 'event: debug\ndata: {"type":"debug","prompt":"..."}\n\n'
-      + 'event: brand-new\ndata: {"type":"brand-new","x":1}\n\n'
-      + 'data: null\n\n');
+    const noise = Buffer.from(
+      'event: citation-start\ndata: {"type":"citation-start","index":0,"delta":{"message":{"citations":{"start":0,"end":1}}}}\n\n' +
+        'event: debug\ndata: {"type":"debug","prompt":"..."}\n\n' +
+        'event: brand-new\ndata: {"type":"brand-new","x":1}\n\n' +
+        'data: null\n\n',
+    );
     const events = decodeStream([sse(begin), noise, sse(finish)]);
     expect(events.map((e) => e.type)).toEqual(['message_start', 'finish', 'message_stop']);
   });
@@ -302,17 +418,34 @@ describe('errors', () => {
   });
 
   it.each([
-    [400, 'invalid_request'], [401, 'authentication'], [403, 'permission'], [404, 'not_found'], [422, 'invalid_request'],
-    [429, 'rate_limit'], [498, 'authentication'], [499, 'server'], [500, 'server'], [501, 'server'], [503, 'unavailable'], [504, 'timeout'],
+    [400, 'invalid_request'],
+    [401, 'authentication'],
+    [403, 'permission'],
+    [404, 'not_found'],
+    [422, 'invalid_request'],
+    [429, 'rate_limit'],
+    [498, 'authentication'],
+    [499, 'server'],
+    [500, 'server'],
+    [501, 'server'],
+    [503, 'unavailable'],
+    [504, 'timeout'],
   ])('an upstream %i is kind %s and keeps its status and message', (status, kind) => {
     const error = codec.decodeError({ status, bodyText: '{"id":"a1b2","message":"it went wrong"}', headers: {}, retryAfterSeconds: undefined });
     expect(error).toEqual({ kind, status, message: 'it went wrong' });
   });
 
-  it('keeps Retry-After, and describes a body that is not Cohere\'s shape', () => {
-    expect(codec.decodeError({ status: 429, bodyText: '{"message":"too many requests"}', headers: {}, retryAfterSeconds: 7 }))
-      .toEqual({ kind: 'rate_limit', status: 429, message: 'too many requests', retryAfterSeconds: 7 });
-    expect(codec.decodeError({ status: 502, bodyText: '<html>Bad Gateway</html>', headers: {}, retryAfterSeconds: undefined }))
-      .toEqual({ kind: 'server', status: 502, message: 'upstream answered 502: <html>Bad Gateway</html>' });
+  it("keeps Retry-After, and describes a body that is not Cohere's shape", () => {
+    expect(codec.decodeError({ status: 429, bodyText: '{"message":"too many requests"}', headers: {}, retryAfterSeconds: 7 })).toEqual({
+      kind: 'rate_limit',
+      status: 429,
+      message: 'too many requests',
+      retryAfterSeconds: 7,
+    });
+    expect(codec.decodeError({ status: 502, bodyText: '<html>Bad Gateway</html>', headers: {}, retryAfterSeconds: undefined })).toEqual({
+      kind: 'server',
+      status: 502,
+      message: 'upstream answered 502: <html>Bad Gateway</html>',
+    });
   });
 });

@@ -34,7 +34,7 @@ for (const scenario of foreign) {
   const name = `${scenario.protocol}/${scenario.name}`;
   describe(name, () => {
     if (hasFile(scenario, 'request.ir.json')) {
-      it('request.ir.json encodes to a valid Cohere request for the lane\'s model', () => {
+      it("request.ir.json encodes to a valid Cohere request for the lane's model", () => {
         const ir = readJson<ChatRequest>(scenario, 'request.ir.json');
         const { body, warnings } = codec.encodeRequest(ir, COHERE_LANE);
         expect(schemaErrors(SCHEMAS.request, body)).toEqual([]);
@@ -62,7 +62,7 @@ for (const scenario of foreign) {
     }
 
     if (hasFile(scenario, 'stream.ir.json')) {
-      it('stream.ir.json encodes to a valid Cohere stream that keeps every block\'s content and how it ended', () => {
+      it("stream.ir.json encodes to a valid Cohere stream that keeps every block's content and how it ended", () => {
         const events = readJson<StreamEvent[]>(scenario, 'stream.ir.json');
         const { text, warnings } = encodeStream(events);
         expect(streamProblems(text)).toEqual([]);
@@ -77,13 +77,15 @@ for (const scenario of foreign) {
 
 /** Text, reasoning text and tool calls in order, each run of text joined (the tool plan may merge runs). */
 function textOf(blocks: readonly { type: string; text?: string; id?: string; name?: string; arguments?: string; callId?: string }[]): string[] {
-  return blocks.flatMap((b) => {
-    if (b.type === 'text') return [`text:${b.text}`];
-    if (b.type === 'reasoning') return b.text ? [`reasoning:${b.text}`] : [];
-    if (b.type === 'tool_call') return [`call:${b.id}:${b.name}:${b.arguments}`];
-    if (b.type === 'tool_result') return [`result:${b.callId}`];
-    return [`${b.type}`];
-  }).sort();
+  return blocks
+    .flatMap((b) => {
+      if (b.type === 'text') return [`text:${b.text}`];
+      if (b.type === 'reasoning') return b.text ? [`reasoning:${b.text}`] : [];
+      if (b.type === 'tool_call') return [`call:${b.id}:${b.name}:${b.arguments}`];
+      if (b.type === 'tool_result') return [`result:${b.callId}`];
+      return [`${b.type}`];
+    })
+    .sort();
 }
 
 /** Each block's kind and accumulated content, in order; encrypted reasoning has no Cohere form. */

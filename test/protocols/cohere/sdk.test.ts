@@ -60,13 +60,21 @@ describe('chat (non-streaming)', () => {
   });
 
   it('sends a request that decodes to the expected IR (camelCase in the SDK, snake_case on the wire)', async () => {
-    answerJson(codec.encodeResponse({ id: 'r1', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'COMPLETE' }, usage: null }, { streamUsage: false }).body);
+    answerJson(
+      codec.encodeResponse(
+        { id: 'r1', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'COMPLETE' }, usage: null },
+        { streamUsage: false },
+      ).body,
+    );
     const messages: Cohere.ChatMessageV2[] = [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [
-        { type: 'text', text: 'Weather here?' },
-        { type: 'image_url', imageUrl: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
-      ] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather here?' },
+          { type: 'image_url', imageUrl: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+        ],
+      },
       {
         role: 'assistant',
         toolPlan: 'I will check the weather.',
@@ -77,7 +85,12 @@ describe('chat (non-streaming)', () => {
     const response = await client.chat({
       model: 'command-a',
       messages,
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+      ],
       strictTools: true,
       toolChoice: 'REQUIRED',
       responseFormat: { type: 'json_object', jsonSchema: { type: 'object' } },
@@ -97,19 +110,30 @@ describe('chat (non-streaming)', () => {
       model: 'command-a',
       messages: [
         { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
-        { role: 'user', content: [
-          { type: 'text', text: 'Weather here?' },
-          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, detail: 'low' },
-        ] },
-        { role: 'assistant', content: [
-          { type: 'text', text: 'I will check the weather.' },
-          { type: 'tool_call', id: 'get_weather_1', name: 'get_weather', arguments: '{"city": "Paris"}' },
-        ] },
-        { role: 'tool', content: [{ type: 'tool_result', callId: 'get_weather_1', content: [{ type: 'text', text: '{"temperature_c":18}' }], isError: false }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather here?' },
+            { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, detail: 'low' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'I will check the weather.' },
+            { type: 'tool_call', id: 'get_weather_1', name: 'get_weather', arguments: '{"city": "Paris"}' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [{ type: 'tool_result', callId: 'get_weather_1', content: [{ type: 'text', text: '{"temperature_c":18}' }], isError: false }],
+        },
       ],
       stream: false,
       streamUsage: true,
-      tools: [{ name: 'get_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true }],
+      tools: [
+        { name: 'get_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true },
+      ],
       toolChoice: { type: 'required' },
       responseFormat: { type: 'json_schema', schema: { type: 'object' } },
       maxTokens: 300,
@@ -120,15 +144,23 @@ describe('chat (non-streaming)', () => {
       seed: 5,
       source: 'cohere',
       unmapped: [
-        { path: 'messages[3].content[0].document', value: { data: { temperature_c: 18 } }, disposition: 'warn', reason: 'citable document form of a tool result (its data is sent as JSON text)' },
+        {
+          path: 'messages[3].content[0].document',
+          value: { data: { temperature_c: 18 } },
+          disposition: 'warn',
+          reason: 'citable document form of a tool result (its data is sent as JSON text)',
+        },
       ],
     });
   });
 
-  it('turns encodeError into the SDK\'s typed error with the status and our message', async () => {
+  it("turns encodeError into the SDK's typed error with the status and our message", async () => {
     const envelope = codec.encodeError({ kind: 'rate_limit', status: 429, message: 'rate limit exceeded for this key', retryAfterSeconds: 3 });
     upstream.enqueue({ status: envelope.status, headers: { ...envelope.headers }, raw: envelope.body });
-    const error = await client.chat({ model: 'command-a', messages: [{ role: 'user', content: 'x' }] }).then(() => undefined, (e: unknown) => e);
+    const error = await client.chat({ model: 'command-a', messages: [{ role: 'user', content: 'x' }] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CohereError);
     expect(error).toMatchObject({ statusCode: 429, body: { message: 'rate limit exceeded for this key' } });
     expect((error as CohereError).rawResponse?.headers.get('retry-after')).toBe('3');
@@ -168,10 +200,20 @@ describe('chatStream', () => {
     const events = await collect({ model: 'command-a', messages: [{ role: 'user', content: 'Weather?' }] });
     expect(events.map((e) => e.type)).toEqual([
       'message-start',
-      'content-start', 'content-delta', 'content-end',
-      'content-start', 'content-delta', 'content-delta', 'content-end',
-      'tool-call-start', 'tool-call-delta', 'tool-call-delta', 'tool-call-end',
-      'tool-call-start', 'tool-call-delta', 'tool-call-end',
+      'content-start',
+      'content-delta',
+      'content-end',
+      'content-start',
+      'content-delta',
+      'content-delta',
+      'content-end',
+      'tool-call-start',
+      'tool-call-delta',
+      'tool-call-delta',
+      'tool-call-end',
+      'tool-call-start',
+      'tool-call-delta',
+      'tool-call-end',
       'message-end',
     ]);
     const deltas = (kind: 'text' | 'thinking') => events.flatMap((e) => (e.type === 'content-delta' ? [e.delta?.message?.content?.[kind] ?? ''] : [])).join('');
@@ -182,7 +224,8 @@ describe('chatStream', () => {
       { id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '' } },
       { id: 'toolu_02', type: 'function', function: { name: 'get_weather', arguments: '' } },
     ]);
-    const args = (index: number) => events.flatMap((e) => (e.type === 'tool-call-delta' && e.index === index ? [e.delta?.message?.toolCalls?.function?.arguments ?? ''] : [])).join('');
+    const args = (index: number) =>
+      events.flatMap((e) => (e.type === 'tool-call-delta' && e.index === index ? [e.delta?.message?.toolCalls?.function?.arguments ?? ''] : [])).join('');
     expect([args(0), args(1)]).toEqual(['{"city": "Paris"}', '{"city":"Tokyo"}']);
     const end = events.at(-1);
     expect(end?.type === 'message-end' && end.delta).toEqual({
@@ -211,7 +254,15 @@ describe('chatStream', () => {
   it('sees an in-stream error as a message-end with finish_reason ERROR and the error text', async () => {
     answerStream([...STREAM.slice(0, 6), { type: 'error', error: { kind: 'overloaded', status: 529, message: 'Overloaded' } }]);
     const events = await collect({ model: 'command-a', messages: [{ role: 'user', content: 'Weather?' }] });
-    expect(events.map((e) => e.type)).toEqual(['message-start', 'content-start', 'content-delta', 'content-end', 'content-start', 'content-delta', 'message-end']);
+    expect(events.map((e) => e.type)).toEqual([
+      'message-start',
+      'content-start',
+      'content-delta',
+      'content-end',
+      'content-start',
+      'content-delta',
+      'message-end',
+    ]);
     const end = events.at(-1);
     expect(end?.type === 'message-end' && end.delta).toEqual({ finishReason: 'ERROR', error: 'Overloaded' });
   });
@@ -236,8 +287,12 @@ describe('chatStream', () => {
       const events = readJson<StreamEvent[]>(scenario, 'stream.ir.json');
       answerStream(events);
       const parsed = await collect({ model: 'command-a', messages: [{ role: 'user', content: 'x' }] });
-      const irText = events.flatMap((e) => (e.type === 'block_delta' && (e.delta.type === 'text' || e.delta.type === 'reasoning') ? [e.delta.text] : [])).join('');
-      const sdkText = parsed.flatMap((e) => (e.type === 'content-delta' ? [(e.delta?.message?.content?.text ?? '') + (e.delta?.message?.content?.thinking ?? '')] : [])).join('');
+      const irText = events
+        .flatMap((e) => (e.type === 'block_delta' && (e.delta.type === 'text' || e.delta.type === 'reasoning') ? [e.delta.text] : []))
+        .join('');
+      const sdkText = parsed
+        .flatMap((e) => (e.type === 'content-delta' ? [(e.delta?.message?.content?.text ?? '') + (e.delta?.message?.content?.thinking ?? '')] : []))
+        .join('');
       expect(sdkText).toBe(irText);
       const end = parsed.at(-1);
       expect(end?.type).toBe('message-end');

@@ -7,9 +7,10 @@ import { TRUNCATED } from '../support/truncation-rows.ts';
 import { decodeStream, encodeStream, streamProblems } from './support.ts';
 
 describe('in-stream errors', () => {
-  const start = 'event: message-start\ndata: {"id":"4d5e6f7a-8b9c-4d0e-a1f2-b3c4d5e6f7a8","type":"message-start","delta":{"message":{"role":"assistant"}}}\n\n'
-    + 'event: content-start\ndata: {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":""}}}}\n\n'
-    + 'event: content-delta\ndata: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"Partial"}}}}\n\n';
+  const start =
+    'event: message-start\ndata: {"id":"4d5e6f7a-8b9c-4d0e-a1f2-b3c4d5e6f7a8","type":"message-start","delta":{"message":{"role":"assistant"}}}\n\n' +
+    'event: content-start\ndata: {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":""}}}}\n\n' +
+    'event: content-delta\ndata: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"Partial"}}}}\n\n';
   const end = (delta: Record<string, unknown>) => `event: message-end\ndata: ${JSON.stringify({ type: 'message-end', delta })}\n\n`;
   const head: StreamEvent[] = [
     { type: 'message_start', id: '4d5e6f7a-8b9c-4d0e-a1f2-b3c4d5e6f7a8', model: '' },
@@ -18,10 +19,19 @@ describe('in-stream errors', () => {
   ];
 
   it.each([
-    [{ finish_reason: 'ERROR', error: 'internal server error' }, { kind: 'server', status: 500, message: 'internal server error', code: 'ERROR' }],
-    [{ finish_reason: 'TIMEOUT', error: 'generation timed out' }, { kind: 'timeout', status: 504, message: 'generation timed out', code: 'TIMEOUT' }],
+    [
+      { finish_reason: 'ERROR', error: 'internal server error' },
+      { kind: 'server', status: 500, message: 'internal server error', code: 'ERROR' },
+    ],
+    [
+      { finish_reason: 'TIMEOUT', error: 'generation timed out' },
+      { kind: 'timeout', status: 504, message: 'generation timed out', code: 'TIMEOUT' },
+    ],
     [{ finish_reason: 'TIMEOUT' }, { kind: 'timeout', status: 504, message: 'the Cohere upstream reported an error during generation', code: 'TIMEOUT' }],
-    [{ finish_reason: 'ERROR', error: '' }, { kind: 'server', status: 500, message: 'the Cohere upstream reported an error during generation', code: 'ERROR' }],
+    [
+      { finish_reason: 'ERROR', error: '' },
+      { kind: 'server', status: 500, message: 'the Cohere upstream reported an error during generation', code: 'ERROR' },
+    ],
     [{ error: 'something broke' }, { kind: 'server', status: 500, message: 'something broke', code: null }],
   ])('message-end %j becomes the error %j, with no finish and no message_stop', (delta, error) => {
     const text = start + end(delta);
@@ -59,6 +69,9 @@ describe('in-stream errors', () => {
     expect(streamProblems(text)).toEqual([]);
     expect(text.endsWith('event: message-end\ndata: {"type":"message-end","delta":{"finish_reason":"ERROR","error":"slow down"}}\n\n')).toBe(true);
     const timeout = encodeStream([{ type: 'error', error: { kind: 'timeout', status: 504, message: 'too slow' } }]).text;
-    expect(decodeStream([Buffer.from(timeout)]).at(-1)).toEqual({ type: 'error', error: { kind: 'timeout', status: 504, message: 'too slow', code: 'TIMEOUT' } });
+    expect(decodeStream([Buffer.from(timeout)]).at(-1)).toEqual({
+      type: 'error',
+      error: { kind: 'timeout', status: 504, message: 'too slow', code: 'TIMEOUT' },
+    });
   });
 });

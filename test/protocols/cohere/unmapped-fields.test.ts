@@ -14,10 +14,22 @@ function unmappedOf(body: Record<string, unknown>): readonly UnmappedField[] {
 
 describe('Cohere unmapped fields', () => {
   it('rejects documents and logprobs, warns on the rest and on unknown fields, in body order', () => {
-    expect(unmappedOf({
-      model: 'command-a', messages, documents: ['The sky is blue.'], logprobs: true, citation_options: { mode: 'FAST' },
-      safety_mode: 'STRICT', seed: 42, frequency_penalty: 0.4, presence_penalty: 0.2, thinking: { type: 'disabled' }, priority: 3, foo: 'bar',
-    })).toEqual([
+    expect(
+      unmappedOf({
+        model: 'command-a',
+        messages,
+        documents: ['The sky is blue.'],
+        logprobs: true,
+        citation_options: { mode: 'FAST' },
+        safety_mode: 'STRICT',
+        seed: 42,
+        frequency_penalty: 0.4,
+        presence_penalty: 0.2,
+        thinking: { type: 'disabled' },
+        priority: 3,
+        foo: 'bar',
+      }),
+    ).toEqual([
       { path: 'documents', value: ['The sky is blue.'], disposition: 'reject', reason: 'documents for retrieval-augmented generation' },
       { path: 'logprobs', value: true, disposition: 'reject', reason: 'token log probabilities' },
       { path: 'citation_options', value: { mode: 'FAST' }, disposition: 'warn', reason: 'citation settings' },
@@ -30,32 +42,67 @@ describe('Cohere unmapped fields', () => {
   });
 
   it('says nothing about values that change nothing, or about null', () => {
-    expect(unmappedOf({
-      model: 'command-a', messages, documents: [], logprobs: false, frequency_penalty: 0, presence_penalty: 0, priority: 0, seed: null, safety_mode: null,
-    })).toEqual([]);
+    expect(
+      unmappedOf({
+        model: 'command-a',
+        messages,
+        documents: [],
+        logprobs: false,
+        frequency_penalty: 0,
+        presence_penalty: 0,
+        priority: 0,
+        seed: null,
+        safety_mode: null,
+      }),
+    ).toEqual([]);
   });
 
   it('maps every field it knows, so a plain request has none', () => {
-    expect(unmappedOf({
-      model: 'command-a', messages, stream: true, max_tokens: 5, stop_sequences: ['x'], temperature: 1, p: 0.5, k: 0,
-      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], strict_tools: false, tool_choice: 'NONE',
-      response_format: { type: 'text' },
-    })).toEqual([]);
+    expect(
+      unmappedOf({
+        model: 'command-a',
+        messages,
+        stream: true,
+        max_tokens: 5,
+        stop_sequences: ['x'],
+        temperature: 1,
+        p: 0.5,
+        k: 0,
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+        strict_tools: false,
+        tool_choice: 'NONE',
+        response_format: { type: 'text' },
+      }),
+    ).toEqual([]);
   });
 
   it('warns on citations of an earlier answer and on tool-result documents, naming their paths', () => {
     const citations = [{ start: 0, end: 5, text: 'Paris', sources: [{ type: 'document', id: 'doc-1' }] }];
     const document = { id: 'doc-1', data: { city: 'Paris' } };
-    expect(unmappedOf({
-      model: 'command-a',
-      messages: [
-        messages[0],
-        { role: 'assistant', content: 'Paris.', citations },
-        { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'ok' }, { type: 'document', document }] },
-      ],
-    })).toEqual([
+    expect(
+      unmappedOf({
+        model: 'command-a',
+        messages: [
+          messages[0],
+          { role: 'assistant', content: 'Paris.', citations },
+          {
+            role: 'tool',
+            tool_call_id: 'call_1',
+            content: [
+              { type: 'text', text: 'ok' },
+              { type: 'document', document },
+            ],
+          },
+        ],
+      }),
+    ).toEqual([
       { path: 'messages[1].citations', value: citations, disposition: 'warn', reason: 'citations' },
-      { path: 'messages[2].content[1].document', value: document, disposition: 'warn', reason: 'citable document form of a tool result (its data is sent as JSON text)' },
+      {
+        path: 'messages[2].content[1].document',
+        value: document,
+        disposition: 'warn',
+        reason: 'citable document form of a tool result (its data is sent as JSON text)',
+      },
     ]);
   });
 });

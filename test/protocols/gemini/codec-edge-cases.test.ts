@@ -36,9 +36,19 @@ describe('function call ids (Gemini pairs results with calls by name)', () => {
         { role: 'user', parts: [result('get_weather', { output: 'snow' })] },
       ],
     });
-    const calls = request.messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_call').map((b) => [b.name, b.id]);
-    const results = request.messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result').map((b) => b.callId);
-    expect(calls).toEqual([['get_weather', 'call_get_weather_0'], ['get_time', 'call_get_time_0'], ['get_weather', 'call_get_weather_1']]);
+    const calls = request.messages
+      .flatMap((m) => m.content)
+      .filter((b) => b.type === 'tool_call')
+      .map((b) => [b.name, b.id]);
+    const results = request.messages
+      .flatMap((m) => m.content)
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => b.callId);
+    expect(calls).toEqual([
+      ['get_weather', 'call_get_weather_0'],
+      ['get_time', 'call_get_time_0'],
+      ['get_weather', 'call_get_weather_1'],
+    ]);
     expect(results).toEqual(['call_get_time_0', 'call_get_weather_0', 'call_get_weather_1']);
   });
 
@@ -66,7 +76,10 @@ describe('function call ids (Gemini pairs results with calls by name)', () => {
 
   it('encoding writes no ids (the Gemini API refuses them) and names each result after its call', () => {
     const request: ChatRequest = {
-      model: 'm', stream: false, source: 'openai', unmapped: [],
+      model: 'm',
+      stream: false,
+      source: 'openai',
+      unmapped: [],
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Go' }] },
         { role: 'assistant', content: [{ type: 'tool_call', id: 'call_abc', name: 'lookup', arguments: '{"q": "x"}' }] },
@@ -83,10 +96,12 @@ describe('function call ids (Gemini pairs results with calls by name)', () => {
     ]);
   });
 
-  it('a response\'s id-less calls get ids scoped by the response id, so later turns do not repeat them', () => {
-    const response = (id: string) => codec.decodeResponse({
-      candidates: [{ content: { role: 'model', parts: [call('f'), call('f')] }, finishReason: 'STOP', index: 0 }], responseId: id,
-    });
+  it("a response's id-less calls get ids scoped by the response id, so later turns do not repeat them", () => {
+    const response = (id: string) =>
+      codec.decodeResponse({
+        candidates: [{ content: { role: 'model', parts: [call('f'), call('f')] }, finishReason: 'STOP', index: 0 }],
+        responseId: id,
+      });
     const ids = (r: ChatResponse) => r.content.map((b) => (b.type === 'tool_call' ? b.id : ''));
     expect(ids(response('turn1'))).toEqual(['call_turn1_f_0', 'call_turn1_f_1']);
     expect(ids(response('turn2'))).toEqual(['call_turn2_f_0', 'call_turn2_f_1']);
@@ -98,38 +113,73 @@ describe('tool results', () => {
     const request = decode({
       contents: [
         { role: 'model', parts: [call('a'), call('b'), call('c'), call('d')] },
-        { role: 'user', parts: [
-          result('a', { result: 'plain' }),
-          result('b', { error: 'city not found' }),
-          result('c', { output: { nested: true } }),
-          result('d', { output: '' }, { parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }),
-        ] },
+        {
+          role: 'user',
+          parts: [
+            result('a', { result: 'plain' }),
+            result('b', { error: 'city not found' }),
+            result('c', { output: { nested: true } }),
+            result('d', { output: '' }, { parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }),
+          ],
+        },
       ],
     });
     expect(request.messages[1]?.content).toEqual([
       { type: 'tool_result', callId: 'call_a_0', content: [{ type: 'text', text: 'plain' }], isError: false },
       { type: 'tool_result', callId: 'call_b_0', content: [{ type: 'text', text: 'city not found' }], isError: true },
       { type: 'tool_result', callId: 'call_c_0', content: [{ type: 'text', text: '{"output":{"nested":true}}' }], isError: false },
-      { type: 'tool_result', callId: 'call_d_0', content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }], isError: false },
+      {
+        type: 'tool_result',
+        callId: 'call_d_0',
+        content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }],
+        isError: false,
+      },
     ]);
   });
 
   it('encode: an error result is {"error": text}; several texts are joined; images travel as function response parts', () => {
     const request: ChatRequest = {
-      model: 'm', stream: false, source: 'anthropic', unmapped: [],
+      model: 'm',
+      stream: false,
+      source: 'anthropic',
+      unmapped: [],
       messages: [
-        { role: 'assistant', content: [{ type: 'tool_call', id: 't1', name: 'f', arguments: '' }, { type: 'tool_call', id: 't2', name: 'g', arguments: '{}' }] },
-        { role: 'tool', content: [
-          { type: 'tool_result', callId: 't1', content: [{ type: 'text', text: 'bad input' }], isError: true },
-          { type: 'tool_result', callId: 't2', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }, { type: 'image', source: { kind: 'url', url: 'https://example.com/chart.png' } }], isError: false },
-        ] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_call', id: 't1', name: 'f', arguments: '' },
+            { type: 'tool_call', id: 't2', name: 'g', arguments: '{}' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool_result', callId: 't1', content: [{ type: 'text', text: 'bad input' }], isError: true },
+            {
+              type: 'tool_result',
+              callId: 't2',
+              content: [
+                { type: 'text', text: 'one' },
+                { type: 'text', text: 'two' },
+                { type: 'image', source: { kind: 'url', url: 'https://example.com/chart.png' } },
+              ],
+              isError: false,
+            },
+          ],
+        },
       ],
     };
     const { body } = codec.encodeRequest(request, LANE);
     expect(schemaErrors(SCHEMAS.request, body)).toEqual([]);
     expect((body.contents as { parts: unknown[] }[])[1]?.parts).toEqual([
       { functionResponse: { name: 'f', response: { error: 'bad input' } } },
-      { functionResponse: { name: 'g', response: { output: 'one\n\ntwo' }, parts: [{ fileData: { fileUri: 'https://example.com/chart.png', mimeType: 'image/png' } }] } },
+      {
+        functionResponse: {
+          name: 'g',
+          response: { output: 'one\n\ntwo' },
+          parts: [{ fileData: { fileUri: 'https://example.com/chart.png', mimeType: 'image/png' } }],
+        },
+      },
     ]);
   });
 });
@@ -137,14 +187,34 @@ describe('tool results', () => {
 describe('what the IR cannot hold is a 400 naming it', () => {
   it.each([
     ['a Google Search tool', { contents: [{ parts: [{ text: 'x' }] }], tools: [{ googleSearch: {} }] }, 'tools[0].googleSearch'],
-    ['a code execution tool beside functions', { contents: [{ parts: [{ text: 'x' }] }], tools: [{ functionDeclarations: [{ name: 'f' }] }, { codeExecution: {} }] }, 'tools[1].codeExecution'],
-    ['code execution output in the history', { contents: [{ role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }] }] }, 'contents[0].parts[0].executableCode'],
+    [
+      'a code execution tool beside functions',
+      { contents: [{ parts: [{ text: 'x' }] }], tools: [{ functionDeclarations: [{ name: 'f' }] }, { codeExecution: {} }] },
+      'tools[1].codeExecution',
+    ],
+    [
+      'code execution output in the history',
+      { contents: [{ role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }] }] },
+      'contents[0].parts[0].executableCode',
+    ],
     ['a PDF', { contents: [{ parts: [{ inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } }] }] }, 'contents[0].parts[0].inlineData.mimeType'],
-    ['a file uploaded to the Files API', { contents: [{ parts: [{ fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc123', mimeType: 'image/png' } }] }] }, 'contents[0].parts[0].fileData.fileUri'],
+    [
+      'a file uploaded to the Files API',
+      { contents: [{ parts: [{ fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc123', mimeType: 'image/png' } }] }] },
+      'contents[0].parts[0].fileData.fileUri',
+    ],
     ['a Cloud Storage file', { contents: [{ parts: [{ fileData: { fileUri: 'gs://bucket/cat.png' } }] }] }, 'contents[0].parts[0].fileData.fileUri'],
     ['an unknown role', { contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }, 'contents[0].role'],
-    ['a system instruction with an image', { contents: [{ parts: [{ text: 'x' }] }], systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA' } }] } }, 'systemInstruction.parts[0]'],
-    ['a response schema without the JSON MIME type', { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { responseJsonSchema: { type: 'object' } } }, 'generationConfig.responseMimeType'],
+    [
+      'a system instruction with an image',
+      { contents: [{ parts: [{ text: 'x' }] }], systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA' } }] } },
+      'systemInstruction.parts[0]',
+    ],
+    [
+      'a response schema without the JSON MIME type',
+      { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { responseJsonSchema: { type: 'object' } } },
+      'generationConfig.responseMimeType',
+    ],
   ])('%s', (_, body, param) => {
     expect(failure(() => decode(body))).toMatchObject({ status: 400, param });
   });
@@ -152,28 +222,38 @@ describe('what the IR cannot hold is a 400 naming it', () => {
   it('the model comes from the path; without one, a body `model` (models/ prefix dropped) or a 400', () => {
     const body = { contents: [{ parts: [{ text: 'x' }] }] };
     expect(codec.decodeRequest({ ...body, model: 'models/gemini-2.5-pro' }, {}).model).toBe('gemini-2.5-pro');
-    expect(codec.decodeRequest({ ...body, model: 'ignored' }, { pathModel: 'from-path', pathStream: true })).toMatchObject({ model: 'from-path', stream: true });
+    expect(codec.decodeRequest({ ...body, model: 'ignored' }, { pathModel: 'from-path', pathStream: true })).toMatchObject({
+      model: 'from-path',
+      stream: true,
+    });
     expect(failure(() => codec.decodeRequest(body, {}))).toMatchObject({ status: 400, param: 'model' });
   });
 
   it('the legacy role "function" is a user turn', () => {
-    const request = decode({ contents: [{ role: 'model', parts: [call('f')] }, { role: 'function', parts: [result('f', { output: 'ok' })] }] });
+    const request = decode({
+      contents: [
+        { role: 'model', parts: [call('f')] },
+        { role: 'function', parts: [result('f', { output: 'ok' })] },
+      ],
+    });
     expect(request.messages.map((m) => m.role)).toEqual(['assistant', 'tool']);
   });
 });
 
 describe('schema dialects and structured output', () => {
   it('the OpenAPI subset becomes JSON Schema: lower-case types, nullable as a null alternative, nested', () => {
-    expect(openApiToJsonSchema({
-      type: 'OBJECT',
-      properties: {
-        type: { type: 'STRING', enum: ['a', 'b'], nullable: true },
-        tags: { type: 'ARRAY', items: { type: 'STRING', format: 'enum', enum: ['x'] } },
-        either: { anyOf: [{ type: 'INTEGER' }, { type: 'BOOLEAN' }], nullable: true },
-      },
-      required: ['type'],
-      propertyOrdering: ['type', 'tags'],
-    })).toEqual({
+    expect(
+      openApiToJsonSchema({
+        type: 'OBJECT',
+        properties: {
+          type: { type: 'STRING', enum: ['a', 'b'], nullable: true },
+          tags: { type: 'ARRAY', items: { type: 'STRING', format: 'enum', enum: ['x'] } },
+          either: { anyOf: [{ type: 'INTEGER' }, { type: 'BOOLEAN' }], nullable: true },
+        },
+        required: ['type'],
+        propertyOrdering: ['type', 'tags'],
+      }),
+    ).toEqual({
       type: 'object',
       properties: {
         type: { type: ['string', 'null'], enum: ['a', 'b', null] },
@@ -187,8 +267,14 @@ describe('schema dialects and structured output', () => {
 
   it.each([
     [{ responseMimeType: 'application/json' }, { type: 'json_object' }],
-    [{ responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { n: { type: 'NUMBER' } } } }, { type: 'json_schema', schema: { type: 'object', properties: { n: { type: 'number' } } } }],
-    [{ responseMimeType: 'application/json', responseJsonSchema: { type: 'object', additionalProperties: false } }, { type: 'json_schema', schema: { type: 'object', additionalProperties: false } }],
+    [
+      { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { n: { type: 'NUMBER' } } } },
+      { type: 'json_schema', schema: { type: 'object', properties: { n: { type: 'number' } } } },
+    ],
+    [
+      { responseMimeType: 'application/json', responseJsonSchema: { type: 'object', additionalProperties: false } },
+      { type: 'json_schema', schema: { type: 'object', additionalProperties: false } },
+    ],
     [{ responseMimeType: 'text/plain' }, { type: 'text' }],
   ])('generationConfig %j is response format %j, and encodes back to it', (generationConfig, format) => {
     const request = decode({ contents: [{ parts: [{ text: 'x' }] }], generationConfig });
@@ -198,12 +284,17 @@ describe('schema dialects and structured output', () => {
   });
 
   it('an enum MIME type has no IR form: rejected', () => {
-    const request = decode({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['a'] } } });
-    expect(request.unmapped).toEqual([{ path: 'generationConfig.responseMimeType', value: 'text/x.enum', disposition: 'reject', reason: 'response MIME type "text/x.enum"' }]);
+    const request = decode({
+      contents: [{ parts: [{ text: 'x' }] }],
+      generationConfig: { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['a'] } },
+    });
+    expect(request.unmapped).toEqual([
+      { path: 'generationConfig.responseMimeType', value: 'text/x.enum', disposition: 'reject', reason: 'response MIME type "text/x.enum"' },
+    ]);
   });
 });
 
-describe('snake_case bodies (proto field names, as in Google\'s REST examples)', () => {
+describe("snake_case bodies (proto field names, as in Google's REST examples)", () => {
   it('decode exactly like their lowerCamelCase spelling, leaving data untouched', () => {
     const camel = {
       systemInstruction: { parts: [{ text: 'Be brief.' }] },
@@ -253,17 +344,21 @@ describe('thought signatures', () => {
 
   it('are replayed when Gemini issued them, dropped with a warning otherwise, and never invented', () => {
     const request: ChatRequest = {
-      ...base, source: 'openai',
+      ...base,
+      source: 'openai',
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Go' }] },
-        { role: 'assistant', content: [
-          { type: 'reasoning', text: 'thinking', signature: 'anthropic-sig', origin: 'anthropic' },
-          { type: 'reasoning', text: 'gemini thought', origin: 'gemini', signature: 'g-thought' },
-          { type: 'text', text: 'answer', signature: { origin: 'gemini', value: 'g-text' } },
-          { type: 'tool_call', id: 'a', name: 'f', arguments: '{}', signature: { origin: 'gemini', value: 'g-call' } },
-          { type: 'tool_call', id: 'b', name: 'f', arguments: '{}', signature: { origin: 'responses', value: 'foreign' } },
-          { type: 'tool_call', id: 'c', name: 'f', arguments: '{}' },
-        ] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'thinking', signature: 'anthropic-sig', origin: 'anthropic' },
+            { type: 'reasoning', text: 'gemini thought', origin: 'gemini', signature: 'g-thought' },
+            { type: 'text', text: 'answer', signature: { origin: 'gemini', value: 'g-text' } },
+            { type: 'tool_call', id: 'a', name: 'f', arguments: '{}', signature: { origin: 'gemini', value: 'g-call' } },
+            { type: 'tool_call', id: 'b', name: 'f', arguments: '{}', signature: { origin: 'responses', value: 'foreign' } },
+            { type: 'tool_call', id: 'c', name: 'f', arguments: '{}' },
+          ],
+        },
       ],
     };
     const { body, warnings } = codec.encodeRequest(request, LANE);
@@ -274,7 +369,10 @@ describe('thought signatures', () => {
       { functionCall: { name: 'f', args: {} } },
       { functionCall: { name: 'f', args: {} } },
     ]);
-    expect(warnings.map((w) => [w.path, w.kind])).toEqual([['messages[1].content[0]', 'dropped'], ['messages[1].content[4].signature', 'dropped']]);
+    expect(warnings.map((w) => [w.path, w.kind])).toEqual([
+      ['messages[1].content[0]', 'dropped'],
+      ['messages[1].content[4].signature', 'dropped'],
+    ]);
   });
 
   it('a signature-only part decodes as an empty signed text block, and thought parts as Gemini reasoning', () => {
@@ -327,21 +425,45 @@ describe('responses', () => {
   it('usage: tool-use prompt tokens count as input, thoughts as output; cache writes stay inside the prompt', () => {
     const ir = codec.decodeResponse({
       candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: 100, toolUsePromptTokenCount: 40, cachedContentTokenCount: 60, candidatesTokenCount: 5, thoughtsTokenCount: 7, totalTokenCount: 152 },
+      usageMetadata: {
+        promptTokenCount: 100,
+        toolUsePromptTokenCount: 40,
+        cachedContentTokenCount: 60,
+        candidatesTokenCount: 5,
+        thoughtsTokenCount: 7,
+        totalTokenCount: 152,
+      },
       responseId: 'r',
     });
     expect(ir.usage).toEqual({ inputTokens: 140, outputTokens: 12, cacheReadTokens: 60, cacheWriteTokens: 0, reasoningTokens: 7 });
-    const anthropicLike: ChatResponse = { ...ir, usage: { inputTokens: 300, outputTokens: 20, cacheReadTokens: 100, cacheWriteTokens: 50, reasoningTokens: 0 } };
-    expect(codec.encodeResponse(anthropicLike, { streamUsage: false }).body.usageMetadata).toEqual({ promptTokenCount: 300, candidatesTokenCount: 20, totalTokenCount: 320, cachedContentTokenCount: 100 });
+    const anthropicLike: ChatResponse = {
+      ...ir,
+      usage: { inputTokens: 300, outputTokens: 20, cacheReadTokens: 100, cacheWriteTokens: 50, reasoningTokens: 0 },
+    };
+    expect(codec.encodeResponse(anthropicLike, { streamUsage: false }).body.usageMetadata).toEqual({
+      promptTokenCount: 300,
+      candidatesTokenCount: 20,
+      totalTokenCount: 320,
+      cachedContentTokenCount: 100,
+    });
   });
 
   it('reasoning from another protocol is shown as a thought without its signature, with a warning', () => {
     const ir: ChatResponse = {
-      id: 'x', model: 'm', finish: { reason: 'stop', raw: 'end_turn' }, usage: null,
-      content: [{ type: 'reasoning', text: 'why', signature: 'sig', origin: 'anthropic' }, { type: 'text', text: 'because' }],
+      id: 'x',
+      model: 'm',
+      finish: { reason: 'stop', raw: 'end_turn' },
+      usage: null,
+      content: [
+        { type: 'reasoning', text: 'why', signature: 'sig', origin: 'anthropic' },
+        { type: 'text', text: 'because' },
+      ],
     };
     const { body, warnings } = codec.encodeResponse(ir, { streamUsage: false });
-    expect((body as { candidates: { content: unknown }[] }).candidates[0]?.content).toEqual({ role: 'model', parts: [{ text: 'why', thought: true }, { text: 'because' }] });
+    expect((body as { candidates: { content: unknown }[] }).candidates[0]?.content).toEqual({
+      role: 'model',
+      parts: [{ text: 'why', thought: true }, { text: 'because' }],
+    });
     expect(warnings.map((w) => w.path)).toEqual(['content[0].signature']);
   });
 });
@@ -353,9 +475,20 @@ describe('errors', () => {
     expect(envelope.headers['retry-after']).toBe('13');
     const body = JSON.parse(envelope.body) as unknown;
     expect(schemaErrors(SCHEMAS.error, body)).toEqual([]);
-    expect(body).toEqual({ error: { code: 429, message: 'slow down', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12.5s' }] } });
-    const bad = JSON.parse(codec.encodeError(gatewayError('invalid_request', 'messages[0]: no', { param: 'messages[0]' })).body) as { error: { details: unknown[] } };
-    expect(bad.error.details).toEqual([{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'messages[0]', description: 'messages[0]: no' }] }]);
+    expect(body).toEqual({
+      error: {
+        code: 429,
+        message: 'slow down',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12.5s' }],
+      },
+    });
+    const bad = JSON.parse(codec.encodeError(gatewayError('invalid_request', 'messages[0]: no', { param: 'messages[0]' })).body) as {
+      error: { details: unknown[] };
+    };
+    expect(bad.error.details).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'messages[0]', description: 'messages[0]: no' }] },
+    ]);
   });
 
   it.each([
@@ -370,21 +503,65 @@ describe('errors', () => {
   ] as const)('kind %s keeps status %i and is called %s; decoding it gives the kind back', (kind, status, name) => {
     const envelope = codec.encodeError(gatewayError(kind, 'm'));
     expect(JSON.parse(envelope.body)).toEqual({ error: { code: status, message: 'm', status: name } });
-    expect(codec.decodeError({ status, bodyText: envelope.body, headers: {}, retryAfterSeconds: undefined })).toEqual({ kind, status, message: 'm', code: name });
+    expect(codec.decodeError({ status, bodyText: envelope.body, headers: {}, retryAfterSeconds: undefined })).toEqual({
+      kind,
+      status,
+      message: 'm',
+      code: name,
+    });
   });
 
   it('decodeError reads RetryInfo and the field at fault, unwraps a JSON-array body, and survives a non-JSON body', () => {
-    const quota = JSON.stringify({ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34.4s' }] } });
-    expect(codec.decodeError({ status: 429, bodyText: quota, headers: {}, retryAfterSeconds: undefined })).toEqual({ kind: 'rate_limit', status: 429, message: 'Quota exceeded', code: 'RESOURCE_EXHAUSTED', retryAfterSeconds: 34.4 });
+    const quota = JSON.stringify({
+      error: {
+        code: 429,
+        message: 'Quota exceeded',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34.4s' }],
+      },
+    });
+    expect(codec.decodeError({ status: 429, bodyText: quota, headers: {}, retryAfterSeconds: undefined })).toEqual({
+      kind: 'rate_limit',
+      status: 429,
+      message: 'Quota exceeded',
+      code: 'RESOURCE_EXHAUSTED',
+      retryAfterSeconds: 34.4,
+    });
     expect(codec.decodeError({ status: 429, bodyText: quota, headers: {}, retryAfterSeconds: 5 }).retryAfterSeconds).toBe(5);
-    const field = JSON.stringify([{ error: { code: 400, message: 'Invalid value', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'contents[0].parts[0]' }] }] } }]);
-    expect(codec.decodeError({ status: 400, bodyText: field, headers: {}, retryAfterSeconds: undefined })).toEqual({ kind: 'invalid_request', status: 400, message: 'Invalid value', code: 'INVALID_ARGUMENT', param: 'contents[0].parts[0]' });
-    expect(codec.decodeError({ status: 502, bodyText: '<html>Bad Gateway</html>', headers: {}, retryAfterSeconds: undefined })).toMatchObject({ kind: 'server', status: 502, message: 'upstream answered 502: <html>Bad Gateway</html>' });
+    const field = JSON.stringify([
+      {
+        error: {
+          code: 400,
+          message: 'Invalid value',
+          status: 'INVALID_ARGUMENT',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'contents[0].parts[0]' }] }],
+        },
+      },
+    ]);
+    expect(codec.decodeError({ status: 400, bodyText: field, headers: {}, retryAfterSeconds: undefined })).toEqual({
+      kind: 'invalid_request',
+      status: 400,
+      message: 'Invalid value',
+      code: 'INVALID_ARGUMENT',
+      param: 'contents[0].parts[0]',
+    });
+    expect(codec.decodeError({ status: 502, bodyText: '<html>Bad Gateway</html>', headers: {}, retryAfterSeconds: undefined })).toMatchObject({
+      kind: 'server',
+      status: 502,
+      message: 'upstream answered 502: <html>Bad Gateway</html>',
+    });
   });
 
   it('a Gemini status name survives re-encoding (FAILED_PRECONDITION stays itself)', () => {
-    const error = codec.decodeError({ status: 400, bodyText: '{"error":{"code":400,"message":"User location is not supported","status":"FAILED_PRECONDITION"}}', headers: {}, retryAfterSeconds: undefined });
-    expect(JSON.parse(codec.encodeError(error).body)).toEqual({ error: { code: 400, message: 'User location is not supported', status: 'FAILED_PRECONDITION' } });
+    const error = codec.decodeError({
+      status: 400,
+      bodyText: '{"error":{"code":400,"message":"User location is not supported","status":"FAILED_PRECONDITION"}}',
+      headers: {},
+      retryAfterSeconds: undefined,
+    });
+    expect(JSON.parse(codec.encodeError(error).body)).toEqual({
+      error: { code: 400, message: 'User location is not supported', status: 'FAILED_PRECONDITION' },
+    });
   });
 });
 
@@ -412,7 +589,9 @@ describe('stream encoder', () => {
     const pieces = text.map((e) => encoder.encode(e));
     expect(pieces[0]).toBe('');
     expect(pieces[2]).toBe('[{"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"index":0}],"modelVersion":"m","responseId":"r1"}');
-    expect(pieces[6]).toBe('\n,\r\n{"candidates":[{"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4},"modelVersion":"m","responseId":"r1"}\n]');
+    expect(pieces[6]).toBe(
+      '\n,\r\n{"candidates":[{"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4},"modelVersion":"m","responseId":"r1"}\n]',
+    );
     expect(encoder.encode({ type: 'message_stop' })).toBe('');
   });
 
@@ -424,10 +603,12 @@ describe('stream encoder', () => {
       { error: { code: 529, message: 'Overloaded', status: 'UNAVAILABLE' } },
     ]);
     expect(encodeEvents(events)).toBe(
-      'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"index":0}],"modelVersion":"m","responseId":"r1"}\r\n\r\n'
-      + 'data: {"error":{"code":529,"message":"Overloaded","status":"UNAVAILABLE"}}\r\n\r\n',
+      'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"index":0}],"modelVersion":"m","responseId":"r1"}\r\n\r\n' +
+        'data: {"error":{"code":529,"message":"Overloaded","status":"UNAVAILABLE"}}\r\n\r\n',
     );
-    expect(encodeEvents([{ type: 'error', error: gatewayError('server', 'x') }], { streamUsage: false, jsonArrayStream: true })).toBe('[{"error":{"code":500,"message":"x","status":"INTERNAL"}}\n]');
+    expect(encodeEvents([{ type: 'error', error: gatewayError('server', 'x') }], { streamUsage: false, jsonArrayStream: true })).toBe(
+      '[{"error":{"code":500,"message":"x","status":"INTERNAL"}}\n]',
+    );
   });
 
   it('streamed tool arguments are gathered into one whole functionCall; arguments that are not an object end the stream with an error', () => {
@@ -443,22 +624,28 @@ describe('stream encoder', () => {
       { type: 'message_stop' },
     ];
     const decoded = decodeChunks([Buffer.from(encodeEvents(events))]);
-    expect(decoded.filter((e) => e.type === 'block_delta')).toEqual([{ type: 'block_delta', index: 0, delta: { type: 'tool_arguments', partialJson: '{"a":1}' } }]);
+    expect(decoded.filter((e) => e.type === 'block_delta')).toEqual([
+      { type: 'block_delta', index: 0, delta: { type: 'tool_arguments', partialJson: '{"a":1}' } },
+    ]);
     expect(decoded.at(-1)).toMatchObject({ type: 'error', error: { kind: 'server', status: 502 } });
   });
 
   it('drops foreign reasoning signatures and redacted reasoning with warnings; a stream with no finish ends STOP', () => {
     const encoder = codec.createStreamEncoder({ streamUsage: true });
-    const out = ([
-      { type: 'message_start', id: 'r', model: 'm' },
-      { type: 'block_start', index: 0, block: { type: 'reasoning', origin: 'anthropic' } },
-      { type: 'block_delta', index: 0, delta: { type: 'reasoning', text: 'hmm' } },
-      { type: 'block_delta', index: 0, delta: { type: 'signature', signature: 'anthropic-sig' } },
-      { type: 'block_stop', index: 0 },
-      { type: 'block_start', index: 1, block: { type: 'redacted_reasoning', data: 'opaque', origin: 'anthropic' } },
-      { type: 'block_stop', index: 1 },
-      { type: 'message_stop' },
-    ] satisfies StreamEvent[]).map((e) => encoder.encode(e)).join('');
+    const out = (
+      [
+        { type: 'message_start', id: 'r', model: 'm' },
+        { type: 'block_start', index: 0, block: { type: 'reasoning', origin: 'anthropic' } },
+        { type: 'block_delta', index: 0, delta: { type: 'reasoning', text: 'hmm' } },
+        { type: 'block_delta', index: 0, delta: { type: 'signature', signature: 'anthropic-sig' } },
+        { type: 'block_stop', index: 0 },
+        { type: 'block_start', index: 1, block: { type: 'redacted_reasoning', data: 'opaque', origin: 'anthropic' } },
+        { type: 'block_stop', index: 1 },
+        { type: 'message_stop' },
+      ] satisfies StreamEvent[]
+    )
+      .map((e) => encoder.encode(e))
+      .join('');
     expect(encoder.warnings.map((w) => w.path)).toEqual(['content[0].signature', 'content[1]']);
     expect(out).not.toContain('anthropic-sig');
     expect(out).toContain('"finishReason":"STOP"');

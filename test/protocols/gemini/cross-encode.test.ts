@@ -19,11 +19,22 @@ const REFUSED: Record<string, string> = {};
 const EXPECTED_WARNINGS: Record<string, readonly [string, string][]> = {
   'openai/images': [['messages[0].content[1].detail', 'dropped']],
   'openai/refusal': [['response_format.json_schema.name', 'dropped']],
-  'openai/system-and-multi-turn': [['messages[4]', 'reshaped'], ['messages[5].name', 'dropped'], ['user', 'dropped']],
+  'openai/system-and-multi-turn': [
+    ['messages[4]', 'reshaped'],
+    ['messages[5].name', 'dropped'],
+    ['user', 'dropped'],
+  ],
   'openai/tool-call-parallel': [['tools[0].strict', 'dropped']],
-  'anthropic/system-and-multi-turn': [['messages[0].content[0].cache_control', 'dropped'], ['messages[3]', 'reshaped'], ['messages[4].content[0].cache_control', 'dropped']],
+  'anthropic/system-and-multi-turn': [
+    ['messages[0].content[0].cache_control', 'dropped'],
+    ['messages[3]', 'reshaped'],
+    ['messages[4].content[0].cache_control', 'dropped'],
+  ],
   'anthropic/text-basic': [['user', 'dropped']],
-  'anthropic/thinking-with-signature': [['messages[1].content[0]', 'dropped'], ['messages[1].content[1]', 'dropped']],
+  'anthropic/thinking-with-signature': [
+    ['messages[1].content[0]', 'dropped'],
+    ['messages[1].content[1]', 'dropped'],
+  ],
   'anthropic/tool-call-parallel': [['tools[1].cache_control', 'dropped']],
   'anthropic/usage-cached': [['messages[0].content[0].cache_control', 'dropped']],
 };
@@ -75,7 +86,9 @@ for (const protocol of ['openai', 'anthropic'] as const) {
         for (const jsonArrayStream of [false, true]) {
           it(`stream.ir.json encodes to a valid Gemini ${jsonArrayStream ? 'JSON array' : 'SSE'} stream`, () => {
             const encoder = codec.createStreamEncoder({ streamUsage: true, jsonArrayStream });
-            const text = readJson<StreamEvent[]>(scenario, 'stream.ir.json').map((e) => encoder.encode(e)).join('');
+            const text = readJson<StreamEvent[]>(scenario, 'stream.ir.json')
+              .map((e) => encoder.encode(e))
+              .join('');
             expect(streamProblems(text, jsonArrayStream ? 'array' : 'sse')).toEqual([]);
             expect(encoder.warnings.map((w) => w.path)).toEqual(EXPECTED_STREAM_WARNINGS[id] ?? []);
           });
@@ -86,10 +99,19 @@ for (const protocol of ['openai', 'anthropic'] as const) {
 }
 
 describe('request IRs Gemini cannot express', () => {
-  const base: ChatRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], stream: false, source: 'openai', unmapped: [] };
+  const base: ChatRequest = {
+    model: 'm',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    stream: false,
+    source: 'openai',
+    unmapped: [],
+  };
 
   it('a tool result whose call is not in the conversation is a 400 naming its callId', () => {
-    const request: ChatRequest = { ...base, messages: [...base.messages, { role: 'tool', content: [{ type: 'tool_result', callId: 'call_missing', content: [], isError: false }] }] };
+    const request: ChatRequest = {
+      ...base,
+      messages: [...base.messages, { role: 'tool', content: [{ type: 'tool_result', callId: 'call_missing', content: [], isError: false }] }],
+    };
     expect(() => codec.encodeRequest(request, LANE)).toThrow(GatewayFailure);
     try {
       codec.encodeRequest(request, LANE);
@@ -110,7 +132,9 @@ describe('request IRs Gemini cannot express', () => {
 
   it('a system prompt with an image is a 400, and a request of system messages only is a 400', () => {
     const image = { type: 'image' as const, source: { kind: 'url' as const, url: 'https://example.com/a.png' } };
-    expect(() => codec.encodeRequest({ ...base, messages: [{ role: 'system', content: [image] }, ...base.messages] }, LANE)).toThrow(/messages\[0\]\.content\[0\]/);
+    expect(() => codec.encodeRequest({ ...base, messages: [{ role: 'system', content: [image] }, ...base.messages] }, LANE)).toThrow(
+      /messages\[0\]\.content\[0\]/,
+    );
     expect(() => codec.encodeRequest({ ...base, messages: [{ role: 'system', content: [{ type: 'text', text: 'Be brief.' }] }] }, LANE)).toThrow(/messages/);
   });
 });

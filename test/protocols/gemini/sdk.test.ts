@@ -12,7 +12,8 @@ import { codec, encodeEvents } from './support.ts';
 const USAGE = { inputTokens: 120, outputTokens: 45, cacheReadTokens: 64, cacheWriteTokens: 0, reasoningTokens: 30 };
 
 const TEXT_RESPONSE: ChatResponse = {
-  id: 'resp_text', model: 'gemini-2.5-flash',
+  id: 'resp_text',
+  model: 'gemini-2.5-flash',
   content: [
     { type: 'reasoning', text: 'Thinking about the sea.', origin: 'gemini', signature: 'c2lnLXRob3VnaHQ=' },
     { type: 'text', text: 'Grey waves fold and break.', signature: { origin: 'gemini', value: 'c2lnLXRleHQ=' } },
@@ -22,7 +23,8 @@ const TEXT_RESPONSE: ChatResponse = {
 };
 
 const TOOL_RESPONSE: ChatResponse = {
-  id: 'resp_tools', model: 'gemini-2.5-flash',
+  id: 'resp_tools',
+  model: 'gemini-2.5-flash',
   content: [
     { type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: '{"city": "Paris"}' },
     { type: 'tool_call', id: 'call_2', name: 'get_weather', arguments: '{"city":"Tokyo"}' },
@@ -46,12 +48,12 @@ const STREAM: StreamEvent[] = [
   { type: 'message_stop' },
 ];
 
-const STREAM_WITH_ERROR: StreamEvent[] = [
-  ...STREAM.slice(0, 3),
-  { type: 'error', error: gatewayError('overloaded', 'Overloaded') },
-];
+const STREAM_WITH_ERROR: StreamEvent[] = [...STREAM.slice(0, 3), { type: 'error', error: gatewayError('overloaded', 'Overloaded') }];
 
-interface Seen { readonly path: string; readonly body: Record<string, unknown> }
+interface Seen {
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+}
 
 let server: Server;
 let baseUrl: string;
@@ -110,7 +112,13 @@ describe('@google/genai reads what the encoder writes', () => {
       { text: 'Grey waves fold and break.', thoughtSignature: 'c2lnLXRleHQ=' },
     ]);
     // promptTokenCount includes the cache; candidatesTokenCount excludes the thoughts.
-    expect(response.usageMetadata).toEqual({ promptTokenCount: 120, cachedContentTokenCount: 64, candidatesTokenCount: 15, thoughtsTokenCount: 30, totalTokenCount: 165 });
+    expect(response.usageMetadata).toEqual({
+      promptTokenCount: 120,
+      cachedContentTokenCount: 64,
+      candidatesTokenCount: 15,
+      thoughtsTokenCount: 30,
+      totalTokenCount: 165,
+    });
   });
 
   it('generateContent: parallel function calls with object arguments; the request the SDK sent decodes', async () => {
@@ -120,18 +128,28 @@ describe('@google/genai reads what the encoder writes', () => {
       config: {
         systemInstruction: 'Use the tools.',
         maxOutputTokens: 200,
-        tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] } }] }],
+        tools: [
+          {
+            functionDeclarations: [{ name: 'get_weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] } }],
+          },
+        ],
         toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_weather'] } },
       },
     });
-    expect(response.functionCalls).toEqual([{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_weather', args: { city: 'Tokyo' } }]);
+    expect(response.functionCalls).toEqual([
+      { name: 'get_weather', args: { city: 'Paris' } },
+      { name: 'get_weather', args: { city: 'Tokyo' } },
+    ]);
     expect(response.candidates?.[0]?.finishReason).toBe('STOP');
 
     const sent = seen.at(-1)!;
     expect(sent.path).toBe('/v1/models/gemini-2.5-flash:generateContent'); // genai 3.x speaks v1
     const ir = codec.decodeRequest(sent.body, originOf(sent.path));
     expect(ir).toMatchObject({
-      model: 'gemini-2.5-flash', stream: false, maxTokens: 200, unmapped: [],
+      model: 'gemini-2.5-flash',
+      stream: false,
+      maxTokens: 200,
+      unmapped: [],
       toolChoice: { type: 'tool', name: 'get_weather' },
       tools: [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
     });
@@ -182,7 +200,9 @@ describe('@google/genai reads what the encoder writes', () => {
   });
 
   it('an error envelope reaches the SDK as an ApiError with its status and message', async () => {
-    const failure = await client().models.generateContent({ model: 'gemini-2.5-flash', contents: 'bad request' }).catch((e: unknown) => e);
+    const failure = await client()
+      .models.generateContent({ model: 'gemini-2.5-flash', contents: 'bad request' })
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).status).toBe(400);
     expect((failure as ApiError).message).toContain('contents[0]: not acceptable');

@@ -19,7 +19,10 @@ describe('contents and parts given as one object', () => {
   it('reads a single-part system instruction and a model turn too', () => {
     const request = decode({
       systemInstruction: { parts: { text: 'be brief' } },
-      contents: [{ role: 'user', parts: { text: 'hi' } }, { role: 'model', parts: { text: 'hello' } }],
+      contents: [
+        { role: 'user', parts: { text: 'hi' } },
+        { role: 'model', parts: { text: 'hello' } },
+      ],
     });
     expect(request.messages.map((m) => [m.role, m.content])).toEqual([
       ['system', [{ type: 'text', text: 'be brief' }]],

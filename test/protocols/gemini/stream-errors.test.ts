@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { byteByByte, decodeChunks, splitAt } from './support.ts';
 
 describe('in-stream error chunks', () => {
-  const start = 'data: {"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0}],"modelVersion": "gemini-2.5-flash","responseId": "r1"}\r\n\r\n';
+  const start =
+    'data: {"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0}],"modelVersion": "gemini-2.5-flash","responseId": "r1"}\r\n\r\n';
   const errorChunk = (code: number | undefined, status: string, message: string) =>
     `data: ${JSON.stringify({ error: { ...(code !== undefined && { code }), message, status } })}\r\n\r\n`;
 
@@ -29,12 +30,16 @@ describe('in-stream error chunks', () => {
     const more = start.replace('"Hi"', '"more"').replace('"index": 0}', '"finishReason": "STOP","index": 0}');
     const bytes = Buffer.from(start + errorChunk(500, 'INTERNAL', 'boom') + more);
     for (let offset = 0; offset <= bytes.length; offset++) {
-      expect(decodeChunks(splitAt(bytes, offset)).map((e) => e.type), `split at ${offset}`).toEqual(['message_start', 'block_start', 'block_delta', 'error']);
+      expect(
+        decodeChunks(splitAt(bytes, offset)).map((e) => e.type),
+        `split at ${offset}`,
+      ).toEqual(['message_start', 'block_start', 'block_delta', 'error']);
     }
   });
 
   it('an error element of a JSON array stream is an error too', () => {
-    const text = '[{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0}]}\n,\r\n{"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED"}}\n]';
+    const text =
+      '[{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"index": 0}]}\n,\r\n{"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED"}}\n]';
     const events = decodeChunks(byteByByte(Buffer.from(text)));
     expect(events.at(-1)).toEqual({ type: 'error', error: { kind: 'rate_limit', status: 429, message: 'slow down', code: 'RESOURCE_EXHAUSTED' } });
     expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
@@ -51,6 +56,11 @@ describe('in-stream error chunks', () => {
   });
 
   it('an empty body is a truncated stream', () => {
-    expect(decodeChunks([])).toEqual([{ type: 'error', error: { kind: 'server', status: 502, message: 'the Gemini upstream closed the stream before it was complete', code: 'upstream_stream_truncated' } }]);
+    expect(decodeChunks([])).toEqual([
+      {
+        type: 'error',
+        error: { kind: 'server', status: 502, message: 'the Gemini upstream closed the stream before it was complete', code: 'upstream_stream_truncated' },
+      },
+    ]);
   });
 });

@@ -30,7 +30,12 @@ for (const f of [...fixtures('openai'), ...fixtures('anthropic')]) {
       const refused = REFUSED[key];
       if (refused !== undefined) {
         it(`request.ir.json is refused with a 400 naming ${refused}`, () => {
-          expect(failureOf(() => codec.encodeRequest(ir, LANE))).toMatchObject({ kind: 'invalid_request', status: 400, param: refused, code: 'unsupported_parameter' });
+          expect(failureOf(() => codec.encodeRequest(ir, LANE))).toMatchObject({
+            kind: 'invalid_request',
+            status: 400,
+            param: refused,
+            code: 'unsupported_parameter',
+          });
         });
       } else {
         it('request.ir.json encodes to a valid Responses request for the lane model', () => {
@@ -67,7 +72,10 @@ describe('IR decoded from Responses requests, encoded for the other lanes', () =
   }
 
   it('a Responses function tool without `strict` arrives strict in Chat (Responses applies strict mode by default)', () => {
-    const request = codec.decodeRequest({ model: 'm', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {}, additionalProperties: false } }] }, {});
+    const request = codec.decodeRequest(
+      { model: 'm', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {}, additionalProperties: false } }] },
+      {},
+    );
     const { body } = codecOf('openai').encodeRequest(request, laneFor('openai'));
     expect((body.tools as { function: { strict?: boolean } }[])[0]?.function.strict).toBe(true);
   });

@@ -7,8 +7,12 @@ import { SCHEMAS, codec, survivingResponse } from './support.ts';
 
 describe('response round trips that the wire cannot keep exactly', () => {
   const base: ChatResponse = {
-    id: 'msg_01XkQ', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'red\ngreen\nblue\n' }],
-    finish: { reason: 'stop_sequence', raw: 'stop_sequence', stopSequence: 'END' }, usage: null, created: 1763820000,
+    id: 'msg_01XkQ',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'red\ngreen\nblue\n' }],
+    finish: { reason: 'stop_sequence', raw: 'stop_sequence', stopSequence: 'END' },
+    usage: null,
+    created: 1763820000,
   };
 
   it.each([

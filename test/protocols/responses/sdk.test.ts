@@ -65,25 +65,35 @@ describe('responses.stream(...).finalResponse() over the stream encoder', () => 
     expect(argDeltas.join('')).toBe('{"city":"Paris"}{"city":"Tokyo"}');
     expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message', 'function_call', 'function_call']);
     const [reasoning, , paris, tokyo] = final.output;
-    expect(reasoning).toMatchObject({ type: 'reasoning', id: 'rs_sdk1', summary: [{ type: 'summary_text', text: 'Two cities, two calls.' }], encrypted_content: 'gAAAAABenc==' });
+    expect(reasoning).toMatchObject({
+      type: 'reasoning',
+      id: 'rs_sdk1',
+      summary: [{ type: 'summary_text', text: 'Two cities, two calls.' }],
+      encrypted_content: 'gAAAAABenc==',
+    });
     expect(paris).toMatchObject({ type: 'function_call', call_id: 'call_paris', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' });
     expect(tokyo).toMatchObject({ type: 'function_call', call_id: 'toolu_tokyo', name: 'get_weather', arguments: '{"city":"Tokyo"}' });
     expect(final.usage).toEqual({
-      input_tokens: 120, input_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 },
-      output_tokens: 80, output_tokens_details: { reasoning_tokens: 30 }, total_tokens: 200,
+      input_tokens: 120,
+      input_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 },
+      output_tokens: 80,
+      output_tokens_details: { reasoning_tokens: 30 },
+      total_tokens: 200,
     });
   });
 
   it('reports a length stop as an incomplete response', async () => {
-    upstream.enqueue(sse([
-      { type: 'message_start', id: 'resp_sdk2', model: 'gpt-5.5' },
-      { type: 'block_start', index: 0, block: { type: 'text' } },
-      { type: 'block_delta', index: 0, delta: { type: 'text', text: 'The French Revolution began' } },
-      { type: 'block_stop', index: 0 },
-      { type: 'finish', finish: { reason: 'length', raw: 'max_tokens' } },
-      { type: 'usage', usage },
-      { type: 'message_stop' },
-    ]));
+    upstream.enqueue(
+      sse([
+        { type: 'message_start', id: 'resp_sdk2', model: 'gpt-5.5' },
+        { type: 'block_start', index: 0, block: { type: 'text' } },
+        { type: 'block_delta', index: 0, delta: { type: 'text', text: 'The French Revolution began' } },
+        { type: 'block_stop', index: 0 },
+        { type: 'finish', finish: { reason: 'length', raw: 'max_tokens' } },
+        { type: 'usage', usage },
+        { type: 'message_stop' },
+      ]),
+    );
     const final = await client.responses.stream({ model: 'gpt', input: 'History, please.' }).finalResponse();
     expect(final.status).toBe('incomplete');
     expect(final.incomplete_details).toEqual({ reason: 'max_output_tokens' });
@@ -91,11 +101,16 @@ describe('responses.stream(...).finalResponse() over the stream encoder', () => 
   });
 
   it('turns an IR error after content into an APIError carrying the message and code', async () => {
-    upstream.enqueue(sse([
-      ...MIXED.slice(0, 8),
-      { type: 'error', error: { kind: 'overloaded', status: 529, message: 'Overloaded', code: 'overloaded_error' } },
-    ]));
-    const failure = await client.responses.stream({ model: 'gpt', input: 'x' }).finalResponse().then(() => undefined, (e: unknown) => e);
+    upstream.enqueue(
+      sse([...MIXED.slice(0, 8), { type: 'error', error: { kind: 'overloaded', status: 529, message: 'Overloaded', code: 'overloaded_error' } }]),
+    );
+    const failure = await client.responses
+      .stream({ model: 'gpt', input: 'x' })
+      .finalResponse()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect(failure).toMatchObject({ message: expect.stringContaining('Overloaded') as unknown, code: 'overloaded_error' });
   });
@@ -136,7 +151,9 @@ describe('every golden IR stream, whatever protocol it came from, is accepted by
 
 describe('responses.create over encodeResponse', () => {
   const response: ChatResponse = {
-    id: 'resp_sdk3', model: 'gpt-5.5', created: 1763820000,
+    id: 'resp_sdk3',
+    model: 'gpt-5.5',
+    created: 1763820000,
     content: [
       { type: 'reasoning', text: 'Short.', redacted: 'gAAAAB==', origin: 'responses', id: 'rs_sdk3' },
       { type: 'text', text: 'Here you go: ' },
@@ -168,7 +185,10 @@ describe('responses.create over encodeResponse', () => {
   it('raises the SDK error class for the HTTP error envelope, keeping status, code and Retry-After', async () => {
     const envelope = codec.encodeError({ kind: 'rate_limit', status: 429, message: 'Slow down', code: 'rate_limit_exceeded', retryAfterSeconds: 7 });
     upstream.enqueue({ status: envelope.status, headers: { ...envelope.headers }, raw: envelope.body });
-    const failure = await client.responses.create({ model: 'gpt', input: 'x' }).then(() => undefined, (e: unknown) => e);
+    const failure = await client.responses.create({ model: 'gpt', input: 'x' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(OpenAI.RateLimitError);
     expect(failure).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('Slow down') as unknown });
     expect((failure as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('7');

@@ -7,7 +7,8 @@ import { byteByByte } from '../support/chunking.ts';
 import { decodeStream, encodeStream, payloads, streamProblems } from './support.ts';
 
 describe('in-stream errors from an upstream', () => {
-  const created = 'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-5.5","output":[],"usage":null}}\n\n';
+  const created =
+    'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"gpt-5.5","output":[],"usage":null}}\n\n';
   const decodeWith = (frame: string) => decodeStream(byteByByte(Buffer.from(created + frame)));
   const errorEvent = (payload: object) => `event: error\ndata: ${JSON.stringify({ type: 'error', sequence_number: 1, ...payload })}\n\n`;
 
@@ -31,14 +32,21 @@ describe('in-stream errors from an upstream', () => {
   });
 
   it('reads response.failed as an error carrying response.error', () => {
-    const failed = 'event: response.failed\ndata: {"type":"response.failed","sequence_number":1,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached"},"model":"gpt-5.5","output":[],"usage":null}}\n\n';
-    expect(decodeWith(failed).at(-1)).toEqual({ type: 'error', error: { kind: 'rate_limit', status: 429, message: 'Rate limit reached', code: 'rate_limit_exceeded' } });
+    const failed =
+      'event: response.failed\ndata: {"type":"response.failed","sequence_number":1,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached"},"model":"gpt-5.5","output":[],"usage":null}}\n\n';
+    expect(decodeWith(failed).at(-1)).toEqual({
+      type: 'error',
+      error: { kind: 'rate_limit', status: 429, message: 'Rate limit reached', code: 'rate_limit_exceeded' },
+    });
   });
 
   it('ignores what follows the first error, and end() adds no second one', () => {
-    const failed = 'event: response.failed\ndata: {"type":"response.failed","sequence_number":2,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"server_error","message":"x"},"model":"m","output":[]}}\n\n';
+    const failed =
+      'event: response.failed\ndata: {"type":"response.failed","sequence_number":2,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"server_error","message":"x"},"model":"m","output":[]}}\n\n';
     const events = decodeWith(errorEvent({ code: 'server_error', message: 'first', param: null }) + failed);
-    expect(events.filter((e) => e.type === 'error')).toEqual([{ type: 'error', error: { kind: 'server', status: 500, message: 'first', code: 'server_error' } }]);
+    expect(events.filter((e) => e.type === 'error')).toEqual([
+      { type: 'error', error: { kind: 'server', status: 500, message: 'first', code: 'server_error' } },
+    ]);
   });
 
   it('a data payload that is not JSON is a 502 server error', () => {
@@ -64,6 +72,9 @@ describe('the stream encoder on an IR error', () => {
 
   it('keeps an error code it was given, and decodes back to the same kind and code', () => {
     const text = encodeStream([...start, { type: 'error', error: { kind: 'server', status: 502, message: 'cut', code: 'upstream_stream_truncated' } }]);
-    expect(decodeStream([Buffer.from(text)]).at(-1)).toEqual({ type: 'error', error: { kind: 'server', status: 500, message: 'cut', code: 'upstream_stream_truncated' } });
+    expect(decodeStream([Buffer.from(text)]).at(-1)).toEqual({
+      type: 'error',
+      error: { kind: 'server', status: 500, message: 'cut', code: 'upstream_stream_truncated' },
+    });
   });
 });

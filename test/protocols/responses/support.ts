@@ -15,7 +15,10 @@ import { schemaErrors } from '../support/validators.ts';
 
 export const codec = responsesCodec;
 export const LANE: LaneContext = { model: 'gpt-5.5', defaultMaxTokens: 2048 };
-export const SCHEMAS = { request: validateRequest, response: validateResponse, streamEvent: validateStreamEvent, error: validateError } satisfies Record<string, ValidateFunction>;
+export const SCHEMAS = { request: validateRequest, response: validateResponse, streamEvent: validateStreamEvent, error: validateError } satisfies Record<
+  string,
+  ValidateFunction
+>;
 
 export { hasFile as has, readBytes as bytes, readJson as json, scenariosIn as fixtures } from '../support/fixtures.ts';
 
@@ -76,7 +79,7 @@ export type SurvivingEvent = StreamEvent | { readonly type: 'error'; readonly er
 export function survivingStream(events: readonly StreamEvent[]): SurvivingEvent[] {
   return events.map((event): SurvivingEvent => {
     if (event.type === 'finish') {
-      const reason = event.finish.reason === 'refusal' ? 'content_filter' : SURVIVING_REASON[event.finish.reason] ?? event.finish.reason;
+      const reason = event.finish.reason === 'refusal' ? 'content_filter' : (SURVIVING_REASON[event.finish.reason] ?? event.finish.reason);
       return { type: 'finish', finish: { reason, raw: null } };
     }
     if (event.type === 'error') return { type: 'error', error: { kind: event.error.kind, message: event.error.message, code: event.error.code ?? null } };

@@ -26,10 +26,20 @@ describe('Responses unmapped fields', () => {
   });
 
   it('warns on storage, caching, reasoning and tuning hints, and on unknown fields, in body order', () => {
-    expect(unmappedOf({
-      ...base, store: true, metadata: { a: 'b' }, include: ['reasoning.encrypted_content'], truncation: 'auto', service_tier: 'flex',
-      prompt_cache_key: 'k', reasoning: { effort: 'ludicrous', summary: 'auto' }, max_tool_calls: 3, foo: 1,
-    })).toEqual([
+    expect(
+      unmappedOf({
+        ...base,
+        store: true,
+        metadata: { a: 'b' },
+        include: ['reasoning.encrypted_content'],
+        truncation: 'auto',
+        service_tier: 'flex',
+        prompt_cache_key: 'k',
+        reasoning: { effort: 'ludicrous', summary: 'auto' },
+        max_tool_calls: 3,
+        foo: 1,
+      }),
+    ).toEqual([
       warn('store', true, 'OpenAI response storage'),
       warn('metadata', { a: 'b' }, 'OpenAI stored-response metadata'),
       warn('include', ['reasoning.encrypted_content'], 'extra output OpenAI adds on request'),
@@ -43,10 +53,21 @@ describe('Responses unmapped fields', () => {
   });
 
   it('says nothing about values that change nothing, or about null', () => {
-    expect(unmappedOf({
-      ...base, store: false, background: false, include: [], metadata: {}, truncation: 'disabled', top_logprobs: 0,
-      reasoning: {}, previous_response_id: null, conversation: null, stream_options: { include_obfuscation: false },
-    })).toEqual([]);
+    expect(
+      unmappedOf({
+        ...base,
+        store: false,
+        background: false,
+        include: [],
+        metadata: {},
+        truncation: 'disabled',
+        top_logprobs: 0,
+        reasoning: {},
+        previous_response_id: null,
+        conversation: null,
+        stream_options: { include_obfuscation: false },
+      }),
+    ).toEqual([]);
   });
 
   it('rejects token log probabilities', () => {
@@ -54,16 +75,24 @@ describe('Responses unmapped fields', () => {
   });
 
   it('reports nested fields the IR cannot keep, naming their paths', () => {
-    expect(unmappedOf({
-      ...base,
-      input: [
-        { role: 'user', content: [{ type: 'input_text', text: 'Long policy', prompt_cache_breakpoint: { mode: 'explicit' } }] },
-        { role: 'assistant', phase: 'final_answer', content: [{ type: 'output_text', text: 'See [1].', annotations: [{ type: 'url_citation', url: 'https://x', start_index: 4, end_index: 7, title: 'x' }] }] },
-        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'S' }], content: [{ type: 'reasoning_text', text: 'R' }] },
-      ],
-      tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: false, defer_loading: true }],
-      text: { format: { type: 'json_schema', name: 'out', description: 'An answer', schema: { type: 'object' } }, verbosity: 'low' },
-    })).toEqual([
+    expect(
+      unmappedOf({
+        ...base,
+        input: [
+          { role: 'user', content: [{ type: 'input_text', text: 'Long policy', prompt_cache_breakpoint: { mode: 'explicit' } }] },
+          {
+            role: 'assistant',
+            phase: 'final_answer',
+            content: [
+              { type: 'output_text', text: 'See [1].', annotations: [{ type: 'url_citation', url: 'https://x', start_index: 4, end_index: 7, title: 'x' }] },
+            ],
+          },
+          { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'S' }], content: [{ type: 'reasoning_text', text: 'R' }] },
+        ],
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: false, defer_loading: true }],
+        text: { format: { type: 'json_schema', name: 'out', description: 'An answer', schema: { type: 'object' } }, verbosity: 'low' },
+      }),
+    ).toEqual([
       warn('input[0].content[0].prompt_cache_breakpoint', { mode: 'explicit' }, 'prompt cache breakpoint'),
       warn('input[1].phase', 'final_answer', 'assistant message phase'),
       warn('input[1].content[0].annotations', [{ type: 'url_citation', url: 'https://x', start_index: 4, end_index: 7, title: 'x' }], 'citations'),
@@ -75,9 +104,22 @@ describe('Responses unmapped fields', () => {
   });
 
   it('maps every field it knows, so a plain request has none', () => {
-    expect(unmappedOf({
-      ...base, instructions: 'Be brief.', stream: true, stream_options: { include_obfuscation: true }, max_output_tokens: 64, temperature: 1, top_p: 1,
-      user: 'u', safety_identifier: 's', parallel_tool_calls: false, tool_choice: 'auto', tools: [], text: { format: { type: 'text' } },
-    })).toEqual([]);
+    expect(
+      unmappedOf({
+        ...base,
+        instructions: 'Be brief.',
+        stream: true,
+        stream_options: { include_obfuscation: true },
+        max_output_tokens: 64,
+        temperature: 1,
+        top_p: 1,
+        user: 'u',
+        safety_identifier: 's',
+        parallel_tool_calls: false,
+        tool_choice: 'auto',
+        tools: [],
+        text: { format: { type: 'text' } },
+      }),
+    ).toEqual([]);
   });
 });

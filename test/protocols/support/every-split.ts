@@ -9,7 +9,12 @@ import { splitAt } from './chunking.ts';
  * offset that does not. The strict pre-check keeps thousands of passing splits from each building
  * an assertion diff.
  */
-export function expectSameAtEverySplit(decode: (chunks: Iterable<Uint8Array>) => StreamEvent[], bytes: Uint8Array, expected: readonly StreamEvent[], label = ''): void {
+export function expectSameAtEverySplit(
+  decode: (chunks: Iterable<Uint8Array>) => StreamEvent[],
+  bytes: Uint8Array,
+  expected: readonly StreamEvent[],
+  label = '',
+): void {
   for (let offset = 0; offset <= bytes.length; offset++) {
     const events = decode(splitAt(bytes, offset));
     if (!isDeepStrictEqual(events, expected)) expect(events, `${label}split at byte ${offset}`).toEqual(expected);

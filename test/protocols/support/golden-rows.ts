@@ -61,7 +61,11 @@ export interface GoldenRow {
   extra?(scenario: ScenarioDir): void;
 }
 
-const BASE_PAIRS = [['request.wire.json', 'request.ir.json'], ['response.wire.json', 'response.ir.json'], ['stream.wire.txt', 'stream.ir.json']] as const;
+const BASE_PAIRS = [
+  ['request.wire.json', 'request.ir.json'],
+  ['response.wire.json', 'response.ir.json'],
+  ['stream.wire.txt', 'stream.ir.json'],
+] as const;
 const BODY_ORIGIN = (): RequestOrigin => ({});
 const same = <T>(value: T): T => value;
 const withoutUnmapped = (ir: ChatRequest) => ({ ...ir, unmapped: [] });
@@ -101,7 +105,18 @@ const GEMINI_LANE: LaneContext = { model: 'gemini-2.5-flash', defaultMaxTokens: 
 
 export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
   openai: {
-    required: ['text-basic', 'system-and-multi-turn', 'tool-call-parallel', 'images', 'stop-sequence', 'usage-cached', 'refusal', 'text-unicode', 'stream-error', 'stream-truncated'],
+    required: [
+      'text-basic',
+      'system-and-multi-turn',
+      'tool-call-parallel',
+      'images',
+      'stop-sequence',
+      'usage-cached',
+      'refusal',
+      'text-unicode',
+      'stream-error',
+      'stream-truncated',
+    ],
     pairs: BASE_PAIRS,
     schemas: VALIDATORS.openai,
     regenerates: true,
@@ -111,8 +126,18 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
   },
   responses: {
     required: [
-      'text-basic', 'system-and-multi-turn', 'tool-call-parallel', 'images', 'stop-sequence', 'usage-cached',
-      'reasoning-encrypted', 'refusal', 'content-filter', 'max-output-tokens', 'stream-error', 'stream-truncated',
+      'text-basic',
+      'system-and-multi-turn',
+      'tool-call-parallel',
+      'images',
+      'stop-sequence',
+      'usage-cached',
+      'reasoning-encrypted',
+      'refusal',
+      'content-filter',
+      'max-output-tokens',
+      'stream-error',
+      'stream-truncated',
     ],
     pairs: [...BASE_PAIRS, ['encode-request.ir.json', 'encode-request.error.json']],
     schemas: responses.SCHEMAS,
@@ -125,13 +150,15 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
       actual: responses.survivingRequest,
     },
     survivingResponse: same,
-    streams: [{
-      file: 'stream.wire.txt',
-      fixtureProblems: (bytes) => responses.streamProblems(bytes.toString('utf8')),
-      encode: (events) => ({ wire: responses.encodeStream(events) }),
-      encodedProblems: (wire) => responses.streamProblems(wire.toString()),
-      surviving: responses.survivingStream,
-    }],
+    streams: [
+      {
+        file: 'stream.wire.txt',
+        fixtureProblems: (bytes) => responses.streamProblems(bytes.toString('utf8')),
+        encode: (events) => ({ wire: responses.encodeStream(events) }),
+        encodedProblems: (wire) => responses.streamProblems(wire.toString()),
+        surviving: responses.survivingStream,
+      },
+    ],
     extra: (scenario) => {
       if (!hasFile(scenario, 'encode-request.ir.json')) return;
       it('encodeRequest(encode-request.ir.json) fails as encode-request.error.json says', () => {
@@ -141,7 +168,19 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
     },
   },
   anthropic: {
-    required: ['text-basic', 'system-and-multi-turn', 'tool-call-parallel', 'images', 'stop-sequence', 'usage-cached', 'thinking-with-signature', 'refusal', 'text-unicode', 'stream-error', 'stream-truncated'],
+    required: [
+      'text-basic',
+      'system-and-multi-turn',
+      'tool-call-parallel',
+      'images',
+      'stop-sequence',
+      'usage-cached',
+      'thinking-with-signature',
+      'refusal',
+      'text-unicode',
+      'stream-error',
+      'stream-truncated',
+    ],
     pairs: BASE_PAIRS,
     schemas: VALIDATORS.anthropic,
     regenerates: true,
@@ -151,8 +190,18 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
   },
   gemini: {
     required: [
-      'text-basic', 'system-and-multi-turn', 'tool-call-parallel', 'images', 'stop-sequence', 'usage-cached',
-      'thinking-with-signature', 'content-filter', 'prompt-blocked', 'text-unicode', 'stream-error', 'stream-truncated',
+      'text-basic',
+      'system-and-multi-turn',
+      'tool-call-parallel',
+      'images',
+      'stop-sequence',
+      'usage-cached',
+      'thinking-with-signature',
+      'content-filter',
+      'prompt-blocked',
+      'text-unicode',
+      'stream-error',
+      'stream-truncated',
     ],
     pairs: BASE_PAIRS,
     implies: [['stream.array.txt', 'stream.ir.json']],
@@ -170,7 +219,7 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
     streams: [geminiStream('stream.wire.txt', 'sse'), geminiStream('stream.array.txt', 'array')],
     extra: (scenario) => {
       if (!hasFile(scenario, 'stream.wire.txt')) return;
-      it('the SSE fixture uses Gemini\'s CRLF framing', () => {
+      it("the SSE fixture uses Gemini's CRLF framing", () => {
         const text = readBytes(scenario, 'stream.wire.txt').toString('utf8');
         expect(text.endsWith('\r\n\r\n')).toBe(true);
         expect(text.replaceAll('\r\n', '')).not.toContain('\n');
@@ -181,10 +230,25 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
   },
   bedrock: {
     required: [
-      'text-basic', 'system-and-multi-turn', 'tool-call-parallel', 'images', 'stop-sequence', 'usage-cached',
-      'reasoning-with-signature', 'content-filter', 'text-unicode', 'stream-error', 'stream-truncated', 'stream-metadata-first',
+      'text-basic',
+      'system-and-multi-turn',
+      'tool-call-parallel',
+      'images',
+      'stop-sequence',
+      'usage-cached',
+      'reasoning-with-signature',
+      'content-filter',
+      'text-unicode',
+      'stream-error',
+      'stream-truncated',
+      'stream-metadata-first',
     ],
-    pairs: [['request.wire.json', 'request.ir.json'], ['response.wire.json', 'response.ir.json'], ['stream.wire.bin', 'stream.ir.json'], ['stream.frames.json', 'stream.wire.bin']],
+    pairs: [
+      ['request.wire.json', 'request.ir.json'],
+      ['response.wire.json', 'response.ir.json'],
+      ['stream.wire.bin', 'stream.ir.json'],
+      ['stream.frames.json', 'stream.wire.bin'],
+    ],
     schemas: BEDROCK,
     // Its REGENERATE rewrites stream.wire.bin from stream.frames.json (below), never the *.ir.json files.
     regenerates: false,
@@ -196,13 +260,16 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
       expected: withoutUnmapped,
     },
     survivingResponse: same,
-    streams: [{
-      file: 'stream.wire.bin',
-      fixtureProblems: (bytes) => bytesToFrames(bytes).flatMap((frame) => schemaErrors(BEDROCK.streamEvent, asStreamEvent(frame)).map((e) => `${e} in ${JSON.stringify(frame)}`)),
-      encode: (events) => ({ wire: bedrockStream.encodeStream(events) }),
-      encodedProblems: (wire) => bedrockStream.streamProblems(Buffer.from(wire)),
-      surviving: bedrockSurvivable.survivingStream,
-    }],
+    streams: [
+      {
+        file: 'stream.wire.bin',
+        fixtureProblems: (bytes) =>
+          bytesToFrames(bytes).flatMap((frame) => schemaErrors(BEDROCK.streamEvent, asStreamEvent(frame)).map((e) => `${e} in ${JSON.stringify(frame)}`)),
+        encode: (events) => ({ wire: bedrockStream.encodeStream(events) }),
+        encodedProblems: (wire) => bedrockStream.streamProblems(Buffer.from(wire)),
+        surviving: bedrockSurvivable.survivingStream,
+      },
+    ],
     extra: (scenario) => {
       if (!hasFile(scenario, 'stream.frames.json')) return;
       const frames = readJson<FixtureFrame[]>(scenario, 'stream.frames.json');
@@ -216,7 +283,18 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
   },
   cohere: {
     // Cohere has no refusal or content-filter signal, so no such scenario.
-    required: ['text-basic', 'system-and-multi-turn', 'tool-call-parallel', 'images', 'stop-sequence', 'usage-cached', 'thinking', 'text-unicode', 'stream-error', 'stream-truncated'],
+    required: [
+      'text-basic',
+      'system-and-multi-turn',
+      'tool-call-parallel',
+      'images',
+      'stop-sequence',
+      'usage-cached',
+      'thinking',
+      'text-unicode',
+      'stream-error',
+      'stream-truncated',
+    ],
     pairs: BASE_PAIRS,
     schemas: cohere.SCHEMAS,
     regenerates: false,
@@ -228,19 +306,21 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
       expected: (ir, lane) => ({ ...ir, model: lane.model, unmapped: [] }),
     },
     survivingResponse: same,
-    streams: [{
-      file: 'stream.wire.txt',
-      fixtureProblems: (bytes) => cohere.streamProblems(bytes.toString('utf8')),
-      // The truncated fixture is cut before its message-end, on purpose.
-      expectedFixtureProblems: (scenario) => (scenario.name === 'stream-truncated' ? ['no message-end'] : []),
-      // A truncation is the decoder's own finding, not an upstream event: re-encoded, it is a
-      // Cohere error end (kind server), which decodes with the status and code of that form.
-      encode: (events) => {
-        const { text, warnings } = cohere.encodeStream(events);
-        return { wire: text, warnings };
+    streams: [
+      {
+        file: 'stream.wire.txt',
+        fixtureProblems: (bytes) => cohere.streamProblems(bytes.toString('utf8')),
+        // The truncated fixture is cut before its message-end, on purpose.
+        expectedFixtureProblems: (scenario) => (scenario.name === 'stream-truncated' ? ['no message-end'] : []),
+        // A truncation is the decoder's own finding, not an upstream event: re-encoded, it is a
+        // Cohere error end (kind server), which decodes with the status and code of that form.
+        encode: (events) => {
+          const { text, warnings } = cohere.encodeStream(events);
+          return { wire: text, warnings };
+        },
+        encodedProblems: (wire) => cohere.streamProblems(wire.toString()),
+        surviving: (events) => events.map(cohereSurviving),
       },
-      encodedProblems: (wire) => cohere.streamProblems(wire.toString()),
-      surviving: (events) => events.map(cohereSurviving),
-    }],
+    ],
   },
 };

@@ -75,13 +75,19 @@ export class JsonTextGenerator {
   value(depth: number): string {
     const roll = this.int(depth <= 0 ? 4 : 7);
     switch (roll) {
-      case 0: return this.stringLiteral(this.text());
-      case 1: return this.number();
-      case 2: return this.pick(['true', 'false', 'null']);
-      case 3: return this.stringLiteral(this.text());
+      case 0:
+        return this.stringLiteral(this.text());
+      case 1:
+        return this.number();
+      case 2:
+        return this.pick(['true', 'false', 'null']);
+      case 3:
+        return this.stringLiteral(this.text());
       case 4:
-      case 5: return this.object(depth - 1, this.int(4));
-      default: return this.array(depth - 1);
+      case 5:
+        return this.object(depth - 1, this.int(4));
+      default:
+        return this.array(depth - 1);
     }
   }
 

@@ -15,7 +15,10 @@ export interface LineEnds {
 
 const fromLf = (name: 'CRLF' | 'CR', ending: '\r\n' | '\r'): LineEnds => ({ name, convert: (bytes) => withLineEnds(bytes, ending) });
 /** Google writes CRLF: its variants replace CRLF. */
-const fromCrlf = (name: 'LF' | 'CR', ending: '\n' | '\r'): LineEnds => ({ name, convert: (bytes) => Buffer.from(Buffer.from(bytes).toString('latin1').replaceAll('\r\n', ending), 'latin1') });
+const fromCrlf = (name: 'LF' | 'CR', ending: '\n' | '\r'): LineEnds => ({
+  name,
+  convert: (bytes) => Buffer.from(Buffer.from(bytes).toString('latin1').replaceAll('\r\n', ending), 'latin1'),
+});
 const LF_SSE = [fromLf('CRLF', '\r\n'), fromLf('CR', '\r')];
 
 export interface StreamFile {
@@ -34,14 +37,22 @@ export interface StreamFixtures {
 }
 
 const CJK = /[\u3040-\u30ff\u4e00-\u9fff]/u;
-const sse = (unicodeScenario?: string): StreamFixtures => ({ files: [{ file: 'stream.wire.txt', lineEnds: LF_SSE }], ...(unicodeScenario !== undefined && { unicodeScenario }), threeByte: CJK, randomChunkings: 0 });
+const sse = (unicodeScenario?: string): StreamFixtures => ({
+  files: [{ file: 'stream.wire.txt', lineEnds: LF_SSE }],
+  ...(unicodeScenario !== undefined && { unicodeScenario }),
+  threeByte: CJK,
+  randomChunkings: 0,
+});
 
 export const STREAM_FIXTURES: Readonly<Record<ProtocolId, StreamFixtures>> = {
   openai: sse('text-unicode'),
   responses: sse(),
   anthropic: sse('text-unicode'),
   gemini: {
-    files: [{ file: 'stream.wire.txt', lineEnds: [fromCrlf('LF', '\n'), fromCrlf('CR', '\r')] }, { file: 'stream.array.txt', lineEnds: [] }],
+    files: [
+      { file: 'stream.wire.txt', lineEnds: [fromCrlf('LF', '\n'), fromCrlf('CR', '\r')] },
+      { file: 'stream.array.txt', lineEnds: [] },
+    ],
     unicodeScenario: 'text-unicode',
     threeByte: CJK,
     randomChunkings: 0,

@@ -53,7 +53,5 @@ function project(protocol: FixtureProtocol, event: StreamEvent): SurvivingEvent 
  * survive either; OpenAI's has `code`.
  */
 function survivingError(protocol: FixtureProtocol, error: GatewayError): Partial<GatewayError> {
-  return protocol === 'openai'
-    ? { kind: error.kind, message: error.message, code: error.code ?? null }
-    : { kind: error.kind, message: error.message };
+  return protocol === 'openai' ? { kind: error.kind, message: error.message, code: error.code ?? null } : { kind: error.kind, message: error.message };
 }

@@ -31,7 +31,12 @@ export interface TruncationRow {
 
 /** Byte offset just past the last data line whose text `isTerminator` accepts (the last data line by default). */
 function pastDataLine(bytes: Buffer, isTerminator: (line: string) => boolean = () => true): number {
-  const line = bytes.toString('latin1').split('\n').filter((l) => l.startsWith('data: ') && isTerminator(l)).at(-1) ?? '';
+  const line =
+    bytes
+      .toString('latin1')
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && isTerminator(l))
+      .at(-1) ?? '';
   return bytes.lastIndexOf(Buffer.from(line, 'latin1')) + line.length;
 }
 

@@ -10,11 +10,13 @@ export const decodeStream = (chunks: Iterable<Uint8Array>): StreamEvent[] => dec
 
 export function encodeStream(events: readonly StreamEvent[]): Buffer {
   const encoder = bedrockCodec.createStreamEncoder({ streamUsage: true });
-  return Buffer.concat(events.map((event) => {
-    const chunk = encoder.encode(event);
-    if (typeof chunk === 'string') throw new Error('the Bedrock stream encoder must produce bytes');
-    return chunk;
-  }));
+  return Buffer.concat(
+    events.map((event) => {
+      const chunk = encoder.encode(event);
+      if (typeof chunk === 'string') throw new Error('the Bedrock stream encoder must produce bytes');
+      return chunk;
+    }),
+  );
 }
 
 /** Problems of a ConverseStream body: every frame a JSON event or exception the schema accepts. `[]` when all is well. */
