@@ -847,7 +847,7 @@ export type PostApiV1AdminStoreBackupErrors = {
      */
     401: ErrorView;
     /**
-     * There is no embedded store to copy: db_path is not configured (code no_store)
+     * There is no embedded store to copy: db_path is not configured (code no_store), or the store is the PostgreSQL database of database_url, which pg_dump backs up (code store_is_database)
      */
     409: ErrorView;
     /**
