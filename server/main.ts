@@ -7,7 +7,7 @@ import { ConfigError } from './config/config-error.ts';
 import { chooseConfigFile, loadConfigFile, loadConfigSource } from './config/load-config.ts';
 import { listenOverrides } from './config/listen-overrides.ts';
 import { probeHealth } from './healthcheck.ts';
-import { createLogger } from './observability/logger.ts';
+import { createLogger } from './shared/logger.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `usage: gateway [--config <file>] [--listen <host:port>] [--admin-listen <host:port>]

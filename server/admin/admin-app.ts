@@ -10,7 +10,7 @@ import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ConfigControl } from '../app/config-control.ts';
 import { memoryConfigHistory, type ConfigHistory } from '../config/config-history.ts';
 import type { KeyAdmin } from '../governance/governance.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { hasAdminToken } from './admin-token.ts';
 import { configOperations } from './config-operations.ts';
 import { getConfigVersion } from './config-version.ts';

@@ -5,7 +5,7 @@ import type { ConfigHistory, ConfigVersion, ConfigVersionInfo } from '../config/
 import { EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
 import { maskConfigText, secretsOf } from '../config/masked-config.ts';
 import { ConfigWriteError, configFileWritable, writeConfigFile } from '../config/write-config-file.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { errorReply, type OperationReply } from './reply.ts';
 
 type VersionEntry = components['schemas']['ConfigVersionEntry'];

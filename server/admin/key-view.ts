@@ -1,6 +1,6 @@
 import type { components } from '../../generated/admin-api.ts';
 import type { KeyState } from '../governance/key-record.ts';
-import { microcentsToCentsDown, microcentsToCentsUp } from '../governance/money.ts';
+import { microcentsToCentsDown, microcentsToCentsUp } from '../shared/money.ts';
 
 type KeyView = components['schemas']['KeyView'];
 

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/admin-api.ts';
 import type { KeyAdmin } from '../governance/governance.ts';
-import { centsToMicrocents } from '../governance/money.ts';
+import { centsToMicrocents } from '../shared/money.ts';
 import { keyView } from './key-view.ts';
 import { errorReply, type OperationReply } from './reply.ts';
 

@@ -1,7 +1,7 @@
 import type { RoutingTable } from '../gateway/routing-table.ts';
 import type { HookStatus } from '../hooks/hooks.ts';
 import type { RequestStats } from '../observability/request-stats.ts';
-import type { Clock } from '../routing/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** The running gateway's state the admin plane reads (GET /stats, the hooks list); never changes it. */
 export interface LiveState {

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/admin-api.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { KeyAdmin } from '../governance/governance.ts';
-import { microcentsToCentsUp, microcentsToUsd } from '../governance/money.ts';
+import { microcentsToCentsUp, microcentsToUsd } from '../shared/money.ts';
 import type { LatencySummary } from '../observability/latency-window.ts';
 import { SERVER_VERSION } from '../version.ts';
 import type { LiveState } from './live-state.ts';

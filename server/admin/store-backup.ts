@@ -1,5 +1,5 @@
 import { copyStore } from '../governance/store-backup.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { errorReply, type Reply } from './reply.ts';
 
 /**

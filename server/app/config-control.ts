@@ -6,7 +6,7 @@ import { ConfigLoader } from '../config/config-loader.ts';
 import type { LoadOptions } from '../config/load-config.ts';
 import { sameConfiguration } from '../config/restart-settings.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { ConfigMetrics } from '../observability/metrics-config.ts';
 
 /** What asked for a configuration change (recorded with each applied version). */

@@ -4,7 +4,7 @@ import type { RoutingBlocks } from '../routing/routing-memory.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
 import type { OwnerGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestObserver, RequestRecord } from '../observability/request-record.ts';
 import { PendingReplies } from './pending-replies.ts';

@@ -1,5 +1,5 @@
 import type { Awaitable, OwnerGovernance } from '../governance/governance.ts';
-import { microcentsToCentsDown, microcentsToCentsUp } from '../governance/money.ts';
+import { microcentsToCentsDown, microcentsToCentsUp } from '../shared/money.ts';
 import type { Person } from './identify.ts';
 import { identityKeyDeriver } from './key-derivation.ts';
 

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
 import * as oidc from 'openid-client';
 import type { OidcSettings } from '../config/runtime-config.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { AuthFailure } from './auth-failure.ts';
 
 /** Signature algorithms with a public key. `none` and the HMAC family (HS*) are never among them. */

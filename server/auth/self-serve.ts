@@ -1,6 +1,6 @@
 import type { RuntimeConfig, SelfServeSettings, TeamDefaults } from '../config/runtime-config.ts';
 import { identify, type Person, type PresentedTokens } from './identify.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { KeyIssuer } from './key-issuer.ts';
 import { LoginSeal } from './login-cookie.ts';
 import { LoginFlow } from './login-flow.ts';

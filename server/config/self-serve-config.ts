@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../../generated/config-types.ts';
-import { centsToMicrocents } from '../governance/money.ts';
+import { centsToMicrocents } from '../shared/money.ts';
 import type { ReportProblem } from './config-error.ts';
 import { isLoopback } from './loopback.ts';
 import type { OidcSettings, SelfServeSettings, TeamDefaults } from './runtime-config.ts';

@@ -1,5 +1,5 @@
 import type { ModelRoute, RuntimeConfig } from '../config/runtime-config.ts';
-import type { Clock } from '../routing/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { CELL_FLOATS, type CellSnapshot } from '../routing/breaker-cell.ts';
 import { LaneLimiter } from '../routing/lane-limiter.ts';
 import { PoolRouter, type PoolMemberSpec } from '../routing/pool-router.ts';

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayFailure, type GatewayError } from '../ir/error.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { BudgetLedger, type Reservation, type Settlement } from './budget-ledger.ts';
 import { IdentityKeys, type DeriveSecret, type IdentityKeyRequest, type IssuedIdentityKey } from './identity-keys.ts';
 import { presentedKey } from './key-carriers.ts';

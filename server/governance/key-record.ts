@@ -1,7 +1,7 @@
 /**
  * A virtual key as the rest of the gateway sees it. Plain data (strings, numbers, bigints), so it
  * can cross a MessagePort between the thread that owns governance state and the workers.
- * Times are milliseconds since the epoch; money is microcents (money.ts).
+ * Times are milliseconds since the epoch; money is microcents (shared/money.ts).
  */
 export interface KeyRecord {
   readonly id: string;

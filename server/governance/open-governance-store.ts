@@ -2,7 +2,7 @@ import { StartError } from '../app/start-error.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ConfigHistory } from '../config/config-history.ts';
 import { sqliteConfigHistory } from '../config/sqlite-config-history.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { createGovernance, type LocalGovernance, type OwnerGovernance } from './governance.ts';
 import type { MillisecondClock } from './rate-limiter.ts';
 

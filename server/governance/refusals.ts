@@ -1,5 +1,5 @@
 import { gatewayError, GatewayFailure } from '../ir/error.ts';
-import { microcentsToCentsDown, microcentsToCentsUp } from './money.ts';
+import { microcentsToCentsDown, microcentsToCentsUp } from '../shared/money.ts';
 import type { NewKey } from './key-record.ts';
 
 /** The refusals governance gives, the same words from either store. */

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { parseGateAnswer, type GateQuestion } from './gate-contract.ts';
 import type { GateCounters } from './hook-counters.ts';
 import type { GateHookSettings } from './hook-settings.ts';

@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { GateHook } from './gate-hook.ts';
 import type { GateCounters, WebhookCounters } from './hook-counters.ts';
 import { GATE_EVENT, type HookSettings } from './hook-settings.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { RequestObserver, RequestRecord } from '../observability/request-record.ts';
 import { retryAfterSeconds } from '../upstream/retry-after.ts';
 import { BoundedQueue } from './bounded-queue.ts';

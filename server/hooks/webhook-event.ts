@@ -1,4 +1,4 @@
-import { microcentsToUsd } from '../governance/money.ts';
+import { microcentsToUsd } from '../shared/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import { failoverCount, requestFailed, type RequestRecord } from '../observability/request-record.ts';
 import type { WebhookEventType } from './hook-settings.ts';

@@ -8,7 +8,7 @@ import { INGRESS } from '../gateway/ingress.ts';
 import type { OperationCall } from './operation-handlers.ts';
 import { RequestMeter } from '../gateway/request-meter.ts';
 import { gatewayError, type ProtocolId } from '../ir/index.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 
 /**
  * One chat request handed to the pipeline, which writes the response itself (it decides when to

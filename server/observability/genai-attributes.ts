@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import { microcentsToUsdNumber } from '../governance/money.ts';
+import { microcentsToUsdNumber } from '../shared/money.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import { genAiOperationName, type Operation } from '../ir/operation.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';

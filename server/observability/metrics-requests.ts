@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { microcentsToUsdNumber } from '../governance/money.ts';
+import { microcentsToUsdNumber } from '../shared/money.ts';
 import { BoundLabels } from './bound-labels.ts';
 import { failoverCount, overheadMs, type RequestObserver, type RequestRecord } from './request-record.ts';
 

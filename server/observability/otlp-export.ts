@@ -7,7 +7,7 @@ import type { Registry } from 'prom-client';
 import type { OtlpSettings } from '../config/runtime-config.ts';
 import { SERVER_VERSION } from '../version.ts';
 import type { LaneFacts } from './genai-attributes.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import { registerSpanQueueMetrics } from './metrics-otlp.ts';
 import { SpanQueue } from './otlp-span-queue.ts';
 import { RequestSpans } from './otlp-spans.ts';

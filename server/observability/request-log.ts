@@ -1,5 +1,5 @@
-import { microcentsToUsdNumber } from '../governance/money.ts';
-import type { Logger } from './logger.ts';
+import { microcentsToUsdNumber } from '../shared/money.ts';
+import type { Logger } from '../shared/logger.ts';
 import { overheadMs, type RequestObserver, type RequestRecord } from './request-record.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { BreakerSettings } from './breaker-settings.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { FailureWindow } from './failure-window.ts';
 import type { Outcome } from './outcome.ts';
 import { lockCell, unlockCell, type CellSlot } from './routing-memory.ts';

@@ -1,6 +1,6 @@
 import { BreakerCell, privateCellSlot, type Admission } from './breaker-cell.ts';
 import type { BreakerSettings } from './breaker-settings.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { CellSlot } from './routing-memory.ts';
 import { SmoothWeightedRoundRobin } from './smooth-weighted-round-robin.ts';
 

@@ -9,7 +9,7 @@ import { startGateway } from '../../server/app/start-gateway.ts';
 import { ConfigError } from '../../server/config/config-error.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
 import { isLoopback } from '../../server/config/loopback.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 
 const lookupTable = (table: Record<string, string[]>) => async (name: string) => (table[name] ?? []).map((address) => ({ address }));
 

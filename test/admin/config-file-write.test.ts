@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { EMBEDDED_DEFAULT_CONFIG } from '../../server/config/embedded-default.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { baseConfigYaml, startConfigGateway, writeConfigDir, type ConfigGateway } from '../support/config-file-gateway.ts';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway } from '../../server/app/start-gateway.ts';
 import { ConfigError } from '../../server/config/config-error.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { makeTlsFixtures } from '../support/tls-fixtures.ts';
 

@@ -12,7 +12,7 @@ import type { LocalGovernance } from '../../server/governance/governance.ts';
 import { Hooks } from '../../server/hooks/hooks.ts';
 import { RequestStats } from '../../server/observability/request-stats.ts';
 import { RequestsInFlight } from '../../server/observability/requests-in-flight.ts';
-import { SYSTEM_CLOCK } from '../../server/routing/clock.ts';
+import { SYSTEM_CLOCK } from '../../server/shared/clock.ts';
 import type { GatewayFailure } from '../../server/ir/error.ts';
 import { openGovernance, SILENT, tempDbPath, usage } from '../governance/support.ts';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { makeTlsFixtures } from '../support/tls-fixtures.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build-executables.ts';
 import { runToExit, type Exit } from '../support/run-to-exit.ts';

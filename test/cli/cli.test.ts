@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { answerJson, startHookReceiver, type HookReceiver } from '../support/hook-receiver.ts';
 import { runToExit, type Exit } from '../support/run-to-exit.ts';

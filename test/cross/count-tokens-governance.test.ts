@@ -2,7 +2,7 @@
 // shape) and spends nothing from its budget, since nothing is generated.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { openRaw } from '../support/raw-connection.ts';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../server/config/config-error.ts';
 import { startGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { makeTlsFixtures, tlsHealthz, type TlsFixtures } from '../support/tls-fixtures.ts';
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StartError } from '../../server/app/start-error.ts';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { onNewConnection } from '../support/fresh-connection.ts';
 import { freePort } from '../support/free-port.ts';
 import { runGatewayToExit } from '../support/gateway-exit.ts';

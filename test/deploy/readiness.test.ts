@@ -9,7 +9,7 @@ import { Agent, fetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { onNewConnection } from '../support/fresh-connection.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';

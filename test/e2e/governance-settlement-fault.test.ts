@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openaiChatCompletion, openaiChatStreamEvents } from '../../server/demo/openai-replies.ts';
 import { MAX_TOKENS_PER_COUNT } from '../../server/governance/usage-ceiling.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { RecordCollector } from '../support/record-collector.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 

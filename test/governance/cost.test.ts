@@ -2,7 +2,7 @@
 // wrote, cache tokens charged at their own prices, and rounding always up.
 import { describe, expect, it } from 'vitest';
 import { costMicrocents, worstCaseMicrocents } from '../../server/governance/cost.ts';
-import { centsToMicrocents, microcentsToCentsDown, microcentsToCentsUp } from '../../server/governance/money.ts';
+import { centsToMicrocents, microcentsToCentsDown, microcentsToCentsUp } from '../../server/shared/money.ts';
 import { microcentsPerToken } from '../../server/governance/token-price.ts';
 import { usage } from './support.ts';
 

@@ -103,7 +103,7 @@ describe('SIGKILL', () => {
         ...process.env,
         DB_PATH: path,
         GOVERNANCE_MODULE: new URL('../../server/governance/governance.ts', import.meta.url).pathname,
-        LOGGER_MODULE: new URL('../../server/observability/logger.ts', import.meta.url).pathname,
+        LOGGER_MODULE: new URL('../../server/shared/logger.ts', import.meta.url).pathname,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

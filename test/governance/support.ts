@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGovernance, type LocalGovernance } from '../../server/governance/governance.ts';
 import type { Usage } from '../../server/ir/response.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 
 export function tempDbPath(name = 'gateway.db'): string {
   return join(mkdtempSync(join(tmpdir(), 'gateway-governance-')), name);

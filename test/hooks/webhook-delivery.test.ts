@@ -7,7 +7,7 @@ import type { WebhookSettings } from '../../server/hooks/hook-settings.ts';
 import { backoffMs } from '../../server/hooks/webhook-backoff.ts';
 import { WebhookDelivery, type DeliveryTimers } from '../../server/hooks/webhook-delivery.ts';
 import { webhookEvent } from '../../server/hooks/webhook-event.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { answerJson, startHookReceiver, type HookReceiver } from '../support/hook-receiver.ts';
 import { fabricatedRecord } from './fabricated-record.ts';
 

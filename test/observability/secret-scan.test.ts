@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicErrorBody, anthropicStreamEvents } from '../../server/demo/anthropic-replies.ts';
 import { openaiChatStreamEvents, openaiStreamErrorEvent } from '../../server/demo/openai-replies.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { startHarness, UPSTREAM_ANTHROPIC_KEY, UPSTREAM_OPENAI_KEY, type Harness } from '../support/gateway-harness.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.ts';
 import { RecordCollector } from '../support/record-collector.ts';

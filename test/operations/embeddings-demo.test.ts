@@ -6,7 +6,7 @@ import { startGateway, type RunningGateway } from '../../server/app/start-gatewa
 import { loadConfigText } from '../../server/config/load-config.ts';
 import { EMBEDDED_DEFAULT_CONFIG } from '../../server/config/embedded-default.ts';
 import { demoVector } from '../../server/demo/demo-vector.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 
 let gateway: RunningGateway;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../server/routing/clock.ts';
+import type { Clock } from '../../server/shared/clock.ts';
 
 /** A clock that moves only when told, with a scripted random source (0.5 = no jitter). */
 export class FakeClock implements Clock {

@@ -14,7 +14,7 @@ import { SSE_HEADERS } from '../../server/framing/sse-format.ts';
 import { WireBatch } from '../../server/framing/wire-chunks.ts';
 import { gatewayError, type ChatResponse, type ProtocolId, type StreamEvent } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { codecFor } from '../../server/protocols/registry.ts';
 import { startMockUpstream, type MockUpstream, type RecordedRequest, type ScriptedReply } from '../support/mock-upstream.ts';
 

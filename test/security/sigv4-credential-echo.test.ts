@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import { CREDENTIAL_MARKER } from '../../server/gateway/credential-mask.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { echoReply, rawRequest, type Place } from './credential-echo-world.ts';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import { loadConfigFile } from '../../server/config/load-config.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import type { MockUpstream } from './mock-upstream.ts';
 
 export const CONFIG_ADMIN_TOKEN = 'config-admin-token-7f3a9c';

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../server/app/start-gateway.ts';
 import type { IssuerTimings } from '../../server/auth/oidc-issuer.ts';
 import { loadConfigSource } from '../../server/config/load-config.ts';
-import { createLogger, type Logger } from '../../server/observability/logger.ts';
+import { createLogger, type Logger } from '../../server/shared/logger.ts';
 import type { RequestObserver } from '../../server/observability/request-record.ts';
-import type { Clock } from '../../server/routing/clock.ts';
+import type { Clock } from '../../server/shared/clock.ts';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from './mock-upstream.ts';
 
 export const UPSTREAM_OPENAI_KEY = 'sk-upstream-openai-secret';

@@ -9,7 +9,7 @@ import { startGateway, type RunningGateway } from '../../server/app/start-gatewa
 import { loadConfigFile } from '../../server/config/load-config.ts';
 import type { ProtocolId } from '../../server/ir/index.ts';
 import { PROTOCOL_IDS } from '../../server/protocols/registry.ts';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import { LANE_PROVIDER } from './protocol-routes.ts';
 
 export { LANE_PROVIDER };

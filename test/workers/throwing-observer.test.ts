@@ -2,7 +2,7 @@
 // keeps serving and the other observers still get every record.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../server/observability/logger.ts';
+import { createLogger } from '../../server/shared/logger.ts';
 import type { RequestObserver } from '../../server/observability/request-record.ts';
 import { onNewConnection } from '../support/fresh-connection.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';

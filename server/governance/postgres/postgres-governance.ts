@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { GatewayFailure } from '../../ir/error.ts';
-import type { Logger } from '../../observability/logger.ts';
+import type { Logger } from '../../shared/logger.ts';
 import type { Reservation, Settlement } from '../budget-ledger.ts';
 import type { Admission, KeyRecord, KeyRef, KeyState, OwnerGovernance, Pass } from '../governance.ts';
 import type { DeriveSecret, IdentityKeyRequest } from '../identity-keys.ts';

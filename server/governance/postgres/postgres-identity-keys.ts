@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from '../../observability/logger.ts';
+import type { Logger } from '../../shared/logger.ts';
 import type { DeriveSecret, IdentityKeyRequest, IssuedIdentityKey } from '../identity-keys.ts';
 import type { KeyState } from '../key-record.ts';
 import { KEY_COLUMNS, type KeyRow, type NewKeyRow, type PostgresKeyCache } from './postgres-keys.ts';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../../observability/logger.ts';
+import type { Logger } from '../../shared/logger.ts';
 import type { KeyRecord } from '../key-record.ts';
 import { newKeyId } from '../key-id.ts';
 import { displayPrefix, hashKeySecret } from '../key-secret.ts';

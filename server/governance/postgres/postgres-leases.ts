@@ -1,4 +1,4 @@
-import type { Logger } from '../../observability/logger.ts';
+import type { Logger } from '../../shared/logger.ts';
 
 export interface LeaseOptions {
   /** Runs a statement on the pool (failures are the caller's store-outage bookkeeping). */
