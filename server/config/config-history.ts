@@ -38,6 +38,27 @@ export interface ConfigHistory {
   get(version: number): Promise<ConfigVersion | undefined>;
 }
 
+/** A stored version as a database row gives it (PostgreSQL's bigints arrive as strings, SQLite's as numbers). */
+export interface ConfigVersionInfoRow {
+  version: number | string;
+  config_version: string;
+  applied_at: number | string;
+  trigger: string;
+}
+
+export interface ConfigVersionRow extends ConfigVersionInfoRow {
+  text: string;
+}
+
+export const configVersionInfoOfRow = (row: ConfigVersionInfoRow): ConfigVersionInfo => ({
+  version: Number(row.version),
+  configVersion: row.config_version,
+  appliedAt: new Date(Number(row.applied_at)),
+  trigger: row.trigger as ReloadTrigger,
+});
+
+export const configVersionOfRow = (row: ConfigVersionRow): ConfigVersion => ({ ...configVersionInfoOfRow(row), text: row.text });
+
 /** Whether `entry` is the same configuration as `newest` (recording it again would add nothing). */
 export function sameConfiguration(newest: ConfigVersion | undefined, entry: NewConfigVersion): newest is ConfigVersion {
   return newest !== undefined && newest.configVersion === entry.configVersion && newest.text === entry.text;

@@ -1,25 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { ReloadTrigger } from '../app/config-control.ts';
-import { CONFIG_VERSIONS_KEPT, sameConfiguration, type ConfigHistory, type ConfigVersion, type ConfigVersionInfo } from './config-history.ts';
-
-interface InfoRow {
-  version: number;
-  config_version: string;
-  applied_at: number;
-  trigger: string;
-}
-
-interface Row extends InfoRow {
-  text: string;
-}
-
-const ofInfoRow = (row: InfoRow): ConfigVersionInfo => ({
-  version: Number(row.version),
-  configVersion: row.config_version,
-  appliedAt: new Date(Number(row.applied_at)),
-  trigger: row.trigger as ReloadTrigger,
-});
-const ofRow = (row: Row): ConfigVersion => ({ ...ofInfoRow(row), text: row.text });
+import {
+  CONFIG_VERSIONS_KEPT,
+  configVersionInfoOfRow as ofInfoRow,
+  configVersionOfRow as ofRow,
+  sameConfiguration,
+  type ConfigHistory,
+  type ConfigVersionInfoRow as InfoRow,
+  type ConfigVersionRow as Row,
+} from './config-history.ts';
 
 /**
  * The history in the governance store's `config_versions` table (migration 3), so versions survive
