@@ -125,7 +125,9 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
     const started = lines.find((l) => l.msg === 'gateway started')!;
     const url = started.dataUrl as string;
     const workers = started.workers as number;
-    log(`reload: ${RELOAD_MODELS} models, ${RELOAD_POOLS} pools, ${workers} workers; ${CLIENTS} keep-alive clients at ${RATE_PER_SECOND} req/s; ${reloads} reloads`);
+    log(
+      `reload: ${RELOAD_MODELS} models, ${RELOAD_POOLS} pools, ${workers} workers; ${CLIENTS} keep-alive clients at ${RATE_PER_SECOND} req/s; ${reloads} reloads`,
+    );
 
     let phase: 'warmup' | 'before' | 'during' | 'done' = 'warmup';
     // Read through a call: the phase moves on while requests and scrapes are awaited.
