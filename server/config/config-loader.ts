@@ -1,5 +1,6 @@
 import { getAsset, isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
+import { LOWEST_PRIORITY_PRELUDE } from './background-priority.ts';
 import { loadCandidate, type Candidate, type CandidateVerdict } from './load-candidate.ts';
 
 /**
@@ -67,9 +68,9 @@ export class ConfigLoader {
     if (this.broken) return undefined;
     if (this.worker !== undefined) return this.worker;
     try {
-      const worker = isSea()
-        ? new Worker(getAsset('config-loader.cjs', 'utf8'), { eval: true })
-        : new Worker(new URL('./config-loader-entry.ts', import.meta.url));
+      // Lowest priority first, then the loader's own code (bundled in the single executable).
+      const script = isSea() ? getAsset('config-loader.cjs', 'utf8') : `import(${JSON.stringify(new URL('./config-loader-entry.ts', import.meta.url).href)});`;
+      const worker = new Worker(LOWEST_PRIORITY_PRELUDE + script, { eval: true });
       worker.unref();
       worker.on('message', (answer: { id: number; verdict?: CandidateVerdict; failed?: string }) => {
         const waiter = this.waiting.get(answer.id);

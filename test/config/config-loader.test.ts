@@ -1,5 +1,6 @@
 // Candidate configurations are loaded on the loader's own thread (the main thread serves requests
 // meanwhile), with the same verdicts as loading in place: the configuration, or every problem.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigLoader } from '../../server/config/config-loader.ts';
 import { loadConfigText } from '../../server/config/load-config.ts';
@@ -14,6 +15,20 @@ describe('ConfigLoader', () => {
     const verdict = await loader.load(candidate(BASE.replace('input: 1', 'input: 5')));
     expect('config' in verdict && verdict.config.models.get('demo')?.price).toEqual({ input: 5, output: 2 });
     expect((loader as unknown as { worker?: unknown }).worker).toBeDefined(); // answered by the thread, not in place
+    await loader.close();
+  });
+
+  // The loader takes only CPU the serving threads leave (background-priority.ts): its thread runs
+  // at nice 19 while every other thread of the process keeps its priority.
+  it.skipIf(process.platform !== 'linux')('runs its thread at the lowest CPU priority, and only that thread', async () => {
+    const nices = () => readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    const before = nices();
+    expect(before).not.toContain(19);
+    const loader = new ConfigLoader();
+    await loader.load(candidate(BASE));
+    const after = nices();
+    expect(after.filter((nice) => nice === 19)).toHaveLength(1);
+    expect(after.filter((nice) => nice !== 19)).toEqual(after.filter((nice) => nice !== 19).map(() => before[0]));
     await loader.close();
   });
 
