@@ -7,11 +7,11 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, postApiV1AdminStoreBackup } from '../../clients-ts/src/index.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { postgresUnavailable, startPostgres } from '../support/postgres.ts';
+import { startSpendingLoad } from '../support/spending-load.ts';
 
 const TOKEN = 'store-backup-admin-token';
 const BACKUP = '/api/v1/admin/store/backup';
@@ -57,43 +57,27 @@ function inspect(bytes: Uint8Array, keyId: string): CopyFacts {
 
 describe('POST /api/v1/admin/store/backup', () => {
   it('copies the store consistently while requests are settled, and leaves nothing behind', async () => {
-    const created = (await (
-      await fetch(`${harness.adminUrl}/api/v1/admin/keys`, {
-        method: 'POST',
-        headers: { 'x-admin-token': TOKEN, 'content-type': 'application/json' },
-        body: JSON.stringify({ budget_cents: 1_000_000 }),
-      })
-    ).json()) as { id: string; secret: string };
-    const client = new OpenAI({ apiKey: created.secret, baseURL: `${harness.url}/v1`, maxRetries: 0 });
-    let answered = 0;
-    let stop = false;
-    const loop = async () => {
-      while (!stop) {
-        await client.chat.completions.create({ model: 'priced', max_completion_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] });
-        answered++;
-      }
-    };
-    const load = Array.from({ length: 12 }, loop);
+    const load = await startSpendingLoad({ adminUrl: harness.adminUrl, url: harness.url, token: TOKEN, model: 'priced', clients: 12 });
     try {
       const copies: { before: number; facts: CopyFacts }[] = [];
-      while (answered < 20) await new Promise((resolve) => setTimeout(resolve, 10));
+      await load.reach(20);
       for (let i = 0; i < 3; i++) {
-        const before = answered; // each of these was settled before its answer ended
+        const before = load.answered(); // each of these was settled before its answer ended
         const response = await fetch(`${harness.adminUrl}${BACKUP}`, { method: 'POST', headers: { 'x-admin-token': TOKEN } });
         expect(response.status).toBe(200);
         expect(response.headers.get('content-type')).toBe('application/vnd.sqlite3');
         expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="gateway-store-\d{8}T\d{6}Z\.db"$/);
         const bytes = new Uint8Array(await response.arrayBuffer());
         expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
-        copies.push({ before, facts: inspect(bytes, created.id) });
-        const after = answered;
+        copies.push({ before, facts: inspect(bytes, load.keyId) });
+        const after = load.answered();
         await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(answered).toBeGreaterThan(after); // serving went on around the copy
+        expect(load.answered()).toBeGreaterThan(after); // serving went on around the copy
       }
       for (const { before, facts } of copies) {
         expect(facts.integrity).toBe('ok');
         expect(facts.journalMode).toBe('delete'); // one self-contained file, no -wal beside it
-        expect(facts.keyIds).toEqual([created.id]);
+        expect(facts.keyIds).toEqual([load.keyId]);
         expect(facts.ledgerRows).toBeGreaterThanOrEqual(before);
         expect(facts.spent).toBe(facts.ledgerTotal); // one moment: the total and its ledger agree
         expect(facts.spent).toBeGreaterThan(0);
@@ -103,10 +87,9 @@ describe('POST /api/v1/admin/store/backup', () => {
       // The generated client receives the same bytes (a Blob).
       const viaClient = await postApiV1AdminStoreBackup({ client: createAdminClient({ endpoint: harness.adminUrl, token: TOKEN }) });
       expect(viaClient.response?.status).toBe(200);
-      expect(inspect(new Uint8Array(await (viaClient.data as Blob).arrayBuffer()), created.id).integrity).toBe('ok');
+      expect(inspect(new Uint8Array(await (viaClient.data as Blob).arrayBuffer()), load.keyId).integrity).toBe('ok');
     } finally {
-      stop = true;
-      await Promise.all(load);
+      await load.stop();
     }
     const dbPath = harness.gateway.config.dbPath!;
     expect(readdirSync(dirname(dbPath)).filter((name) => name.includes('.backup-'))).toEqual([]);

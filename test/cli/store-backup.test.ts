@@ -6,10 +6,10 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { runToExit, type Exit } from '../support/run-to-exit.ts';
+import { startSpendingLoad } from '../support/spending-load.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const NODE = join(ROOT, 'node_modules/.bin/node');
@@ -34,35 +34,18 @@ afterAll(() => harness.close());
 
 describe('gateway-admin store backup', () => {
   it('writes a consistent copy while requests are settled, replacing FILE atomically', async () => {
-    const created = (await (
-      await fetch(`${harness.adminUrl}/api/v1/admin/keys`, {
-        method: 'POST',
-        headers: { 'x-admin-token': TOKEN, 'content-type': 'application/json' },
-        body: JSON.stringify({ budget_cents: 1_000_000 }),
-      })
-    ).json()) as { id: string; secret: string };
-    const client = new OpenAI({ apiKey: created.secret, baseURL: `${harness.url}/v1`, maxRetries: 0 });
-    let answered = 0;
-    let stop = false;
-    const loop = async () => {
-      while (!stop) {
-        await client.chat.completions.create({ model: 'priced', max_completion_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] });
-        answered++;
-      }
-    };
-    const load = Array.from({ length: 8 }, loop);
+    const load = await startSpendingLoad({ adminUrl: harness.adminUrl, url: harness.url, token: TOKEN, model: 'priced', clients: 8 });
     const dir = mkdtempSync(join(tmpdir(), 'cli-backup-'));
     const file = join(dir, 'backup.db');
     writeFileSync(file, 'an older backup');
     let before: number;
     let run: Exit;
     try {
-      while (answered < 10) await new Promise((resolve) => setTimeout(resolve, 10));
-      before = answered;
+      await load.reach(10);
+      before = load.answered();
       run = await cli(['store', 'backup', file, '--json'], as);
     } finally {
-      stop = true;
-      await Promise.all(load);
+      await load.stop();
     }
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toEqual({ file, bytes: statSync(file).size });
@@ -71,13 +54,13 @@ describe('gateway-admin store backup', () => {
     const db = new DatabaseSync(file, { readOnly: true });
     try {
       expect(db.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
-      expect(db.prepare('SELECT id FROM keys').all()).toEqual([{ id: created.id }]);
-      const ledger = db.prepare('SELECT count(*) AS n, sum(cost_microcents) AS total FROM spend_ledger WHERE key_id = ?').get(created.id) as {
+      expect(db.prepare('SELECT id FROM keys').all()).toEqual([{ id: load.keyId }]);
+      const ledger = db.prepare('SELECT count(*) AS n, sum(cost_microcents) AS total FROM spend_ledger WHERE key_id = ?').get(load.keyId) as {
         n: number;
         total: number;
       };
       expect(ledger.n).toBeGreaterThanOrEqual(before);
-      expect(db.prepare('SELECT spent_microcents AS spent FROM keys WHERE id = ?').get(created.id)).toEqual({ spent: ledger.total });
+      expect(db.prepare('SELECT spent_microcents AS spent FROM keys WHERE id = ?').get(load.keyId)).toEqual({ spent: ledger.total });
     } finally {
       db.close();
     }
