@@ -1,4 +1,5 @@
 import type { StatementSync } from 'node:sqlite';
+import { LastUsedMarks } from './last-used-marks.ts';
 import type { Store } from './store.ts';
 
 /**
@@ -8,35 +9,36 @@ import type { Store } from './store.ts';
  */
 export class LastUsed {
   readonly #store: Store;
-  readonly #times = new Map<string, number>();
-  readonly #dirty = new Set<string>();
+  readonly #marks = new LastUsedMarks();
   readonly #update: StatementSync;
 
   constructor(store: Store) {
     this.#store = store;
     const select = store.db.prepare('SELECT id, last_used_at FROM keys WHERE last_used_at IS NOT NULL');
     select.setReadBigInts(true);
-    for (const row of select.all() as unknown as { id: string; last_used_at: bigint }[]) this.#times.set(row.id, Number(row.last_used_at));
+    for (const row of select.all() as unknown as { id: string; last_used_at: bigint }[]) this.#marks.load(row.id, Number(row.last_used_at));
     this.#update = store.db.prepare('UPDATE keys SET last_used_at = ? WHERE id = ?');
   }
 
   mark(keyId: string, nowMs: number): void {
-    if ((this.#times.get(keyId) ?? -Infinity) >= nowMs) return;
-    this.#times.set(keyId, nowMs);
-    this.#dirty.add(keyId);
+    this.#marks.mark(keyId, nowMs);
   }
 
   get(keyId: string): number | null {
-    return this.#times.get(keyId) ?? null;
+    return this.#marks.get(keyId);
   }
 
   /** Writes every time marked since the last flush, in one transaction. */
   flush(): void {
-    if (this.#dirty.size === 0) return;
-    const ids = [...this.#dirty];
-    this.#store.transaction(() => {
-      for (const id of ids) this.#update.run(this.#times.get(id) ?? null, id);
-    });
-    this.#dirty.clear();
+    const marked = this.#marks.take();
+    if (marked === undefined) return;
+    try {
+      this.#store.transaction(() => {
+        marked.ids.forEach((id, i) => this.#update.run(marked.times[i]!, id));
+      });
+    } catch (error) {
+      this.#marks.back(marked.ids);
+      throw error;
+    }
   }
 }

@@ -8,6 +8,7 @@ import type { Admission, KeyRecord, KeyRef, KeyState, OwnerGovernance, Pass } fr
 import type { DeriveSecret, IdentityKeyRequest } from '../identity-keys.ts';
 import { presentedKey } from '../key-carriers.ts';
 import { newKeySecret } from '../key-secret.ts';
+import { LastUsedMarks } from '../last-used-marks.ts';
 import type { MillisecondClock } from '../rate-limiter.ts';
 import { budgetExceeded, checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, revokedKey } from '../refusals.ts';
 import { wholeTokens } from '../token-price.ts';
@@ -98,8 +99,7 @@ export async function createPostgresGovernance(
 
   /** Reservations this node holds, renewed until they settle or are released. */
   const held = new Map<number, Reservation>();
-  const lastUsed = new Map<string, number>();
-  const dirtyUsed = new Set<string>();
+  const lastUsed = new LastUsedMarks();
   let closed = false;
   let outage = false;
   const background = new Set<Promise<unknown>>();
@@ -278,23 +278,19 @@ export async function createPostgresGovernance(
   }
 
   function markUsed(key: KeyRef): void {
-    const now = wall();
-    if ((lastUsed.get(key.id) ?? -Infinity) >= now) return;
-    lastUsed.set(key.id, now);
-    dirtyUsed.add(key.id);
+    lastUsed.mark(key.id, wall());
   }
 
   async function flushLastUsed(): Promise<void> {
-    if (dirtyUsed.size === 0) return;
-    const ids = [...dirtyUsed];
-    dirtyUsed.clear();
+    const marked = lastUsed.take();
+    if (marked === undefined) return;
     try {
       await query(
         'UPDATE gateway_keys k SET last_used_at = greatest(coalesce(k.last_used_at, 0), v.t) FROM unnest($1::text[], $2::bigint[]) AS v(id, t) WHERE k.id = v.id',
-        [ids, ids.map((id) => lastUsed.get(id)!)],
+        [marked.ids, marked.times],
       );
     } catch (error) {
-      for (const id of ids) dirtyUsed.add(id);
+      lastUsed.back(marked.ids);
       log.warn({ err: error }, 'could not write last_used_at (will retry)');
     }
   }
@@ -302,7 +298,7 @@ export async function createPostgresGovernance(
   function state(row: KeyRow): KeyState {
     const record = keys.put(row);
     const stored = row.last_used_at === null ? null : Number(row.last_used_at);
-    const local = lastUsed.get(row.id) ?? null;
+    const local = lastUsed.get(row.id);
     return {
       ...record,
       spentMicrocents: BigInt(row.spent_microcents),
