@@ -9,7 +9,7 @@ import type { CreatedKey, KeyRecord, KeyRef, KeyState, NewKey } from './key-reco
 import { KeyDirectory } from './keys.ts';
 import { LastUsed } from './last-used.ts';
 import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
-import { checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, revokedKey } from './refusals.ts';
+import { checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, usableKey } from './refusals.ts';
 import { resolveServerSecret } from './server-secret.ts';
 import { SettlementBatch } from './settlement-batch.ts';
 import { openStore, type Store } from './store.ts';
@@ -174,12 +174,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   }
 
   /** The key as it is now: a caller's copy may predate a revocation. */
-  function usable(key: KeyRef): KeyRecord {
-    const record = keys.get(key.id);
-    if (record === undefined) throw invalidKey();
-    if (record.revokedAt !== null) throw revokedKey(record.id);
-    return record;
-  }
+  const usable = (key: KeyRef): KeyRecord => usableKey(keys.get(key.id));
 
   function authenticatePresented(secret: string | undefined): KeyRecord {
     if (secret === undefined) throw missingKey();

@@ -1,6 +1,6 @@
 import { gatewayError, GatewayFailure } from '../ir/error.ts';
 import { microcentsToCentsDown, microcentsToCentsUp } from '../shared/money.ts';
-import type { NewKey } from './key-record.ts';
+import type { KeyRecord, NewKey } from './key-record.ts';
 
 /** The refusals governance gives, the same words from either store. */
 
@@ -15,6 +15,13 @@ export const missingKey = () =>
   );
 export const invalidKey = () => authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
 export const revokedKey = (id: string) => authenticationFailure('key_revoked', `this key (${id}) has been revoked; ask for a new one`);
+
+/** The key as the store knows it now (a caller's copy may predate a revocation), else its refusal. */
+export function usableKey(record: KeyRecord | undefined): KeyRecord {
+  if (record === undefined) throw invalidKey();
+  if (record.revokedAt !== null) throw revokedKey(record.id);
+  return record;
+}
 
 export function rateLimited(rpm: number, retryAfterSeconds: number): GatewayFailure {
   return new GatewayFailure(

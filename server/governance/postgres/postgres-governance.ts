@@ -10,7 +10,7 @@ import { presentedKey } from '../key-carriers.ts';
 import { newKeySecret } from '../key-secret.ts';
 import { LastUsedMarks } from '../last-used-marks.ts';
 import type { MillisecondClock } from '../rate-limiter.ts';
-import { budgetExceeded, checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, revokedKey } from '../refusals.ts';
+import { budgetExceeded, checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, revokedKey, usableKey } from '../refusals.ts';
 import { wholeTokens } from '../token-price.ts';
 import { PostgresIdentityKeys } from './postgres-identity-keys.ts';
 import { startLeases } from './postgres-leases.ts';
@@ -208,12 +208,8 @@ export async function createPostgresGovernance(
     });
   }
 
-  function usable(key: KeyRef): KeyRecord {
-    const record = keys.get(key.id);
-    if (record === undefined) throw invalidKey();
-    if (record.revokedAt !== null) throw revokedKey(record.id);
-    return record;
-  }
+  /** The key as it is now: a caller's copy may predate a revocation. */
+  const usable = (key: KeyRef): KeyRecord => usableKey(keys.get(key.id));
 
   async function authenticatePresented(secret: string | undefined): Promise<KeyRecord> {
     if (secret === undefined) throw missingKey();
