@@ -13,13 +13,7 @@ export interface SpendingLoad {
   stop(): Promise<void>;
 }
 
-export async function startSpendingLoad(options: {
-  adminUrl: string;
-  url: string;
-  token: string;
-  model: string;
-  clients: number;
-}): Promise<SpendingLoad> {
+export async function startSpendingLoad(options: { adminUrl: string; url: string; token: string; model: string; clients: number }): Promise<SpendingLoad> {
   const response = await fetch(`${options.adminUrl}/api/v1/admin/keys`, {
     method: 'POST',
     headers: { 'x-admin-token': options.token, 'content-type': 'application/json' },
