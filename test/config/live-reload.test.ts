@@ -4,7 +4,7 @@
 // fails, the traffic split follows the new weights, the spend follows the new price, a stream in
 // flight on the removed lane finishes, and every record names the version that served it.
 import OpenAI from 'openai';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openaiErrorBody } from '../../server/demo/openai-replies.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
@@ -181,6 +181,19 @@ describe('a configuration change under steady load', () => {
     expect(results.filter((r) => r.error !== undefined)).toEqual([]);
     expect(h.gateway.configControl.currentText()).toBe(text);
   }, 60_000);
+
+  it('refuses a reload when the file cannot be read, saying why, and the running one keeps serving', async () => {
+    const running = h.gateway.config.configVersion;
+    renameSync(file, `${file}.away`);
+    try {
+      const reloaded = await h.gateway.configControl.reloadFromFile('reload');
+      expect(reloaded).toEqual({ applied: false, problems: [`${file}: cannot read the configuration (ENOENT)`] });
+    } finally {
+      renameSync(`${file}.away`, file);
+    }
+    expect(h.gateway.config.configVersion).toBe(running);
+    expect(await h.gateway.configControl.reloadFromFile('reload')).toMatchObject({ applied: true, unchanged: true });
+  });
 
   it('a rollback (the previous text applied again) restores the previous version exactly', async () => {
     const before = { version: h.gateway.config.configVersion, text: h.gateway.configControl.currentText() };
