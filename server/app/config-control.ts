@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { formatProblem } from '../config/config-error.ts';
 import { EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
@@ -106,7 +106,7 @@ export class GatewayConfigControl implements ConfigControl {
         return this.refused(trigger, ['the gateway runs on its embedded default configuration: there is no file to read again (start it with --config FILE)']);
       let text: string;
       try {
-        text = readFileSync(file, 'utf8');
+        text = await readFile(file, 'utf8'); // not readFileSync: this thread serves requests too
       } catch (error) {
         return this.refused(trigger, [
           formatProblem({ file, path: '', message: `cannot read the configuration (${(error as NodeJS.ErrnoException).code ?? 'error'})` }),

@@ -32,14 +32,13 @@ import { listen } from './listen.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
-import { renewServerTls, tlsRenewalProblem } from './tls-rotation.ts';
+import { renewServerTls, tlsRenewalProblems } from './tls-rotation.ts';
+import { configSwitch } from './switch-config.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
-import { cpuMsSince, GatewayConfigControl, type ConfigControl } from './config-control.ts';
+import { GatewayConfigControl, type ConfigControl } from './config-control.ts';
 import { readFileSync } from 'node:fs';
 import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
-import { stableJson } from '../config/restart-settings.ts';
 import { CELL_FLOATS } from '../routing/breaker-cell.ts';
-import { carryBodyMemory } from '../gateway/body-memory.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import type { LoadOptions } from '../config/load-config.ts';
 
@@ -262,29 +261,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     runnable,
     log: options.log,
     ...(metrics !== undefined && { metrics: metrics.config }),
-    tlsProblems: (next) =>
-      [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined),
-    switchTo: async (next) => {
-      let cpu = process.threadCpuUsage();
-      const blocks = routingMemory.share(RoutingTable.needs(next));
-      const routing = new RoutingTable(next, clock, { blocks, worker: 1, previous: live.current.routing });
-      const preparing = workers?.prepareConfig(next, blocks);
-      const cpuBefore = cpuMsSince(cpu);
-      const prepared = await preparing;
-      cpu = process.threadCpuUsage();
-      if (prepared !== undefined && prepared.problems.length > 0) {
-        prepared.abort();
-        return { problems: prepared.problems, cpuMs: cpuBefore + cpuMsSince(cpu), workerCpuMs: prepared.cpuMs };
-      }
-      // Every thread switches in this tick: the workers on their commit message, this one now.
-      prepared?.commit();
-      routingMemory.adopt(blocks);
-      carryBodyMemory(live.current.config, next);
-      live.current = { ...live.current, config: next, routing };
-      if (stableJson(next.tls) !== stableJson(served.tls) || stableJson(next.adminTls) !== stableJson(served.adminTls))
-        renewTls({ tls: next.tls, adminTls: next.adminTls });
-      return { problems: [], cpuMs: cpuBefore + cpuMsSince(cpu), workerCpuMs: prepared?.cpuMs ?? 0 };
-    },
+    tlsProblems: (next) => tlsRenewalProblems(served, next),
+    switchTo: configSwitch({ live, routingMemory, clock, workers: () => workers, served: () => served, renewTls: (next) => renewTls(next) }),
   });
   const adminApp = await createAdminApp({
     config,
@@ -382,9 +360,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     'gateway started',
   );
   const renewTls = (next: { tls: TlsMaterial | undefined; adminTls: TlsMaterial | undefined }): string[] => {
-    const problems = [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter(
-      (p) => p !== undefined,
-    );
+    const problems = tlsRenewalProblems(served, next);
     if (problems.length > 0) return problems;
     renewServerTls(dataServer, next.tls);
     if (next.tls !== undefined) workers?.renewTls(next.tls);

@@ -20,3 +20,11 @@ export function tlsRenewalProblem(plane: string, current: TlsMaterial | undefine
 export function renewServerTls(server: Server, tls: TlsMaterial | undefined): void {
   if (tls !== undefined) (server as unknown as TlsServer).setSecureContext(secureContextOptions(tls));
 }
+
+/** Why each plane's certificates in `next` cannot replace those `served` now (empty when both can). */
+export function tlsRenewalProblems(
+  served: { readonly tls: TlsMaterial | undefined; readonly adminTls: TlsMaterial | undefined },
+  next: { readonly tls: TlsMaterial | undefined; readonly adminTls: TlsMaterial | undefined },
+): string[] {
+  return [tlsRenewalProblem('tls', served.tls, next.tls), tlsRenewalProblem('admin_tls', served.adminTls, next.adminTls)].filter((p) => p !== undefined);
+}

@@ -4,12 +4,13 @@
 // fails, the traffic split follows the new weights, the spend follows the new price, a stream in
 // flight on the removed lane finishes, and every record names the version that served it.
 import OpenAI from 'openai';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openaiChatStreamEvents, openaiErrorBody } from '../../server/demo/openai-replies.ts';
+import { openaiErrorBody } from '../../server/demo/openai-replies.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { RecordCollector } from '../support/record-collector.ts';
 import { splitAfter, steadyLoad, until } from '../support/steady-load.ts';
+import { stalledStream } from '../support/stalled-stream.ts';
 
 const records = new RecordCollector();
 let h: Harness;
@@ -71,27 +72,7 @@ describe('a configuration change under steady load', () => {
     await expect(sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
 
     // A stream on w3 that has begun and stalls for six seconds, across the change that removes w3.
-    h.upstream.enqueue({
-      events: openaiChatStreamEvents(
-        { id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } },
-        { includeUsage: true, textPieces: 6 },
-      ),
-      pauseAfter: 2,
-      pauseMs: 6000,
-    });
-    const slow = await sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'slow' }], stream: true });
-    // Read on the side, each piece with the moment it arrived.
-    const slowPieces: { text: string; at: number }[] = [];
-    let firstPiece: () => void = () => {};
-    const begun = new Promise<void>((resolve) => (firstPiece = resolve));
-    const slowRead = (async () => {
-      for await (const chunk of slow) {
-        const text = chunk.choices[0]?.delta.content ?? '';
-        if (text !== '') slowPieces.push({ text, at: Date.now() });
-        firstPiece();
-      }
-    })();
-    await begun;
+    const slow = await stalledStream(h.upstream, sdk, 'w3', 'up-three');
 
     const load = steadyLoad({ baseURL: `${h.url}/v1`, apiKey: secret, model: 'split' });
     const priced = steadyLoad({ baseURL: `${h.url}/v1`, apiKey: secret, model: 'priced', clients: 2 });
@@ -113,9 +94,9 @@ describe('a configuration change under steady load', () => {
 
     // The stream started on w3 ends whole, on the configuration it started with: its last pieces
     // came after the change had applied.
-    await slowRead;
-    expect(slowPieces.map((p) => p.text).join('')).toBe('one two three four five six');
-    expect(slowPieces[slowPieces.length - 1]!.at).toBeGreaterThan(t1);
+    await slow.done;
+    expect(slow.pieces.map((p) => p.text).join('')).toBe('one two three four five six');
+    expect(slow.pieces[slow.pieces.length - 1]!.at).toBeGreaterThan(t1);
     expect((await sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'new model' }] })).model).toBe('up-fresh');
     await expect(sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
 
@@ -200,6 +181,19 @@ describe('a configuration change under steady load', () => {
     expect(results.filter((r) => r.error !== undefined)).toEqual([]);
     expect(h.gateway.configControl.currentText()).toBe(text);
   }, 60_000);
+
+  it('refuses a reload when the file cannot be read, saying why, and the running one keeps serving', async () => {
+    const running = h.gateway.config.configVersion;
+    renameSync(file, `${file}.away`);
+    try {
+      const reloaded = await h.gateway.configControl.reloadFromFile('reload');
+      expect(reloaded).toEqual({ applied: false, problems: [`${file}: cannot read the configuration (ENOENT)`] });
+    } finally {
+      renameSync(`${file}.away`, file);
+    }
+    expect(h.gateway.config.configVersion).toBe(running);
+    expect(await h.gateway.configControl.reloadFromFile('reload')).toMatchObject({ applied: true, unchanged: true });
+  });
 
   it('a rollback (the previous text applied again) restores the previous version exactly', async () => {
     const before = { version: h.gateway.config.configVersion, text: h.gateway.configControl.currentText() };

@@ -7,10 +7,10 @@ import OpenAI from 'openai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openaiChatStreamEvents } from '../../server/demo/openai-replies.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { splitAfter, steadyLoad, until } from '../support/steady-load.ts';
+import { stalledStream } from '../support/stalled-stream.ts';
 
 let upstream: MockUpstream;
 let g: GatewayProcess;
@@ -73,27 +73,8 @@ describe('SIGHUP', () => {
     const sdk = new OpenAI({ baseURL: `${g.dataUrl}/v1`, apiKey: secret, maxRetries: 0 });
     const v0 = g.lines.find((l) => l.msg === 'gateway started')?.configVersion;
 
-    upstream.enqueue({
-      events: openaiChatStreamEvents(
-        { id: 'slow', model: 'up-three', text: 'one two three four five six', usage: { prompt_tokens: 5, completion_tokens: 6 } },
-        { includeUsage: true, textPieces: 6 },
-      ),
-      pauseAfter: 2,
-      pauseMs: 6000,
-    });
-    const slow = await sdk.chat.completions.create({ model: 'w3', messages: [{ role: 'user', content: 'slow' }], stream: true });
-    // Read on the side, each piece with the moment it arrived.
-    const slowPieces: { text: string; at: number }[] = [];
-    let firstPiece: () => void = () => {};
-    const begun = new Promise<void>((resolve) => (firstPiece = resolve));
-    const slowRead = (async () => {
-      for await (const chunk of slow) {
-        const text = chunk.choices[0]?.delta.content ?? '';
-        if (text !== '') slowPieces.push({ text, at: Date.now() });
-        firstPiece();
-      }
-    })();
-    await begun;
+    // A stream on w3 that has begun and stalls for six seconds, across the change that removes w3.
+    const slow = await stalledStream(upstream, sdk, 'w3', 'up-three');
 
     const load = steadyLoad({ baseURL: `${g.dataUrl}/v1`, apiKey: secret, model: 'split' });
     const priced = steadyLoad({ baseURL: `${g.dataUrl}/v1`, apiKey: secret, model: 'priced', clients: 2 });
@@ -109,9 +90,9 @@ describe('SIGHUP', () => {
     expect(v1).not.toBe(v0);
 
     // The stream begun on w3 ends whole, its last pieces after the change had applied.
-    await slowRead;
-    expect(slowPieces.map((p) => p.text).join('')).toBe('one two three four five six');
-    expect(slowPieces[slowPieces.length - 1]!.at).toBeGreaterThan(t1);
+    await slow.done;
+    expect(slow.pieces.map((p) => p.text).join('')).toBe('one two three four five six');
+    expect(slow.pieces[slow.pieces.length - 1]!.at).toBeGreaterThan(t1);
     expect((await sdk.chat.completions.create({ model: 'fresh', messages: [{ role: 'user', content: 'new model' }] })).model).toBe('up-fresh');
 
     await until(
