@@ -22,8 +22,14 @@ export function resolveModel(exchange: Exchange, name: string | undefined, opera
   }
   exchange.meter.model = router.name;
   if (exchange.gateway.config.pools.has(router.name)) exchange.meter.pool = router.name;
-  if (!router.members.some((m) => m.lane.operations.has(operation))) throw operationNotServed(router.name, router.members[0]?.lane, operation);
+  if (!servesOperation(router, operation)) throw operationNotServed(router.name, router.members[0]?.lane, operation);
   return router;
+}
+
+/** Some lane of the router serves the operation: a plain loop, as every chat request asks it (no closure). */
+function servesOperation(router: PoolRouter<ModelRoute>, operation: Operation): boolean {
+  for (const member of router.members) if (member.lane.operations.has(operation)) return true;
+  return false;
 }
 
 /**
