@@ -8,7 +8,8 @@ import type { LiveGateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';
 import { guessProtocol } from './guess-protocol.ts';
-import { listModels, modelListShape, modelNotFound, retrieveModel, type ModelListShape } from './list-models.ts';
+import { modelNotFound } from '../gateway/resolve-model.ts';
+import { listModels, modelListShape, retrieveModel, type ModelListShape } from './list-models.ts';
 import { requestIdFor } from './request-id.ts';
 import { OPERATION_HANDLERS } from './operation-handlers.ts';
 
