@@ -37,7 +37,8 @@ export class StreamedUpload {
   private readonly hold: BodyHold;
   private readonly head: Buffer;
   readonly model: ModelField;
-  private readonly declaredLength: number | undefined;
+  /** The content-length the client declared (undefined when none). */
+  readonly declaredLength: number | undefined;
   readonly contentType: string;
 
   private constructor(
