@@ -44,7 +44,7 @@ export function newExchange(gateway: Gateway, req: IncomingMessage, res: ServerR
   };
 }
 
-/** The last line of defence for a chat request: an exception outside the pipeline's own handling. */
+/** The last line of defence for a fast-path request (any operation): an exception outside the pipeline's own handling. */
 export function answerUnexpected(gateway: Gateway, res: ServerResponse, protocol: ProtocolId, requestId: string, error: unknown): void {
   gateway.log.error({ err: error, requestId }, 'unexpected data plane failure');
   if (res.headersSent) return void res.destroy();
