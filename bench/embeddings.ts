@@ -6,20 +6,13 @@
 import type { ClientRequest } from './client-requests.ts';
 import type { Fleet, TargetName } from './fleet.ts';
 import { EMBEDDING_UPSTREAM_MODEL, embeddingGatewayModel } from './gateway-config.ts';
-import { runLoad, warmUp, type LoadSample } from './load-runner.ts';
+import { runLoad, summariseLoad, warmUp, type LoadSample, type LoadSummary } from './load-runner.ts';
 import type { Settings } from './settings.ts';
-import { median } from './stats.ts';
 import { cell, textTable } from './text-table.ts';
 
-export interface EmbeddingsRow {
+export interface EmbeddingsRow extends LoadSummary {
   readonly name: string;
   readonly connections: number;
-  readonly rps: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly cpuMicrosPerRequest: number | null;
-  readonly errors: number;
-  readonly requests: number;
 }
 
 interface EmbeddingsScenario {
@@ -61,20 +54,7 @@ export async function runEmbeddings(fleet: Fleet, settings: Settings, log: (line
         .get(s)!
         .push(await runLoad({ url: fleet.url(s.target), request: requestOf(s), connections, seconds: settings.seconds, pid: fleet.pid(s.target) }));
   }
-  return scenarios.map((s) => {
-    const xs = samples.get(s)!;
-    const cpu = xs.map((x) => x.cpuMicrosPerRequest).filter((x): x is number => x !== null);
-    return {
-      name: s.name,
-      connections,
-      rps: median(xs.map((x) => x.rps)),
-      p50Ms: median(xs.map((x) => x.p50Ms)),
-      p99Ms: median(xs.map((x) => x.p99Ms)),
-      cpuMicrosPerRequest: cpu.length === 0 ? null : median(cpu),
-      errors: xs.reduce((a, x) => a + x.errors, 0),
-      requests: xs.reduce((a, x) => a + x.requests, 0),
-    };
-  });
+  return scenarios.map((s) => ({ name: s.name, connections, ...summariseLoad(samples.get(s)!) }));
 }
 
 /** The section's table: each row with its overhead over the minimal proxy (CPU per request, p50). */

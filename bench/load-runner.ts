@@ -3,6 +3,7 @@
 import autocannon from 'autocannon';
 import type { ClientRequest } from './client-requests.ts';
 import { processCpuMicros } from './process-cpu.ts';
+import { median } from './stats.ts';
 
 export interface LoadSample {
   readonly rps: number;
@@ -13,6 +14,28 @@ export interface LoadSample {
   readonly requests: number;
   /** Connection errors, timeouts and non-2xx answers. */
   readonly errors: number;
+}
+
+/** The repeats of one scenario as one row: medians of the rates and latencies, errors and requests summed. */
+export interface LoadSummary {
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly cpuMicrosPerRequest: number | null;
+  readonly errors: number;
+  readonly requests: number;
+}
+
+export function summariseLoad(xs: readonly LoadSample[]): LoadSummary {
+  const cpu = xs.map((x) => x.cpuMicrosPerRequest).filter((x): x is number => x !== null);
+  return {
+    rps: median(xs.map((x) => x.rps)),
+    p50Ms: median(xs.map((x) => x.p50Ms)),
+    p99Ms: median(xs.map((x) => x.p99Ms)),
+    cpuMicrosPerRequest: cpu.length === 0 ? null : median(cpu),
+    errors: xs.reduce((a, x) => a + x.errors, 0),
+    requests: xs.reduce((a, x) => a + x.requests, 0),
+  };
 }
 
 export interface LoadOptions {

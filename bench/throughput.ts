@@ -1,22 +1,14 @@
 // Throughput section: every selected scenario under autocannon at each connection count, repeats
 // interleaved (each repeat visits every scenario, so drift on a shared machine hits all alike).
 import type { Fleet } from './fleet.ts';
-import { runLoad, warmUp, type LoadSample } from './load-runner.ts';
+import { runLoad, summariseLoad, warmUp, type LoadSample, type LoadSummary } from './load-runner.ts';
 import { requestFor, selected, THROUGHPUT_SCENARIOS, type Scenario } from './scenarios.ts';
 import type { Settings } from './settings.ts';
-import { median } from './stats.ts';
 
-export interface ThroughputRow {
+/** Rates and latencies are medians over the repeats; errors and requests are summed. */
+export interface ThroughputRow extends LoadSummary {
   readonly scenario: Scenario;
   readonly connections: number;
-  /** Medians over the repeats. */
-  readonly rps: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly cpuMicrosPerRequest: number | null;
-  /** Summed over the repeats. */
-  readonly errors: number;
-  readonly requests: number;
 }
 
 export async function runThroughput(fleet: Fleet, settings: Settings, log: (line: string) => void): Promise<ThroughputRow[]> {
@@ -40,15 +32,5 @@ export async function runThroughput(fleet: Fleet, settings: Settings, log: (line
 }
 
 function summarise(scenario: Scenario, connections: number, xs: readonly LoadSample[]): ThroughputRow {
-  const cpu = xs.map((x) => x.cpuMicrosPerRequest).filter((x): x is number => x !== null);
-  return {
-    scenario,
-    connections,
-    rps: median(xs.map((x) => x.rps)),
-    p50Ms: median(xs.map((x) => x.p50Ms)),
-    p99Ms: median(xs.map((x) => x.p99Ms)),
-    cpuMicrosPerRequest: cpu.length === 0 ? null : median(cpu),
-    errors: xs.reduce((a, x) => a + x.errors, 0),
-    requests: xs.reduce((a, x) => a + x.requests, 0),
-  };
+  return { scenario, connections, ...summariseLoad(xs) };
 }

@@ -12,7 +12,7 @@ import { INGRESS } from './ingress.ts';
 import { bodyMemoryOf } from './body-memory.ts';
 import { clientGoneSignal } from './client-gone.ts';
 import { ClientResponse } from './client-response.ts';
-import { servingLanes } from './resolve-model.ts';
+import { configuredRouter, requireRouterOperation, servingLanes } from './resolve-model.ts';
 import { closeUnread } from './close-unread.ts';
 import { credentialMaskFor } from './credential-mask.ts';
 import { forwardedClientHeaders } from './relayed-headers.ts';
@@ -96,26 +96,10 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
     bodyRead = true;
     const json = parseJsonObject(raw);
     const modelName = call.pathModel ?? (typeof json.model === 'string' ? json.model : undefined);
-    if (modelName === undefined || modelName === '')
-      throw new GatewayFailure(gatewayError('invalid_request', 'model: a model name is required', { param: 'model', code: 'missing_model' }));
-    const router = gateway.routing.router(modelName);
-    if (router === undefined)
-      throw new GatewayFailure(
-        gatewayError('not_found', `model "${modelName}" is not configured on this gateway (GET /v1/models lists the names)`, {
-          param: 'model',
-          code: 'model_not_found',
-        }),
-      );
+    const router = configuredRouter(gateway, modelName);
+    requireRouterOperation(router, 'count_tokens');
     // Only the members that count (a chat model counts; an embedding model does not).
     const counting = servingLanes(router, 'count_tokens');
-    if (counting.length === 0)
-      throw new GatewayFailure(
-        gatewayError(
-          'invalid_request',
-          `model "${router.name}" does not serve count_tokens (it serves ${[...(router.members[0]?.lane.operations ?? [])].join(', ')})`,
-          { param: 'model', code: 'operation_not_supported' },
-        ),
-      );
     const lane = pickLane(counting, call.protocol);
     line.model = router.name;
     line.lane = lane.name;

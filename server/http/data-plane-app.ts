@@ -3,12 +3,13 @@ import Koa from 'koa';
 import { addAuthTokenRoutes, AUTH_TOKEN_PATH } from '../auth/auth-routes.ts';
 import type { SelfServe } from '../auth/self-serve.ts';
 import type { Readiness } from '../app/readiness.ts';
-import { GatewayFailure, gatewayError } from '../ir/index.ts';
+import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts';
 import type { LiveGateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';
 import { guessProtocol } from './guess-protocol.ts';
-import { listModels, modelListShape, modelNotFound, retrieveModel, type ModelListShape } from './list-models.ts';
+import { modelNotFound } from '../gateway/resolve-model.ts';
+import { listModels, modelListShape, retrieveModel, type ModelListShape } from './list-models.ts';
 import { requestIdFor } from './request-id.ts';
 import { OPERATION_HANDLERS } from './operation-handlers.ts';
 
@@ -59,20 +60,11 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
       return true;
     } catch (error) {
       if (!(error instanceof GatewayFailure)) throw error;
-      const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(error.error);
-      ctx.status = envelope.status;
-      ctx.set(envelope.headers);
-      ctx.body = envelope.body;
+      answerError(ctx, error.error);
       return false;
     }
   };
   // The names clients may send and the operations each serves (http/list-models.ts).
-  const notFound = (ctx: Koa.Context, id: string) => {
-    const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(modelNotFound(id));
-    ctx.status = envelope.status;
-    ctx.set(envelope.headers);
-    ctx.body = envelope.body;
-  };
   // `/v1/models` answers in the shape of the SDK asking: Anthropic's (anthropic-version), Gemini's
   // (x-goog-api-key: @google/genai lists under /v1 too), OpenAI's otherwise; `/v1beta` is Gemini's.
   for (const version of ['v1', 'v1beta']) {
@@ -86,7 +78,7 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
       if (!(await keyed(ctx, config.modelsRequireKey))) return;
       const id = String(ctx.params.id);
       const entry = retrieveModel(config, shape(ctx), id);
-      if (entry === undefined) notFound(ctx, id);
+      if (entry === undefined) answerError(ctx, modelNotFound(id));
       else ctx.body = entry;
     });
   }
@@ -128,12 +120,7 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
     } catch (error) {
       live.current.log.error({ err: error, path: ctx.path }, 'unexpected data plane failure');
       if (ctx.res.headersSent) return void ctx.res.destroy();
-      const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(
-        gatewayError('server', 'internal gateway error', { code: 'internal_error' }),
-      );
-      ctx.status = envelope.status;
-      ctx.set(envelope.headers);
-      ctx.body = envelope.body;
+      answerError(ctx, gatewayError('server', 'internal gateway error', { code: 'internal_error' }));
     }
   });
   app.use(router.routes());
@@ -146,13 +133,18 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
     const error = known
       ? gatewayError('invalid_request', `method ${ctx.method} is not allowed on ${ctx.path}`, { status: 405, code: 'method_not_allowed' })
       : gatewayError('not_found', `no route for ${ctx.method} ${ctx.path} on this gateway`, { code: 'route_not_found' });
-    const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(error);
-    ctx.status = envelope.status;
-    ctx.set(envelope.headers);
-    ctx.body = envelope.body;
+    answerError(ctx, error);
   });
   app.on('error', (error: unknown) => live.current.log.warn({ err: error }, 'data plane connection error'));
   return app;
+}
+
+/** An error answered in the protocol the client evidently speaks (its path and headers say which). */
+function answerError(ctx: Koa.Context, error: GatewayError): void {
+  const envelope = INGRESS[guessProtocol(ctx.path, ctx.headers)].codec.encodeError(error);
+  ctx.status = envelope.status;
+  ctx.set(envelope.headers);
+  ctx.body = envelope.body;
 }
 
 /** The `Allow` header of each fixed path the data plane serves: the protocols' routes and the operational ones. */

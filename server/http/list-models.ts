@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelRoute, Operation, RuntimeConfig } from '../config/runtime-config.ts';
-import { gatewayError, type GatewayError } from '../ir/index.ts';
 
 /** One name a client may send (a model or a pool) and what it serves. */
 interface ListedName {
@@ -62,13 +61,6 @@ export function retrieveModel(config: RuntimeConfig, shape: ModelListShape, id: 
   if (name === undefined) return undefined;
   if (shape === 'gemini') return geminiEntry(name);
   return shape === 'anthropic' ? anthropicEntry(config, name) : openaiEntry(config, name);
-}
-
-export function modelNotFound(id: string): GatewayError {
-  return gatewayError('not_found', `model "${id}" is not configured on this gateway (GET /v1/models lists the names)`, {
-    param: 'model',
-    code: 'model_not_found',
-  });
 }
 
 function openaiEntry(config: RuntimeConfig, n: ListedName): Record<string, unknown> {

@@ -14,15 +14,12 @@ import type { Logger } from '../shared/logger.ts';
  * One chat request handed to the pipeline, which writes the response itself (it decides when to
  * commit). Called from the Koa routes and from the fast path for fixed chat paths (fast-routes.ts).
  */
-export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: ServeCall): Promise<void> {
+export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall): Promise<void> {
   await handleChat(newExchange(gateway, req, res, call));
 }
 
-/** What a route tells the pipeline about a request. */
-export type ServeCall = OperationCall;
-
 /** A request's exchange, as every operation's pipeline takes it. */
-export function newExchange(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: ServeCall): Exchange {
+export function newExchange(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall): Exchange {
   const { protocol, requestId } = call;
   const meter = new RequestMeter();
   const { traceparent } = req.headers;
@@ -47,7 +44,7 @@ export function newExchange(gateway: Gateway, req: IncomingMessage, res: ServerR
   };
 }
 
-/** The last line of defence for a chat request: an exception outside the pipeline's own handling. */
+/** The last line of defence for a fast-path request (any operation): an exception outside the pipeline's own handling. */
 export function answerUnexpected(gateway: Gateway, res: ServerResponse, protocol: ProtocolId, requestId: string, error: unknown): void {
   gateway.log.error({ err: error, requestId }, 'unexpected data plane failure');
   if (res.headersSent) return void res.destroy();

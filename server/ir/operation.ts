@@ -1,9 +1,9 @@
 /**
  * What a request asks for, whatever the protocol: the unit a route, a model's `operations:`, a
- * price, a metric label and a span name are kept by. `chat` and `count_tokens` are served today;
- * the others get their routes as their handlers land (issue 15).
+ * price, a metric label and a span name are kept by. Each has its handler in
+ * `http/operation-handlers.ts`; the listing (`GET /v1/models`) names no model and is none of them.
  */
-export const OPERATIONS = ['chat', 'count_tokens', 'embeddings', 'moderations', 'images', 'audio', 'rerank', 'models'] as const;
+export const OPERATIONS = ['chat', 'count_tokens', 'embeddings', 'moderations', 'images', 'audio', 'rerank'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 /**

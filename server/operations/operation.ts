@@ -12,8 +12,8 @@ import type { Exchange } from '../gateway/gateway-context.ts';
  * price, gate hooks, failover with breakers, concurrency slots and timeouts, the client's
  * error shape, the request record (`operation` in it, in /metrics and in spans) and webhooks.
  *
- * A route declares its operation with one object: `serveOperation(gateway, req, res, { protocol,
- * declaration, ... })` (`http/serve-operation.ts`).
+ * A route declares its operation with one object, handed to `serveOperation(gateway, req, res,
+ * call, declaration)` (`http/serve-operation.ts`).
  */
 export interface OperationDeclaration {
   readonly operation: Operation;

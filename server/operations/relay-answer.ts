@@ -66,6 +66,7 @@ export async function relayAnswer(exchange: Exchange, attempt: AttemptContext, c
       const bytes = chunk as Buffer;
       answerBytes += bytes.length;
       if (answerBytes <= KEPT_ANSWER_BYTES) kept.push(bytes);
+      else if (kept.length > 0) kept.length = 0; // too large to read: let go of the copy while the rest streams
       await res.write(bytes);
     }
     const usage = onAnswer(answerBytes <= KEPT_ANSWER_BYTES ? Buffer.concat(kept, answerBytes) : undefined, upstream.headers);

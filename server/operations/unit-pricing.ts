@@ -51,12 +51,12 @@ export function unitPricing(operation: Operation, unit: PriceUnit, worstUnits: n
   return {
     worstCase: (lane) => {
       const price = priceOf(lane, operation, unit);
-      return price === undefined ? undefined : charge(worstUnits, price, unit);
+      return price === undefined ? undefined : chargeUnits(worstUnits, price, unit);
     },
     settle(summary) {
       const { units, usage } = settled(summary);
       const price = priceOf(summary.lane, operation, unit);
-      return { usage: usage ?? summary.usage ?? ZERO_USAGE, costMicrocents: price === undefined ? 0n : charge(units, price, unit) };
+      return { usage: usage ?? summary.usage ?? ZERO_USAGE, costMicrocents: price === undefined ? 0n : chargeUnits(units, price, unit) };
     },
   };
 }
@@ -67,6 +67,6 @@ function priceOf(lane: ModelRoute, operation: Operation, unit: PriceUnit): numbe
 }
 
 /** units × price / per in µ¢: `microcentsPerToken` reads a price per million, so scale the units to match. */
-function charge(units: number, price: number, unit: PriceUnit): bigint {
+export function chargeUnits(units: number, price: number, unit: PriceUnit): bigint {
   return chargeMicrocents([{ tokens: Math.ceil(units * (1e6 / unit.per) - 1e-9), price: microcentsPerToken(price) }]);
 }

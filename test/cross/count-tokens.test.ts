@@ -137,6 +137,12 @@ describe('anthropic messages.countTokens', () => {
     await expect(anthropic.messages.countTokens({ model: 'nope', messages: MESSAGES })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 
+  it("no model: 400 in Anthropic's shape naming the field, as on every other route", async () => {
+    const error = await anthropic.messages.countTokens({ model: '', messages: MESSAGES }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).message).toMatch(/model: a model name is required/);
+  });
+
   it("an upstream error that echoes the operator's key reaches the client masked", async () => {
     harness.upstream.enqueue({
       status: 400,

@@ -1,9 +1,9 @@
 import type { ModelRoute } from '../../config/runtime-config.ts';
 import type { OperationPricing } from '../../gateway/admission.ts';
 import type { Exchange } from '../../gateway/gateway-context.ts';
-import { chargeMicrocents, microcentsPerToken } from '../../governance/token-price.ts';
 import { ZERO_USAGE, type Usage } from '../../ir/index.ts';
 import type { OnAnswer } from '../relay-answer.ts';
+import { chargeUnits, PER_AUDIO_SECOND, PER_INPUT_TOKEN } from '../unit-pricing.ts';
 
 /**
  * Audio bytes a second of speech takes at least (8 kbit/s, the lowest common voice codec rate):
@@ -46,8 +46,8 @@ export function transcriptionPricing(exchange: Exchange, worstBytes: number, byt
     worstCase: (lane) => {
       const { per_audio_second: perSecond, input } = lane.operationPrices.audio ?? {};
       if (perSecond === undefined && input === undefined) return undefined;
-      const bySeconds = perSecond === undefined ? 0n : seconds(worstBytes / WORST_BYTES_PER_SECOND, perSecond);
-      const byTokens = input === undefined ? 0n : chargeMicrocents([{ tokens: worstBytes, price: microcentsPerToken(input) }]);
+      const bySeconds = perSecond === undefined ? 0n : chargeUnits(worstBytes / WORST_BYTES_PER_SECOND, perSecond, PER_AUDIO_SECOND);
+      const byTokens = input === undefined ? 0n : chargeUnits(worstBytes, input, PER_INPUT_TOKEN);
       return bySeconds > byTokens ? bySeconds : byTokens;
     },
     settle(summary) {
@@ -60,18 +60,13 @@ export function transcriptionPricing(exchange: Exchange, worstBytes: number, byt
 function cost(lane: ModelRoute, reported: Reported, uploadBytes: number): bigint {
   const { per_audio_second: perSecond, input } = lane.operationPrices.audio ?? {};
   if (reported.usage !== undefined && input !== undefined)
-    return chargeMicrocents([{ tokens: reported.usage.inputTokens + reported.usage.outputTokens, price: microcentsPerToken(input) }]);
+    return chargeUnits(reported.usage.inputTokens + reported.usage.outputTokens, input, PER_INPUT_TOKEN);
   if (perSecond === undefined) return 0n;
-  return seconds(reported.seconds ?? estimatedSeconds(uploadBytes), perSecond);
+  return chargeUnits(reported.seconds ?? estimatedSeconds(uploadBytes), perSecond, PER_AUDIO_SECOND);
 }
 
 function estimatedSeconds(bytes: number): number {
   return Math.ceil(bytes / ESTIMATE_BYTES_PER_SECOND);
-}
-
-/** seconds × USD per second, in µ¢ (microcentsPerToken reads USD per million: scale the seconds by a million). */
-function seconds(count: number, usdPerSecond: number): bigint {
-  return chargeMicrocents([{ tokens: Math.ceil(count * 1e6 - 1e-9), price: microcentsPerToken(usdPerSecond) }]);
 }
 
 /** The duration or token usage of a JSON answer (text, srt and vtt answers report none). */

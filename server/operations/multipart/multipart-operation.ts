@@ -33,8 +33,7 @@ export function multipartOperation(protocol: ProtocolId, route: MultipartRoute):
     operation: route.operation,
     async prepareUpload(exchange, limit, hold) {
       const upload = await StreamedUpload.open(exchange.req, limit, hold);
-      const declared = Number(exchange.req.headers['content-length']);
-      const { pricing, onAnswer } = route.price(exchange, upload, Number.isFinite(declared) ? declared : limit);
+      const { pricing, onAnswer } = route.price(exchange, upload, upload.declaredLength ?? limit);
       let lastFailure: AttemptResult | undefined;
       return {
         model: upload.model.value,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyHold } from '../../gateway/body-memory.ts';
 import { refusal } from '../../gateway/request-body.ts';
+import { declaredOverrun, overrunAt } from '../../http-body/byte-budget.ts';
 import { GatewayFailure, gatewayError } from '../../ir/index.ts';
 import { multipartBoundary } from './multipart-boundary.ts';
 import { ModelFieldScanner, type ModelField } from './model-field-scanner.ts';
@@ -36,7 +37,8 @@ export class StreamedUpload {
   private readonly hold: BodyHold;
   private readonly head: Buffer;
   readonly model: ModelField;
-  private readonly declaredLength: number | undefined;
+  /** The content-length the client declared (undefined when none). */
+  readonly declaredLength: number | undefined;
   readonly contentType: string;
 
   private constructor(
@@ -63,15 +65,17 @@ export class StreamedUpload {
     const contentType = req.headers['content-type'];
     const scanner = new ModelFieldScanner(multipartBoundary(contentType));
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+    // Only the limit for the declared length: the memory held is what is kept, not the whole upload.
+    const overDeclared = declaredOverrun(req.headers['content-length'], limit, undefined);
+    if (overDeclared !== undefined) throw refusal(overDeclared, limit);
     const source = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     let size = 0;
     for (;;) {
       const next = await source.next();
       if (next.done === true) throw missingModel('the body ended before a complete model field');
       size += next.value.length;
-      if (size > limit) throw tooLarge(limit);
-      if (!hold.growTo(size)) throw noRoom();
+      const over = overrunAt(size, limit, hold);
+      if (over !== undefined) throw refusal(over, limit);
       const found = scanner.push(next.value);
       if (found === 'absent') throw missingModel('the multipart body has no model field');
       if (found !== 'more')
@@ -142,29 +146,21 @@ export class StreamedUpload {
       return;
     }
     this.total += next.value.length;
-    if (this.total > this.limit) {
-      this.failure = tooLarge(this.limit);
+    // Too much to keep: from here the upload only goes forward, chunk by chunk.
+    if (this.replayable && this.total - this.head.length > REPLAY_BYTES) this.replayable = false;
+    // The limit always; the memory held only while the upload is kept for a replay.
+    const over = overrunAt(this.total, this.limit, this.replayable ? this.hold : undefined);
+    if (over !== undefined) {
+      this.failure = refusal(over, this.limit);
       throw this.failure;
-    }
-    if (this.replayable && this.total - this.head.length > REPLAY_BYTES) {
-      // Too much to keep: from here the upload only goes forward, chunk by chunk.
-      this.replayable = false;
-      this.base += this.log.length;
-      this.log.length = 0;
     }
     if (!this.replayable) {
       this.base += this.log.length;
       this.log.length = 0;
-    } else if (!this.hold.growTo(this.total)) {
-      this.failure = noRoom();
-      throw this.failure;
     }
     this.log.push(next.value);
   }
 }
-
-const tooLarge = (limit: number): GatewayFailure => refusal('too_large', limit);
-const noRoom = (): GatewayFailure => refusal('no_room', 0);
 
 function missingModel(why: string): GatewayFailure {
   return new GatewayFailure(gatewayError('invalid_request', `model: a model name is required (${why})`, { param: 'model', code: 'missing_model' }));
