@@ -6,7 +6,7 @@
 // means: one member per branch (the node's own members, the discriminant fixed to the branch's
 // value, and the branch's members), plus the node itself for the values no branch names (left out
 // when the discriminant is an enum the branches cover). A codec narrows a value to its branch
-// with `isBranch` (server/protocols/shared/schema-branch.ts).
+// with `isType` (server/protocols/shared/schema-branch.ts).
 
 type Schema = Record<string, unknown>;
 
