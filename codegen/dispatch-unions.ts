@@ -6,22 +6,16 @@
 // means: one member per branch (the node's own members, the discriminant fixed to the branch's
 // value, and the branch's members), plus the node itself for the values no branch names (left out
 // when the discriminant is an enum the branches cover). A codec narrows a value to its branch
-// with `isBranch` (server/protocols/shared/schema-branch.ts).
+// with `isType` (server/protocols/shared/schema-branch.ts).
 
-type Schema = Record<string, unknown>;
-
-const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isSchema, rewriteSchema, type Schema } from './schema-walk.ts';
 
 /** A deep copy of `schema` with every if/then dispatch turned into an anyOf of its branches. */
 export function dispatchUnions(schema: object): object {
-  return transform(schema) as object;
+  return rewriteSchema(schema, unionOfDispatch) as object;
 }
 
-function transform(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(transform);
-  if (!isSchema(node)) return node;
-  const out: Schema = {};
-  for (const [key, value] of Object.entries(node)) out[key] = transform(value);
+function unionOfDispatch(out: Schema): Schema {
   // An object schema that names no members is any object (a JSON Schema the caller wrote, tool
   // arguments): `{ [key: string]: unknown }`, not the `{}` the closed-by-default option would give.
   const anObject = out.type === 'object' || (Array.isArray(out.type) && out.type.includes('object'));

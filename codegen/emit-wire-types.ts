@@ -20,9 +20,9 @@ export function wireTypeName(protocol: string, kind: WireKind): string {
  * that protocol's codec. The schema is compiled as written: a request's optional members accept
  * null only in the validator (nullable-optionals.ts), and the gateway removes those nulls before a
  * codec reads the body (server/protocols/shared/absent-nulls.ts), so the type is what the codec
- * sees. If/then dispatches become unions of their branches (dispatch-unions.ts). The root is named after protocol and kind rather than the schema's prose title; each
- * `$defs` entry becomes a type of its own name, referenced or not, so a codec can name the block
- * kinds a schema dispatches with if/then (which compiles to no union).
+ * sees. If/then dispatches become unions of their branches (dispatch-unions.ts). The root is
+ * named after protocol and kind rather than the schema's prose title; each `$defs` entry becomes a
+ * type of its own name, referenced or not, so a codec can name the block kinds it reads.
  */
 export async function emitWireTypes(schema: object, name: string, sourceName: string): Promise<string> {
   const titled = { ...(dispatchUnions(schema) as Record<string, unknown>), title: name } as JSONSchema;

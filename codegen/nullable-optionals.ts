@@ -4,20 +4,14 @@
 // of the request schemas, so a field added to a schema later gets it too. The gateway's codecs
 // read such a null as an absent member (server/protocols/shared/absent-nulls.ts).
 
-type Schema = Record<string, unknown>;
-
-const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isSchema, rewriteSchema, type Schema } from './schema-walk.ts';
 
 /** A deep copy of `schema` in which every property an object schema does not require also accepts null. */
 export function nullableOptionals(schema: object): object {
-  return transform(schema) as object;
+  return rewriteSchema(schema, relaxOptionals) as object;
 }
 
-function transform(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(transform);
-  if (!isSchema(node)) return node;
-  const out: Schema = {};
-  for (const [key, value] of Object.entries(node)) out[key] = transform(value);
+function relaxOptionals(out: Schema, node: Schema): Schema {
   if (isSchema(out.properties) && !isConditionBranch(node)) {
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
     const properties: Schema = {};

@@ -1,17 +1,13 @@
 import type { ValidateFunction } from 'ajv';
 import type { ProtocolId } from '../ir/index.ts';
-import type { ProtocolCodec, RequestOrigin } from '../protocols/codec.ts';
+import type { ProtocolDefinition } from '../protocols/definition.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';
 
-/** How one protocol is received from clients: its codec, its request schema, its protocol headers. */
-export interface Ingress {
-  readonly codec: ProtocolCodec;
-  readonly validateRequest: ValidateFunction;
-  /** Client headers that belong to the protocol (not the account) and go upstream on the same-protocol path. */
-  readonly forwardedHeaders: readonly string[];
-  /** Response headers of a translated stream in this protocol's framing. */
-  streamHeaders(origin: RequestOrigin): Readonly<Record<string, string>>;
-}
+/**
+ * How one protocol is received from clients on its chat routes: the parts of its definition the
+ * pipeline reads (codec, protocol headers, stream headers), and its chat request schema.
+ */
+export type Ingress = Pick<ProtocolDefinition, 'codec' | 'forwardedHeaders' | 'streamHeaders'> & { readonly validateRequest: ValidateFunction };
 
 /** The chat ingress of every registered protocol, from its definition (protocols/<id>/index.ts). */
 export const INGRESS = Object.fromEntries(

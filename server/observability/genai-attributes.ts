@@ -19,8 +19,6 @@ const PROVIDER_NAMES: Readonly<Record<string, string>> = {
   xai: 'x_ai',
 };
 
-/** Every record is a chat request's today (counts make none); an operation's record will name its own. */
-
 export function genAiProviderName(provider: string): string {
   return PROVIDER_NAMES[provider] ?? provider;
 }
@@ -74,7 +72,7 @@ export function requestAttributes(record: RequestRecord): Attributes {
 }
 
 /** One upstream attempt: the GenAI call the gateway made to that lane, and how it ended. */
-export function attemptAttributes(attempt: AttemptRecord, lane: LaneFacts | undefined, index: number, operation: Operation = 'chat'): Attributes {
+export function attemptAttributes(attempt: AttemptRecord, lane: LaneFacts | undefined, index: number, operation: Operation): Attributes {
   const attributes: Attributes = {
     'gen_ai.operation.name': genAiOperationName(operation),
     'gen_ai.provider.name': genAiProviderName(attempt.provider),

@@ -66,6 +66,10 @@ describe('LoginSeal', () => {
     for (const junk of [undefined, '', 'abc', 'not base64!', 'A'.repeat(40), 'a.b.c.d.e', 'A'.repeat(LOGIN_COOKIE_MAX_CHARS + 1)]) {
       expect(await seal.open(junk, LOGIN.startedAt)).toBeUndefined();
     }
+    // A real sealed sign-in past the limit: it would decrypt, so only the length check refuses it.
+    const oversized = await seal.seal({ ...LOGIN, redirectUri: `https://llm.example.com/${'p'.repeat(LOGIN_COOKIE_MAX_CHARS)}` });
+    expect(oversized.length).toBeGreaterThan(LOGIN_COOKIE_MAX_CHARS);
+    expect(await seal.open(oversized, LOGIN.startedAt)).toBeUndefined();
   });
 
   it('stays well under the 4096 bytes a browser keeps, even with a long redirect URI', async () => {

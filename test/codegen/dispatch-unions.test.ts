@@ -49,6 +49,13 @@ describe('dispatchUnions', () => {
     expect(dispatchUnions(withElse)).toEqual(withElse);
   });
 
+  it('returns a copy, the schema it was given unchanged', () => {
+    const given = { title: 'Block', ...block, properties: { type: { type: 'string' }, meta: { type: 'object' } } };
+    const before = structuredClone(given);
+    dispatchUnions(given);
+    expect(given).toEqual(before);
+  });
+
   it('reads an object schema that names no members as any object', () => {
     expect(dispatchUnions({ type: 'object' })).toEqual({ type: 'object', additionalProperties: true });
     expect(dispatchUnions({ type: ['object', 'null'] })).toEqual({ type: ['object', 'null'], additionalProperties: true });

@@ -19,6 +19,10 @@ describe('the protocol registry', () => {
       expect(protocolDefinition(id).id).toBe(id);
       expect(codecFor(id)?.id).toBe(id);
       expect(INGRESS[id].codec).toBe(codecFor(id));
+      // The chat ingress is the definition's own members, not a second declaration of them.
+      expect(INGRESS[id].validateRequest).toBe(protocolDefinition(id).validators.chat);
+      expect(INGRESS[id].forwardedHeaders).toBe(protocolDefinition(id).forwardedHeaders);
+      expect(INGRESS[id].streamHeaders).toBe(protocolDefinition(id).streamHeaders);
     }
   });
 

@@ -1,9 +1,13 @@
 import type { RequestOrigin } from '../codec.ts';
 
-/** The model of a `model:countTokens` segment; undefined for any other method. */
+const COUNT_TOKENS = ':countTokens';
+
+/**
+ * The model of a `model:countTokens` segment; undefined for any other method. Its route is tried
+ * first on every Gemini request, so a generation request is told apart without a substring.
+ */
 export function geminiCountTokensModel(action: string): string | undefined {
-  const colon = action.lastIndexOf(':');
-  return colon > 0 && action.slice(colon + 1) === 'countTokens' ? action.slice(0, colon) : undefined;
+  return action.length > COUNT_TOKENS.length && action.endsWith(COUNT_TOKENS) ? action.slice(0, -COUNT_TOKENS.length) : undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Finish, FinishReason } from '../../ir/index.ts';
-import type { ResponsesError } from './wire.ts';
+import type { ResponseError } from '../../../generated/protocols/responses/response.ts';
 
 /** What the wire says about how a response ended; Responses has no finish reason of its own. */
 export interface ResponsesEnding {
@@ -37,7 +37,7 @@ export function decodeFinishReason(ending: ResponsesEnding): Finish {
 export interface EncodedEnding {
   readonly status: 'completed' | 'incomplete' | 'failed';
   readonly incompleteDetails: { reason: string } | null;
-  readonly error: ResponsesError | null;
+  readonly error: ResponseError | null;
 }
 
 /**

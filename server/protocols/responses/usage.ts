@@ -1,5 +1,5 @@
 import type { Usage } from '../../ir/index.ts';
-import type { ResponsesUsage } from './wire.ts';
+import type { Usage as ResponsesUsage } from '../../../generated/protocols/responses/response.ts';
 
 /** Responses counts cached tokens inside input_tokens and reasoning inside output_tokens, like the IR. */
 export function decodeUsage(usage: ResponsesUsage): Usage {

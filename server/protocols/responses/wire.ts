@@ -5,8 +5,10 @@
 //   pass unchecked (an input item of an unnamed type), yet the codec reads their members;
 // - the answer and stream shapes: the response and stream-event schemas do not name the custom
 //   tool call output item the gateway writes, and the stream decoder reads an unvalidated
-//   upstream's events through one flattened view.
+//   upstream's events through one flattened view. Their usage and error objects are the
+//   generated ones (generated/protocols/responses/response.ts).
 import type { ContentPart } from '../../../generated/protocols/responses/request.ts';
+import type { ResponseError, Usage } from '../../../generated/protocols/responses/response.ts';
 
 /** A replayed freeform call (`custom_tool_call`), which the request schema does not check. */
 export interface ResponsesCustomToolCallInput {
@@ -90,31 +92,16 @@ export interface ResponsesOutputFunctionCall extends ResponsesFunctionCallItem {
 
 export type ResponsesOutputItem = ResponsesOutputMessage | ResponsesOutputFunctionCall | ResponsesReasoningItem | { type: string; [key: string]: unknown };
 
-export interface ResponsesUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  input_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; [key: string]: unknown };
-  output_tokens_details?: { reasoning_tokens?: number; [key: string]: unknown };
-}
-
-export interface ResponsesError {
-  code: string | null;
-  message: string;
-  param?: string | null;
-  type?: string | null;
-}
-
 export interface ResponsesResponse {
   id: string;
   object: 'response';
   created_at: number;
   status?: string;
-  error?: ResponsesError | null;
+  error?: ResponseError | null;
   incomplete_details?: { reason?: string } | null;
   model: string;
   output: ResponsesOutputItem[];
-  usage?: ResponsesUsage | null;
+  usage?: Usage | null;
 }
 
 /** The members of every stream event the decoder reads; each event type uses some of them. */

@@ -40,6 +40,18 @@ beforeEach(() => upstream.reset());
 
 const lastSeen = (): Seen => upstream.requests.at(-1) as Seen;
 const answer = (status: number, headers: Record<string, string>, body: string) => upstream.enqueue({ status, headers, raw: body });
+/** A plain Converse answer ("ok"), for tests about what the SDK sent rather than what it read. */
+const answerOk = () =>
+  answer(
+    200,
+    { 'content-type': 'application/json' },
+    JSON.stringify(
+      bedrockCodec.encodeResponse(
+        { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null },
+        { streamUsage: false },
+      ).body,
+    ),
+  );
 
 const REDACTED = Buffer.from('encrypted reasoning bytes').toString('base64');
 
@@ -69,16 +81,7 @@ describe('ConverseCommand', () => {
   });
 
   it('sends a body that is valid and decodes to the IR the gateway routes', async () => {
-    answer(
-      200,
-      { 'content-type': 'application/json' },
-      JSON.stringify(
-        bedrockCodec.encodeResponse(
-          { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null },
-          { streamUsage: false },
-        ).body,
-      ),
-    );
+    answerOk();
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
     await client.send(
       new ConverseCommand({
@@ -149,16 +152,7 @@ describe('ConverseCommand', () => {
 
 describe('SigV4', () => {
   it('signBedrockRequest gives the signature the AWS SDK itself sent for the same request', async () => {
-    answer(
-      200,
-      { 'content-type': 'application/json' },
-      JSON.stringify(
-        bedrockCodec.encodeResponse(
-          { id: '', model: '', content: [{ type: 'text', text: 'ok' }], finish: { reason: 'stop', raw: 'end_turn' }, usage: null },
-          { streamUsage: false },
-        ).body,
-      ),
-    );
+    answerOk();
     await client.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }));
     const request = lastSeen();
     const authorization = String(request.headers.authorization);

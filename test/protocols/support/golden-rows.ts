@@ -66,6 +66,10 @@ const BASE_PAIRS = [
   ['response.wire.json', 'response.ir.json'],
   ['stream.wire.txt', 'stream.ir.json'],
 ] as const;
+// Every protocol covers these; a row names only the scenarios its own wire has on top of them.
+const COMMON_SCENARIOS = ['text-basic', 'system-and-multi-turn', 'tool-call-parallel', 'images', 'stop-sequence', 'usage-cached'];
+const STREAM_FAILURES = ['stream-error', 'stream-truncated'];
+const scenarios = (...own: string[]): string[] => [...COMMON_SCENARIOS, ...own, ...STREAM_FAILURES];
 const BODY_ORIGIN = (): RequestOrigin => ({});
 const same = <T>(value: T): T => value;
 const withoutUnmapped = (ir: ChatRequest) => ({ ...ir, unmapped: [] });
@@ -105,18 +109,7 @@ const GEMINI_LANE: LaneContext = { model: 'gemini-2.5-flash', defaultMaxTokens: 
 
 export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
   openai: {
-    required: [
-      'text-basic',
-      'system-and-multi-turn',
-      'tool-call-parallel',
-      'images',
-      'stop-sequence',
-      'usage-cached',
-      'refusal',
-      'text-unicode',
-      'stream-error',
-      'stream-truncated',
-    ],
+    required: scenarios('refusal', 'text-unicode'),
     pairs: BASE_PAIRS,
     schemas: VALIDATORS.openai,
     regenerates: true,
@@ -125,20 +118,7 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
     streams: [sharedSse('openai')],
   },
   responses: {
-    required: [
-      'text-basic',
-      'system-and-multi-turn',
-      'tool-call-parallel',
-      'images',
-      'stop-sequence',
-      'usage-cached',
-      'reasoning-encrypted',
-      'refusal',
-      'content-filter',
-      'max-output-tokens',
-      'stream-error',
-      'stream-truncated',
-    ],
+    required: scenarios('reasoning-encrypted', 'refusal', 'content-filter', 'max-output-tokens'),
     pairs: [...BASE_PAIRS, ['encode-request.ir.json', 'encode-request.error.json']],
     schemas: responses.SCHEMAS,
     regenerates: false,
@@ -168,19 +148,7 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
     },
   },
   anthropic: {
-    required: [
-      'text-basic',
-      'system-and-multi-turn',
-      'tool-call-parallel',
-      'images',
-      'stop-sequence',
-      'usage-cached',
-      'thinking-with-signature',
-      'refusal',
-      'text-unicode',
-      'stream-error',
-      'stream-truncated',
-    ],
+    required: scenarios('thinking-with-signature', 'refusal', 'text-unicode'),
     pairs: BASE_PAIRS,
     schemas: VALIDATORS.anthropic,
     regenerates: true,
@@ -189,20 +157,7 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
     streams: [sharedSse('anthropic')],
   },
   gemini: {
-    required: [
-      'text-basic',
-      'system-and-multi-turn',
-      'tool-call-parallel',
-      'images',
-      'stop-sequence',
-      'usage-cached',
-      'thinking-with-signature',
-      'content-filter',
-      'prompt-blocked',
-      'text-unicode',
-      'stream-error',
-      'stream-truncated',
-    ],
+    required: scenarios('thinking-with-signature', 'content-filter', 'prompt-blocked', 'text-unicode'),
     pairs: BASE_PAIRS,
     implies: [['stream.array.txt', 'stream.ir.json']],
     schemas: gemini.SCHEMAS,
@@ -229,20 +184,7 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
     },
   },
   bedrock: {
-    required: [
-      'text-basic',
-      'system-and-multi-turn',
-      'tool-call-parallel',
-      'images',
-      'stop-sequence',
-      'usage-cached',
-      'reasoning-with-signature',
-      'content-filter',
-      'text-unicode',
-      'stream-error',
-      'stream-truncated',
-      'stream-metadata-first',
-    ],
+    required: [...scenarios('reasoning-with-signature', 'content-filter', 'text-unicode'), 'stream-metadata-first'],
     pairs: [
       ['request.wire.json', 'request.ir.json'],
       ['response.wire.json', 'response.ir.json'],
@@ -283,18 +225,7 @@ export const GOLDEN: Readonly<Record<ProtocolId, GoldenRow>> = {
   },
   cohere: {
     // Cohere has no refusal or content-filter signal, so no such scenario.
-    required: [
-      'text-basic',
-      'system-and-multi-turn',
-      'tool-call-parallel',
-      'images',
-      'stop-sequence',
-      'usage-cached',
-      'thinking',
-      'text-unicode',
-      'stream-error',
-      'stream-truncated',
-    ],
+    required: scenarios('thinking', 'text-unicode'),
     pairs: BASE_PAIRS,
     schemas: cohere.SCHEMAS,
     regenerates: false,
