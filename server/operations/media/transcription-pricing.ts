@@ -59,8 +59,7 @@ export function transcriptionPricing(exchange: Exchange, worstBytes: number, byt
 
 function cost(lane: ModelRoute, reported: Reported, uploadBytes: number): bigint {
   const { per_audio_second: perSecond, input } = lane.operationPrices.audio ?? {};
-  if (reported.usage !== undefined && input !== undefined)
-    return chargeUnits(reported.usage.inputTokens + reported.usage.outputTokens, input, PER_INPUT_TOKEN);
+  if (reported.usage !== undefined && input !== undefined) return chargeUnits(reported.usage.inputTokens + reported.usage.outputTokens, input, PER_INPUT_TOKEN);
   if (perSecond === undefined) return 0n;
   return chargeUnits(reported.seconds ?? estimatedSeconds(uploadBytes), perSecond, PER_AUDIO_SECOND);
 }
