@@ -25,6 +25,32 @@ function toText(value: Json): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * The length toText() would give, counted without building it, stopping once past `limit`: a
+ * mutation may put one subtree in several places (aliases), so the text can grow past what a string
+ * can hold while the tree stays small, and toText() would then throw RangeError.
+ */
+function textLengthUpTo(value: Json, limit: number): number {
+  let length = 0;
+  const walk = (node: Json): void => {
+    if (length > limit) return;
+    if (node instanceof RawJson) length += node.text.length;
+    else if (Array.isArray(node)) {
+      length += 2 + Math.max(0, node.length - 1);
+      for (const child of node) walk(child);
+    } else if (node !== null && typeof node === 'object') {
+      const entries = Object.entries(node);
+      length += 2 + Math.max(0, entries.length - 1);
+      for (const [key, child] of entries) {
+        length += JSON.stringify(key).length + 1;
+        walk(child);
+      }
+    } else length += (JSON.stringify(node) ?? 'null').length;
+  };
+  walk(value);
+  return length;
+}
+
 interface Slot {
   readonly parent: Json[] | { [key: string]: Json };
   readonly key: string | number;
@@ -329,8 +355,9 @@ export function mutateBody(seed: unknown, rng: Prng, notes: string[]): Buffer {
   for (let i = 0; i < rounds; i++) {
     const before = text;
     tree = mutate(tree, rng, notes);
-    text = toText(tree);
-    if (text.length > MAX_BODY_CHARS) {
+    const tooLarge = textLengthUpTo(tree, MAX_BODY_CHARS) > MAX_BODY_CHARS;
+    if (!tooLarge) text = toText(tree);
+    if (tooLarge) {
       // Mutations compounded past the bound: keep the body as it was before this one.
       notes.push('(last mutation undone: body too large)');
       text = before || toText(seed as Json);
