@@ -5,7 +5,9 @@ import type { Logger } from '../shared/logger.ts';
 import { BudgetLedger, type Reservation, type Settlement } from './budget-ledger.ts';
 import { IdentityKeys, type DeriveSecret, type IdentityKeyRequest, type IssuedIdentityKey } from './identity-keys.ts';
 import { presentedKey } from './key-carriers.ts';
-import type { CreatedKey, KeyRecord, KeyRef, KeyState, NewKey } from './key-record.ts';
+import type { CreatedKey, KeyRecord, KeyRef, KeyState, KeyUpdate, NewKey } from './key-record.ts';
+import type { TeamBudget, TeamState } from './team-budget.ts';
+import type { UsageQuery, UsageReport } from './usage-report.ts';
 import { KeyDirectory } from './keys.ts';
 import { LastUsed } from './last-used.ts';
 import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
@@ -14,7 +16,23 @@ import { resolveServerSecret } from './server-secret.ts';
 import { SettlementBatch } from './settlement-batch.ts';
 import { openStore, type Store } from './store.ts';
 
-export type { CreatedKey, DeriveSecret, IdentityKeyRequest, IssuedIdentityKey, KeyRecord, KeyRef, KeyState, NewKey, Reservation, Settlement };
+export type {
+  CreatedKey,
+  DeriveSecret,
+  IdentityKeyRequest,
+  IssuedIdentityKey,
+  KeyRecord,
+  KeyRef,
+  KeyState,
+  KeyUpdate,
+  NewKey,
+  Reservation,
+  Settlement,
+  TeamBudget,
+  TeamState,
+  UsageQuery,
+  UsageReport,
+};
 
 /** A local implementation answers at once; a proxy to the owning thread answers with a promise. */
 export type Awaitable<T> = T | Promise<T>;
@@ -26,6 +44,12 @@ export interface Admission {
   readonly priced: boolean;
   /** The model asked for, named in the refusal when it has no price. */
   readonly model?: string;
+  /**
+   * The most tokens (input + output) the request can use, held against the key's tpm until it
+   * settles on the real usage (or is released). An upper bound like the money: the body's bytes
+   * bound its input tokens, and the output limit its output.
+   */
+  readonly worstCaseTokens: number;
 }
 
 /**
@@ -70,6 +94,18 @@ export interface KeyAdmin {
   getKey(id: string): Awaitable<KeyState | undefined>;
   /** The revoked key; revoking again returns it unchanged. undefined: no such key. */
   revokeKey(id: string): Awaitable<KeyState | undefined>;
+  /** The key changed (in force for its next request). undefined: no such key. */
+  updateKey(id: string, update: KeyUpdate): Awaitable<KeyState | undefined>;
+  /**
+   * A new secret for the same key (id, spend, limits); the old one is still accepted for
+   * `graceSeconds` (0: refused at once). undefined: no such key. Throws KeyConflict (refusals.ts)
+   * for a revoked key or a self-serve key (its secret is derived: revoke it instead).
+   */
+  rotateKey(id: string, graceSeconds: number): Awaitable<CreatedKey | undefined>;
+  /** The spend ledger summed and grouped. */
+  usage(query: UsageQuery): Awaitable<UsageReport>;
+  /** Every configured team, then every team named only on keys, by name. */
+  listTeams(): Awaitable<TeamState[]>;
 }
 
 /**
@@ -88,6 +124,8 @@ export interface OwnerGovernance extends Governance, KeyAdmin {
   issueIdentityKey(request: IdentityKeyRequest, derive: DeriveSecret): Awaitable<{ issued: IssuedIdentityKey; key: KeyState }>;
   /** Throws (or rejects) when the store cannot be used (readiness). */
   ping(): Awaitable<void>;
+  /** The teams' budgets from the configuration: at start, and after every configuration change. */
+  setTeams(teams: readonly TeamBudget[]): void;
 }
 
 /** The implementation in the thread that owns the store: every answer is immediate. */

@@ -16,10 +16,11 @@ export const missingKey = () =>
 export const invalidKey = () => authenticationFailure('invalid_api_key', 'the key presented is not a valid gateway key');
 export const revokedKey = (id: string) => authenticationFailure('key_revoked', `this key (${id}) has been revoked; ask for a new one`);
 
-/** The key as the store knows it now (a caller's copy may predate a revocation), else its refusal. */
-export function usableKey(record: KeyRecord | undefined): KeyRecord {
+/** The key as the store knows it now (a caller's copy may predate a revocation or an expiry), else its refusal. */
+export function usableKey(record: KeyRecord | undefined, nowMs: number): KeyRecord {
   if (record === undefined) throw invalidKey();
   if (record.revokedAt !== null) throw revokedKey(record.id);
+  if (record.expiresAt !== null && nowMs >= record.expiresAt) throw expiredKey(record.id);
   return record;
 }
 
@@ -60,4 +61,51 @@ export function budgetExceeded(worstCaseMicrocents: bigint, budget: bigint, spen
 export function checkNewKey(spec: NewKey): void {
   if (spec.budgetMicrocents !== undefined && spec.budgetMicrocents < 0n) throw new RangeError('budget cannot be negative');
   if (spec.rpm !== undefined && (!Number.isSafeInteger(spec.rpm) || spec.rpm < 1)) throw new RangeError('rpm must be a whole number of at least 1');
+}
+
+export const expiredKey = (id: string) =>
+  authenticationFailure('key_expired', `this key (${id}) has expired; ask its administrator for a new one or a later expiry`);
+
+/** A key whose `models` allow-list does not name the model or pool asked for. */
+export function modelNotAllowed(model: string, allowed: readonly string[]): GatewayFailure {
+  return new GatewayFailure(
+    gatewayError('permission', `this key may not use model "${model}": it is limited to ${allowed.map((m) => JSON.stringify(m)).join(', ')}`, {
+      code: 'model_not_allowed',
+    }),
+  );
+}
+
+/** Over the key's tokens per minute; `retryAfterSeconds` is when enough of the window has passed. */
+export function tokensPerMinuteExceeded(tpm: number, worstCaseTokens: number, retryAfterSeconds: number): GatewayFailure {
+  const alone = worstCaseTokens > tpm;
+  return new GatewayFailure(
+    gatewayError(
+      'rate_limit',
+      alone
+        ? `token rate limit: this request may use up to ${worstCaseTokens} tokens (its input and output limit), more than this key's ${tpm} tokens per minute; lower max_tokens or send less`
+        : `token rate limit exceeded: this key allows ${tpm} tokens per minute (input + output, held at each request's worst case until it ends); retry after ${retryAfterSeconds} s`,
+      { code: 'tokens_per_minute_exceeded', retryAfterSeconds },
+    ),
+  );
+}
+
+/** The team's budget (config.yaml `teams.<name>`) cannot hold the request's worst case. */
+export function teamBudgetExceeded(team: string, worstCaseMicrocents: bigint, budget: bigint, spent: bigint, reserved: bigint): GatewayFailure {
+  const left = budget - spent - reserved;
+  return new GatewayFailure(
+    gatewayError(
+      'billing',
+      `team budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and team "${team}" has ${Math.max(0, microcentsToCentsDown(left))} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger team budget`,
+      { code: 'team_budget_exceeded' },
+    ),
+  );
+}
+
+/** An admin change the key's state forbids (rotating a revoked or self-serve key): a 409 on the admin plane. */
+export class KeyConflict extends Error {
+  readonly code: string;
+  constructor(code: 'key_revoked' | 'self_serve_key', message: string) {
+    super(message);
+    this.code = code;
+  }
 }
