@@ -10,13 +10,28 @@ import { presentedKey } from '../key-carriers.ts';
 import { newKeySecret } from '../key-secret.ts';
 import { LastUsedMarks } from '../last-used-marks.ts';
 import type { MillisecondClock } from '../rate-limiter.ts';
-import { budgetExceeded, checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, revokedKey, usableKey } from '../refusals.ts';
+import {
+  budgetExceeded,
+  checkNewKey,
+  invalidKey,
+  missingKey,
+  priceUnknown,
+  rateLimited,
+  revokedKey,
+  teamBudgetExceeded,
+  tokensPerMinuteExceeded,
+  usableKey,
+} from '../refusals.ts';
 import { wholeTokens } from '../token-price.ts';
 import { PostgresIdentityKeys } from './postgres-identity-keys.ts';
 import { startLeases } from './postgres-leases.ts';
+import { checkKeyUpdate, rotateKeyRow, updateKeyRow } from './postgres-key-changes.ts';
+import { keyStates } from './postgres-key-figures.ts';
 import { insertKeyRow, KEY_COLUMNS, PostgresKeyCache, type KeyRow, type NewKeyRow } from './postgres-keys.ts';
 import { migratePostgres } from './postgres-schema.ts';
 import { resolvePostgresSecret } from './postgres-secret.ts';
+import { TeamBudgets } from './postgres-teams.ts';
+import { usageReport } from './postgres-usage.ts';
 import { RoundTripBatch } from './round-trip-batch.ts';
 import { asStoreFailure } from './store-unavailable.ts';
 
@@ -31,8 +46,18 @@ export interface PostgresGovernanceOptions {
   readonly leaseMs: number;
   /** Rate-window times from this clock instead of the database's (tests drive time with it). */
   readonly rateClock?: MillisecondClock;
-  /** Milliseconds since the epoch for stored times; Date.now by default. */
+  /**
+   * Milliseconds since the epoch for stored times (created_at, revoked_at, rotation) and for the
+   * checks of expiry and of a rotated secret's grace, made on this node from its cached keys;
+   * Date.now by default.
+   */
   readonly wallClock?: () => number;
+  /**
+   * Budget periods and the ledger's settlement times from this clock instead of the database's
+   * (tests drive a period rollover with it). In production the database's clock decides, the one
+   * clock a fleet shares, so every node resets a period at the same instant.
+   */
+  readonly periodClock?: () => number;
   readonly lastUsedFlushMs?: number;
   /** Connections this node holds; 10 by default. */
   readonly poolSize?: number;
@@ -46,10 +71,13 @@ const RETRY_MS = [100, 250, 500, 1000, 2000];
 interface ReserveOutcome {
   ord: number;
   reservation_id: string | null;
-  outcome: 'ok' | 'unknown' | 'revoked' | 'budget';
+  outcome: 'ok' | 'unknown' | 'revoked' | 'budget' | 'team' | 'tpm';
+  /** The refusal's figures: money for budget and team; for tpm the limit and the tokens in the window. */
   budget: string | null;
   spent: string | null;
   reserved: string | null;
+  team: string | null;
+  retry_after_ms: string | null;
 }
 
 /**
@@ -63,6 +91,11 @@ export async function createPostgresGovernance(
   options: PostgresGovernanceOptions,
 ): Promise<OwnerGovernance & { readonly nodeId: string; readonly pool: pg.Pool }> {
   const wall = options.wallClock ?? Date.now;
+  /** p_now of the PL/pgSQL: null lets the database's clock decide. */
+  const periodNow = () => options.periodClock?.() ?? null;
+  /** p_window_now: the rpm and tpm windows' time. */
+  const windowNow = () => options.rateClock?.now() ?? null;
+  const teams = new TeamBudgets();
   const log = options.log;
   const nodeId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = new pg.Pool({
@@ -134,22 +167,29 @@ export async function createPostgresGovernance(
     return out;
   });
 
-  const reserveBatch = new RoundTripBatch<{ keyId: string; microcents: bigint }, ReserveOutcome>(async (items) => {
-    const rows = await query<ReserveOutcome>('SELECT * FROM gateway_reserve($1::text[], $2::bigint[], $3, $4::bigint)', [
-      items.map((i) => i.keyId),
-      items.map((i) => i.microcents),
-      nodeId,
-      options.leaseMs,
-    ]);
+  const reserveBatch = new RoundTripBatch<{ keyId: string; microcents: bigint; tokens: number }, ReserveOutcome>(async (items) => {
+    const rows = await query<ReserveOutcome>(
+      'SELECT * FROM gateway_reserve($1::text[], $2::bigint[], $3::bigint[], $4, $5::bigint, $6::text[], $7::bigint[], $8::text[], $9::bigint, $10::bigint)',
+      [
+        items.map((i) => i.keyId),
+        items.map((i) => i.microcents),
+        items.map((i) => i.tokens),
+        nodeId,
+        options.leaseMs,
+        ...teams.arguments(),
+        periodNow(),
+        windowNow(),
+      ],
+    );
     const out: ReserveOutcome[] = new Array(items.length);
     for (const row of rows) out[row.ord - 1] = row;
     return out;
   });
 
-  const settleBatch = new RoundTripBatch<{ reservation: Reservation; settlement: Settlement; at: number }, boolean>(async (items) => {
-    const column = <T>(pick: (i: { reservation: Reservation; settlement: Settlement; at: number }) => T) => items.map(pick);
+  const settleBatch = new RoundTripBatch<{ reservation: Reservation; settlement: Settlement }, boolean>(async (items) => {
+    const column = <T>(pick: (i: { reservation: Reservation; settlement: Settlement }) => T) => items.map(pick);
     const rows = await query<{ ord: number; recorded: boolean }>(
-      'SELECT ord, recorded FROM gateway_settle($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::boolean[], $12::bigint)',
+      'SELECT ord, recorded FROM gateway_settle($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::boolean[], $12::bigint, $13::bigint)',
       [
         column((i) => i.reservation.id),
         column((i) => i.reservation.keyId),
@@ -162,7 +202,8 @@ export async function createPostgresGovernance(
         column((i) => wholeTokens(i.settlement.usage.cacheWriteTokens)),
         column((i) => i.settlement.costMicrocents),
         column((i) => i.settlement.estimated),
-        items[0]!.at,
+        periodNow(),
+        windowNow(),
       ],
     );
     const out: boolean[] = new Array(items.length).fill(false);
@@ -208,22 +249,25 @@ export async function createPostgresGovernance(
     });
   }
 
-  /** The key as it is now: a caller's copy may predate a revocation. */
-  const usable = (key: KeyRef): KeyRecord => usableKey(keys.get(key.id));
+  /** The key as it is now: a caller's copy may predate a revocation, a PATCH or an expiry. */
+  const usable = (key: KeyRef): KeyRecord => usableKey(keys.get(key.id), wall());
 
   async function authenticatePresented(secret: string | undefined): Promise<KeyRecord> {
     if (secret === undefined) throw missingKey();
-    let record = keys.findCached(secret);
-    if (record === undefined) {
+    let found = keys.findCached(secret);
+    if (found === undefined) {
       try {
-        record = await keys.findBySecret(secret);
+        found = await keys.findBySecret(secret);
       } catch (error) {
         // An unknown key cannot be checked without the store, whatever on_store_error says.
         throw asStoreFailure(error);
       }
     }
-    if (record === undefined) throw invalidKey();
-    return usable(record);
+    if (found === undefined) throw invalidKey();
+    // A rotated-away secret past its grace is no key at all (not "revoked": the key lives on).
+    const until = found.record.previousSecretUntil;
+    if (found.previous && (until === null || wall() >= until)) throw invalidKey();
+    return usable(found.record);
   }
 
   /** Takes one request from the key's rate across the fleet; throws a 429 when none is left. */
@@ -256,7 +300,7 @@ export async function createPostgresGovernance(
     }
     let outcome: ReserveOutcome;
     try {
-      outcome = await reserveBatch.call({ keyId: record.id, microcents: admission.worstCaseMicrocents });
+      outcome = await reserveBatch.call({ keyId: record.id, microcents: admission.worstCaseMicrocents, tokens: wholeTokens(admission.worstCaseTokens) });
     } catch (error) {
       // Fail open: the request goes on unheld; its settlement is recorded when the store is back.
       if (options.onStoreError === 'allow' && isStoreDown(error)) return { id: 0, keyId: record.id, microcents: admission.worstCaseMicrocents };
@@ -270,6 +314,12 @@ export async function createPostgresGovernance(
     await refundRate(record);
     if (outcome.outcome === 'unknown') throw invalidKey();
     if (outcome.outcome === 'revoked') throw revokedKey(record.id);
+    if (outcome.outcome === 'tpm') {
+      const tpm = Number(outcome.budget);
+      throw tokensPerMinuteExceeded(tpm, admission.worstCaseTokens, Math.max(1, Math.ceil(Number(outcome.retry_after_ms) / 1000)));
+    }
+    if (outcome.outcome === 'team')
+      throw teamBudgetExceeded(outcome.team!, admission.worstCaseMicrocents, BigInt(outcome.budget!), BigInt(outcome.spent!), BigInt(outcome.reserved!));
     throw budgetExceeded(admission.worstCaseMicrocents, BigInt(outcome.budget!), BigInt(outcome.spent!), BigInt(outcome.reserved!));
   }
 
@@ -291,26 +341,26 @@ export async function createPostgresGovernance(
     }
   }
 
-  function state(row: KeyRow): KeyState {
-    const record = keys.put(row);
-    const stored = row.last_used_at === null ? null : Number(row.last_used_at);
-    const local = lastUsed.get(row.id);
-    return {
-      ...record,
-      spentMicrocents: BigInt(row.spent_microcents),
-      reservedMicrocents: BigInt(row.reserved_microcents),
-      lastUsedAt: local === null || (stored !== null && stored > local) ? stored : local,
-    };
-  }
+  /** Rows as admin answers: the cache refreshed from them, with their live figures. */
+  const states = (rows: KeyRow[]): Promise<KeyState[]> =>
+    keyStates(query, rows, periodNow(), (row) => ({ record: keys.put(row), lastUsedAt: lastUsed.get(row.id) }));
+  const state = async (row: KeyRow): Promise<KeyState> => (await states([row]))[0]!;
 
   const insertKey = (client: pg.ClientBase | pg.Pool, spec: NewKeyRow, secret: string) => insertKeyRow(client, keys, spec, secret, wall());
-  const identityKeys = new PostgresIdentityKeys({ pool, keys, insertKey, state, wall, log });
+  const stateOf = (client: pg.ClientBase, row: KeyRow): Promise<KeyState> =>
+    keyStates(
+      async (text, values) => (await client.query(text, values)).rows,
+      [row],
+      periodNow(),
+      (r) => ({ record: keys.put(r), lastUsedAt: lastUsed.get(r.id) }),
+    ).then((all) => all[0]!);
+  const identityKeys = new PostgresIdentityKeys({ pool, keys, insertKey, state: stateOf, wall, log });
   const issueIdentityKey = (request: IdentityKeyRequest, derive: DeriveSecret) => {
     checkNewKey({ budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined });
     return identityKeys.issue(request, derive);
   };
 
-  const leases = startLeases({ query, held: () => held.keys(), leaseMs: options.leaseMs, wall, log });
+  const leases = startLeases({ query, held: () => held.keys(), leaseMs: options.leaseMs, periodNow, windowNow, log });
   const flushTimer = setInterval(() => void flushLastUsed(), options.lastUsedFlushMs ?? LAST_USED_FLUSH_MS);
   flushTimer.unref();
 
@@ -330,9 +380,8 @@ export async function createPostgresGovernance(
     async settle(reservation, settlement) {
       if (settlement.costMicrocents < 0n) throw new RangeError(`a cost cannot be negative (${settlement.costMicrocents})`);
       if (settlement.costMicrocents > 2n ** 63n - 1n) throw new RangeError(`a cost of ${settlement.costMicrocents} µ¢ does not fit the ledger`);
-      const at = wall();
       return persist(
-        () => settleBatch.call({ reservation, settlement, at }),
+        () => settleBatch.call({ reservation, settlement }),
         SETTLE_PATIENCE_MS,
         () => held.delete(reservation.id),
       );
@@ -353,21 +402,53 @@ export async function createPostgresGovernance(
     async createKey(spec) {
       checkNewKey(spec);
       const secret = newKeySecret();
+      checkKeyUpdate({ tpm: spec.tpm });
       const row = await insertKey(
         pool,
-        { name: spec.name ?? null, owner: spec.owner ?? null, budgetMicrocents: spec.budgetMicrocents ?? null, rpm: spec.rpm ?? null },
+        {
+          name: spec.name ?? null,
+          owner: spec.owner ?? null,
+          budgetMicrocents: spec.budgetMicrocents ?? null,
+          budgetPeriod: spec.budgetPeriod ?? null,
+          rpm: spec.rpm ?? null,
+          tpm: spec.tpm ?? null,
+          models: spec.models ?? null,
+          expiresAt: spec.expiresAt ?? null,
+          team: spec.team ?? null,
+          metadata: spec.metadata ?? {},
+          selfServe: false,
+        },
         secret,
       );
       log.info({ keyId: row.id, prefix: row.prefix }, 'key created');
-      return { key: state(row), secret };
+      return { key: await state(row), secret };
     },
     async listKeys() {
-      return (await query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys ORDER BY created_at, position`, [])).map(state);
+      return states(await query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys ORDER BY created_at, position`, []));
     },
     async getKey(id) {
       const row = (await query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE id = $1`, [id]))[0];
       return row === undefined ? undefined : state(row);
     },
+    async updateKey(id, update) {
+      const row = await updateKeyRow(query, id, update);
+      if (row === undefined) return undefined;
+      log.info(
+        { keyId: row.id, prefix: row.prefix, changed: Object.keys(update).filter((k) => update[k as keyof typeof update] !== undefined) },
+        'key updated',
+      );
+      return state(row);
+    },
+    async rotateKey(id, graceSeconds) {
+      const secret = newKeySecret();
+      const row = await rotateKeyRow(query, keys, id, secret, graceSeconds, wall());
+      if (row === undefined) return undefined;
+      log.info({ keyId: row.id, prefix: row.prefix, graceSeconds }, 'key rotated');
+      return { key: await state(row), secret };
+    },
+    usage: (spec) => usageReport(query, spec),
+    listTeams: () => teams.list(query, periodNow()),
+    setTeams: (budgets) => teams.set(budgets),
     async revokeKey(id) {
       const rows = await query<KeyRow & { was_live: boolean }>(
         `UPDATE gateway_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING ${KEY_COLUMNS}, (revoked_at = $2) AS was_live`,

@@ -18,7 +18,7 @@ export class PostgresIdentityKeys {
   readonly #pool: pg.Pool;
   readonly #keys: PostgresKeyCache;
   readonly #insertKey: (client: pg.ClientBase, spec: NewKeyRow, secret: string) => Promise<KeyRow>;
-  readonly #state: (row: KeyRow) => KeyState;
+  readonly #state: (client: pg.ClientBase, row: KeyRow) => Promise<KeyState>;
   readonly #wall: () => number;
   readonly #log: Logger;
 
@@ -26,7 +26,7 @@ export class PostgresIdentityKeys {
     pool: pg.Pool;
     keys: PostgresKeyCache;
     insertKey: (client: pg.ClientBase, spec: NewKeyRow, secret: string) => Promise<KeyRow>;
-    state: (row: KeyRow) => KeyState;
+    state: (client: pg.ClientBase, row: KeyRow) => Promise<KeyState>;
     wall: () => number;
     log: Logger;
   }) {
@@ -71,8 +71,8 @@ export class PostgresIdentityKeys {
        ON CONFLICT (issuer, subject) DO UPDATE SET generation = excluded.generation, key_id = excluded.key_id, team = excluded.team, updated_at = excluded.updated_at`,
         [request.issuer, request.subject, generation, keyId, request.team, now],
       );
-    const issued = (row: KeyRow, secret: string, generation: number, team: string, created: boolean): Issued => {
-      const key = this.#state(row);
+    const issued = async (row: KeyRow, secret: string, generation: number, team: string, created: boolean): Promise<Issued> => {
+      const key = await this.#state(client, row);
       return { issued: { record: keys.get(row.id)!, secret, generation, team, created }, key };
     };
     const known = (
@@ -106,7 +106,20 @@ export class PostgresIdentityKeys {
     }
     const row = await this.#insertKey(
       client,
-      { name: request.name, owner: request.owner, budgetMicrocents: request.budgetMicrocents, rpm: request.rpm },
+      {
+        name: request.name,
+        owner: request.owner,
+        budgetMicrocents: request.budgetMicrocents,
+        budgetPeriod: null,
+        rpm: request.rpm,
+        tpm: null,
+        models: null,
+        expiresAt: null,
+        // The team's own budget (config) counts this key's spend too; the key is never rotated.
+        team: request.team,
+        metadata: {},
+        selfServe: true,
+      },
       secret,
     );
     await saveIdentity(generation, row.id);

@@ -6,7 +6,9 @@ export interface LeaseOptions {
   /** The reservations this node holds now. */
   readonly held: () => Iterable<number>;
   readonly leaseMs: number;
-  readonly wall: () => number;
+  /** p_now and p_window_now of the PL/pgSQL (null: the database's clock). */
+  readonly periodNow: () => number | null;
+  readonly windowNow: () => number | null;
   readonly log: Logger;
 }
 
@@ -14,7 +16,8 @@ export interface LeaseOptions {
  * The two timers of the lease rule on one node: every third of the lease it renews the leases of
  * the reservations it holds, and about as often (jittered, so a fleet does not sweep in step) it
  * runs gateway_expire_leases, which charges what a dead node left at its worst case. Any node may
- * sweep; FOR UPDATE SKIP LOCKED lets several do it at once harmlessly.
+ * sweep (the second to lock a key finds its reservations gone). The same timer trims the rpm and
+ * tpm windows of keys that stopped asking.
  */
 export function startLeases(options: LeaseOptions): { stop(): void } {
   const { query, leaseMs, log } = options;
@@ -30,7 +33,8 @@ export function startLeases(options: LeaseOptions): { stop(): void } {
   renew.unref();
   const expire = setInterval(
     () => {
-      query<{ n: number }>('SELECT gateway_expire_leases($1) AS n', [options.wall()]).then(
+      query<Record<string, unknown>>('SELECT gateway_trim_windows($1::bigint)', [options.windowNow()]).catch(() => undefined);
+      query<{ n: number }>('SELECT gateway_expire_leases($1::bigint, $2::bigint) AS n', [options.periodNow(), options.windowNow()]).then(
         (rows) => {
           const n = rows[0]?.n ?? 0;
           if (n > 0)

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { KEY_LIMITS_MIGRATION } from './postgres-schema-key-limits.ts';
 
 /**
  * The shared store's schema, versioned in code like the SQLite one (migrations.ts) and recorded in
@@ -260,6 +261,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  { version: 3, sql: KEY_LIMITS_MIGRATION },
 ];
 
 /** The newest schema this build knows. */
