@@ -251,6 +251,11 @@ export async function createPostgresGovernance(
 
   /** The key as it is now: a caller's copy may predate a revocation, a PATCH or an expiry. */
   const usable = (key: KeyRef): KeyRecord => usableKey(keys.get(key.id), wall());
+  /** The same for an id this node may not have cached yet (created on another node a moment ago). */
+  async function usableById(key: KeyRef): Promise<KeyRecord> {
+    const record = keys.get(key.id) ?? (await keys.byId(key.id).catch((error: unknown) => Promise.reject(asStoreFailure(error))));
+    return usableKey(record, wall());
+  }
 
   async function authenticatePresented(secret: string | undefined): Promise<KeyRecord> {
     if (secret === undefined) throw missingKey();
@@ -292,7 +297,7 @@ export async function createPostgresGovernance(
   }
 
   async function reserve(key: KeyRef, admission: Admission): Promise<Reservation> {
-    const record = usable(key); // revoked while its body was read: refused now
+    const record = await usableById(key); // revoked or expired while its body was read: refused now
     if (admission.worstCaseMicrocents < 0n) throw new RangeError(`a reservation cannot be negative (${admission.worstCaseMicrocents})`);
     if (record.budgetMicrocents !== null && !admission.priced) {
       await refundRate(record);
@@ -373,7 +378,7 @@ export async function createPostgresGovernance(
     authorize: (headers, query) => authorizePresented(presentedKey(headers, query)),
     authorizePresented,
     async admit(key, admission) {
-      await takeRate(usable(key));
+      await takeRate(await usableById(key));
       return reserve(key, admission);
     },
     reserve,

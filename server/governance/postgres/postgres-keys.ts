@@ -141,6 +141,14 @@ export class PostgresKeyCache {
     return this.#byId.get(id);
   }
 
+  /** The cached key, else the database's: a key created on another node may not have arrived yet. */
+  async byId(id: string): Promise<KeyRecord | undefined> {
+    const cached = this.#byId.get(id);
+    if (cached !== undefined) return cached;
+    const { rows } = await this.#pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE id = $1`, [id]);
+    return rows[0] === undefined ? undefined : this.put(rows[0]);
+  }
+
   put(row: KeyRow): KeyRecord {
     const record = recordFromRow(row);
     for (const old of this.#hashesOf.get(record.id) ?? []) this.#byHash.delete(old);
