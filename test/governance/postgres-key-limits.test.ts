@@ -2,7 +2,7 @@
 // standing for two nodes: budget periods (the clock injected, so a rollover is a step of it), team
 // budgets across keys and nodes, tpm held at the worst case and settled on real tokens, PATCH and
 // rotation in force on the other node, expiry, the lease rule with teams and tokens, and usage.
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Admission, OwnerGovernance } from '../../server/governance/governance.ts';
 import { createPostgresGovernance } from '../../server/governance/postgres/postgres-governance.ts';
