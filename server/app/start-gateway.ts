@@ -13,6 +13,7 @@ import type { LocalGovernance, OwnerGovernance } from '../governance/governance.
 import { openGovernanceStore } from '../governance/open-governance-store.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { RequestStats } from '../observability/request-stats.ts';
+import { statsSnapshot, type StatsSources } from '../observability/stats-snapshot.ts';
 import type { LaneFacts } from '../observability/genai-attributes.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
 import { RequestLog } from '../observability/request-log.ts';
@@ -247,8 +248,29 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
           ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }),
         });
   live.current = { ...live.current, observers };
+  // What GET /stats reads, on both planes: the routing state every thread shares, and the counts
+  // made here (the other workers' in flight added in).
+  const statsSources: StatsSources = {
+    get routing() {
+      return live.current.routing;
+    },
+    clock,
+    requests,
+    inFlight: {
+      get current() {
+        return fleet.inFlight(inFlight.current);
+      },
+    },
+  };
+  const statsEndpoint = {
+    snapshot: async () => {
+      await fleet.refresh();
+      return statsSnapshot({ config: live.current.config, startedAt, sources: statsSources });
+    },
+  };
   const { server: dataServer, guard: dataGuard } = createDataPlaneServer(live, {
     ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }),
+    stats: statsEndpoint,
     ...(selfServe !== undefined && { selfServe }),
     readiness,
   });
@@ -276,11 +298,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       },
       clock,
       requests,
-      inFlight: {
-        get current() {
-          return fleet.inFlight(inFlight.current);
-        },
-      },
+      inFlight: statsSources.inFlight,
       hooks: { list: () => fleet.hooks(hooks.list()) },
       refresh: () => fleet.refresh(),
     },
@@ -344,6 +362,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
           live.current.routing.releaseWorker(n);
         },
         ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }),
+        stats: statsEndpoint,
         ...(governance !== undefined && { governance }),
         ...(keyIssuer !== undefined && { keyIssuer }),
       });
