@@ -156,6 +156,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const opened = await openGovernanceStore(config, { clock, log: options.log });
   const governance = opened?.owner;
+  // Before anything is admitted: a key with a team is held to its team's budget from the first request.
+  governance?.setTeams(config.teamBudgets);
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const serving = new ServingState(1, hooks.gates);
@@ -284,7 +286,15 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     log: options.log,
     ...(metrics !== undefined && { metrics: metrics.config }),
     tlsProblems: (next) => tlsRenewalProblems(served, next),
-    switchTo: configSwitch({ live, routingMemory, clock, workers: () => workers, served: () => served, renewTls: (next) => renewTls(next) }),
+    switchTo: configSwitch({
+      live,
+      routingMemory,
+      clock,
+      workers: () => workers,
+      served: () => served,
+      renewTls: (next) => renewTls(next),
+      ...(governance !== undefined && { governance }),
+    }),
   });
   const adminApp = await createAdminApp({
     config,
