@@ -12,6 +12,8 @@ import { registerInfo } from './commands/info.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerStats } from './commands/stats.ts';
 import { registerStore } from './commands/store.ts';
+import { registerTeams } from './commands/teams.ts';
+import { registerUsage } from './commands/usage.ts';
 import { addConnectionOptions } from './connection.ts';
 import { CliError, errorJson, errorText } from './errors.ts';
 import { CERT_FLAG, KEY_FLAG, TLS_FLAG_ALIASES } from './tls-flags.ts';
@@ -48,6 +50,8 @@ addConnectionOptions(program);
 // Registered with .command() so each subcommand inherits exitOverride and showHelpAfterError.
 registerInfo(program);
 registerKeys(program);
+registerUsage(program);
+registerTeams(program);
 registerConfig(program);
 registerHooks(program);
 registerStats(program);

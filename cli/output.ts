@@ -46,3 +46,10 @@ export function duration(seconds: number): string {
 }
 
 export const orNone = (value: string | number | null): string => (value === null ? 'none' : String(value));
+
+/** An exact USD string from the admin API ("0.00001700") as dollars without needless zeros: $0.000017; at least cents: $2.50. */
+export function dollars(usd: string | null): string {
+  if (usd === null) return 'none';
+  const [whole, fraction = ''] = usd.split('.');
+  return `$${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+}

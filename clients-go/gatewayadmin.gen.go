@@ -14,8 +14,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for BudgetPeriod.
+const (
+	Daily   BudgetPeriod = "daily"
+	Monthly BudgetPeriod = "monthly"
+	Weekly  BudgetPeriod = "weekly"
+)
+
+// Valid indicates whether the value is a known member of the BudgetPeriod enum.
+func (e BudgetPeriod) Valid() bool {
+	switch e {
+	case Daily:
+		return true
+	case Monthly:
+		return true
+	case Weekly:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for ConfigVersionDetailTrigger.
 const (
@@ -242,6 +265,33 @@ func (e ReadyViewStatus) Valid() bool {
 	}
 }
 
+// Defines values for UsageReportGroupBy.
+const (
+	Day   UsageReportGroupBy = "day"
+	Key   UsageReportGroupBy = "key"
+	Model UsageReportGroupBy = "model"
+	Team  UsageReportGroupBy = "team"
+)
+
+// Valid indicates whether the value is a known member of the UsageReportGroupBy enum.
+func (e UsageReportGroupBy) Valid() bool {
+	switch e {
+	case Day:
+		return true
+	case Key:
+		return true
+	case Model:
+		return true
+	case Team:
+		return true
+	default:
+		return false
+	}
+}
+
+// BudgetPeriod The budget applies to each calendar period in UTC (a week starts on Monday); the period's spend resets at its start, lifetime spend is kept. Absent or null: the budget is for the key's whole life.
+type BudgetPeriod string
+
 // BuildInfo defines model for BuildInfo.
 type BuildInfo struct {
 	// Modules Modules built into this binary, e.g. protocol:openai, admin
@@ -458,10 +508,22 @@ type KeyCounts struct {
 	Total   int `json:"total"`
 }
 
-// KeyCreate A new virtual key. Every field is optional: a key with no budget and no rpm is limited by nothing but revocation.
+// KeyCreate A new virtual key. Every field is optional: a key with no limits is limited by nothing but revocation.
 type KeyCreate struct {
-	// BudgetCents Spend allowed over the key's life, in US cents; absent: no budget. A key with a budget can only call models with a known price.
+	// BudgetCents Spend allowed, in US cents: over the key's life, or in each budget_period; absent: no budget. A key with a budget can only call models with a known price.
 	BudgetCents *int `json:"budget_cents,omitempty"`
+
+	// BudgetPeriod The budget applies to each calendar period in UTC (a week starts on Monday); the period's spend resets at its start, lifetime spend is kept. Absent or null: the budget is for the key's whole life.
+	BudgetPeriod *BudgetPeriod `json:"budget_period,omitempty"`
+
+	// ExpiresAt From this moment the key is refused (401 key_expired). At creation it must be in the future. Absent or null: never expires.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+
+	// Metadata Labels for people and tools (cost centre, ticket, ...): at most 20 entries, names of 1 to 64 characters, values of up to 512.
+	Metadata *KeyMetadata `json:"metadata,omitempty"`
+
+	// Models The model and pool names (as clients send them) the key may call; each must be a model or pool of the running configuration. Other models are refused (403 model_not_allowed) and GET /v1/models lists only these. Absent or null: every model.
+	Models *[]string `json:"models,omitempty"`
 
 	// Name What the key is for, for people
 	Name *string `json:"name,omitempty"`
@@ -471,30 +533,72 @@ type KeyCreate struct {
 
 	// Rpm Requests per minute, in any 60 s window; absent: no limit
 	Rpm *int `json:"rpm,omitempty"`
+
+	// Team A team of the running configuration (config.yaml teams:): the key's spend also counts against the team's budget. Absent or null: no team.
+	Team *string `json:"team,omitempty"`
+
+	// Tpm Tokens (input + output) per minute, in any 60 s window: each request holds its worst case (its input bound and output limit) until it ends, then its real tokens count. Absent or null: no limit.
+	Tpm *int `json:"tpm,omitempty"`
 }
 
-// KeyCreated A key just created, with its secret: shown in this answer only, stored only as a hash.
+// KeyCreated A key with its secret, just created or rotated: shown in this answer only, stored only as a hash.
 type KeyCreated struct {
 	// BudgetCents null: no budget
-	BudgetCents *int      `json:"budget_cents"`
-	CreatedAt   time.Time `json:"created_at"`
+	BudgetCents *int `json:"budget_cents"`
+
+	// BudgetPeriod null: the budget is for the key's whole life
+	BudgetPeriod *BudgetPeriod `json:"budget_period"`
+	CreatedAt    time.Time     `json:"created_at"`
+
+	// ExpiresAt From this moment the key is refused; null: never
+	ExpiresAt *time.Time `json:"expires_at"`
 
 	// Id key_ + 26 characters; names the key in this API
 	Id string `json:"id"`
 
 	// LastUsedAt Written every few seconds, so it may lag the last request a little; null: never used
 	LastUsedAt *time.Time `json:"last_used_at"`
-	Name       *string    `json:"name"`
-	Owner      *string    `json:"owner"`
+
+	// LifetimeSpentCents Settled spend over the key's whole life, in cents rounded up
+	LifetimeSpentCents int `json:"lifetime_spent_cents"`
+
+	// LifetimeSpentUsd lifetime_spent_cents exactly, in US dollars
+	LifetimeSpentUsd string `json:"lifetime_spent_usd"`
+
+	// Metadata Labels for people and tools (cost centre, ticket, ...): at most 20 entries, names of 1 to 64 characters, values of up to 512.
+	Metadata KeyMetadata `json:"metadata"`
+
+	// Models The model and pool names the key may call; null: every one
+	Models *[]string `json:"models"`
+	Name   *string   `json:"name"`
+	Owner  *string   `json:"owner"`
+
+	// PeriodStartedAt Start of the current budget period (UTC); null: no budget_period
+	PeriodStartedAt *time.Time `json:"period_started_at"`
 
 	// Prefix The secret's first 8 characters (gwk_ and 4 more), to recognise it by
 	Prefix string `json:"prefix"`
 
-	// RemainingCents budget_cents - spent_cents, never below 0; null: no budget
+	// PreviousSecretUntil Until then the secret replaced by the last rotation is still accepted; null: it is not
+	PreviousSecretUntil *time.Time `json:"previous_secret_until"`
+
+	// RemainingCents budget - spent - reserved (what requests in flight hold), never below 0, in cents rounded down; the same number /auth/token shows. null: no budget
 	RemainingCents *int `json:"remaining_cents"`
+
+	// RemainingUsd remaining_cents exactly, in US dollars; null: no budget
+	RemainingUsd *string `json:"remaining_usd"`
+
+	// ReservedCents Held by requests in flight (admitted at their worst case, not yet settled), in cents rounded up
+	ReservedCents int `json:"reserved_cents"`
+
+	// ReservedUsd reserved_cents exactly, in US dollars
+	ReservedUsd string `json:"reserved_usd"`
 
 	// RevokedAt null: the key is in force
 	RevokedAt *time.Time `json:"revoked_at"`
+
+	// RotatedAt When the secret was last rotated; null: never
+	RotatedAt *time.Time `json:"rotated_at"`
 
 	// Rpm null: no limit
 	Rpm *int `json:"rpm"`
@@ -502,8 +606,20 @@ type KeyCreated struct {
 	// Secret The client key: gwk_ + 43 base64url characters
 	Secret string `json:"secret"`
 
-	// SpentCents Settled spend in cents, rounded up
+	// SelfServe Issued over OIDC (POST /auth/token): its secret is derived, so it cannot be rotated, only revoked
+	SelfServe bool `json:"self_serve"`
+
+	// SpentCents Settled spend counted against the budget (in the current period when there is one, else over the key's life), in cents rounded up
 	SpentCents int `json:"spent_cents"`
+
+	// SpentUsd spent_cents exactly, in US dollars with 8 decimals (1e-8 USD = 1 microcent)
+	SpentUsd string `json:"spent_usd"`
+
+	// Team The team whose budget the key's spend also counts against; null: none
+	Team *string `json:"team"`
+
+	// Tpm Tokens per minute; null: no limit
+	Tpm *int `json:"tpm"`
 }
 
 // KeyList defines model for KeyList.
@@ -511,34 +627,109 @@ type KeyList struct {
 	Data []KeyView `json:"data"`
 }
 
+// KeyMetadata Labels for people and tools (cost centre, ticket, ...): at most 20 entries, names of 1 to 64 characters, values of up to 512.
+type KeyMetadata map[string]string
+
+// KeyRotate defines model for KeyRotate.
+type KeyRotate struct {
+	// GraceSeconds How long the old secret keeps working (at most 30 days); 0 (the default): refused at once. Rotating again during a grace ends the older one.
+	GraceSeconds *int `json:"grace_seconds,omitempty"`
+}
+
+// KeyUpdate A change to a key: a member left out is unchanged, null clears it (no budget, no limit, every model, never expires, no team, no metadata; a name or owner removed). In force from the key's next request. (Go: each member is a nullable.Nullable, whose SetNull sends null.)
+type KeyUpdate struct {
+	BudgetCents nullable.Nullable[int] `json:"budget_cents,omitempty"`
+
+	// BudgetPeriod Changing it recomputes the period's spend from the ledger since the new period's start; null: a lifetime budget.
+	BudgetPeriod nullable.Nullable[BudgetPeriod] `json:"budget_period,omitempty"`
+
+	// ExpiresAt Any time (a past one expires the key now); null: never expires.
+	ExpiresAt nullable.Nullable[time.Time]   `json:"expires_at,omitempty"`
+	Metadata  nullable.Nullable[KeyMetadata] `json:"metadata,omitempty"`
+	Models    nullable.Nullable[[]string]    `json:"models,omitempty"`
+	Name      nullable.Nullable[string]      `json:"name,omitempty"`
+	Owner     nullable.Nullable[string]      `json:"owner,omitempty"`
+	Rpm       nullable.Nullable[int]         `json:"rpm,omitempty"`
+	Team      nullable.Nullable[string]      `json:"team,omitempty"`
+	Tpm       nullable.Nullable[int]         `json:"tpm,omitempty"`
+}
+
 // KeyView A virtual key as the admin plane shows it: never its secret.
 type KeyView struct {
 	// BudgetCents null: no budget
-	BudgetCents *int      `json:"budget_cents"`
-	CreatedAt   time.Time `json:"created_at"`
+	BudgetCents *int `json:"budget_cents"`
+
+	// BudgetPeriod null: the budget is for the key's whole life
+	BudgetPeriod *BudgetPeriod `json:"budget_period"`
+	CreatedAt    time.Time     `json:"created_at"`
+
+	// ExpiresAt From this moment the key is refused; null: never
+	ExpiresAt *time.Time `json:"expires_at"`
 
 	// Id key_ + 26 characters; names the key in this API
 	Id string `json:"id"`
 
 	// LastUsedAt Written every few seconds, so it may lag the last request a little; null: never used
 	LastUsedAt *time.Time `json:"last_used_at"`
-	Name       *string    `json:"name"`
-	Owner      *string    `json:"owner"`
+
+	// LifetimeSpentCents Settled spend over the key's whole life, in cents rounded up
+	LifetimeSpentCents int `json:"lifetime_spent_cents"`
+
+	// LifetimeSpentUsd lifetime_spent_cents exactly, in US dollars
+	LifetimeSpentUsd string `json:"lifetime_spent_usd"`
+
+	// Metadata Labels for people and tools (cost centre, ticket, ...): at most 20 entries, names of 1 to 64 characters, values of up to 512.
+	Metadata KeyMetadata `json:"metadata"`
+
+	// Models The model and pool names the key may call; null: every one
+	Models *[]string `json:"models"`
+	Name   *string   `json:"name"`
+	Owner  *string   `json:"owner"`
+
+	// PeriodStartedAt Start of the current budget period (UTC); null: no budget_period
+	PeriodStartedAt *time.Time `json:"period_started_at"`
 
 	// Prefix The secret's first 8 characters (gwk_ and 4 more), to recognise it by
 	Prefix string `json:"prefix"`
 
-	// RemainingCents budget_cents - spent_cents, never below 0; null: no budget
+	// PreviousSecretUntil Until then the secret replaced by the last rotation is still accepted; null: it is not
+	PreviousSecretUntil *time.Time `json:"previous_secret_until"`
+
+	// RemainingCents budget - spent - reserved (what requests in flight hold), never below 0, in cents rounded down; the same number /auth/token shows. null: no budget
 	RemainingCents *int `json:"remaining_cents"`
+
+	// RemainingUsd remaining_cents exactly, in US dollars; null: no budget
+	RemainingUsd *string `json:"remaining_usd"`
+
+	// ReservedCents Held by requests in flight (admitted at their worst case, not yet settled), in cents rounded up
+	ReservedCents int `json:"reserved_cents"`
+
+	// ReservedUsd reserved_cents exactly, in US dollars
+	ReservedUsd string `json:"reserved_usd"`
 
 	// RevokedAt null: the key is in force
 	RevokedAt *time.Time `json:"revoked_at"`
 
+	// RotatedAt When the secret was last rotated; null: never
+	RotatedAt *time.Time `json:"rotated_at"`
+
 	// Rpm null: no limit
 	Rpm *int `json:"rpm"`
 
-	// SpentCents Settled spend in cents, rounded up
+	// SelfServe Issued over OIDC (POST /auth/token): its secret is derived, so it cannot be rotated, only revoked
+	SelfServe bool `json:"self_serve"`
+
+	// SpentCents Settled spend counted against the budget (in the current period when there is one, else over the key's life), in cents rounded up
 	SpentCents int `json:"spent_cents"`
+
+	// SpentUsd spent_cents exactly, in US dollars with 8 decimals (1e-8 USD = 1 microcent)
+	SpentUsd string `json:"spent_usd"`
+
+	// Team The team whose budget the key's spend also counts against; null: none
+	Team *string `json:"team"`
+
+	// Tpm Tokens per minute; null: no limit
+	Tpm *int `json:"tpm"`
 }
 
 // LaneCounters Attempt outcomes on this lane in this pool since start (DESIGN.md outcome attribution)
@@ -768,6 +959,58 @@ type StatsView struct {
 	Version string `json:"version"`
 }
 
+// TeamList defines model for TeamList.
+type TeamList struct {
+	// Data Every configured team, then every team named only on keys, by name
+	Data []TeamView `json:"data"`
+}
+
+// TeamView A team with its budget (config.yaml teams.<name>) and live figures; its spend is the spend its keys' requests settled under it (self-serve keys included).
+type TeamView struct {
+	// BudgetCents null: no team budget
+	BudgetCents *int `json:"budget_cents"`
+
+	// BudgetPeriod null: the budget is for all time
+	BudgetPeriod *BudgetPeriod `json:"budget_period"`
+
+	// BudgetUsd budget_cents in US dollars; null: no team budget
+	BudgetUsd *string `json:"budget_usd"`
+
+	// Configured In the running configuration; false: a team named only on keys (no budget, still reported)
+	Configured bool `json:"configured"`
+
+	// Keys Keys naming this team that are not revoked
+	Keys int `json:"keys"`
+
+	// LifetimeSpentCents Spend over all time, in cents rounded up
+	LifetimeSpentCents int `json:"lifetime_spent_cents"`
+
+	// LifetimeSpentUsd lifetime_spent_cents exactly, in US dollars
+	LifetimeSpentUsd string `json:"lifetime_spent_usd"`
+	Name             string `json:"name"`
+
+	// PeriodStartedAt Start of the current period (UTC); null: no budget_period
+	PeriodStartedAt *time.Time `json:"period_started_at"`
+
+	// RemainingCents budget - spent - reserved, never below 0, rounded down; null: no budget
+	RemainingCents *int `json:"remaining_cents"`
+
+	// RemainingUsd remaining_cents exactly, in US dollars; null: no budget
+	RemainingUsd *string `json:"remaining_usd"`
+
+	// ReservedCents Held by the team's requests in flight, in cents rounded up
+	ReservedCents int `json:"reserved_cents"`
+
+	// ReservedUsd reserved_cents exactly, in US dollars
+	ReservedUsd string `json:"reserved_usd"`
+
+	// SpentCents Spend counted against the budget (in the current period when there is one, else all time), in cents rounded up
+	SpentCents int `json:"spent_cents"`
+
+	// SpentUsd spent_cents exactly, in US dollars
+	SpentUsd string `json:"spent_usd"`
+}
+
 // TokenExchange An OIDC ID token (and, when the gateway reads the team from UserInfo, the access token) to exchange for the caller's own key.
 type TokenExchange struct {
 	// AccessToken Required when the gateway has auth.oidc.userinfo on
@@ -790,6 +1033,55 @@ type TokenTotals struct {
 type Topology struct {
 	Models []ModelView `json:"models"`
 	Pools  []PoolView  `json:"pools"`
+}
+
+// UsageReport The spend ledger (one row per settled request) summed over [from, to) and grouped.
+type UsageReport struct {
+	// From As asked (a date is its UTC midnight); null: from the first request
+	From    *time.Time           `json:"from"`
+	GroupBy []UsageReportGroupBy `json:"group_by"`
+
+	// Rows Sorted by the groups in group_by order (days ascending, names ascending)
+	Rows []UsageRow `json:"rows"`
+
+	// To As asked, exclusive; null: up to now
+	To *time.Time `json:"to"`
+
+	// Total One group of the spend ledger: the members named in group_by are present, the others absent.
+	Total UsageRow `json:"total"`
+}
+
+// UsageReportGroupBy defines model for UsageReport.GroupBy.
+type UsageReportGroupBy string
+
+// UsageRow One group of the spend ledger: the members named in group_by are present, the others absent.
+type UsageRow struct {
+	CacheReadTokens  int `json:"cache_read_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
+
+	// CostCents Cost in cents, rounded up
+	CostCents int `json:"cost_cents"`
+
+	// CostUsd The cost exactly, in US dollars with 8 decimals
+	CostUsd string `json:"cost_usd"`
+
+	// Day The UTC day the requests were settled (YYYY-MM-DD)
+	Day *openapi_types.Date `json:"day,omitempty"`
+
+	// InputTokens Input tokens, cache reads and writes included
+	InputTokens int     `json:"input_tokens"`
+	KeyId       *string `json:"key_id,omitempty"`
+
+	// KeyName The key's name now; null: none (or the key is gone)
+	KeyName *string `json:"key_name,omitempty"`
+
+	// Model The upstream model that served
+	Model        *string `json:"model,omitempty"`
+	OutputTokens int     `json:"output_tokens"`
+	Requests     int     `json:"requests"`
+
+	// Team The key's team when the requests were settled; null: none
+	Team *string `json:"team,omitempty"`
 }
 
 // WebhookCounters A webhook hook's delivery counters since start
@@ -849,11 +1141,41 @@ type GetApiV1AdminConfigDiffParams struct {
 	To *int `form:"to,omitempty" json:"to,omitempty"`
 }
 
+// GetApiV1AdminKeysIdUsageParams defines parameters for GetApiV1AdminKeysIdUsage.
+type GetApiV1AdminKeysIdUsageParams struct {
+	// From Requests settled at or after this moment: a date (YYYY-MM-DD, its UTC midnight) or a date-time with a zone; default: the first
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Requests settled before this moment (exclusive): a date (its UTC midnight, so to=2026-02-01 ends January) or a date-time; default: now
+	To *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// GroupBy A comma-separated list of day, model, key, team (rows grouped in that order); default: one row of totals
+	GroupBy *string `form:"group_by,omitempty" json:"group_by,omitempty"`
+}
+
+// GetApiV1AdminUsageParams defines parameters for GetApiV1AdminUsage.
+type GetApiV1AdminUsageParams struct {
+	// From Requests settled at or after this moment: a date (YYYY-MM-DD, its UTC midnight) or a date-time with a zone; default: the first
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Requests settled before this moment (exclusive): a date (its UTC midnight, so to=2026-02-01 ends January) or a date-time; default: now
+	To *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// GroupBy A comma-separated list of day, model, key, team (rows grouped in that order); default: one row of totals
+	GroupBy *string `form:"group_by,omitempty" json:"group_by,omitempty"`
+}
+
 // PostApiV1AdminConfigRollbackJSONRequestBody defines body for PostApiV1AdminConfigRollback for application/json ContentType.
 type PostApiV1AdminConfigRollbackJSONRequestBody = ConfigRollback
 
 // PostApiV1AdminKeysJSONRequestBody defines body for PostApiV1AdminKeys for application/json ContentType.
 type PostApiV1AdminKeysJSONRequestBody = KeyCreate
+
+// PatchApiV1AdminKeysIdJSONRequestBody defines body for PatchApiV1AdminKeysId for application/json ContentType.
+type PatchApiV1AdminKeysIdJSONRequestBody = KeyUpdate
+
+// PostApiV1AdminKeysIdRotateJSONRequestBody defines body for PostApiV1AdminKeysIdRotate for application/json ContentType.
+type PostApiV1AdminKeysIdRotateJSONRequestBody = KeyRotate
 
 // PostAuthTokenJSONRequestBody defines body for PostAuthToken for application/json ContentType.
 type PostAuthTokenJSONRequestBody = TokenExchange
@@ -1029,6 +1351,39 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/admin/keys/{id} (the `GetApiV1AdminKeysId` operationId).
 	GetApiV1AdminKeysId(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PatchApiV1AdminKeysIdWithBody Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+	PatchApiV1AdminKeysIdWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchApiV1AdminKeysId Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+	PatchApiV1AdminKeysId(ctx context.Context, id string, body PatchApiV1AdminKeysIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostApiV1AdminKeysIdRotateWithBody A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+	PostApiV1AdminKeysIdRotateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostApiV1AdminKeysIdRotate A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+	PostApiV1AdminKeysIdRotate(ctx context.Context, id string, body PostApiV1AdminKeysIdRotateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetApiV1AdminKeysIdUsage One key's requests, tokens and cost from the spend ledger, over a time range, grouped
+	//
+	// Corresponds with GET /api/v1/admin/keys/{id}/usage (the `GetApiV1AdminKeysIdUsage` operationId).
+	GetApiV1AdminKeysIdUsage(ctx context.Context, id string, params *GetApiV1AdminKeysIdUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetApiV1AdminOpenapiJson This API's OpenAPI document (the spec the server and the clients are generated from)
 	//
 	// Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
@@ -1040,6 +1395,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/admin/store/backup (the `PostApiV1AdminStoreBackup` operationId).
 	PostApiV1AdminStoreBackup(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetApiV1AdminTeams Teams with their budgets and spend: every configured team, then teams named only on keys
+	//
+	// Corresponds with GET /api/v1/admin/teams (the `GetApiV1AdminTeams` operationId).
+	GetApiV1AdminTeams(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetApiV1AdminUsage Who spent what, on which model, on which day: requests, tokens and cost from the spend ledger, over a time range, grouped
+	//
+	// Corresponds with GET /api/v1/admin/usage (the `GetApiV1AdminUsage` operationId).
+	GetApiV1AdminUsage(ctx context.Context, params *GetApiV1AdminUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostAuthTokenWithBody Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
 	//
@@ -1352,6 +1717,89 @@ func (c *Client) GetApiV1AdminKeysId(ctx context.Context, id string, reqEditors 
 	return c.Client.Do(req)
 }
 
+// PatchApiV1AdminKeysIdWithBody Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+func (c *Client) PatchApiV1AdminKeysIdWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchApiV1AdminKeysIdRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchApiV1AdminKeysId Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+func (c *Client) PatchApiV1AdminKeysId(ctx context.Context, id string, body PatchApiV1AdminKeysIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchApiV1AdminKeysIdRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminKeysIdRotateWithBody A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+func (c *Client) PostApiV1AdminKeysIdRotateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminKeysIdRotateRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostApiV1AdminKeysIdRotate A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+func (c *Client) PostApiV1AdminKeysIdRotate(ctx context.Context, id string, body PostApiV1AdminKeysIdRotateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostApiV1AdminKeysIdRotateRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApiV1AdminKeysIdUsage One key's requests, tokens and cost from the spend ledger, over a time range, grouped
+//
+// Corresponds with GET /api/v1/admin/keys/{id}/usage (the `GetApiV1AdminKeysIdUsage` operationId).
+func (c *Client) GetApiV1AdminKeysIdUsage(ctx context.Context, id string, params *GetApiV1AdminKeysIdUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminKeysIdUsageRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetApiV1AdminOpenapiJson This API's OpenAPI document (the spec the server and the clients are generated from)
 //
 // Corresponds with GET /api/v1/admin/openapi.json (the `GetApiV1AdminOpenapiJson` operationId).
@@ -1374,6 +1822,36 @@ func (c *Client) GetApiV1AdminOpenapiJson(ctx context.Context, reqEditors ...Req
 // Corresponds with POST /api/v1/admin/store/backup (the `PostApiV1AdminStoreBackup` operationId).
 func (c *Client) PostApiV1AdminStoreBackup(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostApiV1AdminStoreBackupRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApiV1AdminTeams Teams with their budgets and spend: every configured team, then teams named only on keys
+//
+// Corresponds with GET /api/v1/admin/teams (the `GetApiV1AdminTeams` operationId).
+func (c *Client) GetApiV1AdminTeams(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminTeamsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApiV1AdminUsage Who spent what, on which model, on which day: requests, tokens and cost from the spend ledger, over a time range, grouped
+//
+// Corresponds with GET /api/v1/admin/usage (the `GetApiV1AdminUsage` operationId).
+func (c *Client) GetApiV1AdminUsage(ctx context.Context, params *GetApiV1AdminUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApiV1AdminUsageRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1992,6 +2470,185 @@ func NewGetApiV1AdminKeysIdRequest(server string, id string) (*http.Request, err
 	return req, nil
 }
 
+// NewPatchApiV1AdminKeysIdRequest calls the generic PatchApiV1AdminKeysId builder with application/json body
+func NewPatchApiV1AdminKeysIdRequest(server string, id string, body PatchApiV1AdminKeysIdJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchApiV1AdminKeysIdRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPatchApiV1AdminKeysIdRequestWithBody constructs an http.Request for the PatchApiV1AdminKeysId method, with any body, and a specified content type
+func NewPatchApiV1AdminKeysIdRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/keys/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostApiV1AdminKeysIdRotateRequest calls the generic PostApiV1AdminKeysIdRotate builder with application/json body
+func NewPostApiV1AdminKeysIdRotateRequest(server string, id string, body PostApiV1AdminKeysIdRotateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostApiV1AdminKeysIdRotateRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPostApiV1AdminKeysIdRotateRequestWithBody constructs an http.Request for the PostApiV1AdminKeysIdRotate method, with any body, and a specified content type
+func NewPostApiV1AdminKeysIdRotateRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/keys/%s/rotate", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetApiV1AdminKeysIdUsageRequest constructs an http.Request for the GetApiV1AdminKeysIdUsage method
+func NewGetApiV1AdminKeysIdUsageRequest(server string, id string, params *GetApiV1AdminKeysIdUsageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/keys/%s/usage", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.GroupBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "group_by", *params.GroupBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetApiV1AdminOpenapiJsonRequest constructs an http.Request for the GetApiV1AdminOpenapiJson method
 func NewGetApiV1AdminOpenapiJsonRequest(server string) (*http.Request, error) {
 	var err error
@@ -2039,6 +2696,111 @@ func NewPostApiV1AdminStoreBackupRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetApiV1AdminTeamsRequest constructs an http.Request for the GetApiV1AdminTeams method
+func NewGetApiV1AdminTeamsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/teams")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetApiV1AdminUsageRequest constructs an http.Request for the GetApiV1AdminUsage method
+func NewGetApiV1AdminUsageRequest(server string, params *GetApiV1AdminUsageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/admin/usage")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.GroupBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "group_by", *params.GroupBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -2384,6 +3146,41 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/admin/keys/{id} (the `GetApiV1AdminKeysId` operationId).
 	GetApiV1AdminKeysIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetApiV1AdminKeysIdResponse, error)
 
+	// PatchApiV1AdminKeysIdWithBodyWithResponse Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+	PatchApiV1AdminKeysIdWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchApiV1AdminKeysIdResponse, error)
+
+	// PatchApiV1AdminKeysIdWithResponse Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+	PatchApiV1AdminKeysIdWithResponse(ctx context.Context, id string, body PatchApiV1AdminKeysIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchApiV1AdminKeysIdResponse, error)
+
+	// PostApiV1AdminKeysIdRotateWithBodyWithResponse A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+	PostApiV1AdminKeysIdRotateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminKeysIdRotateResponse, error)
+
+	// PostApiV1AdminKeysIdRotateWithResponse A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+	PostApiV1AdminKeysIdRotateWithResponse(ctx context.Context, id string, body PostApiV1AdminKeysIdRotateJSONRequestBody, reqEditors ...RequestEditorFn) (*PostApiV1AdminKeysIdRotateResponse, error)
+
+	// GetApiV1AdminKeysIdUsageWithResponse One key's requests, tokens and cost from the spend ledger, over a time range, grouped
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/keys/{id}/usage (the `GetApiV1AdminKeysIdUsage` operationId).
+	GetApiV1AdminKeysIdUsageWithResponse(ctx context.Context, id string, params *GetApiV1AdminKeysIdUsageParams, reqEditors ...RequestEditorFn) (*GetApiV1AdminKeysIdUsageResponse, error)
+
 	// GetApiV1AdminOpenapiJsonWithResponse This API's OpenAPI document (the spec the server and the clients are generated from)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -2399,6 +3196,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/admin/store/backup (the `PostApiV1AdminStoreBackup` operationId).
 	PostApiV1AdminStoreBackupWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostApiV1AdminStoreBackupResponse, error)
+
+	// GetApiV1AdminTeamsWithResponse Teams with their budgets and spend: every configured team, then teams named only on keys
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/teams (the `GetApiV1AdminTeams` operationId).
+	GetApiV1AdminTeamsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminTeamsResponse, error)
+
+	// GetApiV1AdminUsageWithResponse Who spent what, on which model, on which day: requests, tokens and cost from the spend ledger, over a time range, grouped
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/admin/usage (the `GetApiV1AdminUsage` operationId).
+	GetApiV1AdminUsageWithResponse(ctx context.Context, params *GetApiV1AdminUsageParams, reqEditors ...RequestEditorFn) (*GetApiV1AdminUsageResponse, error)
 
 	// PostAuthTokenWithBodyWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
 	//
@@ -3384,6 +4195,241 @@ func (r GetApiV1AdminKeysIdResponse) ContentType() string {
 	return ""
 }
 
+type PatchApiV1AdminKeysIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *KeyView
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *NoStore
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchApiV1AdminKeysIdResponse) GetJSON200() *KeyView {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PatchApiV1AdminKeysIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PatchApiV1AdminKeysIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PatchApiV1AdminKeysIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PatchApiV1AdminKeysIdResponse) GetJSON409() *NoStore {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PatchApiV1AdminKeysIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PatchApiV1AdminKeysIdResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchApiV1AdminKeysIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchApiV1AdminKeysIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchApiV1AdminKeysIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchApiV1AdminKeysIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostApiV1AdminKeysIdRotateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *KeyCreated
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorView
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostApiV1AdminKeysIdRotateResponse) GetJSON200() *KeyCreated {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostApiV1AdminKeysIdRotateResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostApiV1AdminKeysIdRotateResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostApiV1AdminKeysIdRotateResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostApiV1AdminKeysIdRotateResponse) GetJSON409() *ErrorView {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostApiV1AdminKeysIdRotateResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PostApiV1AdminKeysIdRotateResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r PostApiV1AdminKeysIdRotateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostApiV1AdminKeysIdRotateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostApiV1AdminKeysIdRotateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostApiV1AdminKeysIdRotateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetApiV1AdminKeysIdUsageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UsageReport
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *NoStore
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminKeysIdUsageResponse) GetJSON200() *UsageReport {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetApiV1AdminKeysIdUsageResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminKeysIdUsageResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetApiV1AdminKeysIdUsageResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetApiV1AdminKeysIdUsageResponse) GetJSON409() *NoStore {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminKeysIdUsageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminKeysIdUsageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminKeysIdUsageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminKeysIdUsageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetApiV1AdminOpenapiJsonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3488,6 +4534,123 @@ func (r PostApiV1AdminStoreBackupResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostApiV1AdminStoreBackupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetApiV1AdminTeamsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TeamList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *NoStore
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminTeamsResponse) GetJSON200() *TeamList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminTeamsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetApiV1AdminTeamsResponse) GetJSON409() *NoStore {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminTeamsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminTeamsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminTeamsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminTeamsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetApiV1AdminUsageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UsageReport
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *NoStore
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApiV1AdminUsageResponse) GetJSON200() *UsageReport {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetApiV1AdminUsageResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetApiV1AdminUsageResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetApiV1AdminUsageResponse) GetJSON409() *NoStore {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApiV1AdminUsageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApiV1AdminUsageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApiV1AdminUsageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApiV1AdminUsageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4017,6 +5180,71 @@ func (c *ClientWithResponses) GetApiV1AdminKeysIdWithResponse(ctx context.Contex
 	return ParseGetApiV1AdminKeysIdResponse(rsp)
 }
 
+// PatchApiV1AdminKeysIdWithBodyWithResponse Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+func (c *ClientWithResponses) PatchApiV1AdminKeysIdWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchApiV1AdminKeysIdResponse, error) {
+	rsp, err := c.PatchApiV1AdminKeysIdWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchApiV1AdminKeysIdResponse(rsp)
+}
+
+// PatchApiV1AdminKeysIdWithResponse Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/admin/keys/{id} (the `PatchApiV1AdminKeysId` operationId).
+func (c *ClientWithResponses) PatchApiV1AdminKeysIdWithResponse(ctx context.Context, id string, body PatchApiV1AdminKeysIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchApiV1AdminKeysIdResponse, error) {
+	rsp, err := c.PatchApiV1AdminKeysId(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchApiV1AdminKeysIdResponse(rsp)
+}
+
+// PostApiV1AdminKeysIdRotateWithBodyWithResponse A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+func (c *ClientWithResponses) PostApiV1AdminKeysIdRotateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostApiV1AdminKeysIdRotateResponse, error) {
+	rsp, err := c.PostApiV1AdminKeysIdRotateWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminKeysIdRotateResponse(rsp)
+}
+
+// PostApiV1AdminKeysIdRotateWithResponse A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/admin/keys/{id}/rotate (the `PostApiV1AdminKeysIdRotate` operationId).
+func (c *ClientWithResponses) PostApiV1AdminKeysIdRotateWithResponse(ctx context.Context, id string, body PostApiV1AdminKeysIdRotateJSONRequestBody, reqEditors ...RequestEditorFn) (*PostApiV1AdminKeysIdRotateResponse, error) {
+	rsp, err := c.PostApiV1AdminKeysIdRotate(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostApiV1AdminKeysIdRotateResponse(rsp)
+}
+
+// GetApiV1AdminKeysIdUsageWithResponse One key's requests, tokens and cost from the spend ledger, over a time range, grouped
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/keys/{id}/usage (the `GetApiV1AdminKeysIdUsage` operationId).
+func (c *ClientWithResponses) GetApiV1AdminKeysIdUsageWithResponse(ctx context.Context, id string, params *GetApiV1AdminKeysIdUsageParams, reqEditors ...RequestEditorFn) (*GetApiV1AdminKeysIdUsageResponse, error) {
+	rsp, err := c.GetApiV1AdminKeysIdUsage(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminKeysIdUsageResponse(rsp)
+}
+
 // GetApiV1AdminOpenapiJsonWithResponse This API's OpenAPI document (the spec the server and the clients are generated from)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4043,6 +5271,32 @@ func (c *ClientWithResponses) PostApiV1AdminStoreBackupWithResponse(ctx context.
 		return nil, err
 	}
 	return ParsePostApiV1AdminStoreBackupResponse(rsp)
+}
+
+// GetApiV1AdminTeamsWithResponse Teams with their budgets and spend: every configured team, then teams named only on keys
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/teams (the `GetApiV1AdminTeams` operationId).
+func (c *ClientWithResponses) GetApiV1AdminTeamsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetApiV1AdminTeamsResponse, error) {
+	rsp, err := c.GetApiV1AdminTeams(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminTeamsResponse(rsp)
+}
+
+// GetApiV1AdminUsageWithResponse Who spent what, on which model, on which day: requests, tokens and cost from the spend ledger, over a time range, grouped
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/admin/usage (the `GetApiV1AdminUsage` operationId).
+func (c *ClientWithResponses) GetApiV1AdminUsageWithResponse(ctx context.Context, params *GetApiV1AdminUsageParams, reqEditors ...RequestEditorFn) (*GetApiV1AdminUsageResponse, error) {
+	rsp, err := c.GetApiV1AdminUsage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApiV1AdminUsageResponse(rsp)
 }
 
 // PostAuthTokenWithBodyWithResponse Exchange an OIDC ID token for the caller's own key (served on the data plane; GET /auth/token is the hosted sign-in page)
@@ -4845,6 +6099,196 @@ func ParseGetApiV1AdminKeysIdResponse(rsp *http.Response) (*GetApiV1AdminKeysIdR
 	return response, nil
 }
 
+// ParsePatchApiV1AdminKeysIdResponse parses an HTTP response from a PatchApiV1AdminKeysIdWithResponse call
+func ParsePatchApiV1AdminKeysIdResponse(rsp *http.Response) (*PatchApiV1AdminKeysIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchApiV1AdminKeysIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest KeyView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest NoStore
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostApiV1AdminKeysIdRotateResponse parses an HTTP response from a PostApiV1AdminKeysIdRotateWithResponse call
+func ParsePostApiV1AdminKeysIdRotateResponse(rsp *http.Response) (*PostApiV1AdminKeysIdRotateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostApiV1AdminKeysIdRotateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest KeyCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetApiV1AdminKeysIdUsageResponse parses an HTTP response from a GetApiV1AdminKeysIdUsageWithResponse call
+func ParseGetApiV1AdminKeysIdUsageResponse(rsp *http.Response) (*GetApiV1AdminKeysIdUsageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminKeysIdUsageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UsageReport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest NoStore
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetApiV1AdminOpenapiJsonResponse parses an HTTP response from a GetApiV1AdminOpenapiJsonWithResponse call
 func ParseGetApiV1AdminOpenapiJsonResponse(rsp *http.Response) (*GetApiV1AdminOpenapiJsonResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4926,6 +6370,93 @@ func ParsePostApiV1AdminStoreBackupResponse(rsp *http.Response) (*PostApiV1Admin
 			headers.ContentDisposition = &value
 		}
 		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetApiV1AdminTeamsResponse parses an HTTP response from a GetApiV1AdminTeamsWithResponse call
+func ParseGetApiV1AdminTeamsResponse(rsp *http.Response) (*GetApiV1AdminTeamsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminTeamsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TeamList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest NoStore
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetApiV1AdminUsageResponse parses an HTTP response from a GetApiV1AdminUsageWithResponse call
+func ParseGetApiV1AdminUsageResponse(rsp *http.Response) (*GetApiV1AdminUsageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApiV1AdminUsageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UsageReport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest NoStore
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	}
 
 	return response, nil

@@ -589,6 +589,152 @@ export interface paths {
         };
         options?: never;
         head?: never;
+        /** Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The key's id (key_ + 26 characters) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["KeyUpdate"];
+                };
+            };
+            responses: {
+                /** @description The key as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["KeyView"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["NoStore"];
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/admin/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (key_ + 26 characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The key's id (key_ + 26 characters) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["KeyRotate"];
+                };
+            };
+            responses: {
+                /** @description The key with its new secret (shown once) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["KeyCreated"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                /** @description The key cannot be rotated: it is revoked (code key_revoked) or self-serve (code self_serve_key: revoke it instead, its owner gets a new one from /auth/token); or there is no store (code no_store) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorView"];
+                    };
+                };
+                413: components["responses"]["PayloadTooLarge"];
+                415: components["responses"]["UnsupportedMediaType"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/keys/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (key_ + 26 characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** One key's requests, tokens and cost from the spend ledger, over a time range, grouped */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Requests settled at or after this moment: a date (YYYY-MM-DD, its UTC midnight) or a date-time with a zone; default: the first */
+                    from?: string;
+                    /** @description A comma-separated list of day, model, key, team (rows grouped in that order); default: one row of totals */
+                    group_by?: string;
+                    /** @description Requests settled before this moment (exclusive): a date (its UTC midnight, so to=2026-02-01 ends January) or a date-time; default: now */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The key's id (key_ + 26 characters) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The usage */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UsageReport"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["NoStore"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -685,6 +831,90 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Teams with their budgets and spend: every configured team, then teams named only on keys */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The teams */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TeamList"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                409: components["responses"]["NoStore"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who spent what, on which model, on which day: requests, tokens and cost from the spend ledger, over a time range, grouped */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Requests settled at or after this moment: a date (YYYY-MM-DD, its UTC midnight) or a date-time with a zone; default: the first */
+                    from?: string;
+                    /** @description A comma-separated list of day, model, key, team (rows grouped in that order); default: one row of totals */
+                    group_by?: string;
+                    /** @description Requests settled before this moment (exclusive): a date (its UTC midnight, so to=2026-02-01 ends January) or a date-time; default: now */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The usage */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UsageReport"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                409: components["responses"]["NoStore"];
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -991,6 +1221,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description The budget applies to each calendar period in UTC (a week starts on Monday); the period's spend resets at its start, lifetime spend is kept. Absent or null: the budget is for the key's whole life.
+         * @enum {string}
+         */
+        BudgetPeriod: "daily" | "weekly" | "monthly";
         BuildInfo: {
             /** @description Modules built into this binary, e.g. protocol:openai, admin */
             modules: string[];
@@ -1147,18 +1382,31 @@ export interface components {
             revoked: number;
             total: number;
         };
-        /** @description A new virtual key. Every field is optional: a key with no budget and no rpm is limited by nothing but revocation. */
+        /** @description A new virtual key. Every field is optional: a key with no limits is limited by nothing but revocation. */
         KeyCreate: {
-            /** @description Spend allowed over the key's life, in US cents; absent: no budget. A key with a budget can only call models with a known price. */
+            /** @description Spend allowed, in US cents: over the key's life, or in each budget_period; absent: no budget. A key with a budget can only call models with a known price. */
             budget_cents?: number;
+            budget_period?: components["schemas"]["BudgetPeriod"];
+            /**
+             * Format: date-time
+             * @description From this moment the key is refused (401 key_expired). At creation it must be in the future. Absent or null: never expires.
+             */
+            expires_at?: string;
+            metadata?: components["schemas"]["KeyMetadata"];
+            /** @description The model and pool names (as clients send them) the key may call; each must be a model or pool of the running configuration. Other models are refused (403 model_not_allowed) and GET /v1/models lists only these. Absent or null: every model. */
+            models?: string[];
             /** @description What the key is for, for people */
             name?: string;
             /** @description Who holds the key (a person, team or service), for people */
             owner?: string;
             /** @description Requests per minute, in any 60 s window; absent: no limit */
             rpm?: number;
+            /** @description A team of the running configuration (config.yaml teams:): the key's spend also counts against the team's budget. Absent or null: no team. */
+            team?: string;
+            /** @description Tokens (input + output) per minute, in any 60 s window: each request holds its worst case (its input bound and output limit) until it ends, then its real tokens count. Absent or null: no limit. */
+            tpm?: number;
         };
-        /** @description A key just created, with its secret: shown in this answer only, stored only as a hash. */
+        /** @description A key with its secret, just created or rotated: shown in this answer only, stored only as a hash. */
         KeyCreated: components["schemas"]["KeyView"] & {
             /** @description The client key: gwk_ + 43 base64url characters */
             secret: string;
@@ -1166,12 +1414,45 @@ export interface components {
         KeyList: {
             data: components["schemas"]["KeyView"][];
         };
+        /** @description Labels for people and tools (cost centre, ticket, ...): at most 20 entries, names of 1 to 64 characters, values of up to 512. */
+        KeyMetadata: {
+            [key: string]: string;
+        };
+        KeyRotate: {
+            /** @description How long the old secret keeps working (at most 30 days); 0 (the default): refused at once. Rotating again during a grace ends the older one. */
+            grace_seconds?: number;
+        };
+        /** @description A change to a key: a member left out is unchanged, null clears it (no budget, no limit, every model, never expires, no team, no metadata; a name or owner removed). In force from the key's next request. (Go: each member is a nullable.Nullable, whose SetNull sends null.) */
+        KeyUpdate: {
+            budget_cents?: number | null;
+            /** @description Changing it recomputes the period's spend from the ledger since the new period's start; null: a lifetime budget. */
+            budget_period?: components["schemas"]["BudgetPeriod"] | null;
+            /**
+             * Format: date-time
+             * @description Any time (a past one expires the key now); null: never expires.
+             */
+            expires_at?: string | null;
+            metadata?: components["schemas"]["KeyMetadata"] | null;
+            models?: string[] | null;
+            name?: string | null;
+            owner?: string | null;
+            rpm?: number | null;
+            team?: string | null;
+            tpm?: number | null;
+        };
         /** @description A virtual key as the admin plane shows it: never its secret. */
         KeyView: {
             /** @description null: no budget */
             budget_cents: number | null;
+            /** @description null: the budget is for the key's whole life */
+            budget_period: components["schemas"]["BudgetPeriod"] | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description From this moment the key is refused; null: never
+             */
+            expires_at: string | null;
             /** @description key_ + 26 characters; names the key in this API */
             id: string;
             /**
@@ -1179,21 +1460,57 @@ export interface components {
              * @description Written every few seconds, so it may lag the last request a little; null: never used
              */
             last_used_at: string | null;
+            /** @description Settled spend over the key's whole life, in cents rounded up */
+            lifetime_spent_cents: number;
+            /** @description lifetime_spent_cents exactly, in US dollars */
+            lifetime_spent_usd: string;
+            metadata: components["schemas"]["KeyMetadata"];
+            /** @description The model and pool names the key may call; null: every one */
+            models: string[] | null;
             name: string | null;
             owner: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the current budget period (UTC); null: no budget_period
+             */
+            period_started_at: string | null;
             /** @description The secret's first 8 characters (gwk_ and 4 more), to recognise it by */
             prefix: string;
-            /** @description budget_cents - spent_cents, never below 0; null: no budget */
+            /**
+             * Format: date-time
+             * @description Until then the secret replaced by the last rotation is still accepted; null: it is not
+             */
+            previous_secret_until: string | null;
+            /** @description budget - spent - reserved (what requests in flight hold), never below 0, in cents rounded down; the same number /auth/token shows. null: no budget */
             remaining_cents: number | null;
+            /** @description remaining_cents exactly, in US dollars; null: no budget */
+            remaining_usd: string | null;
+            /** @description Held by requests in flight (admitted at their worst case, not yet settled), in cents rounded up */
+            reserved_cents: number;
+            /** @description reserved_cents exactly, in US dollars */
+            reserved_usd: string;
             /**
              * Format: date-time
              * @description null: the key is in force
              */
             revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the secret was last rotated; null: never
+             */
+            rotated_at: string | null;
             /** @description null: no limit */
             rpm: number | null;
-            /** @description Settled spend in cents, rounded up */
+            /** @description Issued over OIDC (POST /auth/token): its secret is derived, so it cannot be rotated, only revoked */
+            self_serve: boolean;
+            /** @description Settled spend counted against the budget (in the current period when there is one, else over the key's life), in cents rounded up */
             spent_cents: number;
+            /** @description spent_cents exactly, in US dollars with 8 decimals (1e-8 USD = 1 microcent) */
+            spent_usd: string;
+            /** @description The team whose budget the key's spend also counts against; null: none */
+            team: string | null;
+            /** @description Tokens per minute; null: no limit */
+            tpm: number | null;
         };
         /** @description Attempt outcomes on this lane in this pool since start (DESIGN.md outcome attribution) */
         LaneCounters: {
@@ -1374,6 +1691,45 @@ export interface components {
             /** @description Server version */
             version: string;
         };
+        TeamList: {
+            /** @description Every configured team, then every team named only on keys, by name */
+            data: components["schemas"]["TeamView"][];
+        };
+        /** @description A team with its budget (config.yaml teams.<name>) and live figures; its spend is the spend its keys' requests settled under it (self-serve keys included). */
+        TeamView: {
+            /** @description null: no team budget */
+            budget_cents: number | null;
+            /** @description null: the budget is for all time */
+            budget_period: components["schemas"]["BudgetPeriod"] | null;
+            /** @description budget_cents in US dollars; null: no team budget */
+            budget_usd: string | null;
+            /** @description In the running configuration; false: a team named only on keys (no budget, still reported) */
+            configured: boolean;
+            /** @description Keys naming this team that are not revoked */
+            keys: number;
+            /** @description Spend over all time, in cents rounded up */
+            lifetime_spent_cents: number;
+            /** @description lifetime_spent_cents exactly, in US dollars */
+            lifetime_spent_usd: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description Start of the current period (UTC); null: no budget_period
+             */
+            period_started_at: string | null;
+            /** @description budget - spent - reserved, never below 0, rounded down; null: no budget */
+            remaining_cents: number | null;
+            /** @description remaining_cents exactly, in US dollars; null: no budget */
+            remaining_usd: string | null;
+            /** @description Held by the team's requests in flight, in cents rounded up */
+            reserved_cents: number;
+            /** @description reserved_cents exactly, in US dollars */
+            reserved_usd: string;
+            /** @description Spend counted against the budget (in the current period when there is one, else all time), in cents rounded up */
+            spent_cents: number;
+            /** @description spent_cents exactly, in US dollars */
+            spent_usd: string;
+        };
         /** @description An OIDC ID token (and, when the gateway reads the team from UserInfo, the access token) to exchange for the caller's own key. */
         TokenExchange: {
             /** @description Required when the gateway has auth.oidc.userinfo on */
@@ -1392,6 +1748,48 @@ export interface components {
         Topology: {
             models: components["schemas"]["ModelView"][];
             pools: components["schemas"]["PoolView"][];
+        };
+        /** @description The spend ledger (one row per settled request) summed over [from, to) and grouped. */
+        UsageReport: {
+            /**
+             * Format: date-time
+             * @description As asked (a date is its UTC midnight); null: from the first request
+             */
+            from: string | null;
+            group_by: ("day" | "model" | "key" | "team")[];
+            /** @description Sorted by the groups in group_by order (days ascending, names ascending) */
+            rows: components["schemas"]["UsageRow"][];
+            /**
+             * Format: date-time
+             * @description As asked, exclusive; null: up to now
+             */
+            to: string | null;
+            total: components["schemas"]["UsageRow"];
+        };
+        /** @description One group of the spend ledger: the members named in group_by are present, the others absent. */
+        UsageRow: {
+            cache_read_tokens: number;
+            cache_write_tokens: number;
+            /** @description Cost in cents, rounded up */
+            cost_cents: number;
+            /** @description The cost exactly, in US dollars with 8 decimals */
+            cost_usd: string;
+            /**
+             * Format: date
+             * @description The UTC day the requests were settled (YYYY-MM-DD)
+             */
+            day?: string;
+            /** @description Input tokens, cache reads and writes included */
+            input_tokens: number;
+            key_id?: string;
+            /** @description The key's name now; null: none (or the key is gone) */
+            key_name?: string | null;
+            /** @description The upstream model that served */
+            model?: string;
+            output_tokens: number;
+            requests: number;
+            /** @description The key's team when the requests were settled; null: none */
+            team?: string | null;
         };
         /** @description A webhook hook's delivery counters since start */
         WebhookCounters: {

@@ -24,6 +24,9 @@ import { readYamlBody } from './read-yaml-body.ts';
 import { errorBody, errorReply, type OperationReply, type Reply } from './reply.ts';
 import { statsView } from './stats-view.ts';
 import { storeBackup } from './store-backup.ts';
+import { teamOperations } from './teams.ts';
+import type { UsageParams } from './usage-query.ts';
+import { usageOperations } from './usage.ts';
 import { validationMessage } from './validation-message.ts';
 
 export interface AdminOptions {
@@ -67,9 +70,11 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
   const authorized = (c: OperationContext) => hasToken(c.request.headers as IncomingHttpHeaders);
   api.registerSecurityHandler('adminToken', authorized);
   api.registerSecurityHandler('bearerAuth', authorized);
-  const keys = keyOperations(options.governance);
   // What serves new requests now (it moves with every applied reload).
   const running = () => options.configControl?.current() ?? options.config;
+  const keys = keyOperations({ keys: options.governance, targets: running });
+  const usage = usageOperations(options.governance);
+  const teams = teamOperations(options.governance);
   const configs =
     options.configControl === undefined
       ? undefined
@@ -97,7 +102,13 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     getApiV1AdminKeys: () => keys.getApiV1AdminKeys(),
     postApiV1AdminKeys: (c: OperationContext) => keys.postApiV1AdminKeys(c.request.requestBody as components['schemas']['KeyCreate']),
     getApiV1AdminKeysId: (c: OperationContext) => keys.getApiV1AdminKeysId(pathId(c)),
+    patchApiV1AdminKeysId: (c: OperationContext) => keys.patchApiV1AdminKeysId(pathId(c), c.request.requestBody as components['schemas']['KeyUpdate']),
     deleteApiV1AdminKeysId: (c: OperationContext) => keys.deleteApiV1AdminKeysId(pathId(c)),
+    postApiV1AdminKeysIdRotate: (c: OperationContext) =>
+      keys.postApiV1AdminKeysIdRotate(pathId(c), c.request.requestBody as components['schemas']['KeyRotate'] | undefined),
+    getApiV1AdminKeysIdUsage: (c: OperationContext) => usage.getApiV1AdminKeysIdUsage(pathId(c), c.request.query as UsageParams),
+    getApiV1AdminUsage: (c: OperationContext) => usage.getApiV1AdminUsage(c.request.query as UsageParams),
+    getApiV1AdminTeams: () => teams.getApiV1AdminTeams(),
     postApiV1AdminStoreBackup: () => storeBackup(options.config.dbPath, options.log, options.config.databaseUrl !== undefined),
     getApiV1AdminHooks: async (): Promise<OperationReply<'/api/v1/admin/hooks', 'get'>> => {
       await options.live.refresh?.();

@@ -3,10 +3,16 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..models.budget_period import BudgetPeriod
+
+if TYPE_CHECKING:
+    from ..models.key_metadata import KeyMetadata
+
 
 T = TypeVar("T", bound="KeyView")
 
@@ -21,13 +27,35 @@ class KeyView:
         owner (None | str):
         prefix (str): The secret's first 8 characters (gwk_ and 4 more), to recognise it by
         budget_cents (int | None): null: no budget
-        spent_cents (int): Settled spend in cents, rounded up
-        remaining_cents (int | None): budget_cents - spent_cents, never below 0; null: no budget
+        budget_period (BudgetPeriod | None): null: the budget is for the key's whole life
+        spent_cents (int): Settled spend counted against the budget (in the current period when there is one, else over
+            the key's life), in cents rounded up
+        spent_usd (str): spent_cents exactly, in US dollars with 8 decimals (1e-8 USD = 1 microcent)
+        lifetime_spent_cents (int): Settled spend over the key's whole life, in cents rounded up
+        lifetime_spent_usd (str): lifetime_spent_cents exactly, in US dollars
+        reserved_cents (int): Held by requests in flight (admitted at their worst case, not yet settled), in cents
+            rounded up
+        reserved_usd (str): reserved_cents exactly, in US dollars
+        remaining_cents (int | None): budget - spent - reserved (what requests in flight hold), never below 0, in cents
+            rounded down; the same number /auth/token shows. null: no budget
+        remaining_usd (None | str): remaining_cents exactly, in US dollars; null: no budget
+        period_started_at (datetime.datetime | None): Start of the current budget period (UTC); null: no budget_period
         rpm (int | None): null: no limit
+        tpm (int | None): Tokens per minute; null: no limit
+        models (list[str] | None): The model and pool names the key may call; null: every one
+        expires_at (datetime.datetime | None): From this moment the key is refused; null: never
+        team (None | str): The team whose budget the key's spend also counts against; null: none
+        metadata (KeyMetadata): Labels for people and tools (cost centre, ticket, ...): at most 20 entries, names of 1
+            to 64 characters, values of up to 512.
+        self_serve (bool): Issued over OIDC (POST /auth/token): its secret is derived, so it cannot be rotated, only
+            revoked
         created_at (datetime.datetime):
         last_used_at (datetime.datetime | None): Written every few seconds, so it may lag the last request a little;
             null: never used
         revoked_at (datetime.datetime | None): null: the key is in force
+        rotated_at (datetime.datetime | None): When the secret was last rotated; null: never
+        previous_secret_until (datetime.datetime | None): Until then the secret replaced by the last rotation is still
+            accepted; null: it is not
     """
 
     id: str
@@ -35,12 +63,28 @@ class KeyView:
     owner: None | str
     prefix: str
     budget_cents: int | None
+    budget_period: BudgetPeriod | None
     spent_cents: int
+    spent_usd: str
+    lifetime_spent_cents: int
+    lifetime_spent_usd: str
+    reserved_cents: int
+    reserved_usd: str
     remaining_cents: int | None
+    remaining_usd: None | str
+    period_started_at: datetime.datetime | None
     rpm: int | None
+    tpm: int | None
+    models: list[str] | None
+    expires_at: datetime.datetime | None
+    team: None | str
+    metadata: KeyMetadata
+    self_serve: bool
     created_at: datetime.datetime
     last_used_at: datetime.datetime | None
     revoked_at: datetime.datetime | None
+    rotated_at: datetime.datetime | None
+    previous_secret_until: datetime.datetime | None
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,13 +101,61 @@ class KeyView:
         budget_cents: int | None
         budget_cents = self.budget_cents
 
+        budget_period: None | str
+        if isinstance(self.budget_period, BudgetPeriod):
+            budget_period = self.budget_period.value
+        else:
+            budget_period = self.budget_period
+
         spent_cents = self.spent_cents
+
+        spent_usd = self.spent_usd
+
+        lifetime_spent_cents = self.lifetime_spent_cents
+
+        lifetime_spent_usd = self.lifetime_spent_usd
+
+        reserved_cents = self.reserved_cents
+
+        reserved_usd = self.reserved_usd
 
         remaining_cents: int | None
         remaining_cents = self.remaining_cents
 
+        remaining_usd: None | str
+        remaining_usd = self.remaining_usd
+
+        period_started_at: None | str
+        if isinstance(self.period_started_at, datetime.datetime):
+            period_started_at = self.period_started_at.isoformat()
+        else:
+            period_started_at = self.period_started_at
+
         rpm: int | None
         rpm = self.rpm
+
+        tpm: int | None
+        tpm = self.tpm
+
+        models: list[str] | None
+        if isinstance(self.models, list):
+            models = self.models
+
+        else:
+            models = self.models
+
+        expires_at: None | str
+        if isinstance(self.expires_at, datetime.datetime):
+            expires_at = self.expires_at.isoformat()
+        else:
+            expires_at = self.expires_at
+
+        team: None | str
+        team = self.team
+
+        metadata = self.metadata.to_dict()
+
+        self_serve = self.self_serve
 
         created_at = self.created_at.isoformat()
 
@@ -79,6 +171,18 @@ class KeyView:
         else:
             revoked_at = self.revoked_at
 
+        rotated_at: None | str
+        if isinstance(self.rotated_at, datetime.datetime):
+            rotated_at = self.rotated_at.isoformat()
+        else:
+            rotated_at = self.rotated_at
+
+        previous_secret_until: None | str
+        if isinstance(self.previous_secret_until, datetime.datetime):
+            previous_secret_until = self.previous_secret_until.isoformat()
+        else:
+            previous_secret_until = self.previous_secret_until
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -88,12 +192,28 @@ class KeyView:
                 "owner": owner,
                 "prefix": prefix,
                 "budget_cents": budget_cents,
+                "budget_period": budget_period,
                 "spent_cents": spent_cents,
+                "spent_usd": spent_usd,
+                "lifetime_spent_cents": lifetime_spent_cents,
+                "lifetime_spent_usd": lifetime_spent_usd,
+                "reserved_cents": reserved_cents,
+                "reserved_usd": reserved_usd,
                 "remaining_cents": remaining_cents,
+                "remaining_usd": remaining_usd,
+                "period_started_at": period_started_at,
                 "rpm": rpm,
+                "tpm": tpm,
+                "models": models,
+                "expires_at": expires_at,
+                "team": team,
+                "metadata": metadata,
+                "self_serve": self_serve,
                 "created_at": created_at,
                 "last_used_at": last_used_at,
                 "revoked_at": revoked_at,
+                "rotated_at": rotated_at,
+                "previous_secret_until": previous_secret_until,
             }
         )
 
@@ -101,6 +221,8 @@ class KeyView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.key_metadata import KeyMetadata  # noqa: PLC0415
+
         d = dict(src_dict)
         id = d.pop("id")
 
@@ -127,7 +249,32 @@ class KeyView:
 
         budget_cents = _parse_budget_cents(d.pop("budget_cents"))
 
+        def _parse_budget_period(data: object) -> BudgetPeriod | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                budget_period_type_0 = BudgetPeriod(data)
+
+                return budget_period_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BudgetPeriod | None, data)
+
+        budget_period = _parse_budget_period(d.pop("budget_period"))
+
         spent_cents = d.pop("spent_cents")
+
+        spent_usd = d.pop("spent_usd")
+
+        lifetime_spent_cents = d.pop("lifetime_spent_cents")
+
+        lifetime_spent_usd = d.pop("lifetime_spent_usd")
+
+        reserved_cents = d.pop("reserved_cents")
+
+        reserved_usd = d.pop("reserved_usd")
 
         def _parse_remaining_cents(data: object) -> int | None:
             if data is None:
@@ -136,12 +283,82 @@ class KeyView:
 
         remaining_cents = _parse_remaining_cents(d.pop("remaining_cents"))
 
+        def _parse_remaining_usd(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        remaining_usd = _parse_remaining_usd(d.pop("remaining_usd"))
+
+        def _parse_period_started_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                period_started_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return period_started_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        period_started_at = _parse_period_started_at(d.pop("period_started_at"))
+
         def _parse_rpm(data: object) -> int | None:
             if data is None:
                 return data
             return cast(int | None, data)
 
         rpm = _parse_rpm(d.pop("rpm"))
+
+        def _parse_tpm(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        tpm = _parse_tpm(d.pop("tpm"))
+
+        def _parse_models(data: object) -> list[str] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                models_type_0 = cast(list[str], data)
+
+                return models_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None, data)
+
+        models = _parse_models(d.pop("models"))
+
+        def _parse_expires_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                expires_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return expires_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        expires_at = _parse_expires_at(d.pop("expires_at"))
+
+        def _parse_team(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        team = _parse_team(d.pop("team"))
+
+        metadata = KeyMetadata.from_dict(d.pop("metadata"))
+
+        self_serve = d.pop("self_serve")
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
@@ -175,18 +392,64 @@ class KeyView:
 
         revoked_at = _parse_revoked_at(d.pop("revoked_at"))
 
+        def _parse_rotated_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                rotated_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return rotated_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        rotated_at = _parse_rotated_at(d.pop("rotated_at"))
+
+        def _parse_previous_secret_until(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                previous_secret_until_type_0 = datetime.datetime.fromisoformat(data)
+
+                return previous_secret_until_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        previous_secret_until = _parse_previous_secret_until(d.pop("previous_secret_until"))
+
         key_view = cls(
             id=id,
             name=name,
             owner=owner,
             prefix=prefix,
             budget_cents=budget_cents,
+            budget_period=budget_period,
             spent_cents=spent_cents,
+            spent_usd=spent_usd,
+            lifetime_spent_cents=lifetime_spent_cents,
+            lifetime_spent_usd=lifetime_spent_usd,
+            reserved_cents=reserved_cents,
+            reserved_usd=reserved_usd,
             remaining_cents=remaining_cents,
+            remaining_usd=remaining_usd,
+            period_started_at=period_started_at,
             rpm=rpm,
+            tpm=tpm,
+            models=models,
+            expires_at=expires_at,
+            team=team,
+            metadata=metadata,
+            self_serve=self_serve,
             created_at=created_at,
             last_used_at=last_used_at,
             revoked_at=revoked_at,
+            rotated_at=rotated_at,
+            previous_secret_until=previous_secret_until,
         )
 
         key_view.additional_properties = d

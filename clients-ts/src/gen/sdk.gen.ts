@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigData, GetApiV1AdminConfigDiffData, GetApiV1AdminConfigDiffErrors, GetApiV1AdminConfigDiffResponses, GetApiV1AdminConfigErrors, GetApiV1AdminConfigResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminConfigVersionsByVData, GetApiV1AdminConfigVersionsByVErrors, GetApiV1AdminConfigVersionsByVResponses, GetApiV1AdminConfigVersionsData, GetApiV1AdminConfigVersionsErrors, GetApiV1AdminConfigVersionsResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PostApiV1AdminConfigApplyData, PostApiV1AdminConfigApplyErrors, PostApiV1AdminConfigApplyResponses, PostApiV1AdminConfigReloadData, PostApiV1AdminConfigReloadErrors, PostApiV1AdminConfigReloadResponses, PostApiV1AdminConfigRollbackData, PostApiV1AdminConfigRollbackErrors, PostApiV1AdminConfigRollbackResponses, PostApiV1AdminConfigValidateData, PostApiV1AdminConfigValidateErrors, PostApiV1AdminConfigValidateResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostApiV1AdminStoreBackupData, PostApiV1AdminStoreBackupErrors, PostApiV1AdminStoreBackupResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
+import type { DeleteApiV1AdminKeysByIdData, DeleteApiV1AdminKeysByIdErrors, DeleteApiV1AdminKeysByIdResponses, GetApiV1AdminConfigData, GetApiV1AdminConfigDiffData, GetApiV1AdminConfigDiffErrors, GetApiV1AdminConfigDiffResponses, GetApiV1AdminConfigErrors, GetApiV1AdminConfigResponses, GetApiV1AdminConfigVersionData, GetApiV1AdminConfigVersionErrors, GetApiV1AdminConfigVersionResponses, GetApiV1AdminConfigVersionsByVData, GetApiV1AdminConfigVersionsByVErrors, GetApiV1AdminConfigVersionsByVResponses, GetApiV1AdminConfigVersionsData, GetApiV1AdminConfigVersionsErrors, GetApiV1AdminConfigVersionsResponses, GetApiV1AdminHooksData, GetApiV1AdminHooksErrors, GetApiV1AdminHooksResponses, GetApiV1AdminInfoData, GetApiV1AdminInfoErrors, GetApiV1AdminInfoResponses, GetApiV1AdminKeysByIdData, GetApiV1AdminKeysByIdErrors, GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysByIdUsageData, GetApiV1AdminKeysByIdUsageErrors, GetApiV1AdminKeysByIdUsageResponses, GetApiV1AdminKeysData, GetApiV1AdminKeysErrors, GetApiV1AdminKeysResponses, GetApiV1AdminOpenapiJsonData, GetApiV1AdminOpenapiJsonErrors, GetApiV1AdminOpenapiJsonResponses, GetApiV1AdminTeamsData, GetApiV1AdminTeamsErrors, GetApiV1AdminTeamsResponses, GetApiV1AdminUsageData, GetApiV1AdminUsageErrors, GetApiV1AdminUsageResponses, GetHealthzData, GetHealthzResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzErrors, GetReadyzResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetV1ModelsData, GetV1ModelsResponses, PatchApiV1AdminKeysByIdData, PatchApiV1AdminKeysByIdErrors, PatchApiV1AdminKeysByIdResponses, PostApiV1AdminConfigApplyData, PostApiV1AdminConfigApplyErrors, PostApiV1AdminConfigApplyResponses, PostApiV1AdminConfigReloadData, PostApiV1AdminConfigReloadErrors, PostApiV1AdminConfigReloadResponses, PostApiV1AdminConfigRollbackData, PostApiV1AdminConfigRollbackErrors, PostApiV1AdminConfigRollbackResponses, PostApiV1AdminConfigValidateData, PostApiV1AdminConfigValidateErrors, PostApiV1AdminConfigValidateResponses, PostApiV1AdminKeysByIdRotateData, PostApiV1AdminKeysByIdRotateErrors, PostApiV1AdminKeysByIdRotateResponses, PostApiV1AdminKeysData, PostApiV1AdminKeysErrors, PostApiV1AdminKeysResponses, PostApiV1AdminStoreBackupData, PostApiV1AdminStoreBackupErrors, PostApiV1AdminStoreBackupResponses, PostAuthTokenData, PostAuthTokenErrors, PostAuthTokenResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -74,6 +74,59 @@ export const deleteApiV1AdminKeysById = <ThrowOnError extends boolean = false>(o
 export const getApiV1AdminKeysById = <ThrowOnError extends boolean = false>(options: Options<GetApiV1AdminKeysByIdData, ThrowOnError>): RequestResult<GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysByIdErrors, ThrowOnError> => (options.client ?? client).get<GetApiV1AdminKeysByIdResponses, GetApiV1AdminKeysByIdErrors, ThrowOnError>({
     security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
     url: '/api/v1/admin/keys/{id}',
+    ...options
+});
+
+/**
+ * Change a key's name, owner or limits: a member left out is unchanged, null clears it; in force from its next request
+ */
+export const patchApiV1AdminKeysById = <ThrowOnError extends boolean = false>(options: Options<PatchApiV1AdminKeysByIdData, ThrowOnError>): RequestResult<PatchApiV1AdminKeysByIdResponses, PatchApiV1AdminKeysByIdErrors, ThrowOnError> => (options.client ?? client).patch<PatchApiV1AdminKeysByIdResponses, PatchApiV1AdminKeysByIdErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/keys/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A new secret for the same key (id, spend, limits kept); the old one keeps working for grace_seconds
+ */
+export const postApiV1AdminKeysByIdRotate = <ThrowOnError extends boolean = false>(options: Options<PostApiV1AdminKeysByIdRotateData, ThrowOnError>): RequestResult<PostApiV1AdminKeysByIdRotateResponses, PostApiV1AdminKeysByIdRotateErrors, ThrowOnError> => (options.client ?? client).post<PostApiV1AdminKeysByIdRotateResponses, PostApiV1AdminKeysByIdRotateErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/keys/{id}/rotate',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * One key's requests, tokens and cost from the spend ledger, over a time range, grouped
+ */
+export const getApiV1AdminKeysByIdUsage = <ThrowOnError extends boolean = false>(options: Options<GetApiV1AdminKeysByIdUsageData, ThrowOnError>): RequestResult<GetApiV1AdminKeysByIdUsageResponses, GetApiV1AdminKeysByIdUsageErrors, ThrowOnError> => (options.client ?? client).get<GetApiV1AdminKeysByIdUsageResponses, GetApiV1AdminKeysByIdUsageErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/keys/{id}/usage',
+    ...options
+});
+
+/**
+ * Who spent what, on which model, on which day: requests, tokens and cost from the spend ledger, over a time range, grouped
+ */
+export const getApiV1AdminUsage = <ThrowOnError extends boolean = false>(options?: Options<GetApiV1AdminUsageData, ThrowOnError>): RequestResult<GetApiV1AdminUsageResponses, GetApiV1AdminUsageErrors, ThrowOnError> => (options?.client ?? client).get<GetApiV1AdminUsageResponses, GetApiV1AdminUsageErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/usage',
+    ...options
+});
+
+/**
+ * Teams with their budgets and spend: every configured team, then teams named only on keys
+ */
+export const getApiV1AdminTeams = <ThrowOnError extends boolean = false>(options?: Options<GetApiV1AdminTeamsData, ThrowOnError>): RequestResult<GetApiV1AdminTeamsResponses, GetApiV1AdminTeamsErrors, ThrowOnError> => (options?.client ?? client).get<GetApiV1AdminTeamsResponses, GetApiV1AdminTeamsErrors, ThrowOnError>({
+    security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/admin/teams',
     ...options
 });
 

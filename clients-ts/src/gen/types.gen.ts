@@ -87,7 +87,19 @@ export type InfoView = {
 };
 
 /**
- * A new virtual key. Every field is optional: a key with no budget and no rpm is limited by nothing but revocation.
+ * The budget applies to each calendar period in UTC (a week starts on Monday); the period's spend resets at its start, lifetime spend is kept. Absent or null: the budget is for the key's whole life.
+ */
+export type BudgetPeriod = 'daily' | 'weekly' | 'monthly';
+
+/**
+ * Labels for people and tools (cost centre, ticket, ...): at most 20 entries, names of 1 to 64 characters, values of up to 512.
+ */
+export type KeyMetadata = {
+    [key: string]: string;
+};
+
+/**
+ * A new virtual key. Every field is optional: a key with no limits is limited by nothing but revocation.
  */
 export type KeyCreate = {
     /**
@@ -99,13 +111,31 @@ export type KeyCreate = {
      */
     owner?: string;
     /**
-     * Spend allowed over the key's life, in US cents; absent: no budget. A key with a budget can only call models with a known price.
+     * Spend allowed, in US cents: over the key's life, or in each budget_period; absent: no budget. A key with a budget can only call models with a known price.
      */
     budget_cents?: number;
     /**
      * Requests per minute, in any 60 s window; absent: no limit
      */
     rpm?: number;
+    budget_period?: BudgetPeriod;
+    /**
+     * Tokens (input + output) per minute, in any 60 s window: each request holds its worst case (its input bound and output limit) until it ends, then its real tokens count. Absent or null: no limit.
+     */
+    tpm?: number;
+    /**
+     * The model and pool names (as clients send them) the key may call; each must be a model or pool of the running configuration. Other models are refused (403 model_not_allowed) and GET /v1/models lists only these. Absent or null: every model.
+     */
+    models?: Array<string>;
+    /**
+     * From this moment the key is refused (401 key_expired). At creation it must be in the future. Absent or null: never expires.
+     */
+    expires_at?: string;
+    /**
+     * A team of the running configuration (config.yaml teams:): the key's spend also counts against the team's budget. Absent or null: no team.
+     */
+    team?: string;
+    metadata?: KeyMetadata;
 };
 
 /**
@@ -127,17 +157,70 @@ export type KeyView = {
      */
     budget_cents: number | null;
     /**
-     * Settled spend in cents, rounded up
+     * null: the budget is for the key's whole life
+     */
+    budget_period: BudgetPeriod | null;
+    /**
+     * Settled spend counted against the budget (in the current period when there is one, else over the key's life), in cents rounded up
      */
     spent_cents: number;
     /**
-     * budget_cents - spent_cents, never below 0; null: no budget
+     * spent_cents exactly, in US dollars with 8 decimals (1e-8 USD = 1 microcent)
+     */
+    spent_usd: string;
+    /**
+     * Settled spend over the key's whole life, in cents rounded up
+     */
+    lifetime_spent_cents: number;
+    /**
+     * lifetime_spent_cents exactly, in US dollars
+     */
+    lifetime_spent_usd: string;
+    /**
+     * Held by requests in flight (admitted at their worst case, not yet settled), in cents rounded up
+     */
+    reserved_cents: number;
+    /**
+     * reserved_cents exactly, in US dollars
+     */
+    reserved_usd: string;
+    /**
+     * budget - spent - reserved (what requests in flight hold), never below 0, in cents rounded down; the same number /auth/token shows. null: no budget
      */
     remaining_cents: number | null;
+    /**
+     * remaining_cents exactly, in US dollars; null: no budget
+     */
+    remaining_usd: string | null;
+    /**
+     * Start of the current budget period (UTC); null: no budget_period
+     */
+    period_started_at: string | null;
     /**
      * null: no limit
      */
     rpm: number | null;
+    /**
+     * Tokens per minute; null: no limit
+     */
+    tpm: number | null;
+    /**
+     * The model and pool names the key may call; null: every one
+     */
+    models: Array<string> | null;
+    /**
+     * From this moment the key is refused; null: never
+     */
+    expires_at: string | null;
+    /**
+     * The team whose budget the key's spend also counts against; null: none
+     */
+    team: string | null;
+    metadata: KeyMetadata;
+    /**
+     * Issued over OIDC (POST /auth/token): its secret is derived, so it cannot be rotated, only revoked
+     */
+    self_serve: boolean;
     created_at: string;
     /**
      * Written every few seconds, so it may lag the last request a little; null: never used
@@ -147,10 +230,18 @@ export type KeyView = {
      * null: the key is in force
      */
     revoked_at: string | null;
+    /**
+     * When the secret was last rotated; null: never
+     */
+    rotated_at: string | null;
+    /**
+     * Until then the secret replaced by the last rotation is still accepted; null: it is not
+     */
+    previous_secret_until: string | null;
 };
 
 /**
- * A key just created, with its secret: shown in this answer only, stored only as a hash.
+ * A key with its secret, just created or rotated: shown in this answer only, stored only as a hash.
  */
 export type KeyCreated = KeyView & {
     /**
@@ -161,6 +252,164 @@ export type KeyCreated = KeyView & {
 
 export type KeyList = {
     data: Array<KeyView>;
+};
+
+/**
+ * A change to a key: a member left out is unchanged, null clears it (no budget, no limit, every model, never expires, no team, no metadata; a name or owner removed). In force from the key's next request. (Go: each member is a nullable.Nullable, whose SetNull sends null.)
+ */
+export type KeyUpdate = {
+    name?: string | null;
+    owner?: string | null;
+    budget_cents?: number | null;
+    /**
+     * Changing it recomputes the period's spend from the ledger since the new period's start; null: a lifetime budget.
+     */
+    budget_period?: BudgetPeriod | null;
+    rpm?: number | null;
+    tpm?: number | null;
+    models?: Array<string> | null;
+    /**
+     * Any time (a past one expires the key now); null: never expires.
+     */
+    expires_at?: string | null;
+    team?: string | null;
+    metadata?: KeyMetadata | null;
+};
+
+export type KeyRotate = {
+    /**
+     * How long the old secret keeps working (at most 30 days); 0 (the default): refused at once. Rotating again during a grace ends the older one.
+     */
+    grace_seconds?: number;
+};
+
+/**
+ * A team with its budget (config.yaml teams.<name>) and live figures; its spend is the spend its keys' requests settled under it (self-serve keys included).
+ */
+export type TeamView = {
+    name: string;
+    /**
+     * In the running configuration; false: a team named only on keys (no budget, still reported)
+     */
+    configured: boolean;
+    /**
+     * null: no team budget
+     */
+    budget_cents: number | null;
+    /**
+     * budget_cents in US dollars; null: no team budget
+     */
+    budget_usd: string | null;
+    /**
+     * null: the budget is for all time
+     */
+    budget_period: BudgetPeriod | null;
+    /**
+     * Spend counted against the budget (in the current period when there is one, else all time), in cents rounded up
+     */
+    spent_cents: number;
+    /**
+     * spent_cents exactly, in US dollars
+     */
+    spent_usd: string;
+    /**
+     * Spend over all time, in cents rounded up
+     */
+    lifetime_spent_cents: number;
+    /**
+     * lifetime_spent_cents exactly, in US dollars
+     */
+    lifetime_spent_usd: string;
+    /**
+     * Held by the team's requests in flight, in cents rounded up
+     */
+    reserved_cents: number;
+    /**
+     * reserved_cents exactly, in US dollars
+     */
+    reserved_usd: string;
+    /**
+     * budget - spent - reserved, never below 0, rounded down; null: no budget
+     */
+    remaining_cents: number | null;
+    /**
+     * remaining_cents exactly, in US dollars; null: no budget
+     */
+    remaining_usd: string | null;
+    /**
+     * Start of the current period (UTC); null: no budget_period
+     */
+    period_started_at: string | null;
+    /**
+     * Keys naming this team that are not revoked
+     */
+    keys: number;
+};
+
+export type TeamList = {
+    /**
+     * Every configured team, then every team named only on keys, by name
+     */
+    data: Array<TeamView>;
+};
+
+/**
+ * One group of the spend ledger: the members named in group_by are present, the others absent.
+ */
+export type UsageRow = {
+    /**
+     * The UTC day the requests were settled (YYYY-MM-DD)
+     */
+    day?: string;
+    /**
+     * The upstream model that served
+     */
+    model?: string;
+    key_id?: string;
+    /**
+     * The key's name now; null: none (or the key is gone)
+     */
+    key_name?: string | null;
+    /**
+     * The key's team when the requests were settled; null: none
+     */
+    team?: string | null;
+    requests: number;
+    /**
+     * Input tokens, cache reads and writes included
+     */
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_tokens: number;
+    cache_write_tokens: number;
+    /**
+     * Cost in cents, rounded up
+     */
+    cost_cents: number;
+    /**
+     * The cost exactly, in US dollars with 8 decimals
+     */
+    cost_usd: string;
+};
+
+/**
+ * The spend ledger (one row per settled request) summed over [from, to) and grouped.
+ */
+export type UsageReport = {
+    /**
+     * As asked (a date is its UTC midnight); null: from the first request
+     */
+    from: string | null;
+    /**
+     * As asked, exclusive; null: up to now
+     */
+    to: string | null;
+    group_by: Array<'day' | 'model' | 'key' | 'team'>;
+    /**
+     * Sorted by the groups in group_by order (days ascending, names ascending)
+     */
+    rows: Array<UsageRow>;
+    total: UsageRow;
 };
 
 export type ConfigVersionView = {
@@ -833,6 +1082,236 @@ export type GetApiV1AdminKeysByIdResponses = {
 };
 
 export type GetApiV1AdminKeysByIdResponse = GetApiV1AdminKeysByIdResponses[keyof GetApiV1AdminKeysByIdResponses];
+
+export type PatchApiV1AdminKeysByIdData = {
+    body: KeyUpdate;
+    path: {
+        /**
+         * The key's id (key_ + 26 characters)
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/admin/keys/{id}';
+};
+
+export type PatchApiV1AdminKeysByIdErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * No such resource (code not_found)
+     */
+    404: ErrorView;
+    /**
+     * Virtual keys need the embedded store, and db_path is not configured (code no_store)
+     */
+    409: ErrorView;
+    /**
+     * The request body is larger than the admin plane accepts (code request_too_large)
+     */
+    413: ErrorView;
+    /**
+     * The request body is not application/json (code unsupported_media_type)
+     */
+    415: ErrorView;
+};
+
+export type PatchApiV1AdminKeysByIdError = PatchApiV1AdminKeysByIdErrors[keyof PatchApiV1AdminKeysByIdErrors];
+
+export type PatchApiV1AdminKeysByIdResponses = {
+    /**
+     * The key as changed
+     */
+    200: KeyView;
+};
+
+export type PatchApiV1AdminKeysByIdResponse = PatchApiV1AdminKeysByIdResponses[keyof PatchApiV1AdminKeysByIdResponses];
+
+export type PostApiV1AdminKeysByIdRotateData = {
+    body?: KeyRotate;
+    path: {
+        /**
+         * The key's id (key_ + 26 characters)
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/admin/keys/{id}/rotate';
+};
+
+export type PostApiV1AdminKeysByIdRotateErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * No such resource (code not_found)
+     */
+    404: ErrorView;
+    /**
+     * The key cannot be rotated: it is revoked (code key_revoked) or self-serve (code self_serve_key: revoke it instead, its owner gets a new one from /auth/token); or there is no store (code no_store)
+     */
+    409: ErrorView;
+    /**
+     * The request body is larger than the admin plane accepts (code request_too_large)
+     */
+    413: ErrorView;
+    /**
+     * The request body is not application/json (code unsupported_media_type)
+     */
+    415: ErrorView;
+};
+
+export type PostApiV1AdminKeysByIdRotateError = PostApiV1AdminKeysByIdRotateErrors[keyof PostApiV1AdminKeysByIdRotateErrors];
+
+export type PostApiV1AdminKeysByIdRotateResponses = {
+    /**
+     * The key with its new secret (shown once)
+     */
+    200: KeyCreated;
+};
+
+export type PostApiV1AdminKeysByIdRotateResponse = PostApiV1AdminKeysByIdRotateResponses[keyof PostApiV1AdminKeysByIdRotateResponses];
+
+export type GetApiV1AdminKeysByIdUsageData = {
+    body?: never;
+    path: {
+        /**
+         * The key's id (key_ + 26 characters)
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * Requests settled at or after this moment: a date (YYYY-MM-DD, its UTC midnight) or a date-time with a zone; default: the first
+         */
+        from?: string;
+        /**
+         * Requests settled before this moment (exclusive): a date (its UTC midnight, so to=2026-02-01 ends January) or a date-time; default: now
+         */
+        to?: string;
+        /**
+         * A comma-separated list of day, model, key, team (rows grouped in that order); default: one row of totals
+         */
+        group_by?: string;
+    };
+    url: '/api/v1/admin/keys/{id}/usage';
+};
+
+export type GetApiV1AdminKeysByIdUsageErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * No such resource (code not_found)
+     */
+    404: ErrorView;
+    /**
+     * Virtual keys need the embedded store, and db_path is not configured (code no_store)
+     */
+    409: ErrorView;
+};
+
+export type GetApiV1AdminKeysByIdUsageError = GetApiV1AdminKeysByIdUsageErrors[keyof GetApiV1AdminKeysByIdUsageErrors];
+
+export type GetApiV1AdminKeysByIdUsageResponses = {
+    /**
+     * The usage
+     */
+    200: UsageReport;
+};
+
+export type GetApiV1AdminKeysByIdUsageResponse = GetApiV1AdminKeysByIdUsageResponses[keyof GetApiV1AdminKeysByIdUsageResponses];
+
+export type GetApiV1AdminUsageData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Requests settled at or after this moment: a date (YYYY-MM-DD, its UTC midnight) or a date-time with a zone; default: the first
+         */
+        from?: string;
+        /**
+         * Requests settled before this moment (exclusive): a date (its UTC midnight, so to=2026-02-01 ends January) or a date-time; default: now
+         */
+        to?: string;
+        /**
+         * A comma-separated list of day, model, key, team (rows grouped in that order); default: one row of totals
+         */
+        group_by?: string;
+    };
+    url: '/api/v1/admin/usage';
+};
+
+export type GetApiV1AdminUsageErrors = {
+    /**
+     * The request is invalid; the message names the field (code invalid_request, or invalid_json when the body is not JSON)
+     */
+    400: ErrorView;
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * Virtual keys need the embedded store, and db_path is not configured (code no_store)
+     */
+    409: ErrorView;
+};
+
+export type GetApiV1AdminUsageError = GetApiV1AdminUsageErrors[keyof GetApiV1AdminUsageErrors];
+
+export type GetApiV1AdminUsageResponses = {
+    /**
+     * The usage
+     */
+    200: UsageReport;
+};
+
+export type GetApiV1AdminUsageResponse = GetApiV1AdminUsageResponses[keyof GetApiV1AdminUsageResponses];
+
+export type GetApiV1AdminTeamsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/admin/teams';
+};
+
+export type GetApiV1AdminTeamsErrors = {
+    /**
+     * Missing or wrong admin token
+     */
+    401: ErrorView;
+    /**
+     * Virtual keys need the embedded store, and db_path is not configured (code no_store)
+     */
+    409: ErrorView;
+};
+
+export type GetApiV1AdminTeamsError = GetApiV1AdminTeamsErrors[keyof GetApiV1AdminTeamsErrors];
+
+export type GetApiV1AdminTeamsResponses = {
+    /**
+     * The teams
+     */
+    200: TeamList;
+};
+
+export type GetApiV1AdminTeamsResponse = GetApiV1AdminTeamsResponses[keyof GetApiV1AdminTeamsResponses];
 
 export type PostApiV1AdminStoreBackupData = {
     body?: never;

@@ -87,8 +87,8 @@ def sync_detailed(
     """Create a virtual key; its secret is in this answer and never again
 
     Args:
-        body (KeyCreate): A new virtual key. Every field is optional: a key with no budget and no
-            rpm is limited by nothing but revocation.
+        body (KeyCreate): A new virtual key. Every field is optional: a key with no limits is
+            limited by nothing but revocation.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -117,8 +117,8 @@ def sync(
     """Create a virtual key; its secret is in this answer and never again
 
     Args:
-        body (KeyCreate): A new virtual key. Every field is optional: a key with no budget and no
-            rpm is limited by nothing but revocation.
+        body (KeyCreate): A new virtual key. Every field is optional: a key with no limits is
+            limited by nothing but revocation.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -142,8 +142,8 @@ async def asyncio_detailed(
     """Create a virtual key; its secret is in this answer and never again
 
     Args:
-        body (KeyCreate): A new virtual key. Every field is optional: a key with no budget and no
-            rpm is limited by nothing but revocation.
+        body (KeyCreate): A new virtual key. Every field is optional: a key with no limits is
+            limited by nothing but revocation.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -170,8 +170,8 @@ async def asyncio(
     """Create a virtual key; its secret is in this answer and never again
 
     Args:
-        body (KeyCreate): A new virtual key. Every field is optional: a key with no budget and no
-            rpm is limited by nothing but revocation.
+        body (KeyCreate): A new virtual key. Every field is optional: a key with no limits is
+            limited by nothing but revocation.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
