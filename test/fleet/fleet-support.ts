@@ -49,3 +49,8 @@ export async function keyFigures(url: string, keyId: string): Promise<KeyFigures
     await client.end();
   }
 }
+
+/** The tokens admission.ts holds against a tpm for CHAT: its bytes as input tokens plus its output limit. */
+export const WORST_TOKENS = Buffer.byteLength(JSON.stringify(CHAT)) + MAX_TOKENS;
+/** The upstream's answer's real tokens (input + output). */
+export const REAL_TOKENS = 17;

@@ -18,8 +18,8 @@ export interface Fleet {
   readonly nodes: GatewayProcess[];
   /** An OpenAI client for node i with this key (no retries: every answer is seen). */
   client(node: number, secret: string): OpenAI;
-  /** An admin call on node i (POST with a body, DELETE or GET). */
-  admin(node: number, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** An admin call on node i (POST or PATCH with a body, DELETE or GET). */
+  admin(node: number, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Starts one more node on the same database. */
   addNode(): Promise<GatewayProcess>;
   close(): Promise<void>;
