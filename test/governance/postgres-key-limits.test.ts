@@ -152,7 +152,7 @@ describe.skipIf(skip !== undefined)('key limits on the PostgreSQL store', () => 
     const { key } = await a!.createKey({ tpm: 1000 });
     const first = await a!.admit(key, admission(0n, 600));
     const limited = await refusal(() => b!.admit(key, admission(0n, 500)));
-    expect(limited).toMatchObject({ status: 429, code: 'tokens_per_minute_exceeded', retryAfterSeconds: 60 }); // only a held request: it must end
+    expect(limited).toMatchObject({ status: 429, code: 'tokens_per_minute_exceeded', retryAfterSeconds: 60 }); // the 600 held leave the window at t = 60 s
     clocks.window.advance(10_000);
     await a!.settle(first, settlement('s1', 0n, 100, 20)); // 120 real tokens, counted from t = 0
     const second = await b!.admit(key, admission(0n, 880));
@@ -295,8 +295,8 @@ describe.skipIf(skip !== undefined)('key limits on the PostgreSQL store', () => 
     expect(byDay.total).toMatchObject({ requests: 3, costMicrocents: 70n });
     const byTeamModel = await g!.usage({ groupBy: ['team', 'model'] });
     expect(byTeamModel.rows.map((r) => [r.team, r.model, r.requests])).toEqual([
-      [null, 'claude', 1],
       ['ml', 'gpt', 2],
+      [null, 'claude', 1],
     ]);
     const ofKey = await g!.usage({ groupBy: ['key'], keyId: a.id, fromMs: MONDAY + 1, toMs: MONDAY + 86_400_001 });
     expect(ofKey.rows).toEqual([{ keyId: a.id, requests: 1, inputTokens: 11, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, costMicrocents: 40n }]);

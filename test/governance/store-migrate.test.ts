@@ -92,6 +92,68 @@ describe.skipIf(skip !== undefined)('gateway store migrate', () => {
     expect(second.stderr).toContain('the database already holds 3 keys: migrate into an empty database (nothing was written)');
   });
 
+  it('moves the key limits: periods, tpm, allow-lists, expiry, teams (on the ledger too), metadata and a rotation in its grace', {
+    timeout: 60_000,
+  }, async () => {
+    const path = tempDbPath();
+    const wall = Date.now();
+    const local = openGovernance(path, { secret: 'moved', wall: () => wall });
+    const limited = local.createKey({
+      name: 'limited',
+      budgetMicrocents: 9000n,
+      budgetPeriod: 'monthly',
+      tpm: 5000,
+      models: ['cheap', 'pool-a'],
+      expiresAt: wall + 86_400_000,
+      team: 'ml',
+      metadata: { ticket: 'OPS-1' },
+    });
+    await local.settle(local.admit(limited.key, { worstCaseMicrocents: 1000n, priced: true, worstCaseTokens: 10 }), {
+      costMicrocents: 700n,
+      usage: usage(5, 5),
+      requestId: 'team-row',
+      model: 'm',
+      lane: 'l',
+      estimated: false,
+    });
+    const rotated = local.rotateKey(limited.key.id, 3600)!;
+    local.close();
+
+    const url = await server.createDatabase();
+    const run = migrate(path, { TARGET_DATABASE_URL: url });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const shared = await createPostgresGovernance({ url, secret: 'moved', log: SILENT, onStoreError: 'deny', leaseMs: 30_000, wallClock: () => wall });
+    try {
+      shared.setTeams([{ name: 'ml', budgetMicrocents: 1000n, budgetPeriod: null }]);
+      expect(await shared.getKey(limited.key.id)).toMatchObject({
+        budgetPeriod: 'monthly',
+        tpm: 5000,
+        models: ['cheap', 'pool-a'],
+        expiresAt: wall + 86_400_000,
+        team: 'ml',
+        metadata: { ticket: 'OPS-1' },
+        selfServe: false,
+        rotatedAt: wall,
+        previousSecretUntil: wall + 3_600_000,
+        spentMicrocents: 700n,
+        periodSpentMicrocents: 700n,
+      });
+      // Both secrets work: the old one is in its grace.
+      for (const secret of [limited.secret, rotated.secret]) expect((await shared.authenticatePresented(secret)).id).toBe(limited.key.id);
+      // The team's spend came with the ledger: 700 of its 1000 are gone.
+      expect(await shared.usage({ groupBy: ['team'] })).toMatchObject({ rows: [{ team: 'ml', requests: 1, costMicrocents: 700n }] });
+      await expect(
+        Promise.resolve().then(() => shared.admit(limited.key, { worstCaseMicrocents: 301n, priced: true, worstCaseTokens: 1 })),
+      ).rejects.toMatchObject({
+        error: { code: 'team_budget_exceeded' },
+      });
+      await shared.admit(limited.key, { worstCaseMicrocents: 300n, priced: true, worstCaseTokens: 1 });
+    } finally {
+      await shared.close();
+    }
+  });
+
   it('says what is wrong without a stack or the URL', () => {
     const missing = spawnSync(process.execPath, [MAIN, 'store', 'migrate', '--from', '/nonexistent/g.db', '--to', 'env:NOT_SET_ANYWHERE'], {
       encoding: 'utf8',

@@ -71,7 +71,8 @@ export function storeUnderTest(kind: StoreKind): StoreUnderTest {
               onStoreError: 'deny',
               leaseMs: 30_000,
               rateClock: options.clock ?? manualClock(),
-              ...(options.wall !== undefined && { wallClock: options.wall }),
+              // The wall clock also stands in for the database's in budget periods and ledger times.
+              ...(options.wall !== undefined && { wallClock: options.wall, periodClock: options.wall }),
             });
       opened.push(governance);
       return governance;

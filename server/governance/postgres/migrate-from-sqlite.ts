@@ -13,8 +13,10 @@ const CHUNK = 5000;
 
 /**
  * `gateway store migrate --from <db_path> --to <database_url>`: copies the embedded store into an
- * empty PostgreSQL database, all of it in one transaction: keys (hashes, budgets, spend, rpm,
- * revocations, last use), the spend ledger, self-serve identities and the meta rows that hold the
+ * empty PostgreSQL database, all of it in one transaction: keys (hashes, budgets and their periods,
+ * spend, rpm, tpm, allow-lists, expiry, team, metadata, rotation with a previous secret still in its
+ * grace, revocations, last use), the spend ledger with each row's team, self-serve identities (their
+ * keys marked self-serve) and the meta rows that hold the
  * generated server secret and the secret check, so every key and every self-serve derivation keeps
  * working. Stop the gateway first: its reservations live in its memory and are not copied (nothing
  * in flight is charged), and a copy of a store still being written would miss the last spend.
@@ -37,11 +39,16 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
       return statement.all() as Record<string, unknown>[];
     };
     const meta = rows('SELECT key, value FROM meta');
+    // Version 4 (issue 18) added the key limits and the ledger's team; older files have none.
+    const limits =
+      version >= 4
+        ? ', budget_period, tpm, models, expires_at, team, metadata, rotated_at, previous_secret_hash, previous_secret_until'
+        : ", NULL AS budget_period, NULL AS tpm, NULL AS models, NULL AS expires_at, NULL AS team, '{}' AS metadata, NULL AS rotated_at, NULL AS previous_secret_hash, NULL AS previous_secret_until";
     const keys = rows(
-      'SELECT id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, rpm, created_at, last_used_at, revoked_at FROM keys ORDER BY created_at, rowid',
+      `SELECT id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, rpm, created_at, last_used_at, revoked_at${limits} FROM keys ORDER BY created_at, rowid`,
     );
     const ledger = rows(
-      'SELECT key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at FROM spend_ledger ORDER BY id',
+      `SELECT key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at, ${version >= 4 ? 'team' : 'NULL AS team'} FROM spend_ledger ORDER BY id`,
     );
     const identities = version >= 2 ? rows('SELECT issuer, subject, generation, key_id, team, created_at, updated_at FROM identities') : [];
 
@@ -58,9 +65,12 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
         const existing = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM gateway_keys')).rows[0]!.n;
         if (existing > 0) throw new Error(`the database already holds ${existing} keys: migrate into an empty database (nothing was written)`);
         for (const row of meta) await client.query('INSERT INTO gateway_meta (key, value) VALUES ($1, $2)', [row.key, row.value]);
+        const selfServe = new Set(identities.map((row) => row.key_id));
         for (const row of keys) {
           await client.query(
-            'INSERT INTO gateway_keys (id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, rpm, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+            `INSERT INTO gateway_keys (id, name, owner, prefix, secret_hash, budget_microcents, spent_microcents, rpm, created_at, last_used_at, revoked_at,
+               budget_period, tpm, models, expires_at, team, metadata, self_serve, rotated_at, previous_secret_hash, previous_secret_until)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
             [
               row.id,
               row.name,
@@ -73,6 +83,16 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
               row.created_at,
               row.last_used_at,
               row.revoked_at,
+              row.budget_period,
+              row.tpm,
+              row.models === null ? null : (JSON.parse(row.models as string) as string[]),
+              row.expires_at,
+              row.team,
+              row.metadata,
+              selfServe.has(row.id),
+              row.rotated_at,
+              row.previous_secret_hash === null ? null : Buffer.from(row.previous_secret_hash as Uint8Array),
+              row.previous_secret_until,
             ],
           );
         }
@@ -80,8 +100,8 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
           const chunk = ledger.slice(i, i + CHUNK);
           const column = (name: string) => chunk.map((row) => row[name]);
           await client.query(
-            `INSERT INTO gateway_spend_ledger (key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::bigint[])`,
+            `INSERT INTO gateway_spend_ledger (key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at, team)
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::bigint[], $12::text[])`,
             [
               column('key_id'),
               column('request_id'),
@@ -94,6 +114,7 @@ export async function migrateSqliteToPostgres(from: string, to: string): Promise
               column('cost_microcents'),
               chunk.map((row) => row.estimated === 1n),
               column('created_at'),
+              column('team'),
             ],
           );
         }

@@ -299,7 +299,7 @@ export async function createPostgresGovernance(
   async function reserve(key: KeyRef, admission: Admission): Promise<Reservation> {
     const record = await usableById(key); // revoked or expired while its body was read: refused now
     if (admission.worstCaseMicrocents < 0n) throw new RangeError(`a reservation cannot be negative (${admission.worstCaseMicrocents})`);
-    if (record.budgetMicrocents !== null && !admission.priced) {
+    if ((record.budgetMicrocents !== null || teams.hasBudget(record.team)) && !admission.priced) {
       await refundRate(record);
       throw priceUnknown(admission.model);
     }

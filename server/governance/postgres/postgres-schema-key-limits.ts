@@ -56,9 +56,9 @@ export const KEY_LIMITS_MIGRATION = `
   INSERT INTO gateway_teams (name, spent_microcents)
     SELECT team, sum(cost_microcents) FROM gateway_spend_ledger WHERE team IS NOT NULL GROUP BY team;
 
-  -- The tpm window: one row per request of a key with a tpm, at its admission time. Held rows
-  -- count their worst case for as long as the request runs; settled ones their real tokens for
-  -- 60 s from admission.
+  -- The tpm window: one row per request of a key with a tpm, at its admission time, counted for
+  -- 60 s from then: at its worst case while held, at its real tokens once settled. A held row
+  -- older than that is kept (uncounted) for its settlement or release to find.
   CREATE TABLE gateway_token_window (
     id             bigserial PRIMARY KEY,
     key_id         text NOT NULL,
@@ -93,7 +93,11 @@ export const KEY_LIMITS_MIGRATION = `
       SELECT team AS t FROM gateway_keys WHERE id = ANY (p_keys) AND team IS NOT NULL
       UNION SELECT x FROM unnest(p_teams) AS x WHERE x IS NOT NULL) AS named;
     IF teams IS NULL THEN RETURN; END IF;
-    INSERT INTO gateway_teams (name) SELECT x FROM unnest(teams) AS x ORDER BY x ON CONFLICT (name) DO NOTHING;
+    -- A new team row starts from the ledger (rows copied by gateway store migrate, or recorded
+    -- before the row existed): from then on every ledger write counts on it.
+    INSERT INTO gateway_teams (name, spent_microcents)
+      SELECT x, (SELECT coalesce(sum(cost_microcents), 0) FROM gateway_spend_ledger WHERE team = x) FROM unnest(teams) AS x ORDER BY x
+      ON CONFLICT (name) DO NOTHING;
     PERFORM 1 FROM gateway_teams WHERE name = ANY (teams) ORDER BY name FOR UPDATE;
   END $$;
 
@@ -135,12 +139,12 @@ export const KEY_LIMITS_MIGRATION = `
     END IF;
   END $$;
 
-  -- How long until enough settled tokens leave the key's window to free p_excess; 60 s when they
-  -- cannot (the rest is held by requests still running).
+  -- How long until enough of the key's window has passed to free p_excess tokens (the oldest
+  -- requests leave first, held or settled); 60 s if even the whole window would not do.
   CREATE FUNCTION gateway_tokens_free_after(p_key text, p_excess bigint, p_window_now bigint) RETURNS bigint LANGUAGE plpgsql AS $$
   DECLARE r record; freed bigint := 0;
   BEGIN
-    FOR r IN SELECT at_ms, tokens FROM gateway_token_window WHERE key_id = p_key AND NOT held ORDER BY at_ms, id LOOP
+    FOR r IN SELECT at_ms, tokens FROM gateway_token_window WHERE key_id = p_key AND at_ms > p_window_now - 60000 ORDER BY at_ms, id LOOP
       freed := freed + r.tokens;
       IF freed >= p_excess THEN RETURN greatest(r.at_ms + 60000 - p_window_now, 1); END IF;
     END LOOP;
@@ -206,7 +210,7 @@ export const KEY_LIMITS_MIGRATION = `
           DELETE FROM gateway_token_window WHERE key_id = k.id AND NOT held AND at_ms <= window_ms - 60000;
           trimmed := k.id;
         END IF;
-        SELECT coalesce(sum(tokens), 0) INTO in_window FROM gateway_token_window WHERE key_id = k.id;
+        SELECT coalesce(sum(tokens), 0) INTO in_window FROM gateway_token_window WHERE key_id = k.id AND at_ms > window_ms - 60000;
         IF in_window + p_tokens[i] > k.tpm THEN
           outcome := 'tpm'; budget := k.tpm; spent := in_window;
           retry_after_ms := CASE WHEN p_tokens[i] > k.tpm THEN 60000 ELSE gateway_tokens_free_after(k.id, in_window + p_tokens[i] - k.tpm, window_ms) END;

@@ -22,6 +22,11 @@ export class TeamBudgets {
     this.#periods = this.#teams.map((t) => t.budgetPeriod);
   }
 
+  /** Whether the team has a budget here: its keys, like a key with a budget, may only call priced models. */
+  hasBudget(name: string | null): boolean {
+    return name !== null && this.#teams.some((t) => t.name === name && t.budgetMicrocents !== null);
+  }
+
   /** The arguments p_team_names, p_team_budgets, p_team_periods. */
   arguments(): [string[], (bigint | null)[], (BudgetPeriod | null)[]] {
     return [this.#names, this.#budgets, this.#periods];

@@ -38,7 +38,7 @@ function figures(row: SumRow): Omit<UsageRow, 'day' | 'model' | 'keyId' | 'team'
 /**
  * The spend ledger summed in the database (GROUP BY over the time index), so a report over
  * millions of requests sends back only its groups. Groups are sorted ascending in groupBy order,
- * byte order (as SQLite compares text), a request without a team first (as SQLite sorts NULL). The total is its own aggregate.
+ * byte order (as SQLite compares text), a request without a team last. The total is its own aggregate.
  */
 export async function usageReport(query: Query, spec: UsageQuery): Promise<UsageReport> {
   const groups = [...new Set(spec.groupBy)].map((name) => ({ name, ...GROUPS[name] }));
@@ -49,7 +49,7 @@ export async function usageReport(query: Query, spec: UsageQuery): Promise<Usage
   const selected = groups.map((g, i) => `${g.expression} AS g${i}`).join(', ');
   const positions = groups.map((_, i) => String(i + 1));
   const rows = await query<SumRow>(
-    `SELECT ${selected}, ${SUMS} FROM gateway_spend_ledger WHERE ${where} GROUP BY ${positions.join(', ')} ORDER BY ${groups.map((g) => `${g.expression} COLLATE "C" ASC NULLS FIRST`).join(', ')}`,
+    `SELECT ${selected}, ${SUMS} FROM gateway_spend_ledger WHERE ${where} GROUP BY ${positions.join(', ')} ORDER BY ${groups.map((g) => `${g.expression} COLLATE "C" ASC NULLS LAST`).join(', ')}`,
     values,
   );
   return {
