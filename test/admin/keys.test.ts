@@ -134,7 +134,7 @@ describe('admin key operations', () => {
 
   it('lists keys without secrets, with their spend in cents (rounded up) and what is left', async () => {
     const created = await create({ name: 'spender', budget_cents: 100 });
-    const reservation = governance.admit(created, { worstCaseMicrocents: 5_000_000n, priced: true });
+    const reservation = governance.admit(created, { worstCaseMicrocents: 5_000_000n, priced: true, worstCaseTokens: 0 });
     await governance.settle(reservation, {
       costMicrocents: 1_500_001n,
       usage: usage(10, 10),
