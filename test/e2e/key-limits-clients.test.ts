@@ -80,8 +80,10 @@ describe('models allow-list', () => {
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(403);
-    expect((refused as ApiError).message).toContain('PERMISSION_DENIED');
-    expect((refused as ApiError).message).toContain('may not use model "gpt"');
+    // The SDK's message is the error body as sent: Google's envelope.
+    expect(JSON.parse((refused as ApiError).message)).toMatchObject({
+      error: { code: 403, status: 'PERMISSION_DENIED', message: expect.stringContaining('may not use model "gpt"') },
+    });
     const ok = await gemini(secret).models.generateContent({ model: 'claude', contents: 'hello' });
     expect(ok.text).toBeTruthy();
   });
