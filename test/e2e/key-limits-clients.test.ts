@@ -166,6 +166,15 @@ describe('tokens per minute', () => {
     expect(h.upstream.requests).toHaveLength(0);
   });
 
+  it('holds embeddings to it too: their input is their worst case', async () => {
+    const input = 'x'.repeat(600);
+    await expect(openai(key({ tpm: 500 })).embeddings.create({ model: 'embed', input })).rejects.toMatchObject({
+      status: 429,
+      code: 'tokens_per_minute_exceeded',
+    });
+    expect((await openai(key({ tpm: 5000 })).embeddings.create({ model: 'embed', input })).data).toHaveLength(1);
+  });
+
   it('counts the real usage of a settled request, and refuses the next that would pass the tpm until the window moves', async () => {
     const secret = key({ tpm: worst + 40 });
     answer();
@@ -196,5 +205,18 @@ describe('team budgets', () => {
       (await openai(key({ team: 'ops' })).chat.completions.create({ model: 'priced', max_completion_tokens: 100_000, messages: hello })).choices,
     ).toHaveLength(1);
     expect((await openai(secret).chat.completions.create({ model: 'priced', max_completion_tokens: 100, messages: hello })).choices).toHaveLength(1);
+  });
+
+  it('takes a new team budget live: applied, the next request is held to it; taken back, refused again', async () => {
+    const secret = key({ team: 'eng' });
+    const big = { model: 'priced', max_completion_tokens: 100_000, messages: hello };
+    await expect(openai(secret).chat.completions.create(big)).rejects.toMatchObject({ status: 402, code: 'team_budget_exceeded' });
+    const running = h.gateway.configControl.currentText();
+    const raised = running.replace(`eng: { budget_cents: ${TEAM_CENTS} }`, 'eng: { budget_cents: 1000, budget_period: daily }');
+    expect(raised).not.toBe(running);
+    expect(await h.gateway.configControl.applyText(raised, 'apply')).toMatchObject({ applied: true });
+    expect((await openai(secret).chat.completions.create(big)).choices).toHaveLength(1);
+    expect(await h.gateway.configControl.applyText(running, 'apply')).toMatchObject({ applied: true });
+    await expect(openai(secret).chat.completions.create(big)).rejects.toMatchObject({ status: 402, code: 'team_budget_exceeded' });
   });
 });

@@ -93,6 +93,15 @@ describe('key limits across two workers', () => {
     expect(team).toMatchObject({ configured: true, periodSpentMicrocents: BigInt(FITS) * 17n * 100n, reservedMicrocents: 0n, keys: 3 });
   });
 
+  it('GET /stats answers on every worker (the main thread reads the snapshot), narrowed to the key', async () => {
+    await servedSinceLastLook();
+    const { secret } = key({ models: ['priced'] });
+    const answers = await Promise.all(Array.from({ length: 40 }, () => onNewConnection(`${h.url}/stats`, { headers: { authorization: `Bearer ${secret}` } })));
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(200));
+    for (const answer of answers) expect((JSON.parse(answer.body) as { pools: { pool: string }[] }).pools.map((p) => p.pool)).toEqual(['priced']);
+    expect((await servedSinceLastLook()).every((n) => n > 0)).toBe(true);
+  });
+
   it(`a tpm admitting ${FITS} worst cases admits exactly ${FITS} of ${CONCURRENT}`, async () => {
     const created = key({ tpm: Math.floor(10.5 * WORST_TOKENS) });
     expectExactly(await race([created.secret], 429), 429, 'tokens_per_minute_exceeded');
