@@ -17,7 +17,7 @@ export interface IssuedKey {
   /** null: no budget. */
   readonly budgetCents: number | null;
   readonly spentCents: number;
-  /** Budget less spend and what requests in flight hold, rounded down; null: no budget. */
+  /** Budget less spend (in the current period, if the key has one) and what requests in flight hold, rounded down; null: no budget. */
   readonly remainingCents: number | null;
   readonly rpm: number | null;
 }
@@ -56,7 +56,9 @@ export function localKeyIssuer(governance: OwnerGovernance, governanceSecret: st
         created: issued.created,
         budgetCents: budget === null ? null : microcentsToCentsDown(budget),
         spentCents: microcentsToCentsUp(key.spentMicrocents),
-        remainingCents: budget === null ? null : Math.max(0, microcentsToCentsDown(budget - key.spentMicrocents - key.reservedMicrocents)),
+        // The same figure as the admin API's remaining: the budget less the spend it compares (the
+        // current period's when the key has a period) and what requests in flight hold.
+        remainingCents: budget === null ? null : Math.max(0, microcentsToCentsDown(budget - key.periodSpentMicrocents - key.reservedMicrocents)),
         rpm: key.rpm,
       };
     },

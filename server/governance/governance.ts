@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayFailure, type GatewayError } from '../ir/error.ts';
 import type { Logger } from '../shared/logger.ts';
 import { BudgetLedger, type Reservation, type Settlement } from './budget-ledger.ts';
+import { periodStart } from './budget-period.ts';
 import { IdentityKeys, type DeriveSecret, type IdentityKeyRequest, type IssuedIdentityKey } from './identity-keys.ts';
 import { presentedKey } from './key-carriers.ts';
 import type { CreatedKey, KeyRecord, KeyRef, KeyState, KeyUpdate, NewKey } from './key-record.ts';
@@ -10,11 +11,14 @@ import type { TeamBudget, TeamState } from './team-budget.ts';
 import type { UsageQuery, UsageReport } from './usage-report.ts';
 import { KeyDirectory } from './keys.ts';
 import { LastUsed } from './last-used.ts';
+import { localKeyAdmin } from './local-key-admin.ts';
 import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
-import { checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, usableKey } from './refusals.ts';
+import { checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, tokensPerMinuteExceeded, usableKey } from './refusals.ts';
 import { resolveServerSecret } from './server-secret.ts';
 import { SettlementBatch } from './settlement-batch.ts';
 import { openStore, type Store } from './store.ts';
+import { wholeTokens } from './token-price.ts';
+import { TokenWindow } from './token-window.ts';
 
 export type {
   CreatedKey,
@@ -147,6 +151,10 @@ export interface LocalGovernance extends OwnerGovernance {
   listKeys(): KeyState[];
   getKey(id: string): KeyState | undefined;
   revokeKey(id: string): KeyState | undefined;
+  updateKey(id: string, update: KeyUpdate): KeyState | undefined;
+  rotateKey(id: string, graceSeconds: number): CreatedKey | undefined;
+  usage(query: UsageQuery): UsageReport;
+  listTeams(): TeamState[];
   /**
    * Self-serve keys: the person's live key, or the next generation's with the team's budget.
    * `derive` runs here, synchronously: callers in other threads go through an owner-side service.
@@ -162,10 +170,13 @@ export interface GovernanceOptions {
   readonly dbPath: string;
   /** The configured governance_secret; undefined: one kept in the store is used (see server-secret.ts). */
   readonly secret: string | undefined;
-  /** Monotonic milliseconds for rate-limit windows. */
+  /** Monotonic milliseconds for the rate windows (rpm and tpm). */
   readonly clock: MillisecondClock;
   readonly log: Logger;
-  /** Milliseconds since the epoch for stored times (created_at, ...); Date.now by default. */
+  /**
+   * Milliseconds since the epoch for stored times (created_at, ...) and for what follows the
+   * calendar: budget periods, expiry, a rotated secret's grace; Date.now by default.
+   */
   readonly wallClock?: () => number;
   /** How often last_used_at is written; 5 s by default. */
   readonly lastUsedFlushMs?: number;
@@ -190,7 +201,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
       );
     }
     keys = new KeyDirectory(store, secret.value);
-    ledger = new BudgetLedger({ store, budgetOf: (id) => keys.get(id)?.budgetMicrocents ?? null, now: wall });
+    ledger = new BudgetLedger({ store, keyOf: (id) => keys.get(id), now: wall });
     lastUsed = new LastUsed(store);
     identityKeys = new IdentityKeys(store, keys);
   } catch (error) {
@@ -198,6 +209,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     throw error;
   }
   const limiter = new RateLimiter(options.clock);
+  const tokens = new TokenWindow(options.clock);
   const settlements = new SettlementBatch(ledger);
   const flushTimer = setInterval(() => flushLastUsed(), options.lastUsedFlushMs ?? LAST_USED_FLUSH_MS);
   flushTimer.unref();
@@ -211,18 +223,26 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     }
   }
 
-  /** The key as it is now: a caller's copy may predate a revocation. */
-  const usable = (key: KeyRef): KeyRecord => usableKey(keys.get(key.id));
+  /** The key as it is now: a caller's copy may predate a revocation, an expiry or a change. */
+  const usable = (key: KeyRef): KeyRecord => usableKey(keys.get(key.id), wall());
 
   function authenticatePresented(secret: string | undefined): KeyRecord {
     if (secret === undefined) throw missingKey();
-    const record = keys.findBySecret(secret);
+    const record = keys.findBySecret(secret, wall());
     if (record === undefined) throw invalidKey();
     return usable(record);
   }
 
   function state(record: KeyRecord): KeyState {
-    return { ...record, spentMicrocents: ledger.spent(record.id), reservedMicrocents: ledger.reserved(record.id), lastUsedAt: lastUsed.get(record.id) };
+    const period = record.budgetPeriod;
+    return {
+      ...record,
+      spentMicrocents: ledger.spent(record.id),
+      periodSpentMicrocents: ledger.counted(record.id),
+      periodStartedAt: period === null ? null : periodStart(period, wall()),
+      reservedMicrocents: ledger.reserved(record.id),
+      lastUsedAt: lastUsed.get(record.id),
+    };
   }
 
   /** Takes one request from the key's rate; throws a 429 when there is none left. */
@@ -237,12 +257,28 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     return reserve(key, admission);
   }
 
-  /** Price and budget, for a request whose rate was taken: a refusal gives the rate back. */
+  /**
+   * Price (400), the key's budget (402), its team's budget (402), its tokens per minute (429), for
+   * a request whose rate was taken: a refusal gives the rate back and holds nothing.
+   */
   function reserve(key: KeyRef, admission: Admission): Reservation {
-    const record = usable(key); // revoked while its body was read: refused now
+    const record = usable(key); // revoked or expired while its body was read: refused now
     try {
-      if (record.budgetMicrocents !== null && !admission.priced) throw priceUnknown(admission.model);
-      return ledger.reserve(record.id, admission.worstCaseMicrocents);
+      if (!Number.isSafeInteger(admission.worstCaseTokens) || admission.worstCaseTokens < 0)
+        throw new RangeError(`worstCaseTokens must be a whole number of at least 0 (got ${admission.worstCaseTokens})`);
+      // A budget (the key's or its team's) needs a price to bound what the request can cost.
+      const bounded = record.budgetMicrocents !== null || (record.team !== null && ledger.teams.hasBudget(record.team));
+      if (bounded && !admission.priced) throw priceUnknown(admission.model);
+      const reservation = ledger.reserve(record.id, admission.worstCaseMicrocents);
+      if (record.tpm !== null) {
+        const decision = tokens.decide(record.id, record.tpm, admission.worstCaseTokens);
+        if (!decision.allowed) {
+          ledger.release(reservation);
+          throw tokensPerMinuteExceeded(record.tpm, admission.worstCaseTokens, decision.retryAfterSeconds);
+        }
+        tokens.hold(record.id, reservation.id, admission.worstCaseTokens);
+      }
+      return reservation;
     } catch (error) {
       if (record.rpm !== null) limiter.refund(record.id); // a refused request does not use up the rate
       throw error;
@@ -270,28 +306,20 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     admit,
     reserve,
 
-    settle: (reservation, settlement) => settlements.settle(reservation, settlement),
-    release: (reservation) => ledger.release(reservation),
+    settle(reservation, settlement) {
+      // The real tokens (input includes cache) take the place of the worst case held for tpm.
+      tokens.settle(reservation.id, wholeTokens(settlement.usage.inputTokens) + wholeTokens(settlement.usage.outputTokens));
+      return settlements.settle(reservation, settlement);
+    },
+    release(reservation) {
+      ledger.release(reservation);
+      tokens.release(reservation.id);
+    },
     markUsed: (key) => lastUsed.mark(key.id, wall()),
 
-    createKey(spec) {
-      checkNewKey(spec);
-      const { record, secret } = keys.create(spec, wall());
-      options.log.info({ keyId: record.id, prefix: record.prefix }, 'key created');
-      return { key: state(record), secret };
-    },
-    listKeys: () => keys.list().map(state),
-    getKey(id) {
-      const record = keys.get(id);
-      return record === undefined ? undefined : state(record);
-    },
-    revokeKey(id) {
-      const before = keys.get(id);
-      const record = keys.revoke(id, wall());
-      if (record === undefined) return undefined;
-      if (before?.revokedAt === null) options.log.info({ keyId: record.id, prefix: record.prefix }, 'key revoked');
-      return state(record);
-    },
+    ...localKeyAdmin({ store, keys, ledger, state, wall, log: options.log }),
+    setTeams: (teams) => ledger.teams.set(teams),
+
     issueIdentityKey(request, derive) {
       checkNewKey({ budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined });
       const issued = identityKeys.issue(request, derive, wall());

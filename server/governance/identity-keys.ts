@@ -29,7 +29,7 @@ export type DeriveSecret = (generation: number) => string;
 /**
  * The person's live key, or a new one. A live key is returned as it is (its spend and budget
  * untouched); with none, or a revoked one, the next generation's key is created with the team's
- * budget, and the key row and identity row are committed in one transaction. All of it runs
+ * child budget and the team's name on it (so it also spends the team's budget), and the key row and identity row are committed in one transaction. All of it runs
  * synchronously in the thread that owns the store, so two exchanges at once for one person cannot
  * both create a key: the second finds the first one's.
  */
@@ -51,7 +51,7 @@ export class IdentityKeys {
       const record = this.#keys.get(known.keyId);
       if (record !== undefined && record.revokedAt === null) {
         const secret = derive(known.generation);
-        if (this.#keys.findBySecret(secret)?.id !== record.id) {
+        if (this.#keys.findBySecret(secret, nowMs)?.id !== record.id) {
           // Only a changed derivation (code, or a secret swapped behind the store's check) gets here.
           throw new Error(`the derived secret of ${record.id} does not match its stored hash: self-serve keys cannot be re-derived`);
         }
@@ -62,9 +62,10 @@ export class IdentityKeys {
     // A key with this generation's secret should not exist; if one does (an identity row lost from
     // a restored backup), a live one is taken back and a revoked one is skipped.
     let secret = derive(generation);
-    for (let existing = this.#keys.findBySecret(secret); existing !== undefined; existing = this.#keys.findBySecret(secret)) {
+    for (let existing = this.#keys.findBySecret(secret, nowMs); existing !== undefined; existing = this.#keys.findBySecret(secret, nowMs)) {
       if (existing.revokedAt === null) {
         this.#store.transaction(() => this.#identities.save({ ...request, generation, keyId: existing!.id }, nowMs));
+        this.#keys.markSelfServe(existing.id);
         return { record: existing, secret, generation, team: request.team, created: false };
       }
       secret = derive(++generation);
@@ -73,7 +74,14 @@ export class IdentityKeys {
     try {
       this.#store.transaction(() => {
         created = this.#keys.create(
-          { name: request.name, owner: request.owner, budgetMicrocents: request.budgetMicrocents ?? undefined, rpm: request.rpm ?? undefined },
+          {
+            name: request.name,
+            owner: request.owner,
+            budgetMicrocents: request.budgetMicrocents ?? undefined,
+            rpm: request.rpm ?? undefined,
+            // The key spends its team's budget (config.yaml teams.<name>) beside its own.
+            team: request.team,
+          },
           nowMs,
           secret,
         );

@@ -1,52 +1,50 @@
 import type { StatementSync } from 'node:sqlite';
 import { newKeyId } from './key-id.ts';
-import type { KeyRecord, NewKey } from './key-record.ts';
+import type { KeyRecord, KeyUpdate, NewKey } from './key-record.ts';
+import { INSERT_KEY, type KeyRow, limitColumns, recordFrom, SELECT_KEYS, UPDATE_LIMITS } from './key-rows.ts';
 import { displayPrefix, hashKeySecret, newKeySecret } from './key-secret.ts';
+import { applyKeyUpdate } from './key-update.ts';
+import { SecretIndex } from './secret-index.ts';
 import type { Store } from './store.ts';
-
-interface KeyRow {
-  id: string;
-  name: string | null;
-  owner: string | null;
-  prefix: string;
-  secret_hash: Uint8Array;
-  budget_microcents: bigint | null;
-  rpm: bigint | null;
-  created_at: bigint;
-  revoked_at: bigint | null;
-}
 
 /**
  * Every key, held in memory and indexed by secret hash and by id: authentication is one HMAC and
- * one map lookup, no query. Created and revoked keys are written to the store first, then to the
- * index, so a revocation is in force for the very next request.
+ * one map lookup, no query. Every change (create, update, rotate, revoke) is written to the store
+ * first, then to memory, so it is in force for the very next request and never ahead of the file.
  */
 export class KeyDirectory {
   readonly #serverSecret: string;
   readonly #byId = new Map<string, KeyRecord>();
-  /** base64 of the secret hash → key id. */
-  readonly #idByHash = new Map<string, string>();
+  readonly #secrets = new SecretIndex();
   readonly #insert: StatementSync;
+  readonly #update: StatementSync;
+  readonly #rotate: StatementSync;
   readonly #revoke: StatementSync;
 
   constructor(store: Store, serverSecret: string) {
     this.#serverSecret = serverSecret;
-    const select = store.db.prepare(
-      'SELECT id, name, owner, prefix, secret_hash, budget_microcents, rpm, created_at, revoked_at FROM keys ORDER BY created_at, rowid',
-    );
+    const select = store.db.prepare(SELECT_KEYS);
     select.setReadBigInts(true);
     for (const row of select.all() as unknown as KeyRow[]) {
-      this.#byId.set(row.id, recordFrom(row));
-      this.#idByHash.set(Buffer.from(row.secret_hash).toString('base64'), row.id);
+      const record = recordFrom(row);
+      this.#byId.set(row.id, record);
+      this.#secrets.setCurrent(row.id, Buffer.from(row.secret_hash));
+      if (row.previous_secret_hash !== null) this.#secrets.setPrevious(row.id, Buffer.from(row.previous_secret_hash), record.previousSecretUntil);
     }
-    this.#insert = store.db.prepare(
-      'INSERT INTO keys (id, name, owner, prefix, secret_hash, budget_microcents, rpm, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    this.#insert = store.db.prepare(INSERT_KEY);
+    this.#update = store.db.prepare(UPDATE_LIMITS);
+    this.#rotate = store.db.prepare(
+      'UPDATE keys SET prefix = ?, secret_hash = ?, rotated_at = ?, previous_secret_hash = ?, previous_secret_until = ? WHERE id = ?',
     );
     this.#revoke = store.db.prepare('UPDATE keys SET revoked_at = ? WHERE id = ?');
   }
 
-  /** A new key with a random secret, or with `secret` when the caller derived one (self-serve keys). */
-  create(spec: NewKey, nowMs: number, secret = newKeySecret()): { record: KeyRecord; secret: string } {
+  /**
+   * A new key with a random secret, or with `derived` when the caller derived one: only self-serve
+   * keys are (their secret is re-derived at every exchange, which is also why they are never rotated).
+   */
+  create(spec: NewKey, nowMs: number, derived?: string): { record: KeyRecord; secret: string } {
+    const secret = derived ?? newKeySecret();
     const hash = hashKeySecret(this.#serverSecret, secret);
     const record: KeyRecord = {
       id: newKeyId(nowMs),
@@ -54,30 +52,38 @@ export class KeyDirectory {
       owner: spec.owner ?? null,
       prefix: displayPrefix(secret),
       budgetMicrocents: spec.budgetMicrocents ?? null,
+      budgetPeriod: spec.budgetPeriod ?? null,
       rpm: spec.rpm ?? null,
+      tpm: spec.tpm ?? null,
+      models: spec.models === undefined ? null : [...spec.models],
+      expiresAt: spec.expiresAt ?? null,
+      team: spec.team ?? null,
+      metadata: { ...(spec.metadata ?? {}) },
+      selfServe: derived !== undefined,
       createdAt: nowMs,
       revokedAt: null,
+      rotatedAt: null,
+      previousSecretUntil: null,
     };
-    this.#insert.run(record.id, record.name, record.owner, record.prefix, hash, record.budgetMicrocents, record.rpm, record.createdAt);
+    this.#insert.run(...limitColumns(record), record.id, record.prefix, hash, record.createdAt);
     this.#byId.set(record.id, record);
-    this.#idByHash.set(hash.toString('base64'), record.id);
+    this.#secrets.setCurrent(record.id, hash);
     return { record, secret };
   }
 
-  /** The key a presented secret belongs to (revoked ones included: the caller says why it is refused). */
-  findBySecret(secret: string): KeyRecord | undefined {
-    const id = this.#idByHash.get(hashKeySecret(this.#serverSecret, secret).toString('base64'));
+  /**
+   * The key a presented secret belongs to at `nowMs` (revoked and expired ones included: the caller
+   * says why it is refused). A secret replaced by a rotation counts until its grace ends.
+   */
+  findBySecret(secret: string, nowMs: number): KeyRecord | undefined {
+    const id = this.#secrets.find(hashKeySecret(this.#serverSecret, secret), nowMs);
     return id === undefined ? undefined : this.#byId.get(id);
   }
 
   /** Takes a created key out of the index again: its transaction did not commit. */
   forget(id: string): void {
-    const record = this.#byId.get(id);
-    if (record === undefined) return;
     this.#byId.delete(id);
-    for (const [hash, keyId] of this.#idByHash) {
-      if (keyId === id) this.#idByHash.delete(hash);
-    }
+    this.#secrets.forget(id);
   }
 
   get(id: string): KeyRecord | undefined {
@@ -87,6 +93,41 @@ export class KeyDirectory {
   /** Oldest first. */
   list(): KeyRecord[] {
     return [...this.#byId.values()];
+  }
+
+  /** Changes the key's name, owner and limits (see KeyUpdate); undefined: no such key. */
+  update(id: string, update: KeyUpdate): KeyRecord | undefined {
+    const record = this.#byId.get(id);
+    if (record === undefined) return undefined;
+    const updated = applyKeyUpdate(record, update);
+    this.#update.run(...limitColumns(updated), id);
+    this.#byId.set(id, updated);
+    return updated;
+  }
+
+  /**
+   * A new random secret for the key. The current one stays accepted until nowMs + grace (grace 0:
+   * not at all); a previous secret still in its grace is dropped, as only one is kept.
+   */
+  rotate(id: string, graceSeconds: number, nowMs: number): { record: KeyRecord; secret: string } | undefined {
+    const record = this.#byId.get(id);
+    if (record === undefined) return undefined;
+    const secret = newKeySecret();
+    const hash = hashKeySecret(this.#serverSecret, secret);
+    const until = graceSeconds > 0 ? nowMs + graceSeconds * 1000 : null;
+    const previous = until === null ? null : (this.#secrets.currentOf(id) ?? null);
+    this.#rotate.run(displayPrefix(secret), hash, nowMs, previous, until, id);
+    const rotated: KeyRecord = { ...record, prefix: displayPrefix(secret), rotatedAt: nowMs, previousSecretUntil: previous === null ? null : until };
+    this.#byId.set(id, rotated);
+    this.#secrets.setPrevious(id, previous, until);
+    this.#secrets.setCurrent(id, hash);
+    return { record: rotated, secret };
+  }
+
+  /** Marks a key self-serve in memory: an identity row now names it (a key taken back after a restore). */
+  markSelfServe(id: string): void {
+    const record = this.#byId.get(id);
+    if (record !== undefined && !record.selfServe) this.#byId.set(id, { ...record, selfServe: true });
   }
 
   /** Revokes once; revoking again returns the record as it is (the first revocation time stays). */
@@ -102,17 +143,4 @@ export class KeyDirectory {
   get count(): number {
     return this.#byId.size;
   }
-}
-
-function recordFrom(row: KeyRow): KeyRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    owner: row.owner,
-    prefix: row.prefix,
-    budgetMicrocents: row.budget_microcents,
-    rpm: row.rpm === null ? null : Number(row.rpm),
-    createdAt: Number(row.created_at),
-    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-  };
 }

@@ -83,6 +83,33 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- Keys a platform team runs day to day (issue 18): budgets that reset each calendar period,
+      -- tokens per minute, a model allow-list (JSON array of names), an expiry, a team whose budget
+      -- the key also spends, a small string map (JSON object), and rotation: the secret replaced by
+      -- the last rotation stays accepted until previous_secret_until.
+      ALTER TABLE keys ADD COLUMN budget_period TEXT CHECK (budget_period IS NULL OR budget_period IN ('daily', 'weekly', 'monthly'));
+      ALTER TABLE keys ADD COLUMN tpm INTEGER CHECK (tpm IS NULL OR tpm > 0);
+      ALTER TABLE keys ADD COLUMN models TEXT;
+      ALTER TABLE keys ADD COLUMN expires_at INTEGER;
+      ALTER TABLE keys ADD COLUMN team TEXT;
+      ALTER TABLE keys ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+      ALTER TABLE keys ADD COLUMN rotated_at INTEGER;
+      ALTER TABLE keys ADD COLUMN previous_secret_hash BLOB;
+      ALTER TABLE keys ADD COLUMN previous_secret_until INTEGER;
+      -- Self-serve keys spend their team's budget: the team they were issued for goes on the key.
+      UPDATE keys SET team = (SELECT team FROM identities WHERE identities.key_id = keys.id)
+        WHERE id IN (SELECT key_id FROM identities);
+
+      -- The key's team when the request was settled: a team's spend is the sum of its rows, even
+      -- after a key moves to another team. Rows settled before this step get their key's team.
+      ALTER TABLE spend_ledger ADD COLUMN team TEXT;
+      UPDATE spend_ledger SET team = (SELECT team FROM keys WHERE keys.id = spend_ledger.key_id);
+      CREATE INDEX spend_ledger_by_team ON spend_ledger (team, created_at);
+    `,
+  },
 ];
 
 /** The newest schema this build knows. */

@@ -1,6 +1,7 @@
 import { gatewayError, GatewayFailure } from '../ir/error.ts';
 import { microcentsToCentsDown, microcentsToCentsUp } from '../shared/money.ts';
 import type { KeyRecord, NewKey } from './key-record.ts';
+import { checkKeyFields } from './key-update.ts';
 
 /** The refusals governance gives, the same words from either store. */
 
@@ -57,10 +58,9 @@ export function budgetExceeded(worstCaseMicrocents: bigint, budget: bigint, spen
   );
 }
 
-/** The admin API's schema checks these first; this guards every other caller. */
+/** The admin API's schema checks these first; this guards every other caller (key-update.ts). */
 export function checkNewKey(spec: NewKey): void {
-  if (spec.budgetMicrocents !== undefined && spec.budgetMicrocents < 0n) throw new RangeError('budget cannot be negative');
-  if (spec.rpm !== undefined && (!Number.isSafeInteger(spec.rpm) || spec.rpm < 1)) throw new RangeError('rpm must be a whole number of at least 1');
+  checkKeyFields(spec);
 }
 
 export const expiredKey = (id: string) =>

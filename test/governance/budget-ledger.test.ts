@@ -17,7 +17,7 @@ function setUp(budget: bigint | null, path = tempDbPath()) {
   stores.push(store);
   const keys = new KeyDirectory(store, 'test-secret');
   const { record } = keys.create(budget === null ? {} : { budgetMicrocents: budget }, 1);
-  const ledger = new BudgetLedger({ store, budgetOf: (id) => keys.get(id)?.budgetMicrocents ?? null, now: () => 1 });
+  const ledger = new BudgetLedger({ store, keyOf: (id) => keys.get(id), now: () => 1 });
   return { store, keys, ledger, keyId: record.id, path };
 }
 
@@ -25,7 +25,7 @@ function reopen(path: string): { store: Store; ledger: BudgetLedger } {
   const store = openStore(path);
   stores.push(store);
   const keys = new KeyDirectory(store, 'test-secret');
-  return { store, ledger: new BudgetLedger({ store, budgetOf: (id) => keys.get(id)?.budgetMicrocents ?? null, now: () => 1 }) };
+  return { store, ledger: new BudgetLedger({ store, keyOf: (id) => keys.get(id), now: () => 1 }) };
 }
 
 function stored(store: Store, keyId: string): { spent: bigint; ledgerSum: bigint; rows: number } {

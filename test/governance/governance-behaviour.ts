@@ -22,7 +22,7 @@ async function refusal(run: () => unknown): Promise<GatewayError> {
   throw new Error('expected a refusal');
 }
 
-const priced = (worst: bigint) => ({ worstCaseMicrocents: worst, priced: true });
+const priced = (worst: bigint) => ({ worstCaseMicrocents: worst, priced: true, worstCaseTokens: 0 });
 const settlement = (requestId: string, cost: bigint) => ({
   costMicrocents: cost,
   usage: usage(100, 20),
@@ -107,7 +107,7 @@ export function governanceBehaviour(store: StoreUnderTest): void {
     it('refuses an unpriced model for a key with a budget (400 model_price_unknown), and that costs no rate', async () => {
       const governance = await open();
       const { key } = await governance.createKey({ budgetMicrocents: 1_000_000n, rpm: 1 });
-      const unpriced = await refusal(() => governance.admit(key, { worstCaseMicrocents: 0n, priced: false, model: 'mystery' }));
+      const unpriced = await refusal(() => governance.admit(key, { worstCaseMicrocents: 0n, priced: false, model: 'mystery', worstCaseTokens: 0 }));
       expect(unpriced).toMatchObject({ kind: 'invalid_request', status: 400, code: 'model_price_unknown' });
       expect(unpriced.message).toContain('model "mystery" has no price');
       await governance.admit(key, priced(10n)); // the one request of this minute is still free
@@ -116,7 +116,7 @@ export function governanceBehaviour(store: StoreUnderTest): void {
     it('lets a key without a budget call an unpriced model', async () => {
       const governance = await open();
       const { key } = await governance.createKey({});
-      const reservation = await governance.admit(key, { worstCaseMicrocents: 0n, priced: false });
+      const reservation = await governance.admit(key, { worstCaseMicrocents: 0n, priced: false, worstCaseTokens: 0 });
       expect(await governance.settle(reservation, settlement('free-1', 0n))).toBe(true);
     });
 

@@ -91,8 +91,8 @@ describe('SIGKILL', () => {
       const g = createGovernance({ dbPath: process.env.DB_PATH, secret: 'kill-test', clock: { now: () => performance.now() }, log: createLogger('silent'), wallClock: () => 1234, lastUsedFlushMs: 20 });
       const { key } = g.createKey({ name: 'victim', budgetMicrocents: 10n ** 12n });
       const u = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-      for (let i = 0; i < 50; i++) await g.settle(g.admit(key, { worstCaseMicrocents: 1000n, priced: true }), { costMicrocents: BigInt(i + 1), usage: u, requestId: 'req-' + i, model: 'm', lane: 'l', estimated: false });
-      g.admit(key, { worstCaseMicrocents: 5000n, priced: true }); // in flight when killed: never charged
+      for (let i = 0; i < 50; i++) await g.settle(g.admit(key, { worstCaseMicrocents: 1000n, priced: true, worstCaseTokens: 0 }), { costMicrocents: BigInt(i + 1), usage: u, requestId: 'req-' + i, model: 'm', lane: 'l', estimated: false });
+      g.admit(key, { worstCaseMicrocents: 5000n, priced: true, worstCaseTokens: 0 }); // in flight when killed: never charged
       g.markUsed(key);
       await new Promise((resolve) => setTimeout(resolve, 100)); // the flush timer writes last_used_at
       console.log('settled ' + key.id);

@@ -44,7 +44,7 @@ describe('issueIdentityKey', () => {
     expect(first.key).toMatchObject({ budgetMicrocents: 500_000_000n, rpm: 30, owner: 'alice@example.com', name: 'self-serve (ml)' });
     expect(governance.authenticatePresented(first.issued.secret).id).toBe(first.key.id);
 
-    const reservation = governance.admit(first.key, { worstCaseMicrocents: 1000n, priced: true });
+    const reservation = governance.admit(first.key, { worstCaseMicrocents: 1000n, priced: true, worstCaseTokens: 0 });
     await governance.settle(reservation, {
       costMicrocents: 700n,
       usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },

@@ -56,12 +56,12 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     const governance = await open(url);
     try {
       const { key, secret } = await governance.createKey({ budgetMicrocents: 10_000n, rpm: 100 });
-      await governance.settle(await governance.admit(key, { worstCaseMicrocents: 1000n, priced: true }), settlement('before', 600n));
+      await governance.settle(await governance.admit(key, { worstCaseMicrocents: 1000n, priced: true, worstCaseTokens: 0 }), settlement('before', 600n));
       server.pause();
       try {
         await governance.authenticatePresented(secret); // the cached key: no query needed
         const refusal = await Promise.resolve()
-          .then(() => governance.admit(key, { worstCaseMicrocents: 1000n, priced: true }))
+          .then(() => governance.admit(key, { worstCaseMicrocents: 1000n, priced: true, worstCaseTokens: 0 }))
           .catch((e: unknown) => e);
         expect(refusal).toBeInstanceOf(GatewayFailure);
         expect((refusal as GatewayFailure).error).toMatchObject({ kind: 'unavailable', status: 503, code: 'store_unavailable', retryAfterSeconds: 2 });
@@ -71,7 +71,7 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
       }
       let reservation: Awaited<ReturnType<typeof governance.admit>> | undefined;
       for (let attempt = 0; reservation === undefined; attempt++) {
-        reservation = await Promise.resolve(governance.admit(key, { worstCaseMicrocents: 1000n, priced: true })).catch((e: unknown) => {
+        reservation = await Promise.resolve(governance.admit(key, { worstCaseMicrocents: 1000n, priced: true, worstCaseTokens: 0 })).catch((e: unknown) => {
           if (attempt > 50) throw e;
           return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100));
         });
@@ -89,7 +89,7 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     const governance = await open(url);
     try {
       const { key } = await governance.createKey({ budgetMicrocents: 10_000n });
-      const reservation = await governance.admit(key, { worstCaseMicrocents: 4000n, priced: true });
+      const reservation = await governance.admit(key, { worstCaseMicrocents: 4000n, priced: true, worstCaseTokens: 0 });
       server.pause();
       const settled = governance.settle(reservation, settlement('during', 1500n));
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -116,7 +116,7 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
       try {
         const pass = await governance.authorizePresented(secret); // the rpm is not counted while down
         expect(pass).not.toHaveProperty('refusal');
-        const reservation = await governance.reserve(key, { worstCaseMicrocents: 4000n, priced: true });
+        const reservation = await governance.reserve(key, { worstCaseMicrocents: 4000n, priced: true, worstCaseTokens: 0 });
         settled = governance.settle(reservation, settlement('open', 900n));
         // An unknown key is still refused: it cannot be checked without the store.
         await expect(Promise.resolve().then(() => governance.authenticatePresented('gwk_unknown'))).rejects.toMatchObject({ error: { status: 503 } });
@@ -152,7 +152,7 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     const governance = await open(url);
     try {
       const { key } = await governance.createKey({ budgetMicrocents: 100_000n });
-      const priced = (worst: bigint) => ({ worstCaseMicrocents: worst, priced: true });
+      const priced = (worst: bigint) => ({ worstCaseMicrocents: worst, priced: true, worstCaseTokens: 0 });
       const [settledLate, releasedLate, lost] = [
         await governance.admit(key, priced(10_000n)),
         await governance.admit(key, priced(20_000n)),

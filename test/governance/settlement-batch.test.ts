@@ -17,7 +17,7 @@ function setUp() {
   stores.push(store);
   const keys = new KeyDirectory(store, 'test-secret');
   const { record } = keys.create({ budgetMicrocents: 1_000_000n }, 1);
-  const ledger = new BudgetLedger({ store, budgetOf: (id) => keys.get(id)?.budgetMicrocents ?? null, now: () => 1 });
+  const ledger = new BudgetLedger({ store, keyOf: (id) => keys.get(id), now: () => 1 });
   // Counts the transactions the ledger opens.
   let transactions = 0;
   const transaction = store.transaction.bind(store);

@@ -31,7 +31,7 @@ describe.skipIf(skip !== undefined)('gateway store migrate', () => {
     const kept = local.createKey({ name: 'kept', owner: 'team-a', budgetMicrocents: 5_000_000n, rpm: 60 });
     const gone = local.createKey({ name: 'gone' });
     for (let i = 0; i < 3; i++)
-      await local.settle(local.admit(kept.key, { worstCaseMicrocents: 1000n, priced: true }), {
+      await local.settle(local.admit(kept.key, { worstCaseMicrocents: 1000n, priced: true, worstCaseTokens: 0 }), {
         costMicrocents: 400n,
         usage: usage(1, 1),
         requestId: `r${i}`,

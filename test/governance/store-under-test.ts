@@ -11,8 +11,16 @@ export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];
 
 export interface OpenOptions {
   secret?: string;
+  /** The monotonic clock of the rate windows (rpm). */
   clock?: ManualClock;
+  /** The wall clock (stored times). */
   wall?: () => number;
+  /**
+   * One clock for everything time-driven, in epoch ms: the rate windows (rpm, tpm) and the wall
+   * clock (budget periods, expiry, a rotated secret's grace, the ledger's times). Tests of those
+   * set and advance only this; each store maps it to its own clock options below.
+   */
+  time?: ManualClock;
 }
 
 export interface StoreUnderTest {
@@ -23,6 +31,13 @@ export interface StoreUnderTest {
   open(location: string, options?: OpenOptions): Promise<OwnerGovernance>;
   /** The PostgreSQL server, for tests that stop it. */
   readonly server?: PostgresServer;
+}
+
+/** `time` drives both the rate windows and the wall clock. */
+function timed(options: OpenOptions): OpenOptions {
+  const { time } = options;
+  if (time === undefined) return options;
+  return { ...options, clock: time, wall: () => time.now() };
 }
 
 /** Call inside a describe: registers the hooks that start the server and close what was opened. */
@@ -44,7 +59,8 @@ export function storeUnderTest(kind: StoreKind): StoreUnderTest {
       return server;
     },
     fresh: async () => (kind === 'sqlite' ? tempDbPath() : server!.createDatabase()),
-    async open(location, options = {}) {
+    async open(location, given = {}) {
+      const options = timed(given);
       const governance =
         kind === 'sqlite'
           ? openGovernance(location, options)
