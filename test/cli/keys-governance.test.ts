@@ -225,7 +225,10 @@ describe('gateway-admin: key limits, rotation, usage and teams', () => {
       [['keys', 'create', '--models', 'gpt,,claude'], `option '--models <names>' argument 'gpt,,claude' is invalid.`],
       [['keys', 'create', '--rpm', 'none'], `option '--rpm <int>' argument 'none' is invalid.`],
       [['keys', 'update', 'key_x'], 'nothing to change: give at least one field flag'],
-      [['keys', 'update', 'key_x', '--metadata', 'a=1', '--metadata', 'none'], 'none removes every label: give it alone'],
+      [
+        ['keys', 'update', 'key_x', '--metadata', 'a=1', '--metadata', 'none'],
+        `option '--metadata <name=value>' argument 'none' is invalid. none removes every label: give it alone`,
+      ],
       [['keys', 'rotate', 'key_x', '--grace-seconds', '2592001'], `option '--grace-seconds <int>' argument '2592001' is invalid. must be from 0 to 2592000`],
       [['usage', '--from', 'yesterday'], `option '--from <time>' argument 'yesterday' is invalid.`],
     ];
