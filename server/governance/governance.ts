@@ -264,25 +264,31 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   function reserve(key: KeyRef, admission: Admission): Reservation {
     const record = usable(key); // revoked or expired while its body was read: refused now
     try {
-      if (!Number.isSafeInteger(admission.worstCaseTokens) || admission.worstCaseTokens < 0)
-        throw new RangeError(`worstCaseTokens must be a whole number of at least 0 (got ${admission.worstCaseTokens})`);
       // A budget (the key's or its team's) needs a price to bound what the request can cost.
       const bounded = record.budgetMicrocents !== null || (record.team !== null && ledger.teams.hasBudget(record.team));
       if (bounded && !admission.priced) throw priceUnknown(admission.model);
       const reservation = ledger.reserve(record.id, admission.worstCaseMicrocents);
-      if (record.tpm !== null) {
-        const decision = tokens.decide(record.id, record.tpm, admission.worstCaseTokens);
-        if (!decision.allowed) {
-          ledger.release(reservation);
-          throw tokensPerMinuteExceeded(record.tpm, admission.worstCaseTokens, decision.retryAfterSeconds);
-        }
-        tokens.hold(record.id, reservation.id, admission.worstCaseTokens);
+      try {
+        if (record.tpm !== null) holdTokens(record.id, record.tpm, reservation.id, admission.worstCaseTokens);
+      } catch (error) {
+        ledger.release(reservation); // refused on tokens: the money is not held either
+        throw error;
       }
       return reservation;
     } catch (error) {
       if (record.rpm !== null) limiter.refund(record.id); // a refused request does not use up the rate
       throw error;
     }
+  }
+
+  /** Holds the request's worst-case tokens in the key's minute, else 429 tokens_per_minute_exceeded. */
+  function holdTokens(keyId: string, tpm: number, reservationId: number, worstCaseTokens: number): void {
+    // Checked where it is used: a key without a tpm never reads it.
+    if (!Number.isSafeInteger(worstCaseTokens) || worstCaseTokens < 0)
+      throw new RangeError(`worstCaseTokens must be a whole number of at least 0 (got ${worstCaseTokens})`);
+    const decision = tokens.decide(keyId, tpm, worstCaseTokens);
+    if (!decision.allowed) throw tokensPerMinuteExceeded(tpm, worstCaseTokens, decision.retryAfterSeconds);
+    tokens.hold(keyId, reservationId, worstCaseTokens);
   }
 
   function authorizePresented(secret: string | undefined): Pass {

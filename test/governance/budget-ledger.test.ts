@@ -186,3 +186,24 @@ describe('BudgetLedger', () => {
     expect(() => ledger.settle(ledger.reserve(keyId, 1n), settlement('neg', -1n))).toThrow(RangeError);
   });
 });
+
+describe('BudgetLedger with teams', () => {
+  it("a key that moves team while a request is in flight: the hold leaves the old team, the spend goes to the new one's row", () => {
+    const store = openStore(tempDbPath());
+    stores.push(store);
+    const keys = new KeyDirectory(store, 'test-secret');
+    const { record } = keys.create({ team: 'ml' }, 1);
+    const ledger = new BudgetLedger({ store, keyOf: (id) => keys.get(id), now: () => 5 });
+    ledger.teams.set([
+      { name: 'ml', budgetMicrocents: 1000n, budgetPeriod: null },
+      { name: 'research', budgetMicrocents: 1000n, budgetPeriod: null },
+    ]);
+    const reservation = ledger.reserve(record.id, 600n);
+    keys.update(record.id, { team: 'research' });
+    ledger.settle(reservation, settlement('moved', 250n));
+    const teams = Object.fromEntries(ledger.teams.states(keys.list(), 5).map((t) => [t.name, t]));
+    expect(teams.ml).toMatchObject({ spentMicrocents: 0n, reservedMicrocents: 0n });
+    expect(teams.research).toMatchObject({ spentMicrocents: 250n, reservedMicrocents: 0n, keys: 1 });
+    expect(store.db.prepare('SELECT team, cost_microcents AS cost FROM spend_ledger').all()).toEqual([{ team: 'research', cost: 250 }]);
+  });
+});
