@@ -140,7 +140,7 @@ export interface GatewayConfig {
   hooks?: Hook[];
   auth?: Auth;
   /**
-   * Teams whose members get self-serve keys (POST and GET /auth/token). The OIDC claim named by auth.oidc.team_claim says which team a person belongs to; each key is stamped with its team's child_default when first issued.
+   * Teams, by name. A team with child_default issues self-serve keys (POST and GET /auth/token): the OIDC claim named by auth.oidc.team_claim says which team a person belongs to, and each key is stamped with its team's child_default when first issued. A team with budget_cents has one budget over every key whose team it is (self-serve keys included): a request is admitted only when both its key's and its team's budgets hold it. A team may have either or both, or neither (its keys' spend is still reported by team).
    */
   teams?: {
     [k: string]: Team | undefined;
@@ -847,7 +847,15 @@ export interface SecretRef5 {
  * via the `definition` "Team".
  */
 export interface Team {
-  child_default: ChildDefault;
+  child_default?: ChildDefault;
+  /**
+   * The team's budget in cents, over the spend of all its keys (the ledger rows recorded under this team). Changes live on a reload. Absent: no team budget (its spend is still reported).
+   */
+  budget_cents?: number;
+  /**
+   * With budget_cents: the budget applies to each calendar period in UTC (a week starts on Monday), and the period's spend starts again at 0 when the next one starts. Absent: the budget is for the team's whole life. Changes live on a reload.
+   */
+  budget_period?: 'daily' | 'weekly' | 'monthly';
   /**
    * This interface was referenced by `Team`'s JSON-Schema definition
    * via the `patternProperty` "^x-".

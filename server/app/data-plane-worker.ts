@@ -16,6 +16,7 @@ import { Readiness } from './readiness.ts';
 import { RecordForwarder } from './record-forwarder.ts';
 import { ServingState } from './serving-state.ts';
 import { renewServerTls } from './tls-rotation.ts';
+import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.ts';
 
 /**
@@ -45,6 +46,7 @@ export async function runDataPlaneWorker(): Promise<void> {
   const forwarder = new RecordForwarder(port);
   const send = (event: WorkerEvent) => port.postMessage(event);
   const metricsReplies = new PendingReplies<string>();
+  const statsReplies = new PendingReplies<StatsSnapshot | undefined>();
   let contentType = 'text/plain; version=0.0.4; charset=utf-8';
   // Self-serve keys: this worker verifies tokens itself; the main thread issues the keys.
   const selfServe =
@@ -79,6 +81,8 @@ export async function runDataPlaneWorker(): Promise<void> {
       },
     }),
     ...(selfServe !== undefined && { selfServe }),
+    // The main thread counts every worker's requests: it reads the snapshot (a 503 if it cannot in time).
+    stats: { snapshot: () => statsReplies.ask((id) => send({ type: 'stats', id }), 10_000, undefined) },
     readiness: new Readiness(start.readiness),
   });
   serving.countRequestsOf(server);
@@ -116,6 +120,9 @@ export async function runDataPlaneWorker(): Promise<void> {
       case 'metrics':
         contentType = command.contentType;
         metricsReplies.answer(command.id, command.text);
+        return;
+      case 'stats':
+        statsReplies.answer(command.id, command.snapshot);
         return;
       case 'close': {
         // Stop taking connections, give the requests in flight up to the deadline, cut the rest;

@@ -13,6 +13,7 @@ import type { LocalGovernance, OwnerGovernance } from '../governance/governance.
 import { openGovernanceStore } from '../governance/open-governance-store.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { RequestStats } from '../observability/request-stats.ts';
+import { statsSnapshot, type StatsSources } from '../observability/stats-snapshot.ts';
 import type { LaneFacts } from '../observability/genai-attributes.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
 import { RequestLog } from '../observability/request-log.ts';
@@ -155,6 +156,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
   const opened = await openGovernanceStore(config, { clock, log: options.log });
   const governance = opened?.owner;
+  // Before anything is admitted: a key with a team is held to its team's budget from the first request.
+  governance?.setTeams(config.teamBudgets);
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
   const serving = new ServingState(1, hooks.gates);
@@ -247,8 +250,29 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
           ...(options.oidcTimings !== undefined && { timings: options.oidcTimings }),
         });
   live.current = { ...live.current, observers };
+  // What GET /stats reads, on both planes: the routing state every thread shares, and the counts
+  // made here (the other workers' in flight added in).
+  const statsSources: StatsSources = {
+    get routing() {
+      return live.current.routing;
+    },
+    clock,
+    requests,
+    inFlight: {
+      get current() {
+        return fleet.inFlight(inFlight.current);
+      },
+    },
+  };
+  const statsEndpoint = {
+    snapshot: async () => {
+      await fleet.refresh();
+      return statsSnapshot({ config: live.current.config, startedAt, sources: statsSources });
+    },
+  };
   const { server: dataServer, guard: dataGuard } = createDataPlaneServer(live, {
     ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }),
+    stats: statsEndpoint,
     ...(selfServe !== undefined && { selfServe }),
     readiness,
   });
@@ -262,7 +286,15 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     log: options.log,
     ...(metrics !== undefined && { metrics: metrics.config }),
     tlsProblems: (next) => tlsRenewalProblems(served, next),
-    switchTo: configSwitch({ live, routingMemory, clock, workers: () => workers, served: () => served, renewTls: (next) => renewTls(next) }),
+    switchTo: configSwitch({
+      live,
+      routingMemory,
+      clock,
+      workers: () => workers,
+      served: () => served,
+      renewTls: (next) => renewTls(next),
+      ...(governance !== undefined && { governance }),
+    }),
   });
   const adminApp = await createAdminApp({
     config,
@@ -276,11 +308,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       },
       clock,
       requests,
-      inFlight: {
-        get current() {
-          return fleet.inFlight(inFlight.current);
-        },
-      },
+      inFlight: statsSources.inFlight,
       hooks: { list: () => fleet.hooks(hooks.list()) },
       refresh: () => fleet.refresh(),
     },
@@ -344,6 +372,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
           live.current.routing.releaseWorker(n);
         },
         ...(metricsEndpoint !== undefined && { metrics: metricsEndpoint }),
+        stats: statsEndpoint,
         ...(governance !== undefined && { governance }),
         ...(keyIssuer !== undefined && { keyIssuer }),
       });

@@ -2,6 +2,7 @@ import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import { stableJson } from '../config/restart-settings.ts';
 import { carryBodyMemory } from '../gateway/body-memory.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
+import type { OwnerGovernance } from '../governance/governance.ts';
 import { RoutingTable } from '../gateway/routing-table.ts';
 import type { RoutingMemory } from '../routing/routing-memory.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -19,6 +20,8 @@ export interface ConfigSwitchDeps {
   /** The certificates each plane serves now. */
   served(): Certificates;
   renewTls(next: Certificates): string[];
+  /** The governance store's owner, told the teams' budgets of each configuration switched to; absent without a store. */
+  readonly governance?: Pick<OwnerGovernance, 'setTeams'>;
 }
 
 /**
@@ -45,6 +48,8 @@ export function configSwitch(deps: ConfigSwitchDeps): ConfigControlDeps['switchT
     routingMemory.adopt(blocks);
     carryBodyMemory(live.current.config, next);
     live.current = { ...live.current, config: next, routing };
+    // Team budgets change live: the next admission holds keys to the new ones.
+    deps.governance?.setTeams(next.teamBudgets);
     const served = deps.served();
     if (stableJson(next.tls) !== stableJson(served.tls) || stableJson(next.adminTls) !== stableJson(served.adminTls))
       deps.renewTls({ tls: next.tls, adminTls: next.adminTls });

@@ -7,6 +7,7 @@ import type { KeyIssuer } from '../auth/key-issuer.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestObserver, RequestRecord } from '../observability/request-record.ts';
+import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 import { PendingReplies } from './pending-replies.ts';
 import type { Readiness } from './readiness.ts';
 import { workerScript } from './worker-script.ts';
@@ -27,6 +28,8 @@ export interface WorkerPoolOptions {
   readonly observers: readonly RequestObserver[];
   /** Renders GET /metrics for a worker that was scraped; absent when metrics are off. */
   readonly metrics?: { readonly contentType: string; render(): Promise<string> };
+  /** Reads GET /stats's snapshot for a worker that was asked. */
+  readonly stats?: { snapshot(): Promise<StatsSnapshot | undefined> };
   readonly log: Logger;
   /** Told when a worker is down (exited, not yet listening again) and when all are up. */
   readonly readiness: Readiness;
@@ -144,6 +147,16 @@ export class WorkerPool {
     worker.postMessage({ type: 'metrics', id, text, contentType: metrics?.contentType ?? 'text/plain' } satisfies WorkerCommand);
   }
 
+  private async readStatsFor(worker: Worker, id: number): Promise<void> {
+    let snapshot: StatsSnapshot | undefined;
+    try {
+      snapshot = await this.options.stats?.snapshot();
+    } catch (error) {
+      this.options.log.error({ err: error }, 'could not read the stats snapshot for a worker');
+    }
+    worker.postMessage({ type: 'stats', id, snapshot } satisfies WorkerCommand);
+  }
+
   /**
    * Each worker stops taking connections and gives what it has in flight up to `deadlineMs`, cuts
    * the rest, settles, then exits. Resolves with the connections cut, all workers together.
@@ -233,6 +246,9 @@ export class WorkerPool {
             return;
           case 'metrics':
             void this.renderMetricsFor(worker, event.id);
+            return;
+          case 'stats':
+            void this.readStatsFor(worker, event.id);
         }
       });
       worker.once('error', (error) => {

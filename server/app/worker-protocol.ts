@@ -3,6 +3,7 @@ import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import type { GateCounters } from '../hooks/hook-counters.ts';
 import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestRecord } from '../observability/request-record.ts';
+import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 import type { TranslationSnapshot } from '../observability/translation-stats.ts';
 import type { RoutingBlocks } from '../routing/routing-memory.ts';
 
@@ -45,6 +46,8 @@ export type WorkerEvent =
   | { readonly type: 'records'; readonly entries: readonly { readonly record: RequestRecord; readonly content?: RequestContent }[] }
   /** A scrape of GET /metrics reached this worker: the main thread renders the one registry. */
   | { readonly type: 'metrics'; readonly id: number }
+  /** A GET /stats reached this worker: the main thread reads the snapshot (the totals are counted there). */
+  | { readonly type: 'stats'; readonly id: number }
   /** Its drain ended; `cut`: connections still open at the deadline, cut. */
   | { readonly type: 'closed'; readonly cut: number }
   /** A `config` was prepared (ready to switch on `config-commit`), or could not be (`error`); `cpuMs`: what preparing took this thread. */
@@ -58,6 +61,8 @@ export type WorkerCommand =
   /** SIGHUP: new connections get this certificate, key and client CA (already checked by the main thread). */
   | { readonly type: 'tls'; readonly tls: TlsMaterial }
   | { readonly type: 'metrics'; readonly id: number; readonly text: string; readonly contentType: string }
+  /** The snapshot a `stats` event asked for; undefined: it could not be read. */
+  | { readonly type: 'stats'; readonly id: number; readonly snapshot: StatsSnapshot | undefined }
   /**
    * A configuration change, in two steps so that every thread switches together: `config` builds
    * the next gateway (routing table over these blocks) and answers `config-ready`; `config-commit`

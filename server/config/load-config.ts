@@ -30,6 +30,7 @@ import { resolveDatabaseUrl } from './database-url.ts';
 import { readSecret, readSecretText } from './secret-ref.ts';
 import { resolveDataPlaneTls } from './data-plane-tls.ts';
 import { resolveSelfServe, resolveTeams } from './self-serve-config.ts';
+import { resolveTeamBudgets } from './team-budgets.ts';
 import { parseYamlSource } from './yaml-source.ts';
 import { listenAddressProblem, type ListenOverride, type ListenOverrides } from './listen-overrides.ts';
 
@@ -149,6 +150,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
   const hooks = resolveHooks(config, baseDir, env, problem);
   const otlp = resolveOtlp(config, baseDir, env, problem);
   const teams = resolveTeams(config);
+  const teamBudgets = resolveTeamBudgets(config);
   const auth = resolveSelfServe(config, { baseDir, env, teams, problem });
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -182,6 +184,7 @@ export function loadConfigText(text: string, file: string, baseDir: string, opti
     metrics: { enabled: config.metrics?.enabled ?? true, requireKey: config.metrics?.require_key ?? false },
     otlp,
     teams,
+    teamBudgets,
     auth,
   };
 }

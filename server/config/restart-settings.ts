@@ -6,8 +6,9 @@ import { parseYamlSource, type YamlSource } from './yaml-source.ts';
  * The settings a running gateway cannot change, each with why: a reload, apply or rollback that
  * changes one is refused whole ("needs a restart"), never half applied. Everything else in a
  * configuration changes live (README, "Live reload": models, pools, providers and their credentials, the
- * catalog and its prices, breakers, limits, models_require_key, metrics.require_key, and the
- * certificates of tls/admin_tls, whose on/off is checked by tls-rotation.ts).
+ * catalog and its prices, breakers, limits, models_require_key, metrics.require_key, the teams'
+ * budgets (budget_cents, budget_period: `teamBudgets`, handed to governance on each change), and
+ * the certificates of tls/admin_tls, whose on/off is checked by tls-rotation.ts).
  */
 const RESTART_ONLY: readonly { readonly path: readonly string[]; readonly read: (c: RuntimeConfig) => unknown; readonly why: string }[] = [
   { path: ['listen'], read: (c) => c.listen, why: "the data plane's socket is bound at start" },
@@ -31,7 +32,8 @@ const RESTART_ONLY: readonly { readonly path: readonly string[]; readonly read: 
   { path: ['otlp'], read: (c) => c.otlp, why: 'the OpenTelemetry exporter is started once' },
   { path: ['metrics', 'enabled'], read: (c) => c.metrics.enabled, why: 'GET /metrics is routed at start' },
   { path: ['auth'], read: (c) => c.auth, why: 'the OIDC issuer and sign-in routes are set up at start' },
-  { path: ['teams'], read: (c) => c.teams, why: 'self-serve key issuance is set up with them at start' },
+  // Only the self-serve side of teams (which teams issue keys, their child_default): a change limited to budgets is live.
+  { path: ['teams'], read: (c) => c.teams, why: "self-serve key issuance is set up with the teams' child_default at start (their budgets change live)" },
 ];
 
 /**

@@ -4,6 +4,7 @@ import type { HookSettings } from '../hooks/hook-settings.ts';
 import type { ProtocolId } from '../ir/index.ts';
 import type { BreakerSettings } from '../routing/breaker-settings.ts';
 import type { AwsCredentials } from '../upstream/sigv4.ts';
+import type { TeamBudget } from '../governance/team-budget.ts';
 
 /** USD per million tokens (catalog, or the model's override in config.yaml). */
 export interface Price {
@@ -174,8 +175,10 @@ export interface RuntimeConfig {
   readonly metrics: { readonly enabled: boolean /** With governance on: a valid virtual key is needed to scrape. */; readonly requireKey: boolean };
   /** Undefined: no OTLP export. */
   readonly otlp: OtlpSettings | undefined;
-  /** `teams:`, by name: what each self-serve key of a team gets when first issued. */
+  /** The teams under `teams:` that issue self-serve keys (those with a child_default), by name: what each key gets when first issued. */
   readonly teams: ReadonlyMap<string, TeamDefaults>;
+  /** Every team under `teams:` with its budget (null: none), in the file's order; changes live (OwnerGovernance.setTeams). */
+  readonly teamBudgets: readonly TeamBudget[];
   /** Self-serve keys over OIDC (`auth:`); undefined: /auth/token answers that it is not enabled. */
   readonly auth: SelfServeSettings | undefined;
 }

@@ -10,10 +10,14 @@ const DEFAULT_MAX_TOKEN_AGE_SECONDS = 600;
 const DEFAULT_TEAM_CLAIM = 'team';
 const DEFAULT_SCOPES = ['email', 'profile'];
 
+/**
+ * The teams that issue self-serve keys: those with a `child_default` (a team may have only a
+ * budget, config/team-budgets.ts, and issue nothing).
+ */
 export function resolveTeams(config: GatewayConfig): Map<string, TeamDefaults> {
   const teams = new Map<string, TeamDefaults>();
   for (const [name, team] of Object.entries(config.teams ?? {})) {
-    if (team === undefined) continue;
+    if (team?.child_default === undefined) continue;
     const { budget_cents: budget, rpm } = team.child_default;
     teams.set(name, { name, budgetMicrocents: budget === undefined ? null : centsToMicrocents(budget), rpm: rpm ?? null });
   }
@@ -48,11 +52,15 @@ export function resolveSelfServe(config: GatewayConfig, context: SelfServeContex
       "self-serve keys need governance_secret ({ env } or { file }): each key is derived from it, and a secret kept inside the database would let anyone with a copy of the file compute every user's key",
     );
   }
-  if (context.teams.size === 0) problem(['auth'], 'self-serve keys need at least one team under teams: (each with a child_default budget and rpm)');
+  if (context.teams.size === 0)
+    problem(['auth'], 'self-serve keys need at least one team under teams: with a child_default (the budget and rpm each key of the team gets)');
   if (oidc.default_team !== undefined && !context.teams.has(oidc.default_team)) {
+    const named = config.teams?.[oidc.default_team] !== undefined;
     problem(
       ['auth', 'oidc', 'default_team'],
-      `default_team "${oidc.default_team}" is not one of the teams under teams: (${[...context.teams.keys()].join(', ') || 'none'})`,
+      named
+        ? `default_team "${oidc.default_team}" has no child_default, so it issues no self-serve keys; give it one, or name one of the teams that do (${[...context.teams.keys()].join(', ') || 'none'})`
+        : `default_team "${oidc.default_team}" is not one of the teams under teams: (${[...context.teams.keys()].join(', ') || 'none'})`,
     );
   }
 

@@ -13,8 +13,11 @@ import { tokensInBytes } from './token-estimate.ts';
 export interface Admitted {
   /** The virtual key's id. */
   readonly keyId: string;
-  /** The key has a budget: the upstream must be held to the output limit the reservation assumed. */
-  readonly budgeted: boolean;
+  /**
+   * The key has a budget, a team (whose budget it counts against) or a tpm: the upstream must be
+   * held to the output limit the reservation assumed.
+   */
+  readonly bounded: boolean;
   /** Refunds the reservation unless the request was settled (it reached an upstream and committed, or its client left after). */
   release(): Promise<void>;
 }
@@ -39,6 +42,11 @@ export async function authorize(exchange: Exchange, governance: Governance): Pro
 export interface OperationPricing {
   /** The most the request can cost on this lane (µ¢); undefined when the lane has no price for the operation. */
   worstCase(lane: ModelRoute): bigint | undefined;
+  /**
+   * The most tokens (input + output, as the settlement's usage will count them) the request can
+   * use on this lane, held against the key's tpm; 0 for an operation whose usage carries no tokens.
+   */
+  worstCaseTokens(lane: ModelRoute): number;
   /** The usage charged (the report, or an estimate when there is none) and its cost on the lane that answered. */
   settle(summary: AnswerSummary): { usage: Usage; costMicrocents: bigint };
 }
@@ -58,12 +66,15 @@ export async function admit(
 ): Promise<Admitted> {
   let priced = true;
   let worst = 0n;
+  let worstTokens = 0;
   for (const lane of lanes) {
     const cost = pricing.worstCase(lane);
     if (cost === undefined) priced = false;
     else if (cost > worst) worst = cost;
+    const tokens = pricing.worstCaseTokens(lane);
+    if (tokens > worstTokens) worstTokens = tokens;
   }
-  const reservation = await governance.reserve(key, { worstCaseMicrocents: worst, priced, model: router.name });
+  const reservation = await governance.reserve(key, { worstCaseMicrocents: worst, priced, model: router.name, worstCaseTokens: worstTokens });
   /** Set once the answer's settlement began: from then on the reservation is never released. */
   let isSettled = false;
   const ledgerId = ledgerRequestId(exchange.requestId, exchange.req.headers);
@@ -99,7 +110,7 @@ export async function admit(
   });
   return {
     keyId: key.id,
-    budgeted: key.budgetMicrocents !== null,
+    bounded: key.budgetMicrocents !== null || key.team !== null || key.tpm !== null,
     release: async () => {
       if (!isSettled) await governance.release(reservation);
     },
@@ -109,9 +120,12 @@ export async function admit(
 /**
  * Chat: the request's bytes as input tokens (a token is at least a byte) and its output-token
  * limit at the lane's token prices; settled on the reported usage, or an estimate from the bytes.
+ * The same two bound its tokens (the lane's default limit when the client set none: the upstream
+ * is held to it, see `capOutput` in handle-chat.ts).
  */
 export function chatPricing(request: { bytes: number; maxTokens: number | undefined }): OperationPricing {
   return {
+    worstCaseTokens: (lane) => request.bytes + (request.maxTokens ?? lane.defaultMaxTokens),
     worstCase: (lane) =>
       lane.price === undefined
         ? undefined

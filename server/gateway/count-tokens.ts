@@ -12,6 +12,7 @@ import { INGRESS } from './ingress.ts';
 import { bodyMemoryOf } from './body-memory.ts';
 import { clientGoneSignal } from './client-gone.ts';
 import { ClientResponse } from './client-response.ts';
+import { requireAllowedModel } from './model-allow-list.ts';
 import { configuredRouter, requireRouterOperation, servingLanes } from './resolve-model.ts';
 import { closeUnread } from './close-unread.ts';
 import { credentialMaskFor } from './credential-mask.ts';
@@ -91,13 +92,17 @@ async function count(gateway: Gateway, req: IncomingMessage, res: ServerResponse
   let bodyRead = false;
   try {
     // The key is checked from the headers before the body is read, as for chat.
-    if (gateway.config.governance && gateway.governance !== undefined) await gateway.governance.authenticate(req.headers, new URLSearchParams(call.query));
+    const key =
+      gateway.config.governance && gateway.governance !== undefined
+        ? await gateway.governance.authenticate(req.headers, new URLSearchParams(call.query))
+        : undefined;
     const raw = await readRequestBody(req, gateway.config.limits.maxRequestBytes, hold);
     bodyRead = true;
     const json = parseJsonObject(raw);
     const modelName = call.pathModel ?? (typeof json.model === 'string' ? json.model : undefined);
     const router = configuredRouter(gateway, modelName);
     requireRouterOperation(router, 'count_tokens');
+    requireAllowedModel(key, router.name); // a count names the model too: the key's allow-list holds
     // Only the members that count (a chat model counts; an embedding model does not).
     const counting = servingLanes(router, 'count_tokens');
     const lane = pickLane(counting, call.protocol);

@@ -10,6 +10,7 @@ import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
 import { sameProtocolRequest, type SameProtocolRequest } from './stream-usage.ts';
+import { requireAllowedModel } from './model-allow-list.ts';
 import { reportRequest } from './report-request.ts';
 import { requireLaneOperation, resolveModel, servingLanes } from './resolve-model.ts';
 
@@ -41,6 +42,7 @@ async function answer(exchange: Exchange): Promise<void> {
     const json = parseRequestJson(body, ingress.validateRequest);
     const modelName = exchange.origin.pathModel ?? (json.model as string | undefined);
     const router = resolveModel(exchange, modelName, 'chat');
+    requireAllowedModel(key, router.name);
     const stream = exchange.origin.pathStream ?? json.stream === true;
     meter.stream = stream;
 
@@ -56,9 +58,9 @@ async function answer(exchange: Exchange): Promise<void> {
       governance === undefined || key === undefined
         ? undefined
         : await admit(exchange, governance, key, router, chatPricing({ bytes: body.length, maxTokens: decoded().maxTokens }), servingLanes(router, 'chat'));
-    // A budget is a hard cap only if the upstream is held to the output the reservation assumed
-    // (the lane's default limit, when the client set none): each attempt adds it.
-    const capOutput = admitted?.budgeted === true && decoded().maxTokens === undefined;
+    // A budget (or a tpm) is a hard cap only if the upstream is held to the output the reservation
+    // assumed (the lane's default limit, when the client set none): each attempt adds it.
+    const capOutput = admitted?.bounded === true && decoded().maxTokens === undefined;
     try {
       if (gateway.gates.length > 0) await passGates(exchange, gateway.gates, { router, keyId: admitted?.keyId, stream, body: json });
       await runWithFailover(exchange, router, (lane) => {

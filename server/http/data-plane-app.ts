@@ -3,13 +3,18 @@ import Koa from 'koa';
 import { addAuthTokenRoutes, AUTH_TOKEN_PATH } from '../auth/auth-routes.ts';
 import type { SelfServe } from '../auth/self-serve.ts';
 import type { Readiness } from '../app/readiness.ts';
-import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts';
+import { gatewayError, type GatewayError } from '../ir/index.ts';
 import type { LiveGateway } from '../gateway/gateway-context.ts';
 import { INGRESS } from '../gateway/ingress.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';
 import { guessProtocol } from './guess-protocol.ts';
 import { modelNotFound } from '../gateway/resolve-model.ts';
-import { listModels, modelListShape, retrieveModel, type ModelListShape } from './list-models.ts';
+import { modelAllowed } from '../gateway/model-allow-list.ts';
+import { modelNotAllowed } from '../governance/refusals.ts';
+import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
+import { listModels, modelIdOf, modelListShape, retrieveModel, type ModelListShape } from './list-models.ts';
+import { routeKey, type KeyNeed, type RouteKey } from './route-key.ts';
+import { statsForKey } from './stats-for-key.ts';
 import { requestIdFor } from './request-id.ts';
 import { OPERATION_HANDLERS } from './operation-handlers.ts';
 
@@ -21,6 +26,11 @@ export interface DataPlaneExtras {
   readonly selfServe?: SelfServe;
   /** What GET /readyz reports; absent: ready whenever it serves. */
   readonly readiness?: Readiness;
+  /**
+   * GET /stats: the gateway's snapshot (built by the main thread, which a worker asks); undefined
+   * when it could not be had in time. Absent: the route is not served.
+   */
+  readonly stats?: { snapshot(): Promise<StatsSnapshot | undefined> };
 }
 
 /**
@@ -50,35 +60,34 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
     }
   }
   // With governance on, the operational routes that tell about the deployment can ask for a key
-  // too (`models_require_key`, `metrics.require_key`); a refusal is a 401 in the client's shape.
-  const keyed = async (ctx: Koa.Context, required: boolean): Promise<boolean> => {
-    const gateway = live.current;
-    const { governance } = gateway;
-    if (!required || !gateway.config.governance || governance === undefined) return true;
-    try {
-      await governance.authenticate(ctx.headers, new URLSearchParams(ctx.querystring));
-      return true;
-    } catch (error) {
-      if (!(error instanceof GatewayFailure)) throw error;
-      answerError(ctx, error.error);
-      return false;
-    }
+  // too (`models_require_key`, `metrics.require_key`, always for /stats); a refusal is a 401 in the
+  // client's shape (answered here: undefined comes back).
+  const keyed = async (ctx: Koa.Context, need: KeyNeed): Promise<Extract<RouteKey, { key: unknown }> | undefined> => {
+    const access = await routeKey(live.current, ctx.headers, ctx.querystring, need);
+    if (!('refusal' in access)) return access;
+    answerError(ctx, access.refusal);
+    return undefined;
   };
-  // The names clients may send and the operations each serves (http/list-models.ts).
+  // The names clients may send and the operations each serves (http/list-models.ts), narrowed to
+  // the key's `models` allow-list (a key presented where none is required narrows it too).
   // `/v1/models` answers in the shape of the SDK asking: Anthropic's (anthropic-version), Gemini's
   // (x-goog-api-key: @google/genai lists under /v1 too), OpenAI's otherwise; `/v1beta` is Gemini's.
   for (const version of ['v1', 'v1beta']) {
     const shape = (ctx: Koa.Context): ModelListShape => (version === 'v1beta' ? 'gemini' : modelListShape(ctx.headers));
     router.get(`/${version}/models`, async (ctx) => {
       const { config } = live.current;
-      if (await keyed(ctx, config.modelsRequireKey)) ctx.body = listModels(config, shape(ctx));
+      const access = await keyed(ctx, config.modelsRequireKey ? 'required' : 'optional');
+      if (access !== undefined) ctx.body = listModels(config, shape(ctx), access.key);
     });
     router.get(`/${version}/models/:id`, async (ctx) => {
       const { config } = live.current;
-      if (!(await keyed(ctx, config.modelsRequireKey))) return;
+      const access = await keyed(ctx, config.modelsRequireKey ? 'required' : 'optional');
+      if (access === undefined) return;
       const id = String(ctx.params.id);
+      const name = modelIdOf(shape(ctx), id);
       const entry = retrieveModel(config, shape(ctx), id);
       if (entry === undefined) answerError(ctx, modelNotFound(id));
+      else if (!modelAllowed(access.key, name)) answerError(ctx, modelNotAllowed(name, access.key?.models ?? []).error);
       else ctx.body = entry;
     });
   }
@@ -99,9 +108,22 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
   const { metrics } = extras;
   if (metrics !== undefined) {
     router.get('/metrics', async (ctx) => {
-      if (!(await keyed(ctx, live.current.config.metrics.requireKey))) return;
+      if ((await keyed(ctx, live.current.config.metrics.requireKey ? 'required' : 'none')) === undefined) return;
       ctx.body = await metrics.render();
       ctx.type = metrics.contentType;
+    });
+  }
+  // The snapshot /metrics sits beside: with governance on it needs a key, and shows only the pools
+  // that key may use (the admin plane's /stats keeps the whole of it, key counts included).
+  const { stats } = extras;
+  if (stats !== undefined) {
+    router.get('/stats', async (ctx) => {
+      const access = await keyed(ctx, 'required');
+      if (access === undefined) return;
+      const snapshot = await stats.snapshot();
+      ctx.set('cache-control', 'no-store');
+      if (snapshot === undefined) answerError(ctx, gatewayError('unavailable', 'the snapshot could not be read in time; retry', { code: 'stats_unavailable' }));
+      else ctx.body = statsForKey(snapshot, access.key);
     });
   }
   addAuthTokenRoutes(router, extras.selfServe);
@@ -124,7 +146,7 @@ export function createDataPlaneApp(live: LiveGateway, extras: DataPlaneExtras = 
     }
   });
   app.use(router.routes());
-  const allowed = allowedMethods(metrics !== undefined);
+  const allowed = allowedMethods({ metrics: metrics !== undefined, stats: stats !== undefined });
   // Anything else: 404 (or 405) in the protocol the client evidently speaks.
   app.use((ctx) => {
     const allow = allowed.get(ctx.path);
@@ -148,13 +170,14 @@ function answerError(ctx: Koa.Context, error: GatewayError): void {
 }
 
 /** The `Allow` header of each fixed path the data plane serves: the protocols' routes and the operational ones. */
-function allowedMethods(metrics: boolean): ReadonlyMap<string, string> {
+function allowedMethods(served: { metrics: boolean; stats: boolean }): ReadonlyMap<string, string> {
   const methods = new Map<string, Set<string>>();
   const add = (path: string, method: string) => methods.set(path, (methods.get(path) ?? new Set()).add(method));
   for (const protocol of PROTOCOLS) {
     for (const route of protocol.routes) if (!route.path.includes(':') && OPERATION_HANDLERS[route.operation] !== undefined) add(route.path, route.method);
   }
-  for (const path of ['/v1/models', '/v1beta/models', '/healthz', '/readyz', ...(metrics ? ['/metrics'] : [])]) add(path, 'GET');
+  for (const path of ['/v1/models', '/v1beta/models', '/healthz', '/readyz', ...(served.metrics ? ['/metrics'] : []), ...(served.stats ? ['/stats'] : [])])
+    add(path, 'GET');
   add(AUTH_TOKEN_PATH, 'GET');
   add(AUTH_TOKEN_PATH, 'POST');
   return new Map([...methods].map(([path, set]) => [path, [...set].sort().join(', ')]));

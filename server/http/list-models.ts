@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelRoute, Operation, RuntimeConfig } from '../config/runtime-config.ts';
+import { modelAllowed } from '../gateway/model-allow-list.ts';
+import type { KeyRecord } from '../governance/key-record.ts';
 
 /** One name a client may send (a model or a pool) and what it serves. */
 interface ListedName {
@@ -10,14 +12,15 @@ interface ListedName {
 
 /**
  * The names clients may send, models then pools, each with the operations it serves (a pool: what
- * any of its members serves, since failover skips a member that does not). There is no per-key
- * model allowance today, so a key sees every name.
+ * any of its members serves, since failover skips a member that does not); for a key with a
+ * `models` allow-list, only the names on it (undefined: governance off or no key, every name).
  */
-function listedNames(config: RuntimeConfig): ListedName[] {
-  return [
-    ...[...config.models.values()].map((m) => ({ id: m.name, owner: m.provider.name, operations: [...m.operations] })),
-    ...[...config.pools.values()].map((p) => ({ id: p.name, owner: 'pool', operations: operationsOf(p.members.map((m) => m.model)) })),
-  ];
+function listedNames(config: RuntimeConfig, key: KeyRecord | undefined): ListedName[] {
+  const names: ListedName[] = [];
+  for (const m of config.models.values()) if (modelAllowed(key, m.name)) names.push({ id: m.name, owner: m.provider.name, operations: [...m.operations] });
+  for (const p of config.pools.values())
+    if (modelAllowed(key, p.name)) names.push({ id: p.name, owner: 'pool', operations: operationsOf(p.members.map((m) => m.model)) });
+  return names;
 }
 
 function operationsOf(lanes: readonly ModelRoute[]): Operation[] {
@@ -40,8 +43,8 @@ export function modelListShape(headers: IncomingHttpHeaders): ModelListShape {
  * Anthropic's (models.list() of its SDK) or Gemini's (`models/{id}` names and the methods each
  * supports) for those SDKs.
  */
-export function listModels(config: RuntimeConfig, shape: ModelListShape): Record<string, unknown> {
-  const names = listedNames(config);
+export function listModels(config: RuntimeConfig, shape: ModelListShape, key?: KeyRecord): Record<string, unknown> {
+  const names = listedNames(config, key);
   if (shape === 'gemini') return { models: names.map(geminiEntry) };
   if (shape === 'anthropic') {
     return {
@@ -54,13 +57,21 @@ export function listModels(config: RuntimeConfig, shape: ModelListShape): Record
   return { object: 'list', data: names.map((n) => openaiEntry(config, n)) };
 }
 
-/** `GET /v1/models/{id}`: one entry in the same shapes (Gemini's id may be `models/{id}`); undefined for a name not configured. */
+/**
+ * `GET /v1/models/{id}`: one entry in the same shapes (Gemini's id may be `models/{id}`); undefined
+ * for a name not configured. The caller refuses a name the key may not use first (`modelIdOf`).
+ */
 export function retrieveModel(config: RuntimeConfig, shape: ModelListShape, id: string): Record<string, unknown> | undefined {
-  const bare = shape === 'gemini' && id.startsWith('models/') ? id.slice('models/'.length) : id;
-  const name = listedNames(config).find((n) => n.id === bare);
+  const bare = modelIdOf(shape, id);
+  const name = listedNames(config, undefined).find((n) => n.id === bare);
   if (name === undefined) return undefined;
   if (shape === 'gemini') return geminiEntry(name);
   return shape === 'anthropic' ? anthropicEntry(config, name) : openaiEntry(config, name);
+}
+
+/** The configured name a `GET /v1/models/{id}` asks for (Gemini's SDK sends `models/{id}`). */
+export function modelIdOf(shape: ModelListShape, id: string): string {
+  return shape === 'gemini' && id.startsWith('models/') ? id.slice('models/'.length) : id;
 }
 
 function openaiEntry(config: RuntimeConfig, n: ListedName): Record<string, unknown> {

@@ -42,17 +42,25 @@ export interface SettledUnits {
   readonly usage?: Usage;
 }
 
+/** The most a request of a per-unit operation can use: billed units, and tokens as its usage will count them. */
+export interface WorstUnits {
+  readonly units: number;
+  /** Input + output tokens its settled usage can hold (held against a key's tpm); 0 when its usage carries none. */
+  readonly tokens: number;
+}
+
 /**
- * Pricing of an operation billed per unit: the worst case reserved is `worstUnits` on the dearest
+ * Pricing of an operation billed per unit: the worst case reserved is `worst.units` on the dearest
  * serving lane; the settlement charges what `settled` reads of the answer (exact µ¢, rounded up
  * once). A lane without a price for the operation is unpriced (a budgeted key is then refused).
  */
-export function unitPricing(operation: Operation, unit: PriceUnit, worstUnits: number, settled: (summary: AnswerSummary) => SettledUnits): OperationPricing {
+export function unitPricing(operation: Operation, unit: PriceUnit, worst: WorstUnits, settled: (summary: AnswerSummary) => SettledUnits): OperationPricing {
   return {
     worstCase: (lane) => {
       const price = priceOf(lane, operation, unit);
-      return price === undefined ? undefined : chargeUnits(worstUnits, price, unit);
+      return price === undefined ? undefined : chargeUnits(worst.units, price, unit);
     },
+    worstCaseTokens: () => worst.tokens,
     settle(summary) {
       const { units, usage } = settled(summary);
       const price = priceOf(summary.lane, operation, unit);

@@ -15,11 +15,16 @@ export const MODERATIONS: JsonMediaRoute = {
   price(json, body) {
     if (json.input === undefined) throw invalidField('input', 'the text (or inputs) to classify is required');
     const tokens = tokensInBytes(body.length);
-    return { pricing: unitPricing('moderations', PER_INPUT_TOKEN, body.length, () => ({ units: tokens, usage: { ...ZERO_USAGE, inputTokens: tokens } })) };
+    // Its usage is the estimate itself, so that is its tokens' worst case too.
+    const worst = { units: body.length, tokens };
+    return { pricing: unitPricing('moderations', PER_INPUT_TOKEN, worst, () => ({ units: tokens, usage: { ...ZERO_USAGE, inputTokens: tokens } })) };
   },
 };
 
-/** `POST /v1/images/generations`: `n` images (default 1) at the lane's price for the request's size and quality (`per_image_by_size`, else `per_image`). */
+/**
+ * `POST /v1/images/generations`: `n` images (default 1) at the lane's price for the request's size
+ * and quality (`per_image_by_size`, else `per_image`). No tokens: its settlement records none.
+ */
 export const IMAGE_GENERATIONS: JsonMediaRoute = {
   operation: 'images',
   upstreamPath: '/images/generations',
@@ -27,11 +32,11 @@ export const IMAGE_GENERATIONS: JsonMediaRoute = {
     if (typeof json.prompt !== 'string' || json.prompt === '') throw invalidField('prompt', 'a text description of the image is required');
     const n = imageCount(json.n);
     const unit = perImageOf(optionalString(json.size), optionalString(json.quality));
-    return { pricing: unitPricing('images', unit, n, () => ({ units: n })) };
+    return { pricing: unitPricing('images', unit, { units: n, tokens: 0 }, () => ({ units: n })) };
   },
 };
 
-/** `POST /v1/audio/speech`: the input's characters at `operation_prices.audio.per_million_characters`. */
+/** `POST /v1/audio/speech`: the input's characters at `operation_prices.audio.per_million_characters`; no tokens recorded. */
 export const SPEECH: JsonMediaRoute = {
   operation: 'audio',
   upstreamPath: '/audio/speech',
@@ -39,7 +44,7 @@ export const SPEECH: JsonMediaRoute = {
     if (typeof json.input !== 'string' || json.input === '') throw invalidField('input', 'the text to speak is required');
     let characters = 0;
     for (const _ of json.input) characters++; // code points, as providers count characters
-    return { pricing: unitPricing('audio', PER_CHARACTER, characters, () => ({ units: characters })) };
+    return { pricing: unitPricing('audio', PER_CHARACTER, { units: characters, tokens: 0 }, () => ({ units: characters })) };
   },
 };
 

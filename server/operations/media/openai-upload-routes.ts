@@ -24,7 +24,10 @@ export function imageUpload(variant: 'edits' | 'variations'): MultipartRoute {
     price: (_exchange, upload) => {
       const field = upload.field('n');
       const n = imageCount(field === undefined ? undefined : Number(field));
-      return { pricing: unitPricing('images', perImageOf(upload.field('size'), upload.field('quality')), n, () => ({ units: n })), onAnswer: () => null };
+      return {
+        pricing: unitPricing('images', perImageOf(upload.field('size'), upload.field('quality')), { units: n, tokens: 0 }, () => ({ units: n })),
+        onAnswer: () => null,
+      };
     },
   };
 }

@@ -10,6 +10,12 @@ import { chargeUnits, PER_AUDIO_SECOND, PER_INPUT_TOKEN } from '../unit-pricing.
  * the worst case reserved for an upload is its length read at this rate.
  */
 const WORST_BYTES_PER_SECOND = 1000;
+/**
+ * Tokens a second of audio can be reported as, input and output together, at most: OpenAI's
+ * gpt-4o-transcribe counts about 10 audio tokens a second in and a few text tokens out; this
+ * leaves room for a denser model. Only a tpm reads it (a whisper answer reports seconds, no tokens).
+ */
+const WORST_TOKENS_PER_SECOND = 50;
 /** The rate an estimate without a reported duration assumes (128 kbit/s, a common MP3/M4A rate). */
 export const ESTIMATE_BYTES_PER_SECOND = 16_000;
 
@@ -42,11 +48,13 @@ export function transcriptionPricing(exchange: Exchange, worstBytes: number, byt
     }
     return reported.usage ?? null;
   };
+  const worstSeconds = worstBytes / WORST_BYTES_PER_SECOND;
   const pricing: OperationPricing = {
+    worstCaseTokens: () => Math.ceil(worstSeconds * WORST_TOKENS_PER_SECOND),
     worstCase: (lane) => {
       const { per_audio_second: perSecond, input } = lane.operationPrices.audio ?? {};
       if (perSecond === undefined && input === undefined) return undefined;
-      const bySeconds = perSecond === undefined ? 0n : chargeUnits(worstBytes / WORST_BYTES_PER_SECOND, perSecond, PER_AUDIO_SECOND);
+      const bySeconds = perSecond === undefined ? 0n : chargeUnits(worstSeconds, perSecond, PER_AUDIO_SECOND);
       const byTokens = input === undefined ? 0n : chargeUnits(worstBytes, input, PER_INPUT_TOKEN);
       return bySeconds > byTokens ? bySeconds : byTokens;
     },

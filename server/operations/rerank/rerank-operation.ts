@@ -15,7 +15,8 @@ import { readRerankRequest, searchUnits } from './rerank-request.ts';
  * to a Cohere lane the bytes go as sent, only the model rewritten, to the same path; to a Bedrock
  * lane hosting Cohere Rerank it becomes an InvokeModel call and the answer is written back in
  * Cohere's shape. Priced per search (`operation_prices.rerank.per_thousand_requests`): the
- * answer's billed search units when it reports them, else one per query and 100 documents.
+ * answer's billed search units when it reports them, else one per query and 100 documents. Its
+ * settlement records no tokens, so it holds none against a tpm.
  */
 export function rerankOperation(protocol: ProtocolId, version: 'v1' | 'v2'): OperationDeclaration {
   return {
@@ -28,7 +29,7 @@ export function rerankOperation(protocol: ProtocolId, version: 'v1' | 'v2'): Ope
       return {
         model: request.model,
         gateBody: json,
-        pricing: unitPricing('rerank', PER_SEARCH, estimated, () => ({ units: billed ?? estimated })),
+        pricing: unitPricing('rerank', PER_SEARCH, { units: estimated, tokens: 0 }, () => ({ units: billed ?? estimated })),
         attempt(lane) {
           requireSameProtocolLane(lane, 'rerank', [protocol, 'bedrock']);
           if (lane.provider.protocol === protocol) {
