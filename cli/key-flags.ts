@@ -14,7 +14,12 @@ const PERIODS: readonly BudgetPeriod[] = ['daily', 'weekly', 'monthly'];
 export const NONE = 'none';
 
 type Mode = 'create' | 'update';
-type Cleared<T> = T | null;
+/**
+ * `none` as parsed: commander turns a parser's null into '' (an empty string), so a cleared field
+ * is this marker until keyBody() turns it into the null the admin API takes.
+ */
+const CLEARED = Symbol('cleared');
+type Cleared<T> = T | typeof CLEARED;
 
 export interface KeyFlags {
   name?: Cleared<string>;
@@ -36,7 +41,7 @@ export function addKeyFlags(command: Command, mode: Mode): Command {
   const clearable =
     <T>(parse: (value: string) => T) =>
     (value: string): Cleared<T> =>
-      mode === 'update' && value === NONE ? null : parse(value);
+      mode === 'update' && value === NONE ? CLEARED : parse(value);
   return command
     .option('--name <name>', or('what the key is for, for people (1 to 200 characters)'), clearable(text('--name', 200)))
     .option('--owner <owner>', or('who holds the key, for people (1 to 200 characters)'), clearable(text('--owner', 200)))
@@ -77,7 +82,11 @@ export function keyBody(flags: KeyFlags, now = Date.now()): KeyCreate & KeyUpdat
     team: flags.team,
     metadata: flags.metadata,
   };
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as KeyCreate & KeyUpdate;
+  return Object.fromEntries(
+    Object.entries(body)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, value === CLEARED ? null : value]),
+  ) as KeyCreate & KeyUpdate;
 }
 
 /** A commander parser for a whole number in [min, max]; anything else is a usage error. */
@@ -134,10 +143,10 @@ function duration(value: string): number {
 function metadataEntry(mode: Mode): (value: string, previous: Cleared<Record<string, string>> | undefined) => Cleared<Record<string, string>> {
   return (value, previous) => {
     if (mode === 'update' && value === NONE) {
-      if (previous !== undefined && previous !== null) throw new InvalidArgumentError(`${NONE} removes every label: give it alone`);
-      return null;
+      if (previous !== undefined) throw new InvalidArgumentError(`${NONE} removes every label: give it alone`);
+      return CLEARED;
     }
-    if (previous === null) throw new InvalidArgumentError(`${NONE} removes every label: give it alone`);
+    if (previous === CLEARED) throw new InvalidArgumentError(`${NONE} removes every label: give it alone`);
     const at = value.indexOf('=');
     if (at < 1) throw new InvalidArgumentError(`expected name=value (cost_centre=42), got ${JSON.stringify(value)}`);
     const name = value.slice(0, at);

@@ -215,15 +215,18 @@ func TestKeyLifecycle(t *testing.T) {
 	if !keyIDPattern.MatchString(key.Id) {
 		t.Fatalf("id = %q, want key_ + 26 characters", key.Id)
 	}
+	zero, remainingUsd := "0.00000000", "5.00000000"
 	want := gatewayadmin.KeyView{
 		Id: key.Id, Name: &name, Owner: &owner, Prefix: key.Prefix,
-		BudgetCents: &budget, SpentCents: 0, RemainingCents: &budget, Rpm: &rpm,
+		BudgetCents: &budget, SpentCents: 0, SpentUsd: zero, LifetimeSpentCents: 0, LifetimeSpentUsd: zero,
+		ReservedCents: 0, ReservedUsd: zero, RemainingCents: &budget, RemainingUsd: &remainingUsd, Rpm: &rpm,
+		Metadata: gatewayadmin.KeyMetadata{}, SelfServe: false,
 		CreatedAt: key.CreatedAt, LastUsedAt: nil, RevokedAt: nil,
 	}
-	createdView := gatewayadmin.KeyView{
-		Id: key.Id, Name: key.Name, Owner: key.Owner, Prefix: key.Prefix,
-		BudgetCents: key.BudgetCents, SpentCents: key.SpentCents, RemainingCents: key.RemainingCents, Rpm: key.Rpm,
-		CreatedAt: key.CreatedAt, LastUsedAt: key.LastUsedAt, RevokedAt: key.RevokedAt,
+	// KeyCreated is KeyView plus the secret: the same fields, copied over by their JSON.
+	var createdView gatewayadmin.KeyView
+	if raw, err := json.Marshal(key); err != nil || json.Unmarshal(raw, &createdView) != nil {
+		t.Fatalf("KeyCreated does not read back as a KeyView: %v", err)
 	}
 	if !reflect.DeepEqual(createdView, want) {
 		t.Fatalf("created key = %s, want %s", jsonString(createdView), jsonString(want))
@@ -262,7 +265,7 @@ func TestKeyLifecycle(t *testing.T) {
 	if !reflect.DeepEqual(*got.JSON200, want) {
 		t.Fatalf("got key = %s, want %s", jsonString(*got.JSON200), jsonString(want))
 	}
-	if strings.Contains(string(got.Body), "secret") {
+	if strings.Contains(string(got.Body), `"secret"`) {
 		t.Fatalf("get shows a secret: %s", got.Body)
 	}
 

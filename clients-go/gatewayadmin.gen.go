@@ -1441,6 +1441,8 @@ type ClientInterface interface {
 
 	// GetStats A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
 	//
+	// The data plane (default :8080) serves GET /stats too, in the same shape without keys: with governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the pools (a model used on its own is a pool of one) that key's models allow-list names, each with its lanes; all of them for a key without a list, or with governance off. The admin plane's answer is always the whole snapshot.
+	//
 	// Corresponds with GET /stats (the `GetStats` operationId).
 	GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -1946,6 +1948,8 @@ func (c *Client) GetReadyz(ctx context.Context, reqEditors ...RequestEditorFn) (
 }
 
 // GetStats A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+//
+// The data plane (default :8080) serves GET /stats too, in the same shape without keys: with governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the pools (a model used on its own is a pool of one) that key's models allow-list names, each with its lanes; all of them for a key without a list, or with governance off. The admin plane's answer is always the whole snapshot.
 //
 // Corresponds with GET /stats (the `GetStats` operationId).
 func (c *Client) GetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3251,6 +3255,8 @@ type ClientWithResponsesInterface interface {
 	GetReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadyzResponse, error)
 
 	// GetStatsWithResponse A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+	//
+	// The data plane (default :8080) serves GET /stats too, in the same shape without keys: with governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the pools (a model used on its own is a pool of one) that key's models allow-list names, each with its lanes; all of them for a key without a list, or with governance off. The admin plane's answer is always the whole snapshot.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5369,6 +5375,8 @@ func (c *ClientWithResponses) GetReadyzWithResponse(ctx context.Context, reqEdit
 }
 
 // GetStatsWithResponse A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+//
+// The data plane (default :8080) serves GET /stats too, in the same shape without keys: with governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the pools (a model used on its own is a pool of one) that key's models allow-list names, each with its lanes; all of them for a key without a list, or with governance off. The admin plane's answer is always the whole snapshot.
 //
 // Returns a wrapper object for the known response body format(s).
 //

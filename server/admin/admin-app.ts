@@ -61,7 +61,7 @@ export async function createAdminApp(options: AdminOptions): Promise<Koa> {
     strict: true,
     quick: true,
     // The spec's date-time fields are checked (responses, in tests) instead of ignored with a warning.
-    customizeAjv: (ajv) => formats.default(ajv, ['date-time']),
+    customizeAjv: (ajv) => formats.default(ajv, ['date-time', 'date']),
   });
   // openapi-backend can only check OpenAPI 3.0 documents; the 3.1 spec is linted by codegen instead.
   api.validateDefinition = () => spec;

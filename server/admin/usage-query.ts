@@ -1,10 +1,10 @@
 import { USAGE_GROUP_BY, type UsageGroupBy, type UsageQuery } from '../governance/usage-report.ts';
 
-/** The query parameters of the usage routes, as openapi-backend hands them (a repeated one is an array). */
+/** The query parameters of the usage routes, strings once the spec has checked them (a repeated one is refused there). */
 export interface UsageParams {
-  readonly from?: string | string[] | undefined;
-  readonly to?: string | string[] | undefined;
-  readonly group_by?: string | string[] | undefined;
+  readonly from?: string | undefined;
+  readonly to?: string | undefined;
+  readonly group_by?: string | undefined;
 }
 
 export type ParsedUsage = { readonly ok: true; readonly query: UsageQuery } | { readonly ok: false; readonly message: string };
@@ -29,12 +29,8 @@ export function parseUsageQuery(params: UsageParams): ParsedUsage {
   return { ok: true, query: { fromMs: from, toMs: to, groupBy } };
 }
 
-function moment(name: string, value: string | string[] | undefined, problems: string[]): number | undefined {
+function moment(name: string, value: string | undefined, problems: string[]): number | undefined {
   if (value === undefined) return undefined;
-  if (Array.isArray(value)) {
-    problems.push(`query.${name}: given ${value.length} times; give it once`);
-    return undefined;
-  }
   const date = DATE.exec(value);
   if (date !== null) {
     const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])];
@@ -50,9 +46,9 @@ function moment(name: string, value: string | string[] | undefined, problems: st
   return undefined;
 }
 
-function groups(value: string | string[] | undefined, problems: string[]): UsageGroupBy[] {
+function groups(value: string | undefined, problems: string[]): UsageGroupBy[] {
   if (value === undefined) return [];
-  const names = (Array.isArray(value) ? value.join(',') : value).split(',').map((name) => name.trim());
+  const names = value.split(',').map((name) => name.trim());
   if (names.length === 1 && names[0] === '') return [];
   const out: UsageGroupBy[] = [];
   for (const name of names) {

@@ -17,7 +17,35 @@ import type { GatewayFailure } from '../../server/ir/error.ts';
 import { openGovernance, SILENT, tempDbPath, usage } from '../governance/support.ts';
 
 const KEYS = '/api/v1/admin/keys';
-const KEY_VIEW_FIELDS = ['budget_cents', 'created_at', 'id', 'last_used_at', 'name', 'owner', 'prefix', 'remaining_cents', 'revoked_at', 'rpm', 'spent_cents'];
+const KEY_VIEW_FIELDS = [
+  'budget_cents',
+  'budget_period',
+  'created_at',
+  'expires_at',
+  'id',
+  'last_used_at',
+  'lifetime_spent_cents',
+  'lifetime_spent_usd',
+  'metadata',
+  'models',
+  'name',
+  'owner',
+  'period_started_at',
+  'prefix',
+  'previous_secret_until',
+  'remaining_cents',
+  'remaining_usd',
+  'reserved_cents',
+  'reserved_usd',
+  'revoked_at',
+  'rotated_at',
+  'rpm',
+  'self_serve',
+  'spent_cents',
+  'spent_usd',
+  'team',
+  'tpm',
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 interface KeyView {
@@ -108,11 +136,25 @@ describe('admin key operations', () => {
       owner: 'platform',
       prefix: created.secret.slice(0, 8),
       budget_cents: 2500,
+      budget_period: null,
       spent_cents: 0,
+      spent_usd: '0.00000000',
+      lifetime_spent_cents: 0,
+      reserved_cents: 0,
       remaining_cents: 2500,
+      remaining_usd: '25.00000000',
+      period_started_at: null,
       rpm: 60,
+      tpm: null,
+      models: null,
+      expires_at: null,
+      team: null,
+      metadata: {},
+      self_serve: false,
       last_used_at: null,
       revoked_at: null,
+      rotated_at: null,
+      previous_secret_until: null,
     });
     expect(created.id).toMatch(/^key_[0-9A-Z]{26}$/);
     expect(created.created_at).toMatch(ISO);
@@ -152,7 +194,16 @@ describe('admin key operations', () => {
     const list = JSON.parse(text) as { data: KeyView[] };
     expect(Object.keys(list)).toEqual(['data']);
     for (const key of list.data) expect(Object.keys(key).sort()).toEqual(KEY_VIEW_FIELDS);
-    expect(list.data.find((k) => k.id === created.id)).toMatchObject({ spent_cents: 2, remaining_cents: 98, budget_cents: 100 });
+    expect(list.data.find((k) => k.id === created.id)).toMatchObject({
+      spent_cents: 2,
+      spent_usd: '0.01500001',
+      lifetime_spent_cents: 2,
+      lifetime_spent_usd: '0.01500001',
+      reserved_cents: 0,
+      remaining_cents: 98,
+      remaining_usd: '0.98499999',
+      budget_cents: 100,
+    });
     const ids = list.data.map((k) => k.id);
     expect(ids.indexOf(created.id)).toBe(ids.length - 1); // oldest first
   });

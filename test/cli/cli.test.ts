@@ -100,12 +100,28 @@ describe('gateway-admin over HTTP', () => {
       owner: null,
       prefix: key.secret.slice(0, 8),
       budget_cents: 250,
+      budget_period: null,
       spent_cents: 0,
+      spent_usd: '0.00000000',
+      lifetime_spent_cents: 0,
+      lifetime_spent_usd: '0.00000000',
+      reserved_cents: 0,
+      reserved_usd: '0.00000000',
       remaining_cents: 250,
+      remaining_usd: '2.50000000',
+      period_started_at: null,
       rpm: 30,
+      tpm: null,
+      models: null,
+      expires_at: null,
+      team: null,
+      metadata: {},
+      self_serve: false,
       created_at: key.created_at,
       last_used_at: null,
       revoked_at: null,
+      rotated_at: null,
+      previous_secret_until: null,
       secret: key.secret,
     });
 
@@ -113,7 +129,7 @@ describe('gateway-admin over HTTP', () => {
     expect(table).toMatchObject({ code: 0, stderr: '' });
     const secondId = /^id:\s+(key_\S+)$/m.exec(table.stdout)?.[1];
     expect(secondId).toMatch(KEY_ID);
-    expect(table.stdout).toMatch(/^budget:\s+\$12\.34$/m);
+    expect(table.stdout).toMatch(/^budget:\s+\$12\.34 \(lifetime\)$/m);
     expect(table.stdout).toMatch(/^rpm:\s+5$/m);
     expect(table.stdout).toMatch(/^secret:\s+gwk_[A-Za-z0-9_-]{43}$/m);
     expect(table.stdout).toContain('The secret is shown this once: store it now.');
@@ -128,10 +144,10 @@ describe('gateway-admin over HTTP', () => {
     const listTable = await cli(['keys', 'list'], as);
     expect(listTable.code).toBe(0);
     const rows = listTable.stdout.trimEnd().split('\n');
-    expect(rows[0]).toMatch(/^ID\s+NAME\s+OWNER\s+PREFIX\s+BUDGET\s+SPENT\s+REMAINING\s+RPM\s+CREATED\s+STATUS$/);
+    expect(rows[0]).toMatch(/^ID\s+NAME\s+OWNER\s+PREFIX\s+BUDGET\s+SPENT\s+REMAINING\s+RPM\s+TPM\s+TEAM\s+EXPIRES\s+CREATED\s+STATUS$/);
     expect(rows.slice(1).map((r) => r.split(/\s+/).filter((c) => !c.startsWith('20')))).toEqual([
-      [key.id, 'cli-test', key.prefix, '$2.50', '$0.00', '$2.50', '30', 'active'],
-      [secondId, 'ops', expect.stringMatching(/^gwk_/), '$12.34', '$0.00', '$12.34', '5', 'active'],
+      [key.id, 'cli-test', key.prefix, '$2.50', '$0.00', '$2.50', '30', 'none', '-', 'never', 'active'],
+      [secondId, 'ops', expect.stringMatching(/^gwk_/), '$12.34', '$0.00', '$12.34', '5', 'none', '-', 'never', 'active'],
     ]);
     expect(listTable.stdout).not.toContain(key.secret);
 

@@ -1,5 +1,5 @@
 // Runs a command against a live gateway: `node test/support/live-gateway.ts -- pytest -q`.
-// Starts a real gateway (demo upstream, a fresh SQLite store, an admin token, a gate hook `policy`
+// Starts a real gateway (demo upstream, a fresh SQLite store, a team `research`, an admin token, a gate hook `policy`
 // and a webhook hook `audit` answered by a receiver in this process) on ephemeral loopback ports,
 // gives the command GATEWAY_ENDPOINT (admin plane), GATEWAY_ADMIN_TOKEN and GATEWAY_DATA_URL, and
 // exits with the command's status. Used by the three client suites.
@@ -42,6 +42,8 @@ writeFileSync(
     'pools: { demo-pool: { members: [ { model: demo, weight: 2 }, { model: demo-claude } ] } }',
     'db_path: ./gateway.db',
     'governance: off',
+    // A team for the key and team operations (its child_default is what a self-serve key of it would get).
+    'teams: { research: { child_default: { budget_cents: 500, rpm: 30 } } }',
     'hooks:',
     `  - { name: policy, kind: gate, url: "${hooksUrl}/gate?token=live-hook-secret", on_error: allow, timeout_ms: 2000 }`,
     `  - { name: audit, kind: webhook, url: "${hooksUrl}/events", events: [request.completed, request.failed] }`,

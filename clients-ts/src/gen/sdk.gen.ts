@@ -247,6 +247,8 @@ export const getApiV1AdminHooks = <ThrowOnError extends boolean = false>(options
 
 /**
  * A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it changes nothing (it never takes a half-open probe).
+ *
+ * The data plane (default :8080) serves GET /stats too, in the same shape without keys: with governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the pools (a model used on its own is a pool of one) that key's models allow-list names, each with its lanes; all of them for a key without a list, or with governance off. The admin plane's answer is always the whole snapshot.
  */
 export const getStats = <ThrowOnError extends boolean = false>(options?: Options<GetStatsData, ThrowOnError>): RequestResult<GetStatsResponses, GetStatsErrors, ThrowOnError> => (options?.client ?? client).get<GetStatsResponses, GetStatsErrors, ThrowOnError>({
     security: [{ name: 'x-admin-token', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],

@@ -57,6 +57,12 @@ def sync_detailed(
     latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it
     changes nothing (it never takes a half-open probe).
 
+     The data plane (default :8080) serves GET /stats too, in the same shape without keys: with
+    governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the
+    pools (a model used on its own is a pool of one) that key's models allow-list names, each with its
+    lanes; all of them for a key without a list, or with governance off. The admin plane's answer is
+    always the whole snapshot.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -82,6 +88,12 @@ def sync(
     latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it
     changes nothing (it never takes a half-open probe).
 
+     The data plane (default :8080) serves GET /stats too, in the same shape without keys: with
+    governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the
+    pools (a model used on its own is a pool of one) that key's models allow-list names, each with its
+    lanes; all of them for a key without a list, or with governance off. The admin plane's answer is
+    always the whole snapshot.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -102,6 +114,12 @@ async def asyncio_detailed(
     """A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent
     latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it
     changes nothing (it never takes a half-open probe).
+
+     The data plane (default :8080) serves GET /stats too, in the same shape without keys: with
+    governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the
+    pools (a model used on its own is a pool of one) that key's models allow-list names, each with its
+    lanes; all of them for a key without a list, or with governance off. The admin plane's answer is
+    always the whole snapshot.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -125,6 +143,12 @@ async def asyncio(
     """A snapshot of the running gateway: uptime, config version, requests in flight and totals, recent
     latency percentiles, tokens and spend, breaker state per pool and lane, key counts. Reading it
     changes nothing (it never takes a half-open probe).
+
+     The data plane (default :8080) serves GET /stats too, in the same shape without keys: with
+    governance on it needs a virtual key (401 in the client's error shape otherwise) and lists only the
+    pools (a model used on its own is a pool of one) that key's models allow-list names, each with its
+    lanes; all of them for a key without a list, or with governance off. The admin plane's answer is
+    always the whole snapshot.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
