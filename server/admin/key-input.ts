@@ -10,7 +10,7 @@ type KeyUpdateBody = components['schemas']['KeyUpdate'];
 export type KeyInput<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
 
 /** The names a key may point at, from the running configuration (they move with every applied reload). */
-export type KeyTargets = Pick<RuntimeConfig, 'models' | 'pools' | 'teams'>;
+export type KeyTargets = Pick<RuntimeConfig, 'models' | 'pools' | 'teamBudgets'>;
 
 /**
  * POST /api/v1/admin/keys: what the schema cannot check. The expiry must be ahead (a key born
@@ -67,8 +67,9 @@ export function keyUpdateInput(body: KeyUpdateBody, targets: KeyTargets): KeyInp
 /** The team and the allowed models, each checked against the running configuration; the message lists what there is. */
 function referenceProblems(body: { team?: string | null; models?: string[] | null }, targets: KeyTargets): string[] {
   const problems: string[] = [];
-  if (typeof body.team === 'string' && !targets.teams.has(body.team)) {
-    const teams = [...targets.teams.keys()];
+  // Every team under teams: counts, with or without self-serve keys (child_default) or a budget.
+  if (typeof body.team === 'string' && !targets.teamBudgets.some((team) => team.name === body.team)) {
+    const teams = targets.teamBudgets.map((team) => team.name);
     problems.push(
       `body.team: ${JSON.stringify(body.team)} is not a team of the running configuration (${
         teams.length === 0 ? 'no teams are configured: add one under teams: in config.yaml' : `teams: ${quoted(teams)}`

@@ -175,3 +175,22 @@ describe('a configuration without teams', () => {
     expect(governance.listKeys()).toHaveLength(0);
   });
 });
+
+describe('a team with a budget and no self-serve keys', () => {
+  let governance: LocalGovernance;
+  let admin: AdminServer;
+  beforeAll(async () => {
+    governance = openGovernance(tempDbPath());
+    admin = await startAdmin(governance, 'admin_listen: 127.0.0.1:0\nlog_level: silent\nteams:\n  finance: { budget_cents: 500, budget_period: monthly }\n');
+  });
+  afterAll(async () => {
+    await admin.close();
+    governance.close();
+  });
+
+  it('is a team a key may name (teams: counts every team, not only those with a child_default)', async () => {
+    const created = await send('POST', `${admin.url}${KEYS}`, { team: 'finance' });
+    expect(created.status).toBe(201);
+    expect(governance.listKeys().map((key) => key.team)).toEqual(['finance']);
+  });
+});

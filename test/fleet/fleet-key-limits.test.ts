@@ -121,10 +121,8 @@ describe.skipIf(skip !== undefined)('key limits across three gateways on one dat
   });
 
   it('a team budget over two keys created on different nodes: 150 concurrent, exactly 10 admitted, 402 team_budget_exceeded', { timeout: 90_000 }, async () => {
-    // child_default too: the admin plane accepts a key's team from the self-serve teams only (for now).
-    const f = await threeNodes(
-      `teams:\n  ml: { budget_cents: ${TEN_AND_A_HALF_CENTS}, budget_period: monthly, child_default: { budget_cents: 100, rpm: 100 } }\n`,
-    );
+    // A team with a budget and no self-serve keys (no child_default).
+    const f = await threeNodes(`teams:\n  ml: { budget_cents: ${TEN_AND_A_HALF_CENTS}, budget_period: monthly }\n`);
     const first = await f.admin(0, 'POST', '/keys', { name: 'ml-1', team: 'ml' });
     const second = await f.admin(1, 'POST', '/keys', { name: 'ml-2', team: 'ml', budget_cents: 100_000 });
     expect([first.status, second.status]).toEqual([201, 201]);
