@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { formatProblem } from '../config/config-error.ts';
@@ -83,6 +84,8 @@ export class GatewayConfigControl implements ConfigControl {
   constructor(deps: ConfigControlDeps) {
     this.deps = deps;
     this.loader = new ConfigLoader((message) => deps.log.warn(message));
+    // Started with the gateway and kept: a reload never waits for, or competes with, a thread's start.
+    this.loader.start();
     this.running = deps.running;
     this.text = deps.text;
   }
@@ -125,6 +128,16 @@ export class GatewayConfigControl implements ConfigControl {
 
   applyText(text: string, trigger: 'apply' | 'rollback'): Promise<ReloadOutcome> {
     return this.serial(() => this.change(text, trigger));
+  }
+
+  /** The loader thread's id (tests and diagnostics); undefined when candidates are loaded in place. */
+  loaderThreadId(): number | undefined {
+    return this.loader.threadId;
+  }
+
+  /** For tests: the loader thread, to end it as a crash would. */
+  loaderThreadForTests(): Worker | undefined {
+    return this.loader.threadForTests;
   }
 
   /** Stops the loader thread (the gateway is closing). */
