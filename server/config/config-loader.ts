@@ -35,6 +35,7 @@ export class ConfigLoader {
   private nextId = 1;
   private readonly deaths: number[] = [];
   private warmUp: Candidate | undefined;
+  private readonly baseSent = new WeakMap<Worker, Candidate['base']>();
   private readonly waiting = new Map<number, { resolve: (v: CandidateVerdict) => void; reject: (e: Error) => void }>();
   /** Told when the thread dies or cannot be used. */
   private readonly warn: (message: string) => void;
@@ -69,11 +70,22 @@ export class ConfigLoader {
     try {
       return await new Promise<CandidateVerdict>((resolve, reject) => {
         this.waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, candidate });
+        this.post(worker, id, candidate);
       });
     } catch {
       // The thread died with this question (already warned), or the loader is closing.
       return loadCandidate(candidate);
+    }
+  }
+
+  /** The thread keeps the base configuration it was sent last: it is sent again only when it is another. */
+  private post(worker: Worker, id: number, candidate: Candidate): void {
+    if (this.baseSent.get(worker) === candidate.base) {
+      const { base: _kept, ...rest } = candidate;
+      worker.postMessage({ id, candidate: rest });
+    } else {
+      this.baseSent.set(worker, candidate.base);
+      worker.postMessage({ id, candidate });
     }
   }
 
@@ -113,7 +125,7 @@ export class ConfigLoader {
       worker.once('exit', (code) => died(new Error(`the configuration loader thread exited (code ${code})`)));
       this.worker = worker;
       // Queued before any reload's candidate; nobody waits for these answers.
-      if (this.warmUp !== undefined) for (let i = 0; i < WARM_UP_LOADS; i++) worker.postMessage({ id: 0, candidate: this.warmUp });
+      if (this.warmUp !== undefined) for (let i = 0; i < WARM_UP_LOADS; i++) this.post(worker, 0, this.warmUp);
       return worker;
     } catch (error) {
       this.broken = true;
