@@ -1,7 +1,7 @@
 // The reload section's numbers and how they are printed (reload.ts measures them). Every phase of
 // the same run is shown side by side, with how busy the machine was meanwhile, so a tail that the
 // phases without reloads share is seen for the machine's noise it is.
-import type { PhaseCpu } from './machine-cpu.ts';
+import type { PhaseCpu, ThreadCpu } from './machine-cpu.ts';
 
 /** The stall the target allows: no request slower than this while reloads happen. */
 export const RELOAD_STALL_TARGET_MS = 50;
@@ -23,6 +23,9 @@ export interface PhaseSummary {
    */
   readonly mainLoopLagMaxMs: number;
   readonly cpu: PhaseCpu;
+  /** The gateway process's CPU in the phase by kind of thread (from /proc, every thread counted), and the phase's length. */
+  readonly threads: ThreadCpu;
+  readonly seconds: number;
 }
 
 /** A request over the target during the reloads: when it was due after the latest SIGHUP, and which one. */
@@ -50,7 +53,11 @@ export interface ReloadRun {
   readonly slowDuring: readonly SlowRequest[];
 }
 
-export function latencySummary(latencies: readonly number[], errors: number, mainLoopLagMaxMs: number, cpu: PhaseCpu): PhaseSummary {
+export function latencySummary(
+  latencies: readonly number[],
+  errors: number,
+  phase: Pick<PhaseSummary, 'mainLoopLagMaxMs' | 'cpu' | 'threads' | 'seconds'>,
+): PhaseSummary {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
   const over50 = sorted.filter((l) => l > RELOAD_STALL_TARGET_MS).length;
@@ -62,8 +69,8 @@ export function latencySummary(latencies: readonly number[], errors: number, mai
     over50,
     over50Percent: percentOf(over50, sorted.length),
     errors,
-    mainLoopLagMaxMs: round(mainLoopLagMaxMs),
-    cpu,
+    ...phase,
+    mainLoopLagMaxMs: round(phase.mainLoopLagMaxMs),
   };
 }
 
@@ -87,10 +94,26 @@ export function formatReload(run: ReloadRun): string {
     row('during reloads', run.during),
     row('after reloads', run.after),
     `  over ${RELOAD_STALL_TARGET_MS} ms during reloads, by when they were due after the latest SIGHUP: ${when(0, 100)} in 0-100 ms, ${when(100, 250)} in 100-250 ms, ${when(250, Number.POSITIVE_INFINITY)} later; ${slow.filter((s) => s.reload === 1).length} after the first`,
+    perReload(run),
     `  (machine%: all cores busy; others%: busy with processes outside this benchmark; loop lag: the main thread's longest event-loop delay)`,
     `${strict ? 'PASS' : 'FAIL'} reload: no request over ${RELOAD_STALL_TARGET_MS} ms and none failed during reloads (max ${run.during.max} ms, ${run.during.over50} over, ${run.during.errors} errors)`,
     `${withinFloor ? 'PASS' : 'FAIL'} reload against the phases without reloads: ${run.during.over50Percent.toFixed(2)}% of requests over ${RELOAD_STALL_TARGET_MS} ms during reloads, ${floorPercent.toFixed(2)}% before and after`,
   ].join('\n');
+}
+
+/**
+ * CPU a reload added on each kind of the gateway's threads: the during phase's CPU less what the
+ * same time cost before and after (same request rate), per reload. From /proc's 10 ms ticks over
+ * whole phases, so it counts everything (message decoding, garbage collection, V8's helpers) that
+ * the gateway's own per-reload figure, taken around its own steps, leaves out.
+ */
+function perReload(run: ReloadRun): string {
+  const quietSeconds = run.before.seconds + run.after.seconds;
+  const extra = (kind: keyof ThreadCpu) => {
+    const quietRate = (run.before.threads[kind] + run.after.threads[kind]) / quietSeconds;
+    return ((run.during.threads[kind] - quietRate * run.during.seconds) / run.reloads).toFixed(1);
+  };
+  return `  CPU a reload added, from /proc: serving threads ${extra('servingMs')} ms, loader (nice 19) ${extra('backgroundMs')} ms, V8 helper threads ${extra('v8HelpersMs')} ms, other ${extra('otherMs')} ms`;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

@@ -13,7 +13,7 @@ import { Agent, request } from 'undici';
 import { GATEWAY_ENV } from './gateway-config.ts';
 import { spawnServer } from './spawn-server.ts';
 import type { Settings } from './settings.ts';
-import { phaseCpu, readCpu, type PhaseCpu } from './machine-cpu.ts';
+import { phaseCpu, readCpu, readThreadCpu, threadCpuBetween, type PhaseCpu, type ThreadCpu } from './machine-cpu.ts';
 import { latencySummary, RELOAD_STALL_TARGET_MS, type ReloadRun, type SlowRequest } from './reload-report.ts';
 
 export const RELOAD_MODELS = 200;
@@ -141,14 +141,21 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
       return 1000 * Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1] ?? 0);
     };
     const pids = [gateway.pid!, mock.pid, process.pid];
-    const phases: Partial<Record<Phase, { lag: number; cpu: PhaseCpu }>> = {};
+    const phases: Partial<Record<Phase, { lag: number; cpu: PhaseCpu; threads: ThreadCpu; seconds: number }>> = {};
     const measure = async (name: Phase, run: () => Promise<void>) => {
       phase = name;
       const cpu = readCpu(pids);
+      const threads = readThreadCpu(gateway.pid!);
       await run();
       const cpuEnd = readCpu(pids);
+      const threadsEnd = readThreadCpu(gateway.pid!);
       phase = 'gap';
-      phases[name] = { lag: await loopLagMs(), cpu: phaseCpu(cpu, cpuEnd) };
+      phases[name] = {
+        lag: await loopLagMs(),
+        cpu: phaseCpu(cpu, cpuEnd),
+        threads: threadCpuBetween(threads, threadsEnd),
+        seconds: (cpuEnd.at - cpu.at) / 1000,
+      };
       await sleep(SCRAPE_GAP_MS);
     };
     // Warm-up: every pool's lanes open their upstream connections and the code paths are compiled.
@@ -180,7 +187,10 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
     phase = 'done';
     await clients;
     const stats = (values: readonly number[]) => ({ median: median(values), max: Math.max(...values) });
-    const summary = (name: Phase) => latencySummary(latencies[name], errors[name], phases[name]!.lag, phases[name]!.cpu);
+    const summary = (name: Phase) => {
+      const p = phases[name]!;
+      return latencySummary(latencies[name], errors[name], { mainLoopLagMaxMs: p.lag, cpu: p.cpu, threads: p.threads, seconds: p.seconds });
+    };
     return {
       models: RELOAD_MODELS,
       pools: RELOAD_POOLS,
