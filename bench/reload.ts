@@ -126,6 +126,7 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
           const latency = performance.now() - t0;
           latencies[at].push(latency);
           if (at === 'during' && latency > RELOAD_STALL_TARGET_MS) {
+            // The latest SIGHUP before the answer came: negative when the request was due before it.
             const reload = sighups.filter((s) => s <= performance.now()).length;
             slowDuring.push({ reload, dueAfterSighupMs: Math.round(t0 - (sighups[reload - 1] ?? t0)), latencyMs: Math.round(latency) });
           }
