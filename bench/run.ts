@@ -49,7 +49,8 @@ import { embeddingsTable, runEmbeddings, type EmbeddingsRow } from './embeddings
 import { Fleet } from './fleet.ts';
 import { formatStoreRows, runGovernanceStores, type StoreRow } from './governance-store.ts';
 import { runLatencyProbe } from './latency-probe.ts';
-import { formatReload, runReloadBench } from './reload.ts';
+import { runReloadBench } from './reload.ts';
+import { formatReload } from './reload-report.ts';
 import { memoryRows, PeakRss } from './memory.ts';
 import { runPacedStreams } from './paced-streams.ts';
 import { formatReport, resultsJson } from './report.ts';

@@ -1,8 +1,10 @@
+import type { Worker } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { formatProblem } from '../config/config-error.ts';
 import { EMBEDDED_DEFAULT_SOURCE } from '../config/embedded-default.ts';
 import { ConfigLoader } from '../config/config-loader.ts';
+import type { Candidate } from '../config/load-candidate.ts';
 import type { LoadOptions } from '../config/load-config.ts';
 import { sameConfiguration } from '../config/restart-settings.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
@@ -83,6 +85,8 @@ export class GatewayConfigControl implements ConfigControl {
   constructor(deps: ConfigControlDeps) {
     this.deps = deps;
     this.loader = new ConfigLoader((message) => deps.log.warn(message));
+    // Started with the gateway and kept: a reload never waits for, or competes with, a thread's start.
+    this.loader.start(this.candidate(deps.text));
     this.running = deps.running;
     this.text = deps.text;
   }
@@ -127,6 +131,16 @@ export class GatewayConfigControl implements ConfigControl {
     return this.serial(() => this.change(text, trigger));
   }
 
+  /** The loader thread's id (tests and diagnostics); undefined when candidates are loaded in place. */
+  loaderThreadId(): number | undefined {
+    return this.loader.threadId;
+  }
+
+  /** For tests: the loader thread, to end it as a crash would. */
+  loaderThreadForTests(): Worker | undefined {
+    return this.loader.threadForTests;
+  }
+
   /** Stops the loader thread (the gateway is closing). */
   close(): Promise<void> {
     return this.loader.close();
@@ -138,12 +152,17 @@ export class GatewayConfigControl implements ConfigControl {
     return run;
   }
 
-  /** The text loaded as the config file and judged against the running gateway; nothing applied. */
-  private async check(text: string): Promise<{ next: RuntimeConfig; cpuMs: number } | { problems: string[] }> {
+  /** `text` as the config file: relative paths resolve against its directory; restart-only settings are judged against the start's. */
+  private candidate(text: string): Candidate {
     const file = this.deps.loaded.source;
     const baseDir = file === EMBEDDED_DEFAULT_SOURCE ? process.cwd() : dirname(resolve(file));
+    return { text, file, baseDir, options: this.deps.loadOptions, base: this.deps.loaded };
+  }
+
+  /** The text loaded as the config file and judged against the running gateway; nothing applied. */
+  private async check(text: string): Promise<{ next: RuntimeConfig; cpuMs: number } | { problems: string[] }> {
     // Off this thread: it serves requests too, and a large configuration takes a while to load.
-    const verdict = await this.loader.load({ text, file, baseDir, options: this.deps.loadOptions, base: this.deps.loaded });
+    const verdict = await this.loader.load(this.candidate(text));
     if ('problems' in verdict) return { problems: verdict.problems.map(formatProblem) };
     const cpu = process.threadCpuUsage();
     const next = await this.deps.runnable(verdict.config);

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RoutingTable } from '../gateway/routing-table.ts';
+import { receiveBlocks } from '../routing/routing-memory.ts';
 import { carryBodyMemory } from '../gateway/body-memory.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import { GovernanceProxy } from '../governance/governance-channel.ts';
@@ -98,7 +99,8 @@ export async function runDataPlaneWorker(): Promise<void> {
       case 'config': {
         const cpu = process.threadCpuUsage();
         try {
-          const routingNext = new RoutingTable(command.config, SYSTEM_CLOCK, { blocks: command.routing, worker: start.worker, previous: live.current.routing });
+          const blocks = receiveBlocks(command.routing, live.current.routing.blocks);
+          const routingNext = new RoutingTable(command.config, SYSTEM_CLOCK, { blocks, worker: start.worker, previous: live.current.routing });
           prepared = { id: command.id, gateway: { ...live.current, config: command.config, routing: routingNext } };
           const used = process.threadCpuUsage(cpu);
           send({ type: 'config-ready', id: command.id, cpuMs: (used.user + used.system) / 1000 });

@@ -1,6 +1,6 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
-import type { RoutingBlocks } from '../routing/routing-memory.ts';
+import { blocksDelta, type RoutingBlocks } from '../routing/routing-memory.ts';
 import { serveGovernance } from '../governance/governance-channel.ts';
 import type { OwnerGovernance } from '../governance/governance.ts';
 import type { KeyIssuer } from '../auth/key-issuer.ts';
@@ -75,12 +75,15 @@ export class WorkerPool {
     routing: RoutingBlocks,
     timeoutMs = 30_000,
   ): Promise<{ problems: string[]; cpuMs: number; commit(): void; abort(): void }> {
+    // Every worker holds the blocks of the configuration committed last (it started on them or
+    // switched to them): only the ones it lacks are sent.
+    const delta = blocksDelta(routing, this.routing);
     const asked = [...this.workers].map(([n, worker]) => {
       let id = 0;
       const answer = this.configReplies.ask(
         (askId) => {
           id = askId;
-          worker.postMessage({ type: 'config', id, config, routing } satisfies WorkerCommand);
+          worker.postMessage({ type: 'config', id, config, routing: delta } satisfies WorkerCommand);
         },
         timeoutMs,
         { error: `did not prepare the configuration within ${timeoutMs} ms` },
@@ -100,7 +103,7 @@ export class WorkerPool {
         for (const [n, worker] of this.workers) {
           if (answers.some((a) => a.n === n && a.worker === worker)) continue;
           const id = -n;
-          worker.postMessage({ type: 'config', id, config, routing } satisfies WorkerCommand);
+          worker.postMessage({ type: 'config', id, config, routing: delta } satisfies WorkerCommand);
           worker.postMessage({ type: 'config-commit', id } satisfies WorkerCommand);
         }
       },

@@ -5,7 +5,7 @@ import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestRecord } from '../observability/request-record.ts';
 import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 import type { TranslationSnapshot } from '../observability/translation-stats.ts';
-import type { RoutingBlocks } from '../routing/routing-memory.ts';
+import type { BlocksDelta, RoutingBlocks } from '../routing/routing-memory.ts';
 
 /** What the main thread hands a data-plane worker when it starts it (structured-cloned). */
 export interface WorkerStart {
@@ -67,7 +67,8 @@ export type WorkerCommand =
    * A configuration change, in two steps so that every thread switches together: `config` builds
    * the next gateway (routing table over these blocks) and answers `config-ready`; `config-commit`
    * makes it the one new requests get; `config-abort` drops it (another thread could not prepare).
+   * `routing` carries only the blocks the worker does not hold in its current routing table.
    */
-  | { readonly type: 'config'; readonly id: number; readonly config: RuntimeConfig; readonly routing: RoutingBlocks }
+  | { readonly type: 'config'; readonly id: number; readonly config: RuntimeConfig; readonly routing: BlocksDelta }
   | { readonly type: 'config-commit'; readonly id: number }
   | { readonly type: 'config-abort'; readonly id: number };

@@ -4,9 +4,15 @@
 import { parentPort } from 'node:worker_threads';
 import { loadCandidate, type Candidate } from './load-candidate.ts';
 
-parentPort?.on('message', ({ id, candidate }: { id: number; candidate: Candidate }) => {
+// The running gateway's start configuration (Candidate.base) comes once, with the first candidate,
+// and is kept: it never changes, and cloning it with every candidate cost the main thread.
+let base: Candidate['base'] | undefined;
+
+parentPort?.on('message', ({ id, candidate }: { id: number; candidate: Omit<Candidate, 'base'> & { base?: Candidate['base'] } }) => {
   try {
-    parentPort?.postMessage({ id, verdict: loadCandidate(candidate) });
+    base = candidate.base ?? base;
+    if (base === undefined) throw new Error('no base configuration was sent');
+    parentPort?.postMessage({ id, verdict: loadCandidate({ ...candidate, base }) });
   } catch (error) {
     parentPort?.postMessage({ id, failed: error instanceof Error ? error.message : String(error) });
   }

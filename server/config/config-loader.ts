@@ -4,61 +4,95 @@ import { LOWEST_PRIORITY_PRELUDE } from './background-priority.ts';
 import { loadCandidate, type Candidate, type CandidateVerdict } from './load-candidate.ts';
 
 /**
- * Loads candidate configurations on a thread of its own, so the main thread, which serves requests
- * too, is never blocked by it: parsing, validating and resolving a large configuration (the shipped
- * catalog included) takes tens to hundreds of milliseconds. Started at a reload, kept for the next
- * ones until it has been idle a while (an isolate's memory is not kept for nothing), unreferenced
- * (it never keeps the process alive). Should the thread be unusable, a candidate is loaded here
- * instead: slower for requests meanwhile, never wrong.
+ * Loads of the running configuration a new thread makes before any reload. V8 optimizes the
+ * parser's hot functions after a few runs, and compiles them on its own helper threads, which run
+ * at normal priority whatever the loader's. With the bench's 200-model configuration, those helper
+ * threads took 280 ms of CPU over the first five reloads without this, 40 ms with it; the
+ * warm-up's own cost falls at start, at the loader's low priority.
  */
-const IDLE_MS = 60_000;
+const WARM_UP_LOADS = 10;
 
+/** A thread that dies this often within RESTART_WINDOW_MS is not started again: candidates are loaded in place. */
+const MAX_RESTARTS = 3;
+const RESTART_WINDOW_MS = 60_000;
+
+/**
+ * Loads candidate configurations on a thread of its own, so the serving threads are never blocked
+ * by it: parsing, validating and resolving a large configuration (the shipped catalog included)
+ * takes tens of milliseconds of CPU, and a thread's start most of a second.
+ *
+ * The thread starts with the gateway (`start`) and is kept for every reload: Node's bootstrap of a
+ * new thread runs at normal priority before the thread can lower its own (background-priority.ts),
+ * so a thread started at a reload took a core from the serving threads just then. Kept, it costs
+ * an idle isolate's memory instead. It is unreferenced (it never keeps the process alive) and
+ * started again if it dies (unless it keeps dying). Whenever it cannot answer, a candidate is
+ * loaded on the calling thread instead: slower for requests meanwhile, never wrong.
+ */
 export class ConfigLoader {
   private worker: Worker | undefined;
+  /** Set for good: no thread (close, or it kept dying); candidates are loaded in place. */
   private broken = false;
   private nextId = 1;
-  private idle: NodeJS.Timeout | undefined;
-  /** Told once when the thread cannot be used and candidates are loaded in place from then on. */
+  private readonly deaths: number[] = [];
+  private warmUp: Candidate | undefined;
+  private readonly baseSent = new WeakMap<Worker, Candidate['base']>();
+  private readonly waiting = new Map<number, { resolve: (v: CandidateVerdict) => void; reject: (e: Error) => void }>();
+  /** Told when the thread dies or cannot be used. */
   private readonly warn: (message: string) => void;
 
   constructor(warn: (message: string) => void = () => undefined) {
     this.warn = warn;
   }
-  private readonly waiting = new Map<number, { resolve: (v: CandidateVerdict) => void; reject: (e: Error) => void }>();
+
+  /**
+   * Starts the thread now (the gateway's start), so no reload waits for, or competes with, its
+   * bootstrap, and has it load `warmUp` (the running configuration) a few times, answers unused.
+   */
+  start(warmUp?: Candidate): void {
+    this.warmUp = warmUp;
+    this.thread();
+  }
+
+  /** The thread's id (diagnostics and tests); undefined before `start`, after `close`, or when loading in place. */
+  get threadId(): number | undefined {
+    return this.worker?.threadId;
+  }
+
+  /** For tests: the thread itself, to end it as a crash would. */
+  get threadForTests(): Worker | undefined {
+    return this.worker;
+  }
 
   async load(candidate: Candidate): Promise<CandidateVerdict> {
     const worker = this.thread();
     if (worker === undefined) return loadCandidate(candidate);
     const id = this.nextId++;
-    clearTimeout(this.idle);
     try {
       return await new Promise<CandidateVerdict>((resolve, reject) => {
         this.waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, candidate });
+        this.post(worker, id, candidate);
       });
-    } catch (error) {
-      if (!this.closing) this.warn(`the configuration loader thread failed (${(error as Error).message}): loading on the main thread instead`);
+    } catch {
+      // The thread died with this question (already warned), or the loader is closing.
       return loadCandidate(candidate);
-    } finally {
-      if (this.waiting.size === 0 && this.worker === worker) this.idle = setTimeout(() => this.retire(worker), IDLE_MS).unref();
     }
   }
 
-  /** An idle thread ends; the next load starts another. */
-  private retire(worker: Worker): void {
-    if (this.worker !== worker || this.waiting.size > 0) return;
-    this.worker = undefined;
-    void worker.terminate();
+  /** The thread keeps the base configuration it was sent last: it is sent again only when it is another. */
+  private post(worker: Worker, id: number, candidate: Candidate): void {
+    if (this.baseSent.get(worker) === candidate.base) {
+      const { base: _kept, ...rest } = candidate;
+      worker.postMessage({ id, candidate: rest });
+    } else {
+      this.baseSent.set(worker, candidate.base);
+      worker.postMessage({ id, candidate });
+    }
   }
 
-  private closing = false;
-
   async close(): Promise<void> {
-    this.closing = true;
-    clearTimeout(this.idle);
+    this.broken = true;
     const worker = this.worker;
     this.worker = undefined;
-    this.broken = true;
     for (const waiter of this.waiting.values()) waiter.reject(new Error('the configuration loader is closing'));
     this.waiting.clear();
     await worker?.terminate();
@@ -78,22 +112,39 @@ export class ConfigLoader {
         if (answer.verdict !== undefined) waiter?.resolve(answer.verdict);
         else waiter?.reject(new Error(answer.failed));
       });
-      // A thread that dies takes its questions with it: they are answered here instead.
-      const fail = (error: Error) => {
-        if (this.worker !== worker) return; // retired or closed on purpose
-        this.broken = true;
+      let ended = false;
+      const died = (error: Error) => {
+        if (ended || this.worker !== worker) return; // closed on purpose, or already counted
+        ended = true;
         this.worker = undefined;
         for (const waiter of this.waiting.values()) waiter.reject(error);
         this.waiting.clear();
+        this.restartAfter(error);
       };
-      worker.once('error', fail);
-      worker.once('exit', () => fail(new Error('the configuration loader thread exited')));
+      worker.once('error', died);
+      worker.once('exit', (code) => died(new Error(`the configuration loader thread exited (code ${code})`)));
       this.worker = worker;
+      // Queued before any reload's candidate; nobody waits for these answers.
+      if (this.warmUp !== undefined) for (let i = 0; i < WARM_UP_LOADS; i++) this.post(worker, 0, this.warmUp);
       return worker;
     } catch (error) {
       this.broken = true;
       this.warn(`the configuration loader thread cannot start (${(error as Error).message}): loading on the main thread instead`);
       return undefined;
     }
+  }
+
+  /** A dead thread is replaced at once, so the next reload finds one ready; one that keeps dying is given up. */
+  private restartAfter(error: Error): void {
+    const now = Date.now();
+    this.deaths.push(now);
+    while (this.deaths.length > 0 && this.deaths[0]! < now - RESTART_WINDOW_MS) this.deaths.shift();
+    if (this.deaths.length > MAX_RESTARTS) {
+      this.broken = true;
+      this.warn(`the configuration loader thread failed ${this.deaths.length} times in a minute (${error.message}): loading on the main thread from now on`);
+      return;
+    }
+    this.warn(`the configuration loader thread failed (${error.message}): starting another`);
+    this.thread();
   }
 }

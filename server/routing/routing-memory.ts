@@ -137,3 +137,57 @@ export function lockCell(slot: CellSlot): void {
 export function unlockCell(slot: CellSlot): void {
   Atomics.store(slot.locks, slot.lockIndex, 0);
 }
+
+/**
+ * RoutingBlocks as sent to a thread that already holds `held`: every key, in order, and only the
+ * blocks it does not hold yet. A change usually keeps every lane, cell and pool, and each
+ * SharedArrayBuffer in a message costs the sender and the receiver (a 200-model configuration has
+ * about 850 blocks); the receiver rebuilds the whole set with `receiveBlocks`.
+ */
+export interface BlocksDelta {
+  readonly workers: number;
+  readonly cellFloats: number;
+  readonly lanes: KeysAndNew;
+  readonly cells: KeysAndNew;
+  readonly pools: KeysAndNew;
+}
+
+interface KeysAndNew {
+  readonly keys: readonly string[];
+  readonly added: ReadonlyMap<string, SharedArrayBuffer>;
+}
+
+export function blocksDelta(next: RoutingBlocks, held: RoutingBlocks): BlocksDelta {
+  const part = (nextMap: ReadonlyMap<string, SharedArrayBuffer>, heldMap: ReadonlyMap<string, SharedArrayBuffer>): KeysAndNew => {
+    const added = new Map<string, SharedArrayBuffer>();
+    for (const [key, block] of nextMap) if (heldMap.get(key) !== block) added.set(key, block);
+    return { keys: [...nextMap.keys()], added };
+  };
+  return {
+    workers: next.workers,
+    cellFloats: next.cellFloats,
+    lanes: part(next.lanes, held.lanes),
+    cells: part(next.cells, held.cells),
+    pools: part(next.pools, held.pools),
+  };
+}
+
+/** The blocks a delta names, from the ones this thread holds and the ones it brought; a key found in neither is an error. */
+export function receiveBlocks(delta: BlocksDelta, held: RoutingBlocks): RoutingBlocks {
+  const part = (sent: KeysAndNew, heldMap: ReadonlyMap<string, SharedArrayBuffer>) => {
+    const out = new Map<string, SharedArrayBuffer>();
+    for (const key of sent.keys) {
+      const block = sent.added.get(key) ?? heldMap.get(key);
+      if (block === undefined) throw new Error(`routing memory has no block for ${key.replaceAll(/[\u0000\u0001]/g, '/')}`);
+      out.set(key, block);
+    }
+    return out;
+  };
+  return {
+    workers: delta.workers,
+    cellFloats: delta.cellFloats,
+    lanes: part(delta.lanes, held.lanes),
+    cells: part(delta.cells, held.cells),
+    pools: part(delta.pools, held.pools),
+  };
+}

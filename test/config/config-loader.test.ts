@@ -32,6 +32,25 @@ describe('ConfigLoader', () => {
     await loader.close();
   });
 
+  // A thread that keeps dying (a broken install, say) is not restarted in a loop: loads go on in place.
+  it('starts a dead thread again, and gives up on one that keeps dying', async () => {
+    const warnings: string[] = [];
+    const loader = new ConfigLoader((message) => warnings.push(message));
+    loader.start();
+    for (let death = 1; death <= 4; death++) {
+      const thread = loader.threadForTests!;
+      const exited = new Promise((resolve) => thread.once('exit', resolve));
+      await thread.terminate();
+      await exited;
+      if (death <= 3) expect(loader.threadId).not.toBe(thread.threadId);
+    }
+    expect(loader.threadId).toBeUndefined();
+    expect(warnings.at(-1)).toMatch(/failed 4 times in a minute .*: loading on the main thread from now on/);
+    const verdict = await loader.load(candidate(BASE));
+    expect('config' in verdict).toBe(true);
+    await loader.close();
+  });
+
   it('gives back every problem, restart-only settings included, located in the text', async () => {
     const loader = new ConfigLoader();
     const verdict = await loader.load(candidate(`${BASE.replace('127.0.0.1:0', '127.0.0.1:9')}  other: { provider: nowhere, model: x }\n`));
