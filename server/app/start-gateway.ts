@@ -96,6 +96,13 @@ export interface StartOptions {
   readonly log: Logger;
   /** Tests inject a clock to drive breaker time. */
   readonly clock?: Clock;
+  /**
+   * Milliseconds since the epoch as governance reads them for what follows the calendar (budget
+   * periods, expiry, a rotated secret's grace, ledger times); Date.now by default. Tests inject one
+   * to cross a period or a grace through the data plane. Governance lives in the main thread, so
+   * it holds whatever the worker count.
+   */
+  readonly wallClock?: () => number;
   readonly validateAdminResponses?: boolean;
   /** How long stopping waits for queued webhook events (default 5 s). */
   readonly hookFlushMs?: number;
@@ -154,7 +161,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   const startBlocks = routingMemory.share(RoutingTable.needs(config));
   routingMemory.adopt(startBlocks);
   // Opened before anything listens: a locked, unreadable or newer store stops the start.
-  const opened = await openGovernanceStore(config, { clock, log: options.log });
+  const opened = await openGovernanceStore(config, { clock, log: options.log, ...(options.wallClock !== undefined && { wallClock: options.wallClock }) });
   const governance = opened?.owner;
   // Before anything is admitted: a key with a team is held to its team's budget from the first request.
   governance?.setTeams(config.teamBudgets);

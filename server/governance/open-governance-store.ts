@@ -14,7 +14,7 @@ import type { MillisecondClock } from './rate-limiter.ts';
  */
 export async function openGovernanceStore(
   config: Pick<RuntimeConfig, 'dbPath' | 'databaseUrl' | 'governanceSecret' | 'onStoreError' | 'reservationLeaseMs'>,
-  options: { clock: MillisecondClock; log: Logger },
+  options: { clock: MillisecondClock; log: Logger; wallClock?: () => number },
 ): Promise<{ owner: OwnerGovernance; local?: LocalGovernance; configHistory: ConfigHistory } | undefined> {
   if (config.databaseUrl !== undefined) {
     const { createPostgresGovernance } = await import('./postgres/postgres-governance.ts');
@@ -26,6 +26,8 @@ export async function openGovernanceStore(
         log: options.log,
         onStoreError: config.onStoreError,
         leaseMs: config.reservationLeaseMs,
+        // A test's wall clock decides the periods too (in production the database's clock does).
+        ...(options.wallClock !== undefined && { wallClock: options.wallClock, periodClock: options.wallClock }),
       });
       return { owner, configHistory: postgresConfigHistory(owner.pool, owner.nodeId) };
     } catch (error) {
@@ -35,7 +37,13 @@ export async function openGovernanceStore(
   }
   if (config.dbPath === undefined) return undefined;
   try {
-    const local = createGovernance({ dbPath: config.dbPath, secret: config.governanceSecret, clock: options.clock, log: options.log });
+    const local = createGovernance({
+      dbPath: config.dbPath,
+      secret: config.governanceSecret,
+      clock: options.clock,
+      log: options.log,
+      ...(options.wallClock !== undefined && { wallClock: options.wallClock }),
+    });
     return { owner: local, local, configHistory: sqliteConfigHistory(local.store.db) };
   } catch (error) {
     // The store's refusals (held by another gateway, not a database, a newer schema, ...) name the

@@ -49,6 +49,8 @@ export interface HarnessOptions {
   /** A `breaker:` line for config.yaml; lenient by default. */
   readonly breakerYaml?: string;
   readonly clock?: Clock;
+  /** Governance's wall clock (budget periods, expiry, a rotated secret's grace); Date.now by default. */
+  readonly wallClock?: () => number;
   /** Data-plane worker threads; 1 (the main thread serves) unless a test is about workers. */
   readonly workers?: number;
   /** Observers of finished requests (e.g. a RecordCollector). */
@@ -118,6 +120,7 @@ ${otherKeys}${MODELS}${options.extraModelsYaml ?? ''}${limits}${options.breakerY
     validateAdminResponses: true,
     workers: options.workers ?? 1,
     ...(options.clock !== undefined && { clock: options.clock }),
+    ...(options.wallClock !== undefined && { wallClock: options.wallClock }),
     ...(options.observers !== undefined && { observers: options.observers }),
     ...(options.oidcTimings !== undefined && { oidcTimings: options.oidcTimings }),
   });
