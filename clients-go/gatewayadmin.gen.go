@@ -917,12 +917,14 @@ type SelfServeKey struct {
 	// Prefix The secret's first 8 characters
 	Prefix string `json:"prefix"`
 
-	// RemainingCents Budget less spend and what requests in flight hold; null: no budget
+	// RemainingCents Budget less spent_cents's exact amount and what requests in flight hold, rounded down (as the admin API's remaining_cents); null: no budget
 	RemainingCents *int `json:"remaining_cents"`
 
 	// Rpm Requests per minute; null: no limit
-	Rpm        *int `json:"rpm"`
-	SpentCents int  `json:"spent_cents"`
+	Rpm *int `json:"rpm"`
+
+	// SpentCents What counts against the budget, rounded up: the current period's spend when the key has a budget_period, else its lifetime spend (as the admin API's spent_cents)
+	SpentCents int `json:"spent_cents"`
 
 	// Team The team the key was issued for
 	Team string `json:"team"`

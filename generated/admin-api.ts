@@ -1665,10 +1665,11 @@ export interface components {
             openai_base_url: string;
             /** @description The secret's first 8 characters */
             prefix: string;
-            /** @description Budget less spend and what requests in flight hold; null: no budget */
+            /** @description Budget less spent_cents's exact amount and what requests in flight hold, rounded down (as the admin API's remaining_cents); null: no budget */
             remaining_cents: number | null;
             /** @description Requests per minute; null: no limit */
             rpm: number | null;
+            /** @description What counts against the budget, rounded up: the current period's spend when the key has a budget_period, else its lifetime spend (as the admin API's spent_cents) */
             spent_cents: number;
             /** @description The team the key was issued for */
             team: string;

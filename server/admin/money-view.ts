@@ -7,15 +7,7 @@ import { microcentsToCentsDown, microcentsToCentsUp, microcentsToUsd } from '../
 export const spentCents = microcentsToCentsUp;
 export const usd = microcentsToUsd;
 
-/**
- * What is left of a budget: budget − spent − reserved, never below 0. `spent` is what counts
- * against the budget (the current period's spend when there is a period). The same formula as
- * POST /auth/token's remaining_cents, so both planes show one number.
- */
-export function remainingMicrocents(budget: bigint, spent: bigint, reserved: bigint): bigint {
-  const left = budget - spent - reserved;
-  return left > 0n ? left : 0n;
-}
+export { remainingMicrocents } from '../governance/budget-remaining.ts';
 
 export const remainingCents = (left: bigint): number => microcentsToCentsDown(left);
 

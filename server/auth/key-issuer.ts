@@ -1,3 +1,4 @@
+import { remainingMicrocents } from '../governance/budget-remaining.ts';
 import type { Awaitable, OwnerGovernance } from '../governance/governance.ts';
 import { microcentsToCentsDown, microcentsToCentsUp } from '../shared/money.ts';
 import type { Person } from './identify.ts';
@@ -16,8 +17,9 @@ export interface IssuedKey {
   readonly created: boolean;
   /** null: no budget. */
   readonly budgetCents: number | null;
+  /** What counts against the budget (the current period's spend when the key has a period), rounded up. */
   readonly spentCents: number;
-  /** Budget less spend (in the current period, if the key has one) and what requests in flight hold, rounded down; null: no budget. */
+  /** Budget less that spend and what requests in flight hold, rounded down; null: no budget. */
   readonly remainingCents: number | null;
   readonly rpm: number | null;
 }
@@ -55,10 +57,11 @@ export function localKeyIssuer(governance: OwnerGovernance, governanceSecret: st
         generation: issued.generation,
         created: issued.created,
         budgetCents: budget === null ? null : microcentsToCentsDown(budget),
-        spentCents: microcentsToCentsUp(key.spentMicrocents),
-        // The same figure as the admin API's remaining: the budget less the spend it compares (the
-        // current period's when the key has a period) and what requests in flight hold.
-        remainingCents: budget === null ? null : Math.max(0, microcentsToCentsDown(budget - key.periodSpentMicrocents - key.reservedMicrocents)),
+        // The same figures as the admin API's spent_cents and remaining_cents: the spend the budget
+        // compares (the current period's when the key has a period), and the budget less that and
+        // what requests in flight hold.
+        spentCents: microcentsToCentsUp(key.periodSpentMicrocents),
+        remainingCents: budget === null ? null : microcentsToCentsDown(remainingMicrocents(budget, key.periodSpentMicrocents, key.reservedMicrocents)),
         rpm: key.rpm,
       };
     },

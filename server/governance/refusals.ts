@@ -1,5 +1,6 @@
 import { gatewayError, GatewayFailure } from '../ir/error.ts';
 import { microcentsToCentsDown, microcentsToCentsUp } from '../shared/money.ts';
+import { remainingMicrocents } from './budget-remaining.ts';
 import type { KeyRecord, NewKey } from './key-record.ts';
 import { checkKeyFields } from './key-update.ts';
 
@@ -48,11 +49,11 @@ export function priceUnknown(model: string | undefined): GatewayFailure {
 }
 
 export function budgetExceeded(worstCaseMicrocents: bigint, budget: bigint, spent: bigint, reserved: bigint): GatewayFailure {
-  const left = budget - spent - reserved;
+  const left = remainingMicrocents(budget, spent, reserved);
   return new GatewayFailure(
     gatewayError(
       'billing',
-      `budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and the key has ${Math.max(0, microcentsToCentsDown(left))} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger budget (a lower max_tokens may fit)`,
+      `budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and the key has ${microcentsToCentsDown(left)} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger budget (a lower max_tokens may fit)`,
       { code: 'budget_exceeded' },
     ),
   );
@@ -91,11 +92,11 @@ export function tokensPerMinuteExceeded(tpm: number, worstCaseTokens: number, re
 
 /** The team's budget (config.yaml `teams.<name>`) cannot hold the request's worst case. */
 export function teamBudgetExceeded(team: string, worstCaseMicrocents: bigint, budget: bigint, spent: bigint, reserved: bigint): GatewayFailure {
-  const left = budget - spent - reserved;
+  const left = remainingMicrocents(budget, spent, reserved);
   return new GatewayFailure(
     gatewayError(
       'billing',
-      `team budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and team "${team}" has ${Math.max(0, microcentsToCentsDown(left))} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger team budget`,
+      `team budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and team "${team}" has ${microcentsToCentsDown(left)} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger team budget`,
       { code: 'team_budget_exceeded' },
     ),
   );

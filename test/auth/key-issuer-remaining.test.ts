@@ -1,5 +1,5 @@
-// /auth/token's remaining: the budget less the spend the budget compares (the current period's when
-// the key has one) and what requests in flight hold, the same figure as the admin API's.
+// /auth/token's spent and remaining: the spend the budget compares (the current period's when the
+// key has one), and the budget less that and what requests in flight hold: the admin API's figures.
 import { afterEach, describe, expect, it } from 'vitest';
 import { localKeyIssuer } from '../../server/auth/key-issuer.ts';
 import type { LocalGovernance } from '../../server/governance/governance.ts';
@@ -33,6 +33,6 @@ describe('the self-serve key issuer', () => {
 
     governance.updateKey(first.keyId, { budgetPeriod: 'daily' });
     time.set(Date.parse('2026-06-02T00:00:00.000Z'));
-    expect(await issuer.issue(person)).toMatchObject({ spentCents: 151, remainingCents: 400 }); // a new day: only the reservation counts
+    expect(await issuer.issue(person)).toMatchObject({ spentCents: 0, remainingCents: 400 }); // a new day: only the reservation counts
   });
 });

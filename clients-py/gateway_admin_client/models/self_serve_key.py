@@ -23,8 +23,10 @@ class SelfServeKey:
             generation (int): 0 for the identity's first key; one more after each revocation
             created (bool): True when this exchange issued the key; false when it is the identity's live key from before
             budget_cents (int | None): From the team's child_default when first issued; null: no budget
-            spent_cents (int):
-            remaining_cents (int | None): Budget less spend and what requests in flight hold; null: no budget
+            spent_cents (int): What counts against the budget, rounded up: the current period's spend when the key has a
+                budget_period, else its lifetime spend (as the admin API's spent_cents)
+            remaining_cents (int | None): Budget less spent_cents's exact amount and what requests in flight hold, rounded
+                down (as the admin API's remaining_cents); null: no budget
             rpm (int | None): Requests per minute; null: no limit
             base_url (str): The data plane's base URL (Anthropic SDKs)
             openai_base_url (str): base_url + /v1 (OpenAI SDKs)

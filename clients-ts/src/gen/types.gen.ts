@@ -735,9 +735,12 @@ export type SelfServeKey = {
      * From the team's child_default when first issued; null: no budget
      */
     budget_cents: number | null;
+    /**
+     * What counts against the budget, rounded up: the current period's spend when the key has a budget_period, else its lifetime spend (as the admin API's spent_cents)
+     */
     spent_cents: number;
     /**
-     * Budget less spend and what requests in flight hold; null: no budget
+     * Budget less spent_cents's exact amount and what requests in flight hold, rounded down (as the admin API's remaining_cents); null: no budget
      */
     remaining_cents: number | null;
     /**

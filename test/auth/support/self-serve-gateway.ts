@@ -39,6 +39,8 @@ export interface SelfServeGatewayOptions {
   readonly issuer?: TestIssuer;
   /** Data-plane workers (1 unless a test is about workers). */
   readonly workers?: number;
+  /** Governance's wall clock (budget periods); Date.now by default. */
+  readonly wallClock?: () => number;
 }
 
 export async function startSelfServeGateway(options: SelfServeGatewayOptions = {}): Promise<SelfServeGateway> {
@@ -58,6 +60,7 @@ ${options.oidcYaml ?? ''}${options.teamsYaml ?? TEAMS_YAML}`,
     env: { TEST_GOVERNANCE_SECRET: GOVERNANCE_SECRET, TEST_OIDC_CLIENT_SECRET: GATEWAY_CLIENT_SECRET },
     oidcTimings: { retryDelayMs: 0, ...options.timings },
     ...(options.workers !== undefined && { workers: options.workers }),
+    ...(options.wallClock !== undefined && { wallClock: options.wallClock }),
   });
   if (options.issuer === undefined) await issuer.register(`${h.url}/auth/token`);
   return {
