@@ -1,20 +1,11 @@
 // The key operations of the admin API through a real admin server backed by a real SQLite file:
 // create (secret shown once), list and get (never a secret), revoke (in force at once), config
 // version, and every bad input answered 400 (or 413/415) with nothing written.
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminApp } from '../../server/admin/admin-app.ts';
-import { closeServer, listen } from '../../server/app/listen.ts';
-import { loadConfigText } from '../../server/config/load-config.ts';
-import type { RuntimeConfig } from '../../server/config/runtime-config.ts';
-import { RoutingTable } from '../../server/gateway/routing-table.ts';
 import type { LocalGovernance } from '../../server/governance/governance.ts';
-import { Hooks } from '../../server/hooks/hooks.ts';
-import { RequestStats } from '../../server/observability/request-stats.ts';
-import { RequestsInFlight } from '../../server/observability/requests-in-flight.ts';
-import { SYSTEM_CLOCK } from '../../server/shared/clock.ts';
 import type { GatewayFailure } from '../../server/ir/error.ts';
-import { openGovernance, SILENT, tempDbPath, usage } from '../governance/support.ts';
+import { openGovernance, tempDbPath, usage } from '../governance/support.ts';
+import { startAdmin, type AdminServer } from './admin-server.ts';
 
 const KEYS = '/api/v1/admin/keys';
 const KEY_VIEW_FIELDS = [
@@ -65,33 +56,8 @@ interface ErrorView {
   error: { code: string; message: string };
 }
 
-interface AdminServer {
-  readonly url: string;
-  readonly config: RuntimeConfig;
-  close(): Promise<void>;
-}
-
-async function startAdmin(governance: LocalGovernance | undefined, env: NodeJS.ProcessEnv = {}): Promise<AdminServer> {
-  const config = loadConfigText('admin_listen: 127.0.0.1:0\nlog_level: silent\n', '/virtual/config.yaml', '/virtual', { env });
-  const live = {
-    routing: new RoutingTable(config, SYSTEM_CLOCK),
-    clock: SYSTEM_CLOCK,
-    requests: new RequestStats(),
-    inFlight: new RequestsInFlight(),
-    hooks: new Hooks([], { log: SILENT }),
-  };
-  const app = await createAdminApp({
-    config,
-    startedAt: Date.now(),
-    log: SILENT,
-    validateResponses: true,
-    live,
-    ...(governance !== undefined && { governance }),
-  });
-  const server: Server = createServer(app.callback());
-  const url = await listen(server, config.adminListen);
-  return { url, config, close: () => closeServer(server) };
-}
+/** No models, pools or teams: the key operations alone. */
+const BARE_YAML = 'admin_listen: 127.0.0.1:0\nlog_level: silent\n';
 
 function post(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<Response> {
   return fetch(url, { method: 'POST', headers, body });
@@ -112,7 +78,7 @@ describe('admin key operations', () => {
   let admin: AdminServer;
   beforeAll(async () => {
     governance = openGovernance(tempDbPath());
-    admin = await startAdmin(governance);
+    admin = await startAdmin(governance, BARE_YAML);
   });
   afterAll(async () => {
     await admin.close();
@@ -344,7 +310,7 @@ describe('admin key operations need the admin token', () => {
   let admin: AdminServer;
   beforeAll(async () => {
     governance = openGovernance(tempDbPath());
-    admin = await startAdmin(governance, { GATEWAY_ADMIN_TOKEN: TOKEN });
+    admin = await startAdmin(governance, BARE_YAML, { GATEWAY_ADMIN_TOKEN: TOKEN });
   });
   afterAll(async () => {
     await admin.close();
@@ -368,7 +334,7 @@ describe('admin key operations need the admin token', () => {
 describe('admin key operations without a store (no db_path)', () => {
   let admin: AdminServer;
   beforeAll(async () => {
-    admin = await startAdmin(undefined);
+    admin = await startAdmin(undefined, BARE_YAML);
   });
   afterAll(() => admin.close());
 
