@@ -40,7 +40,7 @@ export function priceUnknown(model: string | undefined): GatewayFailure {
   return new GatewayFailure(
     gatewayError(
       'invalid_request',
-      `${named} has no price in the catalog or the configuration, and this key has a budget, so the request's cost cannot be bounded; ask the operator to add a price`,
+      `${named} has no price in the catalog or the configuration, and this key (or its team) has a budget, so the request's cost cannot be bounded; ask the operator to add a price`,
       {
         code: 'model_price_unknown',
       },
