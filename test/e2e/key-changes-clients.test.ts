@@ -16,7 +16,6 @@ type KeyView = components['schemas']['KeyView'];
 
 /** The team whose budget a test moves a key into: 1 cent, far less than `big` can cost. */
 const TEAM_CENTS = 1;
-const DAY_MS = 86_400_000;
 
 const wall = manualClock(Date.now());
 let h: Harness;
@@ -195,11 +194,12 @@ describe('PATCH takes effect on the next request', () => {
   });
 });
 
-/** The next UTC midnight after `ms`. */
-function nextMidnight(ms: number): number {
+/** The UTC midnight `days` days after the one that began the day of `ms`. */
+function midnight(ms: number, days: number): number {
   const day = new Date(ms);
-  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1);
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + days);
 }
+const nextMidnight = (ms: number) => midnight(ms, 1);
 
 describe('budget periods through the data plane (injected wall clock)', () => {
   /** A request whose worst case (its bytes and 5 000 output tokens) fits in a cent; it is billed a cent exactly. */
@@ -215,7 +215,7 @@ describe('budget periods through the data plane (injected wall clock)', () => {
     const key = await createKey({ budget_cents: 1, budget_period: 'daily' });
     expect(await spendACent(key.secret)).toBe('served');
     expect(await chat(key.secret, small)).toBe('402 budget_exceeded');
-    const today = Date.UTC(new Date(wall.now()).getUTCFullYear(), new Date(wall.now()).getUTCMonth(), new Date(wall.now()).getUTCDate());
+    const today = midnight(wall.now(), 0);
     expect(await getKey(key.id)).toMatchObject({
       spent_cents: 1,
       lifetime_spent_cents: 1,
@@ -223,17 +223,17 @@ describe('budget periods through the data plane (injected wall clock)', () => {
       period_started_at: new Date(today).toISOString(),
     });
 
-    const midnight = nextMidnight(wall.now());
-    wall.set(midnight - 1);
+    const tomorrow = nextMidnight(wall.now());
+    wall.set(tomorrow - 1);
     expect(await chat(key.secret, small)).toBe('402 budget_exceeded');
-    wall.set(midnight);
+    wall.set(tomorrow);
     expect(await getKey(key.id)).toMatchObject({
       spent_cents: 0,
       spent_usd: '0.00000000',
       lifetime_spent_cents: 1,
       lifetime_spent_usd: '0.01000000',
       remaining_cents: 1,
-      period_started_at: new Date(midnight).toISOString(),
+      period_started_at: new Date(tomorrow).toISOString(),
     });
     expect(await spendACent(key.secret)).toBe('served');
     expect(await chat(key.secret, small)).toBe('402 budget_exceeded');
