@@ -63,9 +63,9 @@ export interface Admission {
  * the state: callers must await every result.
  */
 export interface Governance {
-  /** The key the request presents; 401 when it presents none, an unknown one or a revoked one. */
+  /** The key the request presents; 401 when it presents none, an unknown one, a revoked one or an expired one. */
   authenticate(headers: IncomingHttpHeaders, query: URLSearchParams): Awaitable<KeyRecord>;
-  /** Rate limit (429), then price (400), then budget (402): a reservation to settle or release. */
+  /** Rate limit (429), then what reserve() checks: a reservation to settle or release. */
   admit(key: KeyRef, admission: Admission): Awaitable<Reservation>;
   /** Committed to the store before it resolves: end the response after. False: already settled. */
   settle(reservation: Reservation, settlement: Settlement): Awaitable<boolean>;
@@ -75,13 +75,14 @@ export interface Governance {
   markUsed(key: KeyRef): void;
   /**
    * The first of a request's two steps, from its headers alone, before its body is read: the key
-   * (401 thrown: missing, unknown, revoked), its rate limit (a refusal that names the key), and
+   * (401 thrown: missing, unknown, revoked, expired), its rate limit (a refusal that names the key), and
    * markUsed. One message from a worker thread.
    */
   authorize(headers: IncomingHttpHeaders, query: URLSearchParams): Awaitable<Pass>;
   /**
-   * The second step, once the body is read and the request's worst case is known: price (400) and
-   * budget (402) refusals are thrown, and give back the rate the first step took.
+   * The second step, once the body is read and the request's worst case is known: price (400), the
+   * key's budget (402), its team's budget (402) and its tpm (429) refusals are thrown, and give back
+   * the rate the first step took; the money and the tokens are held together.
    */
   reserve(key: KeyRef, admission: Admission): Awaitable<Reservation>;
   close(): Awaitable<void>;
