@@ -150,7 +150,7 @@ function metadataEntry(mode: Mode): (value: string, previous: Cleared<Record<str
     const at = value.indexOf('=');
     if (at < 1) throw new InvalidArgumentError(`expected name=value (cost_centre=42), got ${JSON.stringify(value)}`);
     const name = value.slice(0, at);
-    if (previous !== undefined && name in previous) throw new InvalidArgumentError(`label ${JSON.stringify(name)} is given twice`);
+    if (previous !== undefined && Object.hasOwn(previous, name)) throw new InvalidArgumentError(`label ${JSON.stringify(name)} is given twice`);
     return { ...previous, [name]: value.slice(at + 1) };
   };
 }
