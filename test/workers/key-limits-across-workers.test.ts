@@ -9,6 +9,7 @@ import type { NewKey } from '../../server/governance/key-record.ts';
 import { onNewConnection } from '../support/fresh-connection.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { upstreamGate } from '../support/mock-upstream.ts';
+import { servedPerWorker } from '../support/served-per-worker.ts';
 
 const CONCURRENT = 300;
 const FITS = 10;
@@ -33,13 +34,7 @@ afterAll(() => h.close());
 const key = (spec: NewKey) => h.gateway.governance!.createKey(spec);
 
 /** Requests each worker has received since the last call. */
-let seen = new Map<number, number>();
-async function servedSinceLastLook(): Promise<number[]> {
-  const now = await h.gateway.workerTelemetry();
-  const delta = now.map((t) => t.requests - (seen.get(t.worker) ?? 0));
-  seen = new Map(now.map((t) => [t.worker, t.requests]));
-  return delta;
-}
+const servedSinceLastLook = servedPerWorker(() => h.gateway);
 
 /**
  * Sends CONCURRENT requests (the i-th with secrets[i % n]) while the upstream holds its answers

@@ -7,6 +7,7 @@ import { openaiChatCompletion } from '../../server/demo/openai-replies.ts';
 import { onNewConnection } from '../support/fresh-connection.ts';
 import { startHarness, type Harness } from '../support/gateway-harness.ts';
 import { upstreamGate } from '../support/mock-upstream.ts';
+import { servedPerWorker } from '../support/served-per-worker.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -36,13 +37,7 @@ async function createKey(body: Record<string, unknown>): Promise<{ id: string; s
 }
 
 /** Requests each worker has received since the last call. */
-let seen = new Map<number, number>();
-async function servedSinceLastLook(): Promise<number[]> {
-  const now = await h.gateway.workerTelemetry();
-  const delta = now.map((t) => t.requests - (seen.get(t.worker) ?? 0));
-  seen = new Map(now.map((t) => [t.worker, t.requests]));
-  return delta;
-}
+const servedSinceLastLook = servedPerWorker(() => h.gateway);
 
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'x' }], ...extra });
 
