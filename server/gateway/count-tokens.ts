@@ -12,7 +12,7 @@ import { INGRESS } from './ingress.ts';
 import { bodyMemoryOf } from './body-memory.ts';
 import { clientGoneSignal } from './client-gone.ts';
 import { ClientResponse } from './client-response.ts';
-import { requireAllowedModel } from './model-allow-list.ts';
+import { requireAllowedModel } from '../governance/model-allow-list.ts';
 import { configuredRouter, requireRouterOperation, servingLanes } from './resolve-model.ts';
 import { closeUnread } from './close-unread.ts';
 import { credentialMaskFor } from './credential-mask.ts';

@@ -10,7 +10,6 @@ import { passGates } from './gate-check.ts';
 import type { Exchange } from './gateway-context.ts';
 import { parseRequestJson, readRequestBody } from './request-body.ts';
 import { sameProtocolRequest, type SameProtocolRequest } from './stream-usage.ts';
-import { requireAllowedModel } from './model-allow-list.ts';
 import { reportRequest } from './report-request.ts';
 import { requireLaneOperation, resolveModel, servingLanes } from './resolve-model.ts';
 
@@ -42,7 +41,6 @@ async function answer(exchange: Exchange): Promise<void> {
     const json = parseRequestJson(body, ingress.validateRequest);
     const modelName = exchange.origin.pathModel ?? (json.model as string | undefined);
     const router = resolveModel(exchange, modelName, 'chat');
-    requireAllowedModel(key, router.name);
     const stream = exchange.origin.pathStream ?? json.stream === true;
     meter.stream = stream;
 

@@ -11,6 +11,7 @@ import type { TeamBudget, TeamState } from './team-budget.ts';
 import type { UsageQuery, UsageReport } from './usage-report.ts';
 import { KeyDirectory } from './keys.ts';
 import { LastUsed } from './last-used.ts';
+import { requireAllowedModel } from './model-allow-list.ts';
 import { localKeyAdmin } from './local-key-admin.ts';
 import { RateLimiter, type MillisecondClock } from './rate-limiter.ts';
 import { checkNewKey, invalidKey, missingKey, priceUnknown, rateLimited, tokensPerMinuteExceeded, usableKey } from './refusals.ts';
@@ -46,7 +47,10 @@ export interface Admission {
   readonly worstCaseMicrocents: bigint;
   /** Whether the model has a known price (a key with a budget may only call priced models). */
   readonly priced: boolean;
-  /** The model asked for, named in the refusal when it has no price. */
+  /**
+   * The model or pool asked for, as the client named it: held to the key's `models` allow-list
+   * (403 model_not_allowed) and named in the refusal when it has no price.
+   */
   readonly model?: string;
   /**
    * The most tokens (input + output) the request can use, held against the key's tpm until it
@@ -80,8 +84,8 @@ export interface Governance {
    */
   authorize(headers: IncomingHttpHeaders, query: URLSearchParams): Awaitable<Pass>;
   /**
-   * The second step, once the body is read and the request's worst case is known: price (400), the
-   * key's budget (402), its team's budget (402) and its tpm (429) refusals are thrown, and give back
+   * The second step, once the body is read and the request's worst case is known: the allow-list
+   * (403), price (400), the key's budget (402), its team's budget (402) and its tpm (429) refusals are thrown, and give back
    * the rate the first step took; the money and the tokens are held together.
    */
   reserve(key: KeyRef, admission: Admission): Awaitable<Reservation>;
@@ -259,12 +263,13 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   }
 
   /**
-   * Price (400), the key's budget (402), its team's budget (402), its tokens per minute (429), for
-   * a request whose rate was taken: a refusal gives the rate back and holds nothing.
+   * The allow-list (403), price (400), the key's budget (402), its team's budget (402), its tokens
+   * per minute (429), for a request whose rate was taken: a refusal gives the rate back and holds nothing.
    */
   function reserve(key: KeyRef, admission: Admission): Reservation {
     const record = usable(key); // revoked or expired while its body was read: refused now
     try {
+      if (admission.model !== undefined) requireAllowedModel(record, admission.model);
       // A budget (the key's or its team's) needs a price to bound what the request can cost.
       const bounded = record.budgetMicrocents !== null || (record.team !== null && ledger.teams.hasBudget(record.team));
       if (bounded && !admission.priced) throw priceUnknown(admission.model);

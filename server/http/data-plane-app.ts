@@ -9,7 +9,7 @@ import { INGRESS } from '../gateway/ingress.ts';
 import { PROTOCOLS } from '../protocols/registry.ts';
 import { guessProtocol } from './guess-protocol.ts';
 import { modelNotFound } from '../gateway/resolve-model.ts';
-import { modelAllowed } from '../gateway/model-allow-list.ts';
+import { modelAllowed } from '../governance/model-allow-list.ts';
 import { modelNotAllowed } from '../governance/refusals.ts';
 import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 import { listModels, modelIdOf, modelListShape, retrieveModel, type ModelListShape } from './list-models.ts';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelRoute, Operation, RuntimeConfig } from '../config/runtime-config.ts';
-import { modelAllowed } from '../gateway/model-allow-list.ts';
+import { modelAllowed } from '../governance/model-allow-list.ts';
 import type { KeyRecord } from '../governance/key-record.ts';
 
 /** One name a client may send (a model or a pool) and what it serves. */

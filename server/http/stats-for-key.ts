@@ -1,5 +1,5 @@
 import type { KeyRecord } from '../governance/key-record.ts';
-import { modelAllowed } from '../gateway/model-allow-list.ts';
+import { modelAllowed } from '../governance/model-allow-list.ts';
 import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 
 /**

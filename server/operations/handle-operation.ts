@@ -4,7 +4,6 @@ import { bodyMemoryOf } from '../gateway/body-memory.ts';
 import { runWithFailover } from '../gateway/failover.ts';
 import { passGates } from '../gateway/gate-check.ts';
 import type { Exchange } from '../gateway/gateway-context.ts';
-import { requireAllowedModel } from '../gateway/model-allow-list.ts';
 import { reportRequest } from '../gateway/report-request.ts';
 import { readRequestBody } from '../gateway/request-body.ts';
 import { requireLaneOperation, resolveModel, servingLanes } from '../gateway/resolve-model.ts';
@@ -44,7 +43,6 @@ async function answer(exchange: Exchange, declaration: OperationDeclaration): Pr
       prepared = declaration.prepare!(exchange, body);
     }
     const router = resolveModel(exchange, prepared.model, operation);
-    requireAllowedModel(key, router.name);
     const admitted =
       governance === undefined || key === undefined
         ? undefined

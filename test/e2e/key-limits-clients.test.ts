@@ -55,6 +55,17 @@ describe('models allow-list', () => {
     expect(h.upstream.requests).toHaveLength(1); // nothing refused went upstream
   });
 
+  it("a refusal takes nothing of the key's rpm (chat and embeddings alike)", async () => {
+    const secret = key({ models: ['gpt'], rpm: 1 });
+    await expect(openai(secret).chat.completions.create({ model: 'claude', messages: hello })).rejects.toMatchObject({
+      status: 403,
+      code: 'model_not_allowed',
+    });
+    await expect(openai(secret).embeddings.create({ model: 'embed', input: 'x' })).rejects.toMatchObject({ status: 403, code: 'model_not_allowed' });
+    expect((await openai(secret).chat.completions.create({ model: 'gpt', messages: hello })).choices).toHaveLength(1);
+    await expect(openai(secret).chat.completions.create({ model: 'gpt', messages: hello })).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
+  });
+
   it('holds for embeddings too', async () => {
     const secret = key({ models: ['gpt'] });
     await expect(openai(secret).embeddings.create({ model: 'embed', input: 'x' })).rejects.toMatchObject({ status: 403, code: 'model_not_allowed' });

@@ -170,6 +170,33 @@ export function keyLimitsBehaviour(store: StoreUnderTest): void {
     });
   });
 
+  describe('models allow-list', () => {
+    it('reserve refuses a name off the list with 403 model_not_allowed, before the price and budget, and gives the rate back', async () => {
+      const { governance } = await open();
+      const { key, secret } = await governance.createKey({ models: ['gpt', 'fast'], rpm: 1, budgetMicrocents: 1n });
+      const asking = (model: string, worst = 0n) => ({ ...admission(worst), model });
+      const pass = await governance.authorizePresented(secret);
+      expect('refusal' in pass).toBe(false);
+      // Off the list: 403 whatever else is wrong with the request (no price, over the budget).
+      expect(await refusal(() => governance.reserve(key, { ...asking('claude', 10n), priced: false }))).toMatchObject({
+        kind: 'permission',
+        status: 403,
+        code: 'model_not_allowed',
+      });
+      // The refused request gave back the key's one request a minute: the next one is served.
+      const next = await governance.authorizePresented(secret);
+      expect('refusal' in next).toBe(false);
+      await governance.release(await governance.reserve(key, asking('fast')));
+      expect(await refusal(() => governance.admit(key, asking('gpt')))).toMatchObject({ code: 'rate_limited' });
+      // A changed list is in force for the next request; a request that names no model is not held to it.
+      await governance.updateKey(key.id, { models: null, rpm: null });
+      await governance.release(await governance.admit(key, asking('claude')));
+      await governance.updateKey(key.id, { models: ['gpt'] });
+      expect(await refusal(() => governance.admit(key, asking('fast')))).toMatchObject({ code: 'model_not_allowed' });
+      await governance.release(await governance.admit(key, admission(0n)));
+    });
+  });
+
   describe('rotation', () => {
     it('with no grace: a new secret for the same key, spend and limits; the old one is refused at once as unknown', async () => {
       const { time, governance } = await open();

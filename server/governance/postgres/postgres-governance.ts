@@ -9,12 +9,14 @@ import type { DeriveSecret, IdentityKeyRequest } from '../identity-keys.ts';
 import { presentedKey } from '../key-carriers.ts';
 import { newKeySecret } from '../key-secret.ts';
 import { LastUsedMarks } from '../last-used-marks.ts';
+import { modelAllowed } from '../model-allow-list.ts';
 import type { MillisecondClock } from '../rate-limiter.ts';
 import {
   budgetExceeded,
   checkNewKey,
   invalidKey,
   missingKey,
+  modelNotAllowed,
   priceUnknown,
   rateLimited,
   revokedKey,
@@ -299,6 +301,10 @@ export async function createPostgresGovernance(
   async function reserve(key: KeyRef, admission: Admission): Promise<Reservation> {
     const record = await usableById(key); // revoked or expired while its body was read: refused now
     if (admission.worstCaseMicrocents < 0n) throw new RangeError(`a reservation cannot be negative (${admission.worstCaseMicrocents})`);
+    if (admission.model !== undefined && !modelAllowed(record, admission.model)) {
+      await refundRate(record);
+      throw modelNotAllowed(admission.model, record.models ?? []);
+    }
     if ((record.budgetMicrocents !== null || teams.hasBudget(record.team)) && !admission.priced) {
       await refundRate(record);
       throw priceUnknown(admission.model);
