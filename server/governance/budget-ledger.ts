@@ -1,5 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
 import type { Usage } from '../ir/response.ts';
+import { nextPeriodStart } from './budget-period.ts';
 import type { KeyRecord } from './key-record.ts';
 import { LedgerSums } from './ledger-sums.ts';
 import { budgetExceeded } from './refusals.ts';
@@ -92,8 +93,10 @@ export class BudgetLedger {
     const account = this.#account(keyId);
     const budget = key?.budgetMicrocents ?? null;
     if (budget !== null) {
-      const spent = account.counted(key?.budgetPeriod ?? null, now);
-      if (spent + account.reserved + worstCaseMicrocents > budget) throw budgetExceeded(worstCaseMicrocents, budget, spent, account.reserved);
+      const period = key?.budgetPeriod ?? null;
+      const spent = account.counted(period, now);
+      if (spent + account.reserved + worstCaseMicrocents > budget)
+        throw budgetExceeded(worstCaseMicrocents, budget, spent, account.reserved, period === null ? undefined : nextPeriodStart(period, now));
     }
     const team = key?.team ?? null;
     if (team !== null) this.teams.check(team, worstCaseMicrocents, now);

@@ -48,12 +48,22 @@ export function priceUnknown(model: string | undefined): GatewayFailure {
   );
 }
 
-export function budgetExceeded(worstCaseMicrocents: bigint, budget: bigint, spent: bigint, reserved: bigint): GatewayFailure {
+/**
+ * What a client over a budget may do: wait for its period to start again (`resetsAt`, epoch ms:
+ * the budget has a period), or ask for more. A lower max_tokens may fit either way.
+ */
+function afterBudget(resetsAt: number | undefined, larger: string): string {
+  const wait = resetsAt === undefined ? 'do not retry' : `it starts again at ${new Date(resetsAt).toISOString()}: do not retry before then`;
+  return `${wait}, or ask for a ${larger} (a lower max_tokens may fit)`;
+}
+
+/** `resetsAt`: when the key's budget period starts again (epoch ms); undefined for a lifetime budget. */
+export function budgetExceeded(worstCaseMicrocents: bigint, budget: bigint, spent: bigint, reserved: bigint, resetsAt?: number): GatewayFailure {
   const left = remainingMicrocents(budget, spent, reserved);
   return new GatewayFailure(
     gatewayError(
       'billing',
-      `budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and the key has ${microcentsToCentsDown(left)} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger budget (a lower max_tokens may fit)`,
+      `budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and the key has ${microcentsToCentsDown(left)} of its ${microcentsToCentsDown(budget)} cents left; ${afterBudget(resetsAt, 'larger budget')}`,
       { code: 'budget_exceeded' },
     ),
   );
@@ -90,13 +100,20 @@ export function tokensPerMinuteExceeded(tpm: number, worstCaseTokens: number, re
   );
 }
 
-/** The team's budget (config.yaml `teams.<name>`) cannot hold the request's worst case. */
-export function teamBudgetExceeded(team: string, worstCaseMicrocents: bigint, budget: bigint, spent: bigint, reserved: bigint): GatewayFailure {
+/** The team's budget (config.yaml `teams.<name>`) cannot hold the request's worst case; `resetsAt` as for budgetExceeded. */
+export function teamBudgetExceeded(
+  team: string,
+  worstCaseMicrocents: bigint,
+  budget: bigint,
+  spent: bigint,
+  reserved: bigint,
+  resetsAt?: number,
+): GatewayFailure {
   const left = remainingMicrocents(budget, spent, reserved);
   return new GatewayFailure(
     gatewayError(
       'billing',
-      `team budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and team "${team}" has ${microcentsToCentsDown(left)} of its ${microcentsToCentsDown(budget)} cents left; do not retry, ask for a larger team budget`,
+      `team budget exceeded: this request could cost up to ${microcentsToCentsUp(worstCaseMicrocents)} cents and team "${team}" has ${microcentsToCentsDown(left)} of its ${microcentsToCentsDown(budget)} cents left; ${afterBudget(resetsAt, 'larger team budget')}`,
       { code: 'team_budget_exceeded' },
     ),
   );

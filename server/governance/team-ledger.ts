@@ -1,4 +1,4 @@
-import { periodStart } from './budget-period.ts';
+import { nextPeriodStart, periodStart } from './budget-period.ts';
 import type { KeyRecord } from './key-record.ts';
 import type { LedgerSums } from './ledger-sums.ts';
 import { teamBudgetExceeded } from './refusals.ts';
@@ -43,7 +43,8 @@ export class TeamLedger {
     const account = this.account(team);
     const spent = account.counted(budget.budgetPeriod, nowMs);
     if (spent + account.reserved + worstCaseMicrocents > budget.budgetMicrocents) {
-      throw teamBudgetExceeded(team, worstCaseMicrocents, budget.budgetMicrocents, spent, account.reserved);
+      const resetsAt = budget.budgetPeriod === null ? undefined : nextPeriodStart(budget.budgetPeriod, nowMs);
+      throw teamBudgetExceeded(team, worstCaseMicrocents, budget.budgetMicrocents, spent, account.reserved, resetsAt);
     }
   }
 

@@ -52,7 +52,11 @@ export function periodAndTeamBehaviour(store: StoreUnderTest): void {
       const { key } = await governance.createKey({ budgetMicrocents: 1000n, budgetPeriod: r.period });
       await spend(governance, key, 800n);
       time.set(at(r.late));
-      expect(await refusal(() => governance.admit(key, admission(201n)))).toMatchObject({ status: 402, code: 'budget_exceeded' });
+      expect(await refusal(() => governance.admit(key, admission(201n)))).toMatchObject({
+        status: 402,
+        code: 'budget_exceeded',
+        message: expect.stringContaining(`it starts again at ${new Date(at(r.boundary)).toISOString()}: do not retry before then`),
+      });
       expect(await keyState(governance, key.id)).toMatchObject({ spentMicrocents: 800n, periodSpentMicrocents: 800n, periodStartedAt: at(r.startedAt) });
       await governance.close();
 
@@ -159,12 +163,18 @@ export function periodAndTeamBehaviour(store: StoreUnderTest): void {
       governance.setTeams([{ name: 'ml', budgetMicrocents: 1000n, budgetPeriod: null }]);
       const { key } = await governance.createKey({ team: 'ml' });
       await spend(governance, key, 900n);
-      expect(await refusal(() => governance.admit(key, admission(200n)))).toMatchObject({ code: 'team_budget_exceeded' });
+      expect(await refusal(() => governance.admit(key, admission(200n)))).toMatchObject({
+        code: 'team_budget_exceeded',
+        message: expect.stringContaining('do not retry, or ask for a larger team budget'),
+      });
       governance.setTeams([{ name: 'ml', budgetMicrocents: 1100n, budgetPeriod: null }]);
       const fits = await governance.admit(key, admission(200n));
       await governance.release(fits);
       governance.setTeams([{ name: 'ml', budgetMicrocents: 1000n, budgetPeriod: 'daily' }]);
-      expect(await refusal(() => governance.admit(key, admission(200n)))).toMatchObject({ code: 'team_budget_exceeded' });
+      expect(await refusal(() => governance.admit(key, admission(200n)))).toMatchObject({
+        code: 'team_budget_exceeded',
+        message: expect.stringContaining('it starts again at 2026-06-03T00:00:00.000Z'),
+      });
       time.set(at('2026-06-03T00:00:00.000Z'));
       await governance.admit(key, admission(1000n));
       expect((await governance.listTeams())[0]).toMatchObject({

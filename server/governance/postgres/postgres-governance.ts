@@ -4,6 +4,7 @@ import pg from 'pg';
 import { GatewayFailure } from '../../ir/error.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Reservation, Settlement } from '../budget-ledger.ts';
+import { nextPeriodStart, type BudgetPeriod } from '../budget-period.ts';
 import type { Admission, KeyRecord, KeyRef, KeyState, OwnerGovernance, Pass } from '../governance.ts';
 import type { DeriveSecret, IdentityKeyRequest } from '../identity-keys.ts';
 import { presentedKey } from '../key-carriers.ts';
@@ -329,9 +330,27 @@ export async function createPostgresGovernance(
       const tpm = Number(outcome.budget);
       throw tokensPerMinuteExceeded(tpm, admission.worstCaseTokens, Math.max(1, Math.ceil(Number(outcome.retry_after_ms) / 1000)));
     }
-    if (outcome.outcome === 'team')
-      throw teamBudgetExceeded(outcome.team!, admission.worstCaseMicrocents, BigInt(outcome.budget!), BigInt(outcome.spent!), BigInt(outcome.reserved!));
-    throw budgetExceeded(admission.worstCaseMicrocents, BigInt(outcome.budget!), BigInt(outcome.spent!), BigInt(outcome.reserved!));
+    // When the period starts again, by this node's clock (the database's clock made the decision: near
+    // a boundary the two may differ by their skew).
+    const resetsAt = (period: BudgetPeriod | null) => (period === null ? undefined : nextPeriodStart(period, periodNow() ?? wall()));
+    if (outcome.outcome === 'team') {
+      const team = outcome.team!;
+      throw teamBudgetExceeded(
+        team,
+        admission.worstCaseMicrocents,
+        BigInt(outcome.budget!),
+        BigInt(outcome.spent!),
+        BigInt(outcome.reserved!),
+        resetsAt(teams.periodOf(team)),
+      );
+    }
+    throw budgetExceeded(
+      admission.worstCaseMicrocents,
+      BigInt(outcome.budget!),
+      BigInt(outcome.spent!),
+      BigInt(outcome.reserved!),
+      resetsAt(record.budgetPeriod),
+    );
   }
 
   function markUsed(key: KeyRef): void {

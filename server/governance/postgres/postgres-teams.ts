@@ -27,6 +27,11 @@ export class TeamBudgets {
     return name !== null && this.#teams.some((t) => t.name === name && t.budgetMicrocents !== null);
   }
 
+  /** The team's budget period here; null: lifetime, or no budget. */
+  periodOf(name: string): BudgetPeriod | null {
+    return this.#teams.find((t) => t.name === name)?.budgetPeriod ?? null;
+  }
+
   /** The arguments p_team_names, p_team_budgets, p_team_periods. */
   arguments(): [string[], (bigint | null)[], (BudgetPeriod | null)[]] {
     return [this.#names, this.#budgets, this.#periods];
