@@ -2,10 +2,11 @@
 // node_modules, no checkout), built with the steps in sea.ts:
 //   1. bundle   server/main.ts and its dependencies into one CommonJS script, and
 //               server/app/worker-entry.ts into another (worker threads), and
-//               server/config/config-loader-entry.ts into a third (the reload's loader thread), with spec/openapi.json
-//               and package.json inlined (they are imports);
+//               server/config/config-loader-entry.ts into a third (the reload's loader thread), and
+//               server/governance/usage-thread-entry.ts into a fourth (the usage reports' thread),
+//               with spec/openapi.json and package.json inlined (they are imports);
 //   2-5.        the SEA blob (the script, its code cache, and as assets the shipped catalog and the
-//               worker threads' script: server/config/catalog.ts reads it with node:sea's getAsset),
+//               other threads' scripts: server/config/catalog.ts reads it with node:sea's getAsset),
 //               a copy of the pinned node, postject, chmod.
 // Run with the repo's Node: `node build/build-binary.ts` (what `make binary` does, followed by
 // build/build-cli.ts for dist/gateway-admin).
@@ -23,11 +24,18 @@ await bundle('server/main.ts', join(work, 'gateway.cjs'), { format: 'cjs', expec
 await bundle('server/app/worker-entry.ts', join(work, 'worker.cjs'), { format: 'cjs', expected });
 // The thread that loads a configuration offered to a running gateway (SIGHUP, reload, apply).
 await bundle('server/config/config-loader-entry.ts', join(work, 'config-loader.cjs'), { format: 'cjs', expected });
+// The thread that answers the admin plane's usage reports from a read-only connection to the store.
+await bundle('server/governance/usage-thread-entry.ts', join(work, 'usage-thread.cjs'), { format: 'cjs', expected });
 
 makeExecutable({
   work,
   main: 'gateway.cjs',
   // Asset name -> file; the names are the ones the server asks node:sea for.
-  assets: { 'catalog/providers.yaml': join(ROOT, 'catalog/providers.yaml'), 'worker.cjs': 'worker.cjs', 'config-loader.cjs': 'config-loader.cjs' },
+  assets: {
+    'catalog/providers.yaml': join(ROOT, 'catalog/providers.yaml'),
+    'worker.cjs': 'worker.cjs',
+    'config-loader.cjs': 'config-loader.cjs',
+    'usage-thread.cjs': 'usage-thread.cjs',
+  },
   output: join(DIST, 'gateway'),
 });

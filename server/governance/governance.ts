@@ -20,6 +20,8 @@ import { SettlementBatch } from './settlement-batch.ts';
 import { openStore, type Store } from './store.ts';
 import { wholeTokens } from './token-price.ts';
 import { TokenWindow } from './token-window.ts';
+import { queryUsage } from './usage-query.ts';
+import { UsageThread } from './usage-thread.ts';
 
 export type {
   CreatedKey,
@@ -158,7 +160,8 @@ export interface LocalGovernance extends OwnerGovernance {
   revokeKey(id: string): KeyState | undefined;
   updateKey(id: string, update: KeyUpdate): KeyState | undefined;
   rotateKey(id: string, graceSeconds: number): CreatedKey | undefined;
-  usage(query: UsageQuery): UsageReport;
+  /** Answered off this thread (usage-thread.ts): a large ledger's GROUP BY does not hold up admissions. */
+  usage(query: UsageQuery): Promise<UsageReport>;
   listTeams(): TeamState[];
   /**
    * Self-serve keys: the person's live key, or the next generation's with the team's budget.
@@ -216,6 +219,11 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
   const limiter = new RateLimiter(options.clock);
   const tokens = new TokenWindow(options.clock);
   const settlements = new SettlementBatch(ledger);
+  const usageThread = new UsageThread(
+    store.path,
+    (query) => queryUsage(store.db, query),
+    (message) => options.log.warn(message),
+  );
   const flushTimer = setInterval(() => flushLastUsed(), options.lastUsedFlushMs ?? LAST_USED_FLUSH_MS);
   flushTimer.unref();
   let closed = false;
@@ -329,7 +337,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     },
     markUsed: (key) => lastUsed.mark(key.id, wall()),
 
-    ...localKeyAdmin({ store, keys, ledger, state, wall, log: options.log }),
+    ...localKeyAdmin({ usageThread, keys, ledger, state, wall, log: options.log }),
     setTeams: (teams) => ledger.teams.set(teams),
 
     issueIdentityKey(request, derive) {
@@ -352,6 +360,7 @@ export function createGovernance(options: GovernanceOptions): LocalGovernance {
     close() {
       if (closed) return;
       closed = true;
+      usageThread.close();
       settlements.flush();
       clearInterval(flushTimer);
       flushLastUsed();

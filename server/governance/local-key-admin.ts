@@ -4,13 +4,13 @@ import type { CreatedKey, KeyRecord, KeyState, KeyUpdate, NewKey } from './key-r
 import { checkKeyFields } from './key-update.ts';
 import type { KeyDirectory } from './keys.ts';
 import { checkNewKey, KeyConflict } from './refusals.ts';
-import type { Store } from './store.ts';
 import type { TeamState } from './team-budget.ts';
-import { queryUsage } from './usage-query.ts';
 import type { UsageQuery, UsageReport } from './usage-report.ts';
+import type { UsageThread } from './usage-thread.ts';
 
 export interface LocalKeyAdminParts {
-  readonly store: Store;
+  /** Where usage is queried: off the owner thread when it can be (usage-thread.ts). */
+  readonly usageThread: UsageThread;
   readonly keys: KeyDirectory;
   readonly ledger: BudgetLedger;
   readonly state: (record: KeyRecord) => KeyState;
@@ -18,7 +18,7 @@ export interface LocalKeyAdminParts {
   readonly log: Logger;
 }
 
-/** The admin plane's side of the embedded store (KeyAdmin): every answer immediate. */
+/** The admin plane's side of the embedded store (KeyAdmin): every answer immediate but usage's. */
 export interface LocalKeyAdmin {
   createKey(spec: NewKey): CreatedKey;
   listKeys(): KeyState[];
@@ -26,11 +26,11 @@ export interface LocalKeyAdmin {
   revokeKey(id: string): KeyState | undefined;
   updateKey(id: string, update: KeyUpdate): KeyState | undefined;
   rotateKey(id: string, graceSeconds: number): CreatedKey | undefined;
-  usage(query: UsageQuery): UsageReport;
+  usage(query: UsageQuery): Promise<UsageReport>;
   listTeams(): TeamState[];
 }
 
-export function localKeyAdmin({ store, keys, ledger, state, wall, log }: LocalKeyAdminParts): LocalKeyAdmin {
+export function localKeyAdmin({ usageThread, keys, ledger, state, wall, log }: LocalKeyAdminParts): LocalKeyAdmin {
   return {
     createKey(spec) {
       checkNewKey(spec);
@@ -75,7 +75,7 @@ export function localKeyAdmin({ store, keys, ledger, state, wall, log }: LocalKe
       return { key: state(record), secret };
     },
 
-    usage: (query) => queryUsage(store, query),
+    usage: (query) => usageThread.query(query),
     listTeams: () => ledger.teams.states(keys.list(), wall()),
   };
 }

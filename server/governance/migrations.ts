@@ -110,6 +110,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX spend_ledger_by_team ON spend_ledger (team, created_at);
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- Usage over a date range for every key (GET /api/v1/admin/usage?from=...&to=...): the
+      -- by-key and by-team indexes lead with another column, so without this it read the whole ledger.
+      CREATE INDEX spend_ledger_by_time ON spend_ledger (created_at);
+    `,
+  },
 ];
 
 /** The newest schema this build knows. */

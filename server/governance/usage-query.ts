@@ -1,4 +1,4 @@
-import type { Store } from './store.ts';
+import type { DatabaseSync } from 'node:sqlite';
 import { USAGE_GROUP_BY, type UsageGroupBy, type UsageQuery, type UsageReport, type UsageRow } from './usage-report.ts';
 
 /** Each group's column: fixed text from this table, never from the query, so the SQL is never built from input. */
@@ -23,13 +23,19 @@ interface SumRow {
   cost: bigint;
 }
 
+/** Throws a RangeError for a group that is not one of USAGE_GROUP_BY. */
+export function checkUsageQuery(query: UsageQuery): void {
+  for (const group of query.groupBy) if (!USAGE_GROUP_BY.includes(group)) throw new RangeError(`cannot group usage by ${String(group)}`);
+}
+
 /**
  * "Who spent what, on which model, on which day": one GROUP BY over the spend ledger, in range
- * [from, to) (the key_id and team indexes serve a key's or a range's rows). Rows are sorted by the
- * groups in order, names ascending with no team (null) last, as PostgreSQL sorts them too.
+ * [from, to) (the key_id index serves a key's rows, the created_at index a range over every key).
+ * Rows are sorted by the groups in order, names ascending with no team (null) last, as PostgreSQL
+ * sorts them too. `db` is the store's own connection or a read-only one (usage-thread.ts).
  */
-export function queryUsage(store: Store, query: UsageQuery): UsageReport {
-  for (const group of query.groupBy) if (!USAGE_GROUP_BY.includes(group)) throw new RangeError(`cannot group usage by ${String(group)}`);
+export function queryUsage(db: DatabaseSync, query: UsageQuery): UsageReport {
+  checkUsageQuery(query);
   const groups = [...new Set(query.groupBy)];
   const where: string[] = [];
   const params: (string | number)[] = [];
@@ -57,7 +63,7 @@ export function queryUsage(store: Store, query: UsageQuery): UsageReport {
     FROM spend_ledger
     ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
     ${groups.length === 0 ? '' : `GROUP BY ${groups.map((g) => `"${g}"`).join(', ')} ORDER BY ${groups.map((g) => `"${g}" IS NULL, "${g}"`).join(', ')}`}`;
-  const statement = store.db.prepare(sql);
+  const statement = db.prepare(sql);
   statement.setReadBigInts(true);
   const rows = (statement.all(...params) as unknown as SumRow[]).map((row) => usageRow(row, groups));
   if (groups.length === 0) return { rows, total: rows[0]! };
