@@ -194,9 +194,12 @@ describe('dist/gateway, the single executable', () => {
       expect(stderr()).toBe('');
     });
 
-    it('keeps governance in SQLite (node:sqlite, built in): a key made on the admin plane admits requests', async () => {
+    it('keeps governance in SQLite (node:sqlite, built in): a key made on the admin plane admits requests, and usage is reported', async () => {
       writeFileSync(join(dir, 'governed.yaml'), `${DEMO_CONFIG}db_path: ./gateway.db\ngovernance: on\n`);
-      const { proc, exited, dataUrl, adminUrl, stderr } = await serve('governed.yaml', { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS} --allow-fs-write=${dir}` });
+      const { proc, exited, dataUrl, adminUrl, stderr, lines } = await serve('governed.yaml', {
+        ...env,
+        NODE_OPTIONS: `${env.NODE_OPTIONS} --allow-fs-write=${dir}`,
+      });
       const created = await fetch(`${adminUrl}/api/v1/admin/keys`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -216,6 +219,11 @@ describe('dist/gateway, the single executable', () => {
       const refused = await ask({});
       expect(refused.status).toBe(401);
       await refused.arrayBuffer();
+      // The usage report, read on its own thread (the embedded usage-thread bundle) from a read-only connection.
+      const report = await fetch(`${adminUrl}/api/v1/admin/usage?group_by=key`);
+      expect(report.status).toBe(200);
+      expect(((await report.json()) as { total: { requests: number } }).total.requests).toBe(1);
+      expect(lines.filter((l) => String(l.msg).includes('usage'))).toEqual([]); // no "the usage thread ...: querying usage on the main thread"
       proc.kill('SIGTERM');
       expect(await exited).toEqual({ code: 0, signal: null });
       expect(stderr()).toBe('');
