@@ -125,6 +125,9 @@ export class UsageThread {
     this.broken = true;
     const worker = this.worker;
     this.worker = undefined;
+    // Queries still waiting on it are answered in place too (see query).
+    for (const waiter of this.waiting.values()) waiter.reject(new Error(reason));
+    this.waiting.clear();
     void worker?.terminate();
     this.warn(`${reason}: querying usage on the main thread from now on`);
   }
