@@ -1,6 +1,7 @@
 /**
  * The first lines a background thread runs (as eval'd script, before its own code loads): it lowers
- * its own CPU priority to the lowest (nice 19). A reload's candidate is parsed on such a thread; at
+ * its own CPU priority to the lowest (nice 19). A reload's candidate is parsed on such a thread (and
+ * the embedded store's usage reports are summed on another, governance/usage-thread.ts); at
  * normal priority it takes a whole core while it starts and parses (tens of milliseconds for a
  * large config.yaml, most of a second for the thread's first start), and on a small machine the
  * serving threads then wait for CPU, which shows as a tail of slow requests during reloads. At nice
