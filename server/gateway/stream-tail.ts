@@ -46,7 +46,10 @@ export class StreamTail {
   }
 
   push(bytes: Buffer): void {
-    if (this.framed !== undefined) return keep(this.framed.last, this.framed.sse.push(bytes));
+    if (this.framed !== undefined) {
+      keep(this.framed.last, this.framed.sse.push(bytes));
+      return;
+    }
     if (bytes.length === 0) return;
     this.chunks.push(bytes);
     this.size += bytes.length;
