@@ -29,6 +29,8 @@ export class StreamTail {
   /** Bytes from an event boundary on, in the reads they came in. */
   private chunks: Buffer[] = [];
   private size = 0;
+  /** The size that makes the next cut: twice what the last cut left (at least TRIM_AT), so large events are not copied on every read. */
+  private trimAt = TRIM_AT;
   /** Set once an unfinished event passed the limit: every read is framed, the last events kept. */
   private framed: { readonly sse: SseParser; readonly last: SseEvent[] } | undefined;
 
@@ -53,7 +55,7 @@ export class StreamTail {
     if (bytes.length === 0) return;
     this.chunks.push(bytes);
     this.size += bytes.length;
-    if (this.size > TRIM_AT) this.trim();
+    if (this.size > this.trimAt) this.trim();
   }
 
   /**
@@ -86,8 +88,11 @@ export class StreamTail {
     const rest = cut > 0 ? kept.subarray(cut) : kept;
     this.chunks = [rest];
     this.size = rest.length;
+    this.trimAt = Math.min(Math.max(TRIM_AT, 2 * rest.length), MAX_STREAM_EVENT_CHARS);
     // An unfinished event this long: framed from now on, so the limit applies as everywhere else.
-    if (kept.length - lastEnd > MAX_STREAM_EVENT_CHARS) this.frame();
+    // So are events so large that the last ones fill half of that: keeping their bytes would copy
+    // megabytes a cut, where framing holds only the last events.
+    if (kept.length - lastEnd > MAX_STREAM_EVENT_CHARS || rest.length > MAX_STREAM_EVENT_CHARS / 2) this.frame();
   }
 }
 
