@@ -32,7 +32,8 @@ const SCENARIOS: readonly EmbeddingsScenario[] = [
 const PASSAGE =
   'The quick brown fox jumps over the lazy dog while the gateway forwards embeddings requests to the upstream and reads back the vectors it returns for each passage of text in the batch. ';
 
-function embeddingsRequest(s: EmbeddingsScenario, apiKey: string): ClientRequest {
+/** The section's request (also `make profile`'s, PROFILE_SCENARIO='openai->openai embeddings'). */
+export function embeddingsRequest(s: Pick<EmbeddingsScenario, 'model' | 'encoding'>, apiKey: string): ClientRequest {
   const input = Array.from({ length: 16 }, (_, i) => `${i}: ${PASSAGE.repeat(2)}`);
   return {
     path: '/v1/embeddings',

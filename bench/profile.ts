@@ -4,7 +4,8 @@
 // time by place. The .cpuprofile is kept in bench/results/ for a flame graph (Chrome DevTools'
 // Performance panel or speedscope open it).
 //   PROFILE_SCENARIO   openai->openai (default), openai->anthropic, anthropic->openai, ... ; add
-//                      " stream" for a streaming request
+//                      " stream" for a streaming request, or " embeddings" for the embeddings
+//                      section's request (openai->openai: bytes forwarded; openai->cohere: translated)
 //   PROFILE_SECONDS    load duration [10]; PROFILE_CONNECTIONS [32]
 import { mkdirSync, mkdtempSync, readdirSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,8 @@ import autocannon from 'autocannon';
 import type { ProtocolId } from '../server/ir/index.ts';
 import { clientRequest } from './client-requests.ts';
 import { summariseProfile } from './cpu-profile-summary.ts';
-import { GATEWAY_ENV, gatewayModel, writeGatewayConfig } from './gateway-config.ts';
+import { embeddingsRequest } from './embeddings.ts';
+import { embeddingGatewayModel, GATEWAY_ENV, gatewayModel, writeGatewayConfig } from './gateway-config.ts';
 import { spawnServer } from './spawn-server.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -29,7 +31,10 @@ const mock = await spawnServer(process.execPath, [join(root, 'bench/mock-upstrea
 const config = writeGatewayConfig({ dir, mockUrl: mock.url, workers: 1, governance: false, paced: { chunks: 1, intervalMs: 1 } });
 const gateway = await spawnServer(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(root, 'server/main.ts'), '--config', config], GATEWAY_ENV);
 try {
-  const request = clientRequest(ingress, gatewayModel(egress), streamWord === 'stream', 'bench');
+  const request =
+    streamWord === 'embeddings'
+      ? embeddingsRequest({ model: embeddingGatewayModel(egress as 'openai' | 'cohere'), encoding: egress === 'openai' ? 'float' : 'base64' }, 'bench')
+      : clientRequest(ingress, gatewayModel(egress), streamWord === 'stream', 'bench');
   const options = { url: gateway.url + request.path, method: 'POST' as const, body: request.body, headers: { ...request.headers }, connections };
   await autocannon({ ...options, amount: 2000 }); // warm-up: JIT and connection pools
   const result = await autocannon({ ...options, duration: seconds });

@@ -196,9 +196,13 @@ async function relayStream(
         }
         // Before commit, an SSE read is decoded one event at a time, and only up to the first
         // content event: what follows it in the same read goes the cheap way, to the tail.
-        const pieces = tail === undefined ? [bytes] : ssePieces(bytes);
-        for (let i = 0; i < pieces.length; i++) {
-          const piece = pieces[i]!;
+        const heldBefore = held.length; // lifecycle events of earlier reads, held back
+        let start = 0;
+        while (start < bytes.length) {
+          const end = tail === undefined ? -1 : sseEventEnd(bytes, start);
+          const stop = end === -1 ? bytes.length : end;
+          const piece = start === 0 && stop === bytes.length ? bytes : bytes.subarray(start, stop);
+          start = stop;
           const events = probe.push(piece);
           noteUsage(events);
           held.push(piece);
@@ -213,15 +217,16 @@ async function relayStream(
           committed = true;
           attempt.onCommit();
           res.commit(status, headers);
-          const first = Buffer.concat(held);
+          // The usual first read holds everything up to commit: it goes out as it came, uncopied.
+          const first = heldBefore === 0 ? bytes.subarray(0, stop) : Buffer.concat(held);
           held.length = 0;
           tail?.startAfter(first);
-          const rest = pieces.length > i + 1 ? Buffer.concat(pieces.slice(i + 1)) : undefined;
+          const rest = stop < bytes.length ? bytes.subarray(stop) : undefined;
           if (rest !== undefined) {
             tail?.push(rest);
             tailUsed = true;
           }
-          await send(rest === undefined ? first : Buffer.concat([first, rest]));
+          await send(heldBefore === 0 ? bytes : rest === undefined ? first : Buffer.concat([first, rest]));
           break;
         }
       } finally {
@@ -315,19 +320,6 @@ function judge(events: readonly StreamEvent[]): Verdict {
     if (isContentEvent(event) || event.type === 'message_stop') return { kind: 'content' };
   }
   return { kind: 'none' };
-}
-
-/** A read split after each blank line (LF LF or CR LF CR LF): one SSE event a piece, the last maybe partial. */
-function ssePieces(bytes: Buffer): Buffer[] {
-  const pieces: Buffer[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    const end = sseEventEnd(bytes, start);
-    const next = end === -1 ? bytes.length : end;
-    pieces.push(bytes.subarray(start, next));
-    start = next;
-  }
-  return pieces;
 }
 
 function isSse(contentType: string | undefined): boolean {

@@ -191,12 +191,11 @@ export class ClientResponse {
   }
 }
 
-/** A whole body with the credentials masked; the body itself when one native scan finds nothing to do. */
+/** A whole body with the credentials masked; the body itself when native searches on its bytes find nothing to do. */
 function maskedBody(mask: CredentialMask, body: string | Buffer): string | Buffer {
-  // A string body is scanned as it is: what the scan looks for is ASCII, the same in text and in latin-1.
-  const view = typeof body === 'string' ? (mask.isAscii ? body : Buffer.from(body).toString('latin1')) : body.toString('latin1');
-  if (!mask.mayHold(view)) return body;
-  return maskSplitDeltas(mask, mask.maskBytes(typeof body === 'string' ? Buffer.from(body) : body));
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (!mask.mayHold(bytes)) return body;
+  return maskSplitDeltas(mask, mask.maskBytes(bytes));
 }
 
 function contentTypeOf(headers: Record<string, string | string[]>): string | undefined {

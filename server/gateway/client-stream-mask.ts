@@ -37,7 +37,7 @@ class ByteMask implements ClientStreamMask {
 
   push(chunk: Buffer): Buffer {
     const joined = this.held === undefined ? chunk : Buffer.concat([this.held, chunk]);
-    const bytes = this.mask.mayContain(joined.toString('latin1')) ? this.mask.maskBytes(joined) : joined;
+    const bytes = this.mask.maskBytes(joined); // itself when no secret is in it (one native search a secret)
     const keep = this.mask.heldPrefix(bytes, 0, bytes.length).length;
     this.held = keep === 0 ? undefined : bytes.subarray(bytes.length - keep);
     return keep === 0 ? bytes : bytes.subarray(0, bytes.length - keep);
@@ -87,10 +87,9 @@ class SseMask extends UnitMask<undefined> {
   push(chunk: Buffer): Buffer {
     const bytes = this.joined(chunk);
     // The usual chunk: whole events, no secret, no delta ending like one begins; native searches
-    // on one latin-1 string decide it, and it goes out as it came.
-    const text = bytes.toString('latin1');
-    if (this.guard.idle && !this.mask.mayHold(text)) {
-      const end = lastSseEventEnd(text);
+    // on its bytes decide it, and it goes out as it came.
+    if (this.guard.idle && !this.mask.mayHold(bytes)) {
+      const end = lastSseEventEnd(bytes);
       this.partial = end === bytes.length ? undefined : Buffer.from(bytes.subarray(end));
       const sent = end === bytes.length ? bytes : bytes.subarray(0, end);
       this.guard.passed(sent);
@@ -126,7 +125,7 @@ type FrameContext = Buffer;
 class EventStreamMask extends UnitMask<FrameContext> {
   push(chunk: Buffer): Buffer {
     const bytes = this.joined(chunk);
-    const careful = !this.guard.idle || this.mask.mayHold(bytes.toString('latin1'));
+    const careful = !this.guard.idle || this.mask.mayHold(bytes);
     let out: Buffer[] | undefined;
     let start = 0;
     while (bytes.length - start >= 12) {

@@ -26,14 +26,10 @@ export class CredentialMask {
    * appears as itself and a piece of it can be cut out of a JSON string without breaking it.
    */
   readonly jsonPlain: readonly boolean[];
-  /** Every secret is ASCII: a JS string can be scanned without a latin-1 view of its bytes. */
-  readonly isAscii: boolean;
 
-  /** Latin-1 views of the secrets (one character a byte), to search a chunk's latin-1 string. */
-  private readonly latin1: readonly string[];
-  /** One native scan for a cut key's edges (see `mayHold`). */
-  private readonly careful: RegExp | undefined;
-  /** Substrings without which neither a secret nor `careful` can match. */
+  /** The short substrings every key or cut key's edge holds (see `mayHold`), each with what a hit on it must be checked for. */
+  private readonly needles: readonly Needle[];
+  /** The same needles as one expression, for a latin-1 view of a small chunk. */
   private readonly hints: RegExp | undefined;
 
   constructor(values: Iterable<string>) {
@@ -42,33 +38,41 @@ export class CredentialMask {
     this.texts = unique;
     this.secrets = unique.map((v) => Buffer.from(v, 'utf8'));
     this.jsonPlain = this.secrets.map((b) => b.every((c) => c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c));
-    this.latin1 = this.secrets.map((b) => b.toString('latin1'));
-    this.isAscii = this.secrets.every((b) => b.every((c) => c < 0x80));
-    this.careful = carefulPattern(this.latin1, this.jsonPlain);
-    const follows = this.latin1.filter((_, i) => this.jsonPlain[i]).flatMap((secret) => Array.from({ length: HOLD_FROM - 1 }, (_, i) => `"${secret[i + 1]!}`));
-    const hints = [...new Set([...this.latin1.map((secret) => secret.slice(0, HOLD_FROM)), ...follows])];
-    this.hints = hints.length === 0 ? undefined : new RegExp(hints.map(escapeRegExp).join('|'));
+    this.needles = needlesOf(this.secrets, this.jsonPlain);
+    this.hints = this.needles.length === 0 ? undefined : new RegExp(this.needles.map((n) => escapeRegExp(n.bytes.toString('latin1'))).join('|'), 'g');
   }
 
   /**
-   * Whether a stream chunk or a body (as a latin-1 string: one character a byte) needs the careful
-   * path: it holds a whole secret, a delta string in it ends with the first HOLD_FROM or more
-   * characters of one, or a delta string in it starts with what follows a secret's first one or two
-   * characters. One native regular-expression scan; false for nearly every chunk, which then goes
-   * out untouched.
+   * Whether a stream chunk or a body needs the careful path: it holds a whole secret, a delta
+   * string in it ends with the first HOLD_FROM or more characters of one (`"content":"...sk-pro"`),
+   * or a delta string in it starts with what follows a secret's first one or two characters
+   * (`"content":"k-proj-7f..."`, or a piece of that ending the string): the edges of a key cut
+   * across delta strings, which `DeltaSplitGuard` and `maskSplitDeltas` then look at exactly.
+   * Each of those holds one of a few short needles (a secret's first three bytes, a quote and its
+   * second or third byte); the needles are searched for and each hit is checked where it is, so
+   * the usual chunk or body is cleared in one scan and goes out untouched. A string is read as
+   * latin-1 (one character a byte).
    */
-  mayHold(chunk: string): boolean {
-    // Every match needs one of a few short substrings (a secret's first characters, a string
-    // starting `"k`): one scan for those spares nearly every chunk the long searches (which build
-    // skip tables on every call) and the full expression.
-    if (this.hints === undefined || !this.hints.test(chunk)) return false;
-    for (const secret of this.latin1) if (chunk.includes(secret)) return true;
-    return this.careful?.test(chunk) === true;
-  }
-
-  /** False when `chunk` (latin-1) cannot hold a secret: one scan for the secrets' first characters. */
-  mayContain(chunk: string): boolean {
-    return this.hints?.test(chunk) === true;
+  mayHold(chunk: Buffer | string): boolean {
+    const hints = this.hints;
+    if (hints === undefined) return false;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
+    if (bytes.length >= NATIVE_SEARCH_FROM) {
+      // A large body (embeddings): its latin-1 view would cost more than native searches on its bytes.
+      for (const needle of this.needles) {
+        for (let at = bytes.indexOf(needle.bytes); at !== -1; at = bytes.indexOf(needle.bytes, at + 1)) if (needle.holds(bytes, at)) return true;
+      }
+      return false;
+    }
+    // One scan of a latin-1 view (same offsets as the bytes) for all needles at once.
+    const text = typeof chunk === 'string' ? chunk : bytes.toString('latin1');
+    hints.lastIndex = 0;
+    for (let hit = hints.exec(text); hit !== null; hit = hints.exec(text)) {
+      const at = hit.index;
+      for (const needle of this.needles) if (startsWith(bytes, at, needle.bytes) && needle.holds(bytes, at)) return true;
+      hints.lastIndex = at + 1; // hits may overlap
+    }
+    return false;
   }
 
   get isEmpty(): boolean {
@@ -167,28 +171,107 @@ export const DELTA_FIELD_NAMES = ['text', 'content', 'delta', 'thinking', 'parti
  */
 export const HOLD_FROM = 3;
 
-function carefulPattern(secrets: readonly string[], jsonPlain: readonly boolean[]): RegExp | undefined {
-  const plain = secrets.filter((_, i) => jsonPlain[i]);
-  if (plain.length === 0) return undefined;
-  // A delta string ending with a held beginning: `sk-`, `sk-p`, ... (the whole key is found by `includes`).
-  const endings = plain.map((s) => prefixPattern(s.slice(0, -1), HOLD_FROM));
-  // A delta string starting with what follows a short beginning: all of it, or a piece of it ending the string.
-  const follows = plain.flatMap((s) =>
-    Array.from({ length: HOLD_FROM - 1 }, (_, i) => s.slice(i + 1)).flatMap((rest) => [escapeRegExp(rest), `${prefixPattern(rest.slice(0, -1), 1)}"`]),
-  );
-  return new RegExp(`"(?:${DELTA_FIELD_NAMES.join('|')})"\\s*:\\s*"(?:${follows.join('|')}|(?:[^"\\\\]|\\\\.)*?(?:${endings.join('|')})")`);
+const QUOTE = 0x22;
+
+/** Below this size a chunk is scanned as a latin-1 string with one expression; from it on, with native byte searches. */
+const NATIVE_SEARCH_FROM = 64 * 1024;
+
+/** A short substring that a key or a cut key's edge holds, and the check of a hit on it. */
+interface Needle {
+  readonly bytes: Buffer;
+  /** The hit at `at` is a whole secret or a cut key's edge in a delta string. */
+  holds(bytes: Buffer, at: number): boolean;
 }
 
-/** `abcd`, 2 → `ab(?:c(?:d)?)?`: any prefix of `text` at least `min` characters long. */
-function prefixPattern(text: string, min: number): string {
-  const chars = [...text].map(escapeRegExp);
-  let pattern = '';
-  for (let i = chars.length - 1; i >= min; i--) pattern = `(?:${chars[i]}${pattern})?`;
-  return chars.slice(0, min).join('') + pattern;
+/**
+ * Per secret: its first HOLD_FROM bytes (the whole secret, or a delta string ending with its
+ * beginning); for a secret that can be cut out of JSON strings, also a quote and its second and
+ * third byte (a delta string starting with what follows a short beginning the client was sent: all
+ * of it, or a piece of it that ends the string).
+ */
+function needlesOf(secrets: readonly Buffer[], jsonPlain: readonly boolean[]): Needle[] {
+  const needles: Needle[] = [];
+  secrets.forEach((secret, s) => {
+    const plain = jsonPlain[s]!;
+    needles.push({
+      bytes: secret.subarray(0, HOLD_FROM),
+      holds(bytes, at) {
+        const matched = commonLength(bytes, at, secret, 0);
+        if (matched === secret.length) return true;
+        return plain && bytes[at + matched] === QUOTE && isDeltaValue(bytes, openingQuote(bytes, at));
+      },
+    });
+    if (!plain) return;
+    for (let from = 1; from < HOLD_FROM; from++) {
+      needles.push({
+        bytes: Buffer.from([QUOTE, secret[from]!]),
+        holds(bytes, at) {
+          const matched = commonLength(bytes, at + 1, secret, from);
+          return (from + matched === secret.length || bytes[at + 1 + matched] === QUOTE) && isDeltaValue(bytes, at);
+        },
+      });
+    }
+  });
+  return needles;
+}
+
+function startsWith(bytes: Buffer, at: number, needle: Buffer): boolean {
+  for (let k = 0; k < needle.length; k++) if (bytes[at + k] !== needle[k]) return false;
+  return true;
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const DELTA_FIELDS = DELTA_FIELD_NAMES.map((name) => Buffer.from(name));
+
+/** The unescaped quote that opens the string `at` is in (the nearest before it); -1 when there is none. */
+function openingQuote(bytes: Buffer, at: number): number {
+  // A plain loop: the quote is usually a few bytes back, nearer than a native call is cheap.
+  for (let q = at - 1; q >= 0; q--) {
+    if (bytes[q] !== QUOTE) continue;
+    let slashes = 0;
+    while (q - slashes - 1 >= 0 && bytes[q - slashes - 1] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
+/**
+ * The quote at `open` opens the value of a delta field: `"content": "`. Whitespace is what a
+ * regular expression's `\s` takes on one byte (JSON's four, vertical tab, form feed, no-break
+ * space), so nothing a looser reading would call a delta string is passed over.
+ */
+function isDeltaValue(bytes: Buffer, open: number): boolean {
+  if (open < 0) return false;
+  let i = open - 1;
+  while (i >= 0 && isSpace(bytes[i]!)) i--;
+  if (bytes[i] !== COLON) return false;
+  i--;
+  while (i >= 0 && isSpace(bytes[i]!)) i--;
+  if (bytes[i] !== QUOTE) return false;
+  for (const name of DELTA_FIELDS) {
+    const start = i - name.length;
+    if (start < 1 || bytes[start - 1] !== QUOTE) continue;
+    let k = 0;
+    while (k < name.length && bytes[start + k] === name[k]) k++;
+    if (k === name.length) return true;
+  }
+  return false;
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || (byte >= 0x09 && byte <= 0x0d) || byte === 0xa0;
+}
+
+/** How many bytes from `bytes[start]` on equal `secret` from `from` on. */
+function commonLength(bytes: Buffer, start: number, secret: Buffer, from: number): number {
+  let k = 0;
+  while (from + k < secret.length && start + k < bytes.length && bytes[start + k] === secret[from + k]) k++;
+  return k;
 }
 
 const unions = new WeakMap<CredentialMask, WeakMap<CredentialMask, CredentialMask>>();

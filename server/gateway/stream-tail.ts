@@ -1,23 +1,38 @@
 import { SseParser, type SseEvent } from '../framing/sse-parser.ts';
 import { sseEvent } from '../framing/sse-format.ts';
 import { lastSseEventEnd } from '../framing/sse-event-end.ts';
+import { MAX_STREAM_EVENT_CHARS } from '../framing/stream-event-limit.ts';
 import type { StreamEvent } from '../ir/index.ts';
 import type { StreamDecoder } from '../protocols/codec.ts';
 
-/** Events kept from a relayed stream's end: enough to hold a terminator and what precedes it. */
+/** Events read from a relayed stream's end: enough to hold a terminator and what precedes it. */
 const KEPT_EVENTS = 8;
+/** Bytes kept before the front is cut off at an event boundary (most streams never reach it). */
+const TRIM_AT = 16 * 1024;
+/** Event boundaries left after a cut: twice the events read, so keep-alive comments between them cannot starve the read. */
+const KEPT_BOUNDARIES = 2 * KEPT_EVENTS;
+const LF_LF = Buffer.from('\n\n');
+const CRLF_CRLF = Buffer.from('\r\n\r\n');
 
 /**
  * After commit, a same-protocol SSE stream only needs its end read: did the terminator come?
- * Instead of decoding every event (a JSON parse each), the bytes are only framed (cheap), the
- * last few events kept, and at the end a fresh decoder reads those. SSE terminators (`[DONE]`,
- * `message_stop`, `response.completed`, `message-end`, a chunk with `finishReason`) are
- * self-contained events, so a decoder that starts mid-stream still recognises them, and an
- * event cut off mid-way still reads as broken.
+ * Instead of decoding every event (a JSON parse each), or even framing every read, the relayed
+ * bytes are kept as they came from an event boundary on (the front cut off at a boundary now and
+ * then, found with native searches), and at the end they are framed and their last few events
+ * read by a fresh decoder. SSE terminators (`[DONE]`, `message_stop`, `response.completed`,
+ * `message-end`, a chunk with `finishReason`) are self-contained events, so a decoder that starts
+ * mid-stream still recognises them, and an event cut off mid-way still reads as broken. An
+ * unfinished event past the framers' limit (an endless line) is framed from then on, read by
+ * read, so it is refused as the probe would refuse it.
  */
 export class StreamTail {
-  private readonly sse = new SseParser();
-  private readonly last: SseEvent[] = [];
+  /** Bytes from an event boundary on, in the reads they came in. */
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** The size that makes the next cut: twice what the last cut left (at least TRIM_AT), so large events are not copied on every read. */
+  private trimAt = TRIM_AT;
+  /** Set once an unfinished event passed the limit: every read is framed, the last events kept. */
+  private framed: { readonly sse: SseParser; readonly last: SseEvent[] } | undefined;
 
   /**
    * The bytes relayed before commit: an event they leave unfinished (cut at the commit point)
@@ -32,24 +47,65 @@ export class StreamTail {
     if (boundary < committed.length) this.push(committed.subarray(boundary));
   }
 
-  push(bytes: Uint8Array): void {
-    this.keep(this.sse.push(bytes));
+  push(bytes: Buffer): void {
+    if (this.framed !== undefined) {
+      keep(this.framed.last, this.framed.sse.push(bytes));
+      return;
+    }
+    if (bytes.length === 0) return;
+    this.chunks.push(bytes);
+    this.size += bytes.length;
+    if (this.size > this.trimAt) this.trim();
   }
 
   /**
-   * The events a fresh decoder reads from the kept ones (`relayed`: what the client was sent),
-   * then from its end (`end`: where a stream cut short shows as an error).
+   * The events a fresh decoder reads from the last kept ones (`relayed`: what the client was
+   * sent), then from its end (`end`: where a stream cut short shows as an error).
    */
   readEnd(decoder: StreamDecoder): { readonly relayed: StreamEvent[]; readonly end: StreamEvent[] } {
-    this.keep(this.sse.end());
-    const text = this.last.map((e) => sseEvent(e.data, e.event)).join('');
+    const framed = this.framed ?? this.frame();
+    keep(framed.last, framed.sse.end());
+    const text = framed.last.map((e) => sseEvent(e.data, e.event)).join('');
     return { relayed: decoder.push(Buffer.from(text)), end: decoder.end() };
   }
 
-  /** In place: this runs for every read of a relayed stream. */
-  private keep(events: SseEvent[]): void {
-    if (events.length === 0) return;
-    this.last.push(...events);
-    if (this.last.length > KEPT_EVENTS) this.last.splice(0, this.last.length - KEPT_EVENTS);
+  /** The kept bytes framed: from here on every read is. */
+  private frame(): { readonly sse: SseParser; readonly last: SseEvent[] } {
+    const framed = { sse: new SseParser(), last: [] as SseEvent[] };
+    this.framed = framed;
+    for (const chunk of this.chunks) keep(framed.last, framed.sse.push(chunk));
+    this.chunks = [];
+    this.size = 0;
+    return framed;
   }
+
+  /** Cuts the front at the event boundary that leaves KEPT_BOUNDARIES complete events after it (nothing when there are fewer). */
+  private trim(): void {
+    const kept = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    const lastEnd = eventEndBefore(kept, kept.length + 1);
+    let cut = lastEnd;
+    for (let i = 0; i < KEPT_BOUNDARIES && cut > 0; i++) cut = eventEndBefore(kept, cut);
+    const rest = cut > 0 ? kept.subarray(cut) : kept;
+    this.chunks = [rest];
+    this.size = rest.length;
+    this.trimAt = Math.min(Math.max(TRIM_AT, 2 * rest.length), MAX_STREAM_EVENT_CHARS);
+    // An unfinished event this long: framed from now on, so the limit applies as everywhere else.
+    // So are events so large that the last ones fill half of that: keeping their bytes would copy
+    // megabytes a cut, where framing holds only the last events.
+    if (kept.length - lastEnd > MAX_STREAM_EVENT_CHARS || rest.length > MAX_STREAM_EVENT_CHARS / 2) this.frame();
+  }
+}
+
+/** In place: the last KEPT_EVENTS events. */
+function keep(last: SseEvent[], events: SseEvent[]): void {
+  if (events.length === 0) return;
+  last.push(...events);
+  if (last.length > KEPT_EVENTS) last.splice(0, last.length - KEPT_EVENTS);
+}
+
+/** The last event end (just past a blank line, LF LF or CR LF CR LF) before `limit`; 0 when there is none. */
+function eventEndBefore(bytes: Buffer, limit: number): number {
+  const lf = limit >= 3 ? bytes.lastIndexOf(LF_LF, limit - 3) : -1;
+  const crlf = limit >= 5 ? bytes.lastIndexOf(CRLF_CRLF, limit - 5) : -1;
+  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
 }
