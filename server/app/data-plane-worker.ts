@@ -15,6 +15,11 @@ import { listen } from './listen.ts';
 import { PendingReplies } from './pending-replies.ts';
 import { Readiness } from './readiness.ts';
 import { RecordForwarder } from './record-forwarder.ts';
+import { LogRelay } from './log-relay.ts';
+import { RequestLog } from '../observability/request-log.ts';
+import { WorkerRequestMetrics } from '../observability/metrics.ts';
+import { RequestStats } from '../observability/request-stats.ts';
+import type { RequestObserver } from '../observability/request-record.ts';
 import { ServingState } from './serving-state.ts';
 import { renewServerTls } from './tls-rotation.ts';
 import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
@@ -23,7 +28,10 @@ import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.
 /**
  * A data-plane worker thread: its own HTTP server on the shared port, its own upstream connection
  * pools and gate hooks; routing state in the shared memory; governance answered by the main
- * thread; finished requests' records sent to the main thread, where the observers run.
+ * thread. Its finished requests are observed here (the request log line, metrics, /stats's
+ * totals), so no message crosses threads per request: its log lines go to the main thread once a
+ * turn as one string, its metrics and totals when asked. Records are posted to the main thread
+ * only for the observers that must be one per gateway (OTLP spans, webhooks).
  */
 /** After a cut, how long requests may take to settle their spend and send their records. */
 const SETTLE_AFTER_CUT_MS = 5000;
@@ -33,7 +41,8 @@ export async function runDataPlaneWorker(): Promise<void> {
   const port = parentPort;
   if (port === null) throw new Error('runDataPlaneWorker runs in a worker thread');
   const { config } = start;
-  const log = createLogger(config.logLevel).child({ worker: start.worker });
+  const relay = new LogRelay((text) => port.postMessage({ type: 'log', text } satisfies WorkerEvent));
+  const log = createLogger(config.logLevel, relay).child({ worker: start.worker });
   const dispatchers = new Dispatchers();
   const media = new MediaFetcher(config.mediaFetch);
   const governance = start.governance === undefined ? undefined : new GovernanceProxy(start.governance);
@@ -43,8 +52,16 @@ export async function runDataPlaneWorker(): Promise<void> {
     config.hooks.filter((h) => h.kind === 'gate'),
     { log },
   );
-  const serving = new ServingState(start.worker, hooks.gates);
-  const forwarder = new RecordForwarder(port);
+  const forwarder = start.forwardRecords ? new RecordForwarder(port) : undefined;
+  const requests = new RequestStats();
+  const serving = new ServingState(start.worker, hooks.gates, requests);
+  const metrics = config.metrics.enabled || config.otlp !== undefined ? new WorkerRequestMetrics() : undefined;
+  const observers: RequestObserver[] = [
+    ...(log.isLevelEnabled('info') ? [new RequestLog(log)] : []),
+    ...(metrics === undefined ? [] : [metrics.observer]),
+    requests,
+    ...(forwarder === undefined ? [] : [forwarder]),
+  ];
   const send = (event: WorkerEvent) => port.postMessage(event);
   const metricsReplies = new PendingReplies<string>();
   const statsReplies = new PendingReplies<StatsSnapshot | undefined>();
@@ -63,7 +80,7 @@ export async function runDataPlaneWorker(): Promise<void> {
       clock: SYSTEM_CLOCK,
       log,
       translations: serving.translations,
-      observers: [forwarder],
+      observers,
       gates: hooks.gates,
       inFlight: serving.inFlight,
       ...(governance !== undefined && { governance }),
@@ -89,9 +106,12 @@ export async function runDataPlaneWorker(): Promise<void> {
   serving.countRequestsOf(server);
   port.on('message', (command: WorkerCommand) => {
     switch (command.type) {
-      case 'telemetry':
-        send({ type: 'telemetry', id: command.id, telemetry: serving.telemetry() });
+      case 'telemetry': {
+        const telemetry = serving.telemetry();
+        if (command.metrics !== true || metrics === undefined) send({ type: 'telemetry', id: command.id, telemetry });
+        else void metrics.json().then((json) => send({ type: 'telemetry', id: command.id, telemetry: { ...telemetry, metrics: json } }));
         return;
+      }
       case 'tls':
         renewServerTls(server, command.tls);
         log.info('data-plane certificates renewed for new connections');
@@ -140,7 +160,8 @@ export async function runDataPlaneWorker(): Promise<void> {
           })
           .then(() => Promise.all([dispatchers.close(), media.close(), hooks.close(0)]))
           .finally(() => {
-            forwarder.flush();
+            forwarder?.flush();
+            relay.flush();
             governance?.close();
             send({ type: 'closed', cut });
             port.close();

@@ -1,23 +1,37 @@
 import type { GateCounters } from '../hooks/hook-counters.ts';
 import type { HookStatus } from '../hooks/hooks.ts';
+import type { MetricsJson } from '../observability/metrics.ts';
+import { requestStatsSum, type RequestFigures, type RequestStats } from '../observability/request-stats.ts';
 import type { TranslationSnapshot } from '../observability/translation-stats.ts';
 import type { WorkerTelemetry } from './worker-protocol.ts';
 
 /**
- * The other workers' own state as last reported, added to the main thread's: translations for
- * metrics, in-flight requests for /stats, gate counters for the hooks list. Refreshed (one round
- * trip to every worker) before each read that needs it.
+ * The other workers' own state as last reported, added to the main thread's: translations and
+ * request metrics for a scrape, finished requests and in-flight ones for /stats, gate counters for
+ * the hooks list. Refreshed (one round trip to every worker) before each read that needs it.
  */
 export class FleetView {
   private latest: readonly WorkerTelemetry[] = [];
-  private readonly ask: () => Promise<WorkerTelemetry[]>;
+  private readonly ask: (metrics: boolean) => Promise<WorkerTelemetry[]>;
 
-  constructor(ask: () => Promise<WorkerTelemetry[]>) {
+  /** `ask(metrics)`: every worker's telemetry, with its request metrics when `metrics`. */
+  constructor(ask: (metrics: boolean) => Promise<WorkerTelemetry[]>) {
     this.ask = ask;
   }
 
-  async refresh(): Promise<void> {
-    this.latest = await this.ask();
+  /** `metrics`: also bring the workers' request metrics (a scrape or an OTLP export reads them). */
+  async refresh(metrics = false): Promise<void> {
+    this.latest = await this.ask(metrics);
+  }
+
+  /** Every thread's finished requests: the main thread's own (`own`) and the workers' as last reported. */
+  requests(own: RequestStats): RequestFigures {
+    return requestStatsSum(() => [own.report(), ...this.latest.map((t) => t.requestStats)]);
+  }
+
+  /** The workers' request metrics as last reported (a refresh with `metrics`). */
+  metrics(): MetricsJson[] {
+    return this.latest.flatMap((t) => (t.metrics === undefined ? [] : [t.metrics]));
   }
 
   inFlight(own: number): number {

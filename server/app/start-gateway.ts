@@ -32,6 +32,7 @@ import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
+import { relayedLinesWriter } from './log-relay.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
 import { renewServerTls, tlsRenewalProblems } from './tls-rotation.ts';
 import { configSwitch } from './switch-config.ts';
@@ -167,7 +168,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   governance?.setTeams(config.teamBudgets);
   const hooks = new Hooks(config.hooks, { log: options.log });
   const requests = new RequestStats();
-  const serving = new ServingState(1, hooks.gates);
+  const serving = new ServingState(1, hooks.gates, requests);
   const readiness = new Readiness();
   let storeDown = false;
   const checkStore = async () => {
@@ -201,7 +202,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
   };
   // The other workers' own counts, added in when read (their records come here as they happen).
   let workers: WorkerPool | undefined;
-  const fleet = new FleetView(async () => (await workers?.telemetry()) ?? []);
+  const fleet = new FleetView(async (withMetrics) => (await workers?.telemetry(withMetrics)) ?? []);
   // The registry also feeds OTLP metrics, so it exists when either exit is on.
   const metrics =
     config.metrics.enabled || config.otlp !== undefined
@@ -218,7 +219,13 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       : (await import('../observability/otlp-export.ts')).startOtlpExport({
           settings: config.otlp,
           lanes: laneFacts(() => live.current.config),
-          ...(metrics !== undefined && { registry: metrics.registry }),
+          ...(metrics !== undefined && {
+            registry: metrics.registry,
+            readMetrics: async () => {
+              await fleet.refresh(true);
+              return metrics.getMetricsAsJSON(fleet.metrics());
+            },
+          }),
           log: options.log,
         });
   const metricsEndpoint =
@@ -229,18 +236,19 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
             return metrics.contentType;
           },
           render: async () => {
-            await fleet.refresh();
-            return metrics.render();
+            await fleet.refresh(true);
+            return metrics.render(fleet.metrics());
           },
         };
   // Every finished request is told to the log, metrics, traces, the caller's observers, /stats's
-  // totals, then the webhooks: here for the main thread's requests, through the worker pool for
-  // the other workers' (whose records are posted here).
+  // totals, then the webhooks. The main thread's requests are told here. A worker observes its own
+  // requests for the log line, metrics and /stats's totals (read from it when asked) and posts its
+  // records here only for the observers that must be one per gateway (mainOnly).
+  const mainOnly: RequestObserver[] = [...(otlp?.observer === undefined ? [] : [otlp.observer]), ...(options.observers ?? [])];
   const observers: RequestObserver[] = [
     ...(options.log.isLevelEnabled('info') ? [new RequestLog(options.log)] : []),
     ...(metrics === undefined ? [] : [metrics.observer]),
-    ...(otlp?.observer === undefined ? [] : [otlp.observer]),
-    ...(options.observers ?? []),
+    ...mainOnly,
     requests,
     ...hooks.webhooks,
   ];
@@ -264,7 +272,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       return live.current.routing;
     },
     clock,
-    requests,
+    requests: fleet.requests(requests),
     inFlight: {
       get current() {
         return fleet.inFlight(inFlight.current);
@@ -314,7 +322,7 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
         return live.current.routing;
       },
       clock,
-      requests,
+      requests: statsSources.requests,
       inFlight: statsSources.inFlight,
       hooks: { list: () => fleet.hooks(hooks.list()) },
       refresh: () => fleet.refresh(),
@@ -371,7 +379,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
         config,
         routing: startBlocks,
         port: Number(new URL(dataUrl).port),
-        observers,
+        observers: [...mainOnly, ...hooks.webhooks],
+        writeLog: relayedLinesWriter(options.log),
         log: options.log,
         readiness,
         releaseWorker: (n) => {

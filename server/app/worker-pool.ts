@@ -24,8 +24,14 @@ export interface WorkerPoolOptions {
   readonly keyIssuer?: KeyIssuer;
   /** The data-plane port, bound by the main thread (worker 1) with SO_REUSEPORT. */
   readonly port: number;
-  /** Where the workers' finished-request records go (metrics, /stats, webhooks). */
+  /**
+   * The observers that run in the main thread only (OTLP spans, webhooks, an embedder's): the
+   * workers post their records here only when there is one. Each worker writes its own request
+   * lines (relayed through `writeLog`) and keeps its own metrics and /stats totals.
+   */
   readonly observers: readonly RequestObserver[];
+  /** Writes a worker's relayed log lines to the main thread's destination. */
+  readonly writeLog: (text: string) => void;
   /** Renders GET /metrics for a worker that was scraped; absent when metrics are off. */
   readonly metrics?: { readonly contentType: string; render(): Promise<string> };
   /** Reads GET /stats's snapshot for a worker that was asked. */
@@ -130,10 +136,13 @@ export class WorkerPool {
     return pool;
   }
 
-  /** Asks every running worker about itself; a worker that does not answer within a second is left out. */
-  async telemetry(): Promise<WorkerTelemetry[]> {
+  /**
+   * Asks every running worker about itself (with its request metrics when `metrics`); a worker
+   * that does not answer within a second is left out.
+   */
+  async telemetry(metrics = false): Promise<WorkerTelemetry[]> {
     const answers = [...this.workers.values()].map((worker) =>
-      this.telemetryReplies.ask((id) => worker.postMessage({ type: 'telemetry', id } satisfies WorkerCommand), 1000, undefined),
+      this.telemetryReplies.ask((id) => worker.postMessage({ type: 'telemetry', id, ...(metrics && { metrics }) } satisfies WorkerCommand), 1000, undefined),
     );
     return (await Promise.all(answers)).filter((t) => t !== undefined).sort((a, b) => a.worker - b.worker);
   }
@@ -220,6 +229,7 @@ export class WorkerPool {
       port,
       readiness: this.options.readiness.buffer,
       routing,
+      forwardRecords: this.options.observers.length > 0,
       ...(channel !== undefined && { governance: channel.port2 }),
     };
     const [script, evalOption] = workerScript();
@@ -237,6 +247,9 @@ export class WorkerPool {
             return;
           case 'records':
             for (const { record, content } of event.entries) this.tellObservers(record, content);
+            return;
+          case 'log':
+            this.options.writeLog(event.text);
             return;
           case 'telemetry':
             this.telemetryReplies.answer(event.id, event.telemetry);

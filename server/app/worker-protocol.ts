@@ -3,6 +3,8 @@ import type { RuntimeConfig, TlsMaterial } from '../config/runtime-config.ts';
 import type { GateCounters } from '../hooks/hook-counters.ts';
 import type { RequestContent } from '../observability/request-content.ts';
 import type { RequestRecord } from '../observability/request-record.ts';
+import type { RequestStatsReport } from '../observability/request-stats.ts';
+import type { MetricsJson } from '../observability/metrics.ts';
 import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 import type { TranslationSnapshot } from '../observability/translation-stats.ts';
 import type { BlocksDelta, RoutingBlocks } from '../routing/routing-memory.ts';
@@ -21,6 +23,12 @@ export interface WorkerStart {
   readonly readiness: SharedArrayBuffer;
   /** Governance calls go to the main thread through this port; absent when db_path is not set. */
   readonly governance?: MessagePort;
+  /**
+   * Whether finished requests' records must be posted to the main thread: only for the observers
+   * that must be one per gateway (OTLP spans, webhooks, an embedder's). The log line, metrics and
+   * /stats's totals are kept by each worker for its own requests and read when asked.
+   */
+  readonly forwardRecords: boolean;
 }
 
 /**
@@ -36,14 +44,20 @@ export interface WorkerTelemetry {
   readonly translations: TranslationSnapshot;
   /** Gate hook counters by hook name (each worker calls the gates itself). */
   readonly gates: Readonly<Record<string, GateCounters>>;
+  /** Its finished requests' totals and recent latencies (GET /stats adds them up). */
+  readonly requestStats: RequestStatsReport;
+  /** Its request metrics (prom-client JSON), when the telemetry question asked for them (a scrape). */
+  readonly metrics?: MetricsJson;
 }
 
 /** Worker → main. */
 export type WorkerEvent =
   | { readonly type: 'listening'; readonly url: string }
   | { readonly type: 'telemetry'; readonly id: number; readonly telemetry: WorkerTelemetry }
-  /** Finished requests, batched: the main thread runs the observers (metrics, /stats, webhooks). */
+  /** Finished requests, batched, for the observers that run in the main thread only (OTLP, webhooks). */
   | { readonly type: 'records'; readonly entries: readonly { readonly record: RequestRecord; readonly content?: RequestContent }[] }
+  /** Its log lines of one turn of its event loop (request lines included), for the main thread to write. */
+  | { readonly type: 'log'; readonly text: string }
   /** A scrape of GET /metrics reached this worker: the main thread renders the one registry. */
   | { readonly type: 'metrics'; readonly id: number }
   /** A GET /stats reached this worker: the main thread reads the snapshot (the totals are counted there). */
@@ -57,7 +71,8 @@ export type WorkerEvent =
 export type WorkerCommand =
   /** Drain: requests in flight get up to `deadlineMs`, then their connections are cut. */
   | { readonly type: 'close'; readonly deadlineMs: number }
-  | { readonly type: 'telemetry'; readonly id: number }
+  /** `metrics`: include the worker's request metrics (a scrape of GET /metrics or an OTLP export). */
+  | { readonly type: 'telemetry'; readonly id: number; readonly metrics?: boolean }
   /** SIGHUP: new connections get this certificate, key and client CA (already checked by the main thread). */
   | { readonly type: 'tls'; readonly tls: TlsMaterial }
   | { readonly type: 'metrics'; readonly id: number; readonly text: string; readonly contentType: string }

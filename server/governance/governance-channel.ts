@@ -10,6 +10,12 @@ import type { IssuedKey, KeyIssuer } from '../auth/key-issuer.ts';
  * Governance across threads: the main thread owns the store and the in-memory ledger and limiter
  * (LocalGovernance); each data-plane worker talks to it through a MessagePort. Budgets and rate
  * limits stay exact because every decision is made, one at a time, by the one owner.
+ *
+ * Messages are batched both ways: a worker sends the calls its requests made during one turn of
+ * its event loop as one message, and the owner answers the calls of one message (and the
+ * settlements one group commit finished) as one message. A message costs each side a wake-up, a
+ * serialisation and an event far dearer than the few fields it carries, and a busy worker makes
+ * several calls a turn (each request makes three: authorize, reserve, settle).
  */
 
 type Call =
@@ -29,25 +35,54 @@ type Reply =
 
 /** Main thread: answers one worker's port from the owning governance (and its self-serve key issuer). */
 export function serveGovernance(port: MessagePort, local: OwnerGovernance, keyIssuer?: KeyIssuer): void {
-  port.on('message', (call: Call) => {
-    const reply = (message: Reply) => {
-      if (call.id !== 0) port.postMessage(message);
-    };
-    const refuse = (error: unknown) =>
-      reply(
-        error instanceof GatewayFailure
-          ? { id: call.id, refusal: error.error }
-          : { id: call.id, failure: error instanceof Error ? error.message : String(error) },
-      );
-    try {
-      const value = answer(local, keyIssuer, call);
-      // Settlements resolve after their group commit, and PostgreSQL answers everything with a promise.
-      if (value instanceof Promise) value.then((v: unknown) => reply({ id: call.id, value: v }), refuse);
-      else reply({ id: call.id, value });
-    } catch (error) {
-      refuse(error);
+  // Answers wait for the end of the current job (a microtask): those of one message, or of one
+  // group commit's settlements, resolved together, leave together.
+  const out = new Outbox<Reply>((replies) => port.postMessage(replies), queueMicrotask);
+  port.on('message', (calls: readonly Call[]) => {
+    for (const call of calls) {
+      const reply = (message: Reply) => {
+        if (call.id !== 0) out.push(message);
+      };
+      const refuse = (error: unknown) =>
+        reply(
+          error instanceof GatewayFailure
+            ? { id: call.id, refusal: error.error }
+            : { id: call.id, failure: error instanceof Error ? error.message : String(error) },
+        );
+      try {
+        const value = answer(local, keyIssuer, call);
+        // Settlements resolve after their group commit, and PostgreSQL answers everything with a promise.
+        if (value instanceof Promise) value.then((v: unknown) => reply({ id: call.id, value: v }), refuse);
+        else reply({ id: call.id, value });
+      } catch (error) {
+        refuse(error);
+      }
     }
   });
+}
+
+/** Messages gathered and sent as one array when `schedule` runs the flush. */
+class Outbox<T> {
+  private items: T[] = [];
+  private readonly send: (items: T[]) => void;
+  private readonly schedule: (flush: () => void) => void;
+
+  constructor(send: (items: T[]) => void, schedule: (flush: () => void) => void) {
+    this.send = send;
+    this.schedule = schedule;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+    if (this.items.length === 1) this.schedule(() => this.flush());
+  }
+
+  flush(): void {
+    if (this.items.length === 0) return;
+    const items = this.items;
+    this.items = [];
+    this.send(items);
+  }
 }
 
 function answer(local: OwnerGovernance, keyIssuer: KeyIssuer | undefined, call: Call): unknown {
@@ -79,17 +114,22 @@ export class GovernanceProxy implements Governance {
   private readonly port: MessagePort;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** Calls of this turn of the event loop (every request's I/O callbacks run first), sent as one message. */
+  private readonly out: Outbox<Call>;
 
   constructor(port: MessagePort) {
     this.port = port;
-    port.on('message', (reply: Reply) => {
-      const waiting = this.pending.get(reply.id);
-      if (waiting === undefined) return;
-      this.pending.delete(reply.id);
+    this.out = new Outbox<Call>((calls) => port.postMessage(calls), setImmediate);
+    port.on('message', (replies: readonly Reply[]) => {
+      for (const reply of replies) {
+        const waiting = this.pending.get(reply.id);
+        if (waiting === undefined) continue;
+        this.pending.delete(reply.id);
+        if ('value' in reply) waiting.resolve(reply.value);
+        else if ('refusal' in reply) waiting.reject(new GatewayFailure(reply.refusal));
+        else waiting.reject(new Error(`governance: ${reply.failure}`));
+      }
       if (this.pending.size === 0) this.port.unref();
-      if ('value' in reply) waiting.resolve(reply.value);
-      else if ('refusal' in reply) waiting.reject(new GatewayFailure(reply.refusal));
-      else waiting.reject(new Error(`governance: ${reply.failure}`));
     });
     // Idle between calls: the port must not keep the worker alive on its own.
     port.unref();
@@ -128,10 +168,11 @@ export class GovernanceProxy implements Governance {
   }
 
   markUsed(key: KeyRef): void {
-    this.port.postMessage({ id: 0, op: 'markUsed', key: { id: key.id } } satisfies Call);
+    this.out.push({ id: 0, op: 'markUsed', key: { id: key.id } });
   }
 
   close(): void {
+    this.out.flush();
     for (const waiting of this.pending.values()) waiting.reject(new Error('governance: the worker is closing'));
     this.pending.clear();
     this.port.close();
@@ -143,7 +184,7 @@ export class GovernanceProxy implements Governance {
       // Referenced only while an answer is awaited (the reply handler unrefs it again).
       if (this.pending.size === 0) this.port.ref();
       this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ ...call, id });
+      this.out.push({ ...call, id } as Call);
     });
   }
 }

@@ -26,11 +26,28 @@ export class LatencyWindow {
 
   /** Nearest-rank percentiles (each one a sample that was seen), null before any sample. */
   summary(): LatencySummary {
-    if (this.filled === 0) return { window: 0, p50: null, p90: null, p99: null };
-    const sorted = this.samples.slice(0, this.filled).sort();
-    const rank = (p: number) => round(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!);
-    return { window: this.filled, p50: rank(0.5), p90: rank(0.9), p99: rank(0.99) };
+    return summarise([this.recent()]);
   }
+
+  /** The samples held (a copy, in no particular order): plain data another thread can merge. */
+  recent(): Float64Array {
+    return this.samples.slice(0, this.filled);
+  }
+}
+
+/** Nearest-rank percentiles over several windows' samples together (one per data-plane thread). */
+export function summarise(windows: readonly Float64Array[]): LatencySummary {
+  const filled = windows.reduce((n, w) => n + w.length, 0);
+  if (filled === 0) return { window: 0, p50: null, p90: null, p99: null };
+  const sorted = new Float64Array(filled);
+  let at = 0;
+  for (const w of windows) {
+    sorted.set(w, at);
+    at += w.length;
+  }
+  sorted.sort();
+  const rank = (p: number) => round(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!);
+  return { window: filled, p50: rank(0.5), p90: rank(0.9), p99: rank(0.99) };
 }
 
 function round(ms: number): number {

@@ -1,7 +1,10 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
 import { ConfigMetrics } from './metrics-config.ts';
 import { RequestMetrics } from './metrics-requests.ts';
 import { registerStateMetrics, type StateSources } from './metrics-state.ts';
+
+/** A registry's metrics as plain data (prom-client's JSON form): what a worker posts when asked. */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /**
  * A gateway's Prometheus metrics: its own registry (never prom-client's global one, so several
@@ -30,16 +33,34 @@ export class GatewayMetrics {
     return this.registry.contentType;
   }
 
-  /** The Prometheus text exposition, as GET /metrics serves it. */
-  render(): Promise<string> {
-    return this.registry.metrics();
+  /**
+   * The Prometheus text exposition, as GET /metrics serves it. `workers`: the other data-plane
+   * threads' request metrics (each counts its own requests), added to this registry's series by
+   * each metric's aggregator (counters and histograms summed).
+   */
+  async render(workers: readonly MetricsJson[] = []): Promise<string> {
+    if (workers.length === 0) return this.registry.metrics();
+    return AggregatorRegistry.aggregate([await this.registry.getMetricsAsJSON(), ...workers]).metrics();
   }
 
-  /**
-   * Plain data a main thread can sum over several workers' registries
-   * (`AggregatorRegistry.aggregate([...])`, each metric by its own aggregator).
-   */
-  getMetricsAsJSON(): ReturnType<Registry['getMetricsAsJSON']> {
+  /** The same as plain data (for OTLP, or tests): this registry's series with the workers' added. */
+  async getMetricsAsJSON(workers: readonly MetricsJson[] = []): Promise<MetricsJson> {
+    const own = await this.registry.getMetricsAsJSON();
+    if (workers.length === 0) return own;
+    return AggregatorRegistry.aggregate([own, ...workers]).getMetricsAsJSON();
+  }
+}
+
+/**
+ * A data-plane worker's own request metrics: a registry holding only the series that come from
+ * finished requests (the process, event-loop and routing figures are the main thread's), read as
+ * JSON when the main thread renders a scrape.
+ */
+export class WorkerRequestMetrics {
+  private readonly registry = new Registry();
+  readonly observer = new RequestMetrics(this.registry);
+
+  json(): Promise<MetricsJson> {
     return this.registry.getMetricsAsJSON();
   }
 }

@@ -31,6 +31,8 @@ export interface OtlpExportOptions {
   readonly lanes: (name: string) => LaneFacts | undefined;
   /** The gateway's metrics: exported over OTLP, and where the span queue's own figures go. */
   readonly registry?: Registry;
+  /** The metrics exported: the registry's with every worker's request metrics added (default: the registry's own). */
+  readonly readMetrics?: () => ReturnType<Registry['getMetricsAsJSON']>;
   readonly log: Logger;
 }
 
@@ -74,7 +76,8 @@ export function startOtlpExport(options: OtlpExportOptions): OtlpExport {
   }
 
   let meterProvider: MeterProvider | undefined;
-  if (settings.metrics && options.registry !== undefined) {
+  const registry = options.registry;
+  if (settings.metrics && registry !== undefined) {
     meterProvider = new MeterProvider({
       resource,
       readers: [
@@ -82,7 +85,7 @@ export function startOtlpExport(options: OtlpExportOptions): OtlpExport {
           exporter: new OTLPMetricExporter(exporterConfig('metrics')),
           exportIntervalMillis: settings.metricsIntervalMs,
           exportTimeoutMillis: Math.min(settings.timeoutMs, settings.metricsIntervalMs),
-          metricProducers: [new PromMetricProducer(options.registry)],
+          metricProducers: [new PromMetricProducer(options.readMetrics ?? (() => registry.getMetricsAsJSON()))],
         }),
       ],
     });

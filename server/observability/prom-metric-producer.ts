@@ -15,17 +15,18 @@ type PromValue = PromMetric['values'][number] & { metricName?: string };
  * a Prometheus-bound collector adds back), gauges gauges, histograms explicit-bucket histograms.
  */
 export class PromMetricProducer implements MetricProducer {
-  private readonly registry: Registry;
+  private readonly read: () => Promise<PromMetric[]>;
   private readonly startTime: HrTime = millisToHrTime(Date.now());
 
-  constructor(registry: Registry) {
-    this.registry = registry;
+  /** `read`: the registry's metrics as JSON (every worker's request metrics added). */
+  constructor(read: () => Promise<PromMetric[]>) {
+    this.read = read;
   }
 
   async collect(): Promise<CollectionResult> {
     const endTime = millisToHrTime(Date.now());
     const metrics: MetricData[] = [];
-    for (const metric of await this.registry.getMetricsAsJSON()) {
+    for (const metric of await this.read()) {
       const converted = this.convert(metric, endTime);
       if (converted !== undefined) metrics.push(converted);
     }

@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.ts';
 import { microcentsToCentsUp, microcentsToUsd } from '../shared/money.ts';
 import { SERVER_VERSION } from '../version.ts';
 import type { LatencySummary } from './latency-window.ts';
-import type { RequestStats } from './request-stats.ts';
+import type { RequestFigures } from './request-stats.ts';
 
 type StatsView = components['schemas']['StatsView'];
 
@@ -21,7 +21,8 @@ export interface StatsSources {
   readonly routing: RoutingTable;
   /** The routing clock: breaker deadlines are on it, and are shown as wall-clock times. */
   readonly clock: Clock;
-  readonly requests: RequestStats;
+  /** Finished requests' totals and percentiles, every worker's. */
+  readonly requests: RequestFigures;
   /** Requests being handled now, in every worker. */
   readonly inFlight: { readonly current: number };
 }

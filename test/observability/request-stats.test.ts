@@ -2,7 +2,7 @@
 // bounded window of the most recent answered requests.
 import { describe, expect, it } from 'vitest';
 import { LatencyWindow } from '../../server/observability/latency-window.ts';
-import { RequestStats } from '../../server/observability/request-stats.ts';
+import { RequestStats, requestStatsSum } from '../../server/observability/request-stats.ts';
 import { fabricatedRecord } from '../hooks/fabricated-record.ts';
 
 describe('LatencyWindow', () => {
@@ -43,6 +43,24 @@ describe('RequestStats', () => {
       costMicrocents: 2_000n,
     });
     expect(stats.latencySummary()).toEqual({
+      latencyMs: { window: 2, p50: 100, p90: 300, p99: 300 },
+      ttfbMs: { window: 2, p50: 10, p90: 30, p99: 30 },
+    });
+  });
+});
+
+describe('requestStatsSum (every data-plane thread)', () => {
+  it('adds the totals and takes the percentiles over every thread’s recent samples together', () => {
+    const main = new RequestStats(16);
+    const worker = new RequestStats(16);
+    main.record(fabricatedRecord({ latencyMs: 100, ttfbMs: 10 }));
+    worker.record(fabricatedRecord({ latencyMs: 300, ttfbMs: 30 }));
+    worker.record(fabricatedRecord({ status: 502, errorKind: 'server', latencyMs: 5, ttfbMs: 5, usage: null, costMicrocents: undefined }));
+    const sum = requestStatsSum(() => [main.report(), worker.report()]);
+    const one = main.totals();
+    expect(sum.totals()).toMatchObject({ total: 3, completed: 2, failed: 1, costMicrocents: one.costMicrocents * 2n });
+    expect(sum.totals().tokens.inputTokens).toBe(one.tokens.inputTokens * 2);
+    expect(sum.latencySummary()).toEqual({
       latencyMs: { window: 2, p50: 100, p90: 300, p99: 300 },
       ttfbMs: { window: 2, p50: 10, p90: 30, p99: 30 },
     });
