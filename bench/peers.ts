@@ -4,6 +4,7 @@
 // run like the other targets inside the bench's private network namespace. Never part of
 // `make test`. Installing needs the registries, so it happens before the namespace is entered.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -59,6 +60,8 @@ export interface PeerProcess {
   readonly command: string;
   /** What an OpenAI client sends this peer to reach the mock's OpenAI route. */
   request(stream: boolean): ClientRequest;
+  /** Whether it answered a stream request with a 200 when it started (its stream rows are left out otherwise). */
+  readonly streams: boolean;
   stop(): Promise<void>;
 }
 
@@ -107,6 +110,9 @@ export async function startPeer(root: string, name: PeerName, mockUrl: string, l
         '',
       ].join('\n'),
     );
+    // It refuses to start without a master key (every request would pass unauthenticated): one
+    // made for the run, which its clients send.
+    const masterKey = `sk-${randomBytes(32).toString('hex')}`;
     command = join(dir, 'venv/bin/litellm');
     // One worker per core, as the gateway's default.
     args = [
@@ -119,14 +125,17 @@ export async function startPeer(root: string, name: PeerName, mockUrl: string, l
       '--num_workers',
       String(Math.max(1, (await import('node:os')).availableParallelism())),
     ];
-    env = { LITELLM_LOG: 'ERROR', LITELLM_TELEMETRY: 'False', LITELLM_LOCAL_MODEL_COST_MAP: 'True', DISABLE_SCHEMA_UPDATE: 'true' };
-    request = (stream) => clientRequest('openai', 'to-openai', stream, 'bench-client-key');
+    env = { LITELLM_LOG: 'ERROR', LITELLM_TELEMETRY: 'False', LITELLM_LOCAL_MODEL_COST_MAP: 'True', LITELLM_MASTER_KEY: masterKey };
+    request = (stream) => clientRequest('openai', 'to-openai', stream, masterKey);
   }
-  const child = spawn(command, args, { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(command, args, { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // The last of what it printed, for an error; drained, never parsed.
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
+  const keep = (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
-  });
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   let exited = false;
   const exit = new Promise<void>((resolve) =>
     child.once('exit', () => {
@@ -167,6 +176,12 @@ export async function startPeer(root: string, name: PeerName, mockUrl: string, l
     }
     await sleep(500);
   }
+  // Portkey 1.15.2 on Node 24 answers every stream with a 500 ("TypeError: immutable" in its log).
+  const probe = request(true);
+  const streamed = await fetch(url + probe.path, { method: 'POST', headers: probe.headers, body: probe.body });
+  const streamText = await streamed.text();
+  const streams = streamed.status === 200;
+  if (!streams) log(`peer ${name}: a stream request got HTTP ${streamed.status} ${streamText.slice(0, 200)}: its stream rows are left out`);
   log(`peer ${name} ${PEER_VERSIONS[name]} answering at ${url} (pid ${child.pid})`);
-  return { name, version: PEER_VERSIONS[name], url, pid: child.pid!, command: [command, ...args].join(' '), request, stop };
+  return { name, version: PEER_VERSIONS[name], url, pid: child.pid!, command: [command, ...args].join(' '), request, streams, stop };
 }

@@ -4,6 +4,7 @@
 import type { Fleet } from './fleet.ts';
 import { runLoad, summariseLoad, warmUp, type LoadSample, type LoadSummary } from './load-runner.ts';
 import type { PeakRss } from './memory.ts';
+import type { PeerName } from './peers.ts';
 import { peerScenarios, requestFor, selected, THROUGHPUT_SCENARIOS, type Scenario } from './scenarios.ts';
 import type { Settings } from './settings.ts';
 
@@ -15,7 +16,8 @@ export interface ThroughputRow extends LoadSummary {
 
 export async function runThroughput(fleet: Fleet, settings: Settings, log: (line: string) => void, peak?: PeakRss): Promise<ThroughputRow[]> {
   const rows: ThroughputRow[] = [];
-  const scenarios = [...selected(THROUGHPUT_SCENARIOS, settings.filter), ...peerScenarios([...fleet.peers.keys()])];
+  const peerRows = peerScenarios([...fleet.peers.keys()]).filter((s) => !s.stream || fleet.peers.get(s.target as PeerName)?.streams === true);
+  const scenarios = [...selected(THROUGHPUT_SCENARIOS, settings.filter), ...peerRows];
   const requestOf = (s: Scenario) => fleet.peerRequest(s.target, s.stream) ?? requestFor(s, fleet.apiKey(s.target));
   for (const [index, connections] of settings.connections.entries()) {
     const here = scenarios.filter((s) => index === 0 || !s.comparison);
