@@ -16,9 +16,10 @@ install:
 system-packages:
 	bash scripts/system-packages.sh
 
-## run: start the gateway (CONFIG=<file>, default ./config.yaml if present, else the embedded demo config)
+## run: start the gateway (CONFIG=<file>, default ./config.yaml if present, else the embedded demo config), with the main thread's Node flags (server/app/heap-sizing.ts; dist/gateway carries them inside)
+MAIN_THREAD_NODE_FLAGS = $(shell node --input-type=module -e "import('./server/app/heap-sizing.ts').then((m) => console.log(m.MAIN_THREAD_NODE_FLAGS.join(' ')))")
 run: install
-	node server/main.ts $(if $(CONFIG),--config $(CONFIG))
+	node $(MAIN_THREAD_NODE_FLAGS) server/main.ts $(if $(CONFIG),--config $(CONFIG))
 
 ## validate: check a config file without serving (CONFIG=<file>)
 validate: install

@@ -90,12 +90,12 @@ try {
     t === proxyTarget || t === proxy2Target
       ? clientRequest('openai', 'bench-model', stream, t.key)
       : clientRequest('openai', gatewayModel('openai'), stream, t.key);
-  for (const t of all) await warmUp({ url: t.server.url, request: req(t), connections }, 3000);
+  for (const t of all) await warmUp({ url: t.server.url, request: req(t), connections, generator: 'autocannon' }, 3000);
   const samples = new Map<string, LoadSample[]>(all.map((t) => [t.name, []]));
   for (let r = 0; r < repeats; r++) {
     for (const t of r % 2 === 0 ? all : [...all].reverse()) {
       const before = threadCpu(t.server.pid);
-      const load = await runLoad({ url: t.server.url, request: req(t), connections, seconds, pid: t.server.pid });
+      const load = await runLoad({ url: t.server.url, request: req(t), connections, seconds, pid: t.server.pid, generator: 'autocannon' });
       samples.get(t.name)!.push(load);
       const after = threadCpu(t.server.pid);
       const acc = threads.get(t.name) ?? new Map<string, number>();

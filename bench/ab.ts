@@ -58,12 +58,12 @@ try {
       { name: 'A', url: gatewayA.url, pid: gatewayA.pid, request: gatewayRequest },
       { name: 'B', url: gatewayB.url, pid: gatewayB.pid, request: gatewayRequest },
     ];
-    for (const t of targets) await warmUp({ url: t.url, request: t.request, connections }, 2000);
+    for (const t of targets) await warmUp({ url: t.url, request: t.request, connections, generator: 'autocannon' }, 2000);
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     let errors = 0;
     for (let r = 0; r < repeats; r++) {
       for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
-        const sample = await runLoad({ url: t.url, request: t.request, connections, seconds, pid: t.pid });
+        const sample = await runLoad({ url: t.url, request: t.request, connections, seconds, pid: t.pid, generator: 'autocannon' });
         cpu.get(t.name)!.push(sample.cpuMicrosPerRequest ?? 0);
         errors += sample.errors;
       }

@@ -47,13 +47,21 @@ export async function runEmbeddings(fleet: Fleet, settings: Settings, log: (line
   const scenarios = SCENARIOS.filter((s) => s.target !== 'gateway' || settings.filter === undefined || s.name.includes(settings.filter));
   const requestOf = (s: EmbeddingsScenario) => embeddingsRequest(s, fleet.apiKey(s.target));
   log(`embeddings: ${connections} connections, ${scenarios.length} scenarios x ${settings.repeats} repeats x ${settings.seconds} s`);
-  for (const s of scenarios) await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections }, settings.warmupRequests);
+  for (const s of scenarios)
+    await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections, generator: settings.generator }, settings.warmupRequests);
   const samples = new Map<EmbeddingsScenario, LoadSample[]>(scenarios.map((s) => [s, []]));
   for (let repeat = 0; repeat < settings.repeats; repeat++) {
     for (const s of scenarios)
-      samples
-        .get(s)!
-        .push(await runLoad({ url: fleet.url(s.target), request: requestOf(s), connections, seconds: settings.seconds, pid: fleet.pid(s.target) }));
+      samples.get(s)!.push(
+        await runLoad({
+          url: fleet.url(s.target),
+          request: requestOf(s),
+          connections,
+          seconds: settings.seconds,
+          pid: fleet.pid(s.target),
+          generator: settings.generator,
+        }),
+      );
   }
   return scenarios.map((s) => ({ name: s.name, connections, ...summariseLoad(samples.get(s)!) }));
 }

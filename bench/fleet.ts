@@ -1,16 +1,21 @@
 // The processes a run measures, each its own process so /proc tells their CPU apart: the mock
-// upstream, the minimal proxy, and up to three gateways (default workers, `workers: 1`, governance on).
+// upstream, the minimal proxy, up to three gateways (default workers, `workers: 1`, governance on)
+// and the peers asked for (BENCH_PEERS; peers.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MAIN_THREAD_NODE_FLAGS } from '../server/app/heap-sizing.ts';
 import { GATEWAY_ENV, writeGatewayConfig } from './gateway-config.ts';
-import { processRssMiB } from './process-cpu.ts';
+import { processAnonRssMiB, processRssMiB } from './process-cpu.ts';
+import { treeRssMiB } from './process-tree.ts';
+import type { ClientRequest } from './client-requests.ts';
+import { startPeer, type PeerName, type PeerProcess } from './peers.ts';
 import type { Settings } from './settings.ts';
 import { spawnServer, type SpawnedServer } from './spawn-server.ts';
 
 export type GatewayVariant = 'gateway' | 'gateway-w1' | 'gateway-gov';
-export type TargetName = 'direct' | 'proxy' | GatewayVariant;
+export type TargetName = 'direct' | 'proxy' | GatewayVariant | PeerName;
 
 const VARIANTS: Record<GatewayVariant, { workers: 'auto' | number; governance: boolean }> = {
   gateway: { workers: 'auto', governance: false },
@@ -27,6 +32,8 @@ export interface GatewayProcess {
   readonly apiKey: string;
   /** RSS after start, before any request (admin calls aside). */
   idleRssMiB: number;
+  /** Its anonymous part (process-cpu.ts). */
+  idleAnonRssMiB: number;
 }
 
 /** How long a fresh process is left alone before its idle RSS is read. */
@@ -36,18 +43,36 @@ export class Fleet {
   readonly mock: SpawnedServer;
   readonly proxy: SpawnedServer;
   readonly gateways: ReadonlyMap<GatewayVariant, GatewayProcess>;
+  readonly peers: ReadonlyMap<PeerName, PeerProcess>;
+  /** Idle RSS of each peer's process tree, read with the gateways'. */
+  readonly peerIdleRssMiB: ReadonlyMap<PeerName, number>;
   private readonly dirs: string[];
 
-  private constructor(mock: SpawnedServer, proxy: SpawnedServer, gateways: Map<GatewayVariant, GatewayProcess>, dirs: string[]) {
+  private constructor(
+    mock: SpawnedServer,
+    proxy: SpawnedServer,
+    gateways: Map<GatewayVariant, GatewayProcess>,
+    peers: Map<PeerName, PeerProcess>,
+    peerIdleRssMiB: Map<PeerName, number>,
+    dirs: string[],
+  ) {
     this.mock = mock;
     this.proxy = proxy;
     this.gateways = gateways;
+    this.peers = peers;
+    this.peerIdleRssMiB = peerIdleRssMiB;
     this.dirs = dirs;
   }
 
   /** Starts the mock, the proxy and the gateways named; stops whatever started if one fails. */
-  static async start(variants: ReadonlySet<GatewayVariant>, settings: Settings, root: string): Promise<Fleet> {
-    const started: SpawnedServer[] = [];
+  static async start(
+    variants: ReadonlySet<GatewayVariant>,
+    settings: Settings,
+    root: string,
+    peerNames: readonly PeerName[] = [],
+    log: (line: string) => void = () => {},
+  ): Promise<Fleet> {
+    const started: { stop(): Promise<void> }[] = [];
     const dirs: string[] = [];
     try {
       const mock = await spawnServer(process.execPath, [join(root, 'bench/mock-upstream-server.ts')]);
@@ -66,18 +91,33 @@ export class Fleet {
           soakFailPercent: settings.soak?.failPercent ?? 30,
         });
         const [command, args] =
-          settings.gatewayCommand === undefined
-            ? [process.execPath, [join(root, 'server/main.ts'), '--config', config]]
-            : [settings.gatewayCommand, ['--config', config]];
+          settings.gatewayCommand === undefined ? checkoutGateway(root, ['--config', config]) : [settings.gatewayCommand, ['--config', config]];
         const server = await spawnServer(command, args, { ...GATEWAY_ENV });
         started.push(server);
         const adminUrl = String(server.announcement.adminUrl);
         const apiKey = VARIANTS[variant].governance ? await createVirtualKey(adminUrl) : 'bench-client-key';
-        gateways.set(variant, { server, workers: Number(server.announcement.workers ?? 1), adminUrl, apiKey, idleRssMiB: Number.NaN });
+        gateways.set(variant, {
+          server,
+          workers: Number(server.announcement.workers ?? 1),
+          adminUrl,
+          apiKey,
+          idleRssMiB: Number.NaN,
+          idleAnonRssMiB: Number.NaN,
+        });
+      }
+      const peers = new Map<PeerName, PeerProcess>();
+      for (const name of peerNames) {
+        const peer = await startPeer(root, name, mock.url, log);
+        started.push(peer);
+        peers.set(name, peer);
       }
       await sleep(SETTLE_MS);
-      for (const g of gateways.values()) g.idleRssMiB = processRssMiB(g.server.pid);
-      return new Fleet(mock, proxy, gateways, dirs);
+      for (const g of gateways.values()) {
+        g.idleRssMiB = processRssMiB(g.server.pid);
+        g.idleAnonRssMiB = processAnonRssMiB(g.server.pid);
+      }
+      const peerIdle = new Map([...peers].map(([name, p]) => [name, treeRssMiB(p.pid)] as const));
+      return new Fleet(mock, proxy, gateways, peers, peerIdle, dirs);
     } catch (error) {
       await Promise.all(started.map((s) => s.stop()));
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -85,10 +125,12 @@ export class Fleet {
     }
   }
 
-  private server(target: TargetName): SpawnedServer {
+  private server(target: TargetName): Pick<SpawnedServer, 'url' | 'pid'> {
+    const peer = this.peers.get(target as PeerName);
+    if (peer !== undefined) return peer;
     if (target === 'direct') return this.mock;
     if (target === 'proxy') return this.proxy;
-    const gateway = this.gateways.get(target);
+    const gateway = this.gateways.get(target as GatewayVariant);
     if (gateway === undefined) throw new Error(`${target} was not started`);
     return gateway.server;
   }
@@ -103,13 +145,31 @@ export class Fleet {
   }
 
   apiKey(target: TargetName): string {
-    return target === 'direct' || target === 'proxy' ? 'bench-client-key' : this.gateways.get(target)!.apiKey;
+    return this.gateways.get(target as GatewayVariant)?.apiKey ?? 'bench-client-key';
+  }
+
+  /** A peer's own request (its headers or model name), else undefined: the scenario's usual one. */
+  peerRequest(target: TargetName, stream: boolean): ClientRequest | undefined {
+    return this.peers.get(target as PeerName)?.request(stream);
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...[...this.gateways.values()].map((g) => g.server.stop()), this.proxy.stop(), this.mock.stop()]);
+    await Promise.all([
+      ...[...this.gateways.values()].map((g) => g.server.stop()),
+      ...[...this.peers.values()].map((p) => p.stop()),
+      this.proxy.stop(),
+      this.mock.stop(),
+    ]);
     for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The gateway from the checkout as `make run` starts it: node with the main thread's flags
+ * (server/app/heap-sizing.ts; the single executable carries the same ones inside).
+ */
+export function checkoutGateway(root: string, args: readonly string[]): [string, string[]] {
+  return [process.execPath, [...MAIN_THREAD_NODE_FLAGS, join(root, 'server/main.ts'), ...args]];
 }
 
 /** A virtual key from the admin API (governance on); its secret is what clients send. */

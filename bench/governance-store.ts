@@ -9,6 +9,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkoutGateway } from './fleet.ts';
 import { postgresUnavailable, startPostgres, type PostgresServer } from '../test/support/postgres.ts';
 import { clientRequest } from './client-requests.ts';
 import { GATEWAY_ENV, gatewayModel, writeGatewayConfig } from './gateway-config.ts';
@@ -75,7 +76,7 @@ export async function runGovernanceStores(settings: Settings, mockUrl: string, l
         ...(store === 'postgres' && { databaseUrlEnv: 'GATEWAY_DATABASE_URL' }),
         paced: { chunks: settings.pacedChunks, intervalMs: settings.pacedIntervalMs },
       });
-      const server = await spawnServer(process.execPath, [join(process.cwd(), 'server/main.ts'), '--config', config], {
+      const server = await spawnServer(...checkoutGateway(process.cwd(), ['--config', config]), {
         ...GATEWAY_ENV,
         GATEWAY_DATABASE_URL: databaseUrl,
       });
@@ -89,7 +90,10 @@ export async function runGovernanceStores(settings: Settings, mockUrl: string, l
       const samples = new Map<Store, { load: LoadSample; dbCpu: number | null }[]>(STORES.map((s) => [s, []]));
       for (const store of STORES) {
         const g = gateways.get(store)!;
-        await warmUp({ url: g.server.url, request: clientRequest('openai', gatewayModel('openai'), false, g.apiKey), connections }, settings.warmupRequests);
+        await warmUp(
+          { url: g.server.url, request: clientRequest('openai', gatewayModel('openai'), false, g.apiKey), connections, generator: settings.generator },
+          settings.warmupRequests,
+        );
       }
       for (let repeat = 0; repeat < settings.repeats; repeat++) {
         for (const store of STORES) {
@@ -101,6 +105,7 @@ export async function runGovernanceStores(settings: Settings, mockUrl: string, l
             connections,
             seconds: settings.seconds,
             pid: g.server.pid,
+            generator: settings.generator,
           });
           const dbCpu = store === 'postgres' && load.requests > 0 ? (postgresCpuMicros(pgPid) - dbBefore) / load.requests : null;
           samples.get(store)!.push({ load, dbCpu });

@@ -1,9 +1,13 @@
-// One autocannon sample of one scenario: throughput, latency (1 ms resolution), errors, and the CPU
-// the process in the middle spent per request (from /proc: all its threads, user + system).
+// One load sample of one scenario: throughput, latency, errors, the CPU the target's process tree
+// spent per request (from /proc: every process and thread, user + system), and the generator's
+// own CPU per request. wrk when the bench has it (latency at µs resolution), else autocannon
+// (1 ms resolution); see load-generator.ts.
 import autocannon from 'autocannon';
 import type { ClientRequest } from './client-requests.ts';
-import { processCpuMicros } from './process-cpu.ts';
+import type { Generator } from './load-generator.ts';
+import { treeCpuMicros } from './process-tree.ts';
 import { median } from './stats.ts';
+import { runWrk } from './wrk-load.ts';
 
 export interface LoadSample {
   readonly rps: number;
@@ -11,6 +15,8 @@ export interface LoadSample {
   readonly p99Ms: number;
   /** null for direct: no process in between to charge. */
   readonly cpuMicrosPerRequest: number | null;
+  /** The load generator's CPU per request (wrk's process; for autocannon, the bench process's). */
+  readonly clientCpuMicrosPerRequest: number;
   readonly requests: number;
   /** Connection errors, timeouts and non-2xx answers. */
   readonly errors: number;
@@ -22,6 +28,7 @@ export interface LoadSummary {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly cpuMicrosPerRequest: number | null;
+  readonly clientCpuMicrosPerRequest: number;
   readonly errors: number;
   readonly requests: number;
 }
@@ -33,6 +40,7 @@ export function summariseLoad(xs: readonly LoadSample[]): LoadSummary {
     p50Ms: median(xs.map((x) => x.p50Ms)),
     p99Ms: median(xs.map((x) => x.p99Ms)),
     cpuMicrosPerRequest: cpu.length === 0 ? null : median(cpu),
+    clientCpuMicrosPerRequest: median(xs.map((x) => x.clientCpuMicrosPerRequest)),
     errors: xs.reduce((a, x) => a + x.errors, 0),
     requests: xs.reduce((a, x) => a + x.requests, 0),
   };
@@ -44,11 +52,36 @@ export interface LoadOptions {
   readonly connections: number;
   readonly seconds: number;
   readonly pid: number | undefined;
+  readonly generator: Generator;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadSample> {
   const { pid } = options;
-  const cpuBefore = pid === undefined ? 0 : processCpuMicros(pid);
+  const cpuBefore = pid === undefined ? 0 : treeCpuMicros(pid);
+  const measured = options.generator === 'wrk' ? await wrkSample(options) : await autocannonSample(options);
+  const { requests } = measured;
+  return {
+    ...measured,
+    cpuMicrosPerRequest: pid === undefined || requests === 0 ? null : (treeCpuMicros(pid) - cpuBefore) / requests,
+  };
+}
+
+type Measured = Omit<LoadSample, 'cpuMicrosPerRequest'>;
+
+async function wrkSample(options: LoadOptions): Promise<Measured> {
+  const r = await runWrk(options.url, options.request, options.connections, options.seconds);
+  return {
+    rps: r.requests / r.seconds,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    clientCpuMicrosPerRequest: r.requests === 0 ? Number.NaN : r.clientCpuMicros / r.requests,
+    requests: r.requests,
+    errors: r.errors,
+  };
+}
+
+async function autocannonSample(options: LoadOptions): Promise<Measured> {
+  const client = process.cpuUsage();
   const result = await autocannon({
     url: options.url + options.request.path,
     method: 'POST',
@@ -57,30 +90,35 @@ export async function runLoad(options: LoadOptions): Promise<LoadSample> {
     connections: options.connections,
     duration: options.seconds,
   });
+  const used = process.cpuUsage(client);
   const requests = result.requests.total;
   return {
     rps: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
-    cpuMicrosPerRequest: pid === undefined || requests === 0 ? null : (processCpuMicros(pid) - cpuBefore) / requests,
+    clientCpuMicrosPerRequest: requests === 0 ? Number.NaN : (used.user + used.system) / requests,
     requests,
     errors: result.errors + result.non2xx,
   };
 }
 
-/** A fixed number of requests so JIT, pools and connections are warm before measuring; fails on any error. */
+/** Enough load that JIT, pools and connections are warm before measuring; fails on any error. */
 export async function warmUp(options: Omit<LoadOptions, 'seconds' | 'pid'>, amount: number): Promise<void> {
-  const result = await autocannon({
-    url: options.url + options.request.path,
-    method: 'POST',
-    body: options.request.body,
-    headers: { ...options.request.headers },
-    connections: options.connections,
-    amount: Math.max(amount, options.connections),
-  });
-  if (result.errors + result.non2xx > 0) {
-    throw new Error(
-      `warm-up of ${options.url}${options.request.path}: ${result.errors} errors, ${result.non2xx} non-2xx answers; is the scenario's request valid?`,
-    );
+  let errors: number;
+  if (options.generator === 'wrk') {
+    // wrk runs for a time, not a count: about `amount` requests at a few thousand a second.
+    const r = await runWrk(options.url, options.request, options.connections, Math.max(1, Math.ceil(amount / 2000)));
+    errors = r.errors;
+  } else {
+    const result = await autocannon({
+      url: options.url + options.request.path,
+      method: 'POST',
+      body: options.request.body,
+      headers: { ...options.request.headers },
+      connections: options.connections,
+      amount: Math.max(amount, options.connections),
+    });
+    errors = result.errors + result.non2xx;
   }
+  if (errors > 0) throw new Error(`warm-up of ${options.url}${options.request.path}: ${errors} errors or non-2xx answers; is the scenario's request valid?`);
 }

@@ -12,6 +12,17 @@ export function processCpuMicros(pid: number): number {
   return ticks * 10_000;
 }
 
+/**
+ * Of the RSS, the anonymous part in MiB (RssAnon: heaps, stacks, malloc): what the process costs
+ * the machine of its own. The rest is mostly the node executable's own pages (file-backed, shared
+ * with every node process and given back under pressure): about 30 MiB for a bare node, 60 MiB
+ * for a gateway, which runs more of node's code (its compilers, ICU, OpenSSL).
+ */
+export function processAnonRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
 /** Resident set size in MiB (the whole process, all threads). */
 export function processRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

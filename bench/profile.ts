@@ -10,6 +10,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkoutGateway } from './fleet.ts';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { ProtocolId } from '../server/ir/index.ts';
@@ -29,7 +30,8 @@ const [ingress, egress] = pair.split('->') as [ProtocolId, ProtocolId];
 const dir = mkdtempSync(join(tmpdir(), 'gateway-profile-'));
 const mock = await spawnServer(process.execPath, [join(root, 'bench/mock-upstream-server.ts')]);
 const config = writeGatewayConfig({ dir, mockUrl: mock.url, workers: 1, governance: false, paced: { chunks: 1, intervalMs: 1 } });
-const gateway = await spawnServer(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(root, 'server/main.ts'), '--config', config], GATEWAY_ENV);
+const [node, args] = checkoutGateway(root, ['--config', config]);
+const gateway = await spawnServer(node, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...args], GATEWAY_ENV);
 try {
   const request =
     streamWord === 'embeddings'

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkoutGateway } from './fleet.ts';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { GATEWAY_ENV } from './gateway-config.ts';
@@ -70,7 +71,7 @@ export async function runReloadBench(root: string, settings: Settings, log: (lin
   writeFileSync(join(dir, 'providers.yaml'), `openai: { base_url: ${mock.url}/v1 }\n`);
   const file = join(dir, 'config.yaml');
   writeFileSync(file, configText(0));
-  const [command, args] = settings.gatewayCommand === undefined ? [process.execPath, [join(root, 'server/main.ts')]] : [settings.gatewayCommand, []];
+  const [command, args] = settings.gatewayCommand === undefined ? checkoutGateway(root, []) : [settings.gatewayCommand, []];
   const gateway = spawn(command, [...args, '--config', file], { env: { ...process.env, ...GATEWAY_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: Record<string, unknown>[] = [];
   const reader = createInterface({ input: gateway.stdout });

@@ -20,6 +20,7 @@ const SCENARIO_HEADERS = [
   '+p50 vs proxy',
   'CPU us/req',
   'CPU x proxy',
+  'client CPU us/req',
   'req/s x direct',
   'req/s x proxy',
   'errors',
@@ -36,6 +37,7 @@ function probeCells(r: ProbeRow): string[] {
     signed(r.addedP50Ms, 3),
     signed(r.addedP99Ms, 3),
     signed(r.addedP50VsProxyMs, 3),
+    '-',
     '-',
     '-',
     '-',
@@ -58,6 +60,7 @@ function throughputCells(rows: readonly ThroughputRow[], r: ThroughputRow): stri
     signed(addedLatencyVs(rows, r, 'proxy', 'p50Ms'), 0),
     cell(r.cpuMicrosPerRequest),
     cell(cpuVsProxy(rows, r), 2),
+    cell(r.clientCpuMicrosPerRequest),
     cell(rpsVs(rows, r, 'direct'), 2),
     cell(rpsVs(rows, r, 'proxy'), 2),
     String(r.errors),
@@ -79,8 +82,21 @@ function pacedCells(r: PacedRow): string[] {
   ];
 }
 
-function memoryCells(m: MemoryRow): string[] {
-  return [m.variant, String(m.workers), cell(m.idleMiB, 1), cell(m.idlePerWorkerMiB, 1), cell(m.peakMiB, 1), cell(m.afterMiB, 1)];
+/** The connection counts the memory table has a peak column for. */
+const peakCounts = (rows: readonly MemoryRow[]) => [...new Set(rows.flatMap((m) => Object.keys(m.peakAtMiB).map(Number)))].sort((a, b) => a - b);
+
+function memoryCells(m: MemoryRow, counts: readonly number[]): string[] {
+  const at = (c: number) => m.peakAtMiB[c];
+  return [
+    m.variant,
+    String(m.workers),
+    cell(m.idleMiB, 1),
+    cell(m.idlePerWorkerMiB, 1),
+    cell(m.idleAnonMiB, 1),
+    ...counts.flatMap((c) => [cell(at(c) ?? null, 1), cell(at(c) === undefined ? null : at(c)! / m.workers, 1)]),
+    cell(m.peakMiB, 1),
+    cell(m.afterMiB, 1),
+  ];
 }
 
 export function formatReport(run: MeasuredRun, verdicts: readonly Verdict[], header: string): string {
@@ -88,7 +104,7 @@ export function formatReport(run: MeasuredRun, verdicts: readonly Verdict[], hea
   if (run.probe.length + run.throughput.length > 0) {
     parts.push(
       '',
-      'Scenarios (probe rows in microsecond-resolution ms; autocannon rows at 1 ms resolution)',
+      "Scenarios (probe rows in microsecond-resolution ms; load rows: wrk at µs resolution, autocannon at 1 ms; CPU of each target's process tree)",
       textTable(
         SCENARIO_HEADERS,
         [...run.probe.map(probeCells), ...run.throughput.map((r) => throughputCells(run.throughput, r))],
@@ -106,8 +122,20 @@ export function formatReport(run: MeasuredRun, verdicts: readonly Verdict[], hea
   if (run.memory.length > 0) {
     parts.push(
       '',
-      'Gateway memory (RSS MiB, whole process)',
-      textTable(['gateway', 'workers', 'idle', 'idle/worker', 'peak', 'after load'], run.memory.map(memoryCells)),
+      'Memory (RSS MiB of the whole process tree; peak @N: while the throughput section ran at N connections)',
+      textTable(
+        [
+          'target',
+          'workers',
+          'idle',
+          'idle/worker',
+          'idle anon',
+          ...peakCounts(run.memory).flatMap((c) => [`peak @${c}`, `@${c}/worker`]),
+          'peak',
+          'after load',
+        ],
+        run.memory.map((m) => memoryCells(m, peakCounts(run.memory))),
+      ),
     );
   }
   if (run.soak !== undefined) {
@@ -155,6 +183,7 @@ export function resultsJson(run: MeasuredRun, verdicts: readonly Verdict[], meta
       p99_ms: r.p99Ms,
       cpu_us_per_req: round(r.cpuMicrosPerRequest, 1),
       cpu_vs_proxy: round(cpuVsProxy(run.throughput, r), 3),
+      client_cpu_us_per_req: round(r.clientCpuMicrosPerRequest, 1),
       cpu_vs_governance_off: round(cpuVsGovernanceOff(run.throughput, r), 3),
       rps_vs_direct: round(rpsVs(run.throughput, r, 'direct'), 3),
       rps_vs_proxy: round(rpsVs(run.throughput, r, 'proxy'), 3),
@@ -181,7 +210,9 @@ export function resultsJson(run: MeasuredRun, verdicts: readonly Verdict[], meta
       workers: m.workers,
       rss_idle_mib: round(m.idleMiB, 1),
       rss_idle_per_worker_mib: round(m.idlePerWorkerMiB, 1),
+      rss_idle_anon_mib: round(m.idleAnonMiB, 1),
       rss_peak_mib: round(m.peakMiB, 1),
+      rss_peak_at_connections_mib: Object.fromEntries(Object.entries(m.peakAtMiB).map(([c, v]) => [c, round(v, 1)])),
       rss_after_mib: round(m.afterMiB, 1),
     })),
     ...(run.soak !== undefined && { soak: { ...run.soak, slopeMiBPerMinute: round(run.soak.slopeMiBPerMinute, 4) } }),

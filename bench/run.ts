@@ -6,32 +6,37 @@
 //
 // Sections (bench/README.md says what each measures and how to read the table):
 //   probe       unloaded latency in µs: one request at a time, direct / proxy / gateway interleaved
-//   throughput  autocannon at each connection count: req/s, p50/p99, CPU µs per request, ratios
+//   throughput  wrk (autocannon without it) at each connection count: req/s, p50/p99, CPU µs per
+//               request of each target's process tree, the generator's own CPU per request, ratios
 //   paced       16 concurrent streams of 20 chunks 10 ms apart: first byte, gaps, coalesced chunks
 //   reload      a gateway of 200 models and 50 pools reloaded by SIGHUP 20 times under keep-alive load:
 //               time to apply, and request latency before and during the reloads (none over 50 ms)
 //   store       governance off / on SQLite / on PostgreSQL (a server started for the run): req/s,
 //               added p50, gateway and database CPU per request (bench/results/store.json)
 //   embeddings  POST /v1/embeddings (16 inputs x 1024 dims): direct / proxy / gateway same protocol and to Cohere
-//   memory      gateway RSS idle after start, peak under load, after load (always, unless only reload runs)
+//   memory      RSS idle after start, peak at each connection count and over the run, after load
+//               (gateways and peers; always, unless only reload runs)
 //   soak        only with BENCH_SOAK_MINUTES (`make bench-soak`): load through a pool with one lane
 //               failing (500, reset, hang): client errors, failovers, breaker trips, RSS slope
 //
 // Environment (defaults in brackets; BENCH_QUICK=1 changes the defaults marked quick:):
 //   BENCH_QUICK=1               fast smoke run [off]
-//   BENCH_SECONDS               seconds per autocannon sample [4; quick: 1]
+//   BENCH_SECONDS               seconds per load sample [4; quick: 1]
 //   BENCH_REPEATS               interleaved repeats, each number is their median [3; quick: 1]
 //   BENCH_CONNECTIONS           throughput connection counts [32,128]; comparison rows
 //                               (workers: 1, the other four protocols) run at the first one only
 //   BENCH_FILTER                keep gateway scenarios whose name contains this (baselines always run)
 //   BENCH_SECTIONS              comma list of probe,throughput,paced,reload,store,embeddings [all]
-//   BENCH_WARMUP_REQUESTS       autocannon warm-up requests per scenario [2000; quick: 200]
+//   BENCH_WARMUP_REQUESTS       warm-up requests per scenario [2000; quick: 200]
 //   BENCH_PROBE_ROUNDS          measured probe rounds per repeat [2000; quick: 200]
 //   BENCH_PACED_ROUNDS          paced rounds per target and repeat [4; quick: 1]
 //   BENCH_PACED_STREAMS         concurrent paced streams [16]
 //   BENCH_PACED_CHUNKS          chunks per paced stream [20]
 //   BENCH_PACED_INTERVAL_MS     ms between paced chunks [10]
 //   BENCH_GATEWAY               gateway executable instead of `node server/main.ts`, e.g. dist/gateway
+//   BENCH_GENERATOR             wrk (installed on first use, the Debian package) or autocannon [wrk if it can be had]
+//   BENCH_NETNS=0               run on the host network instead of a private namespace (unshare -n, root) [namespace]
+//   BENCH_PEERS                 peer gateways beside this one: portkey,litellm (installed on first use into bench/.peers/) [none]
 //   BENCH_SOAK_MINUTES          run the soak instead of the suite, for this long [`make bench-soak`: 10]
 //   BENCH_SOAK_WARMUP_MINUTES   soak samples before this are left out of the slope [2]
 //   BENCH_SOAK_SAMPLE_SECONDS   RSS sampling interval [10]
@@ -54,6 +59,9 @@ import { formatReload } from './reload-report.ts';
 import { memoryRows, PeakRss } from './memory.ts';
 import { runPacedStreams } from './paced-streams.ts';
 import { formatReport, resultsJson } from './report.ts';
+import { resolveGenerator } from './load-generator.ts';
+import { installPeers } from './peers.ts';
+import { networkPlace, runInPrivateNetwork } from './private-network.ts';
 import { gatewayVariantsFor } from './scenarios.ts';
 import { readSettings, type Settings } from './settings.ts';
 import { runSoak } from './soak.ts';
@@ -74,6 +82,9 @@ function describe(settings: Settings, fleet: Fleet): Record<string, unknown> {
     loadavg_at_start: loadavg().map((x) => Math.round(x * 100) / 100),
     gateway_command: settings.gatewayCommand ?? 'node server/main.ts',
     gateway_workers: gateway?.workers,
+    generator: settings.generator,
+    network: networkPlace(),
+    peers: [...fleet.peers.values()].map((p) => ({ name: p.name, version: p.version, command: p.command })),
     settings: { ...settings, soak: settings.soak ?? null },
   };
 }
@@ -84,6 +95,8 @@ function headline(settings: Settings, fleet: Fleet): string {
     `gateway benchmark${settings.quick ? ' (QUICK: smoke run, numbers are noisy)' : ''}: ${settings.gatewayCommand ?? 'node server/main.ts'}, ` +
       `${gateway?.workers ?? '?'} workers on ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at start`,
     `${settings.repeats} interleaved repeat(s), ${settings.seconds} s samples, connections ${settings.connections.join(',')}${settings.filter === undefined ? '' : `, filter "${settings.filter}"`}` +
+      `, load by ${settings.generator}, ${networkPlace()}` +
+      (fleet.peers.size === 0 ? '' : `, peers ${[...fleet.peers.values()].map((p) => `${p.name} ${p.version}`).join(', ')}`) +
       (settings.repeats < 3 ? ' (fewer than 3 repeats: not for the record)' : ''),
   ].join('\n');
 }
@@ -100,20 +113,20 @@ async function runReloadSection(settings: Settings): Promise<void> {
 async function runSuite(settings: Settings): Promise<void> {
   if (settings.sections.includes('reload')) await runReloadSection(settings);
   if (settings.sections.every((s) => s === 'reload')) return;
-  const fleet = await Fleet.start(gatewayVariantsFor(settings), settings, root);
+  const fleet = await Fleet.start(gatewayVariantsFor(settings), settings, root, settings.peers, log);
   const stopOnSignal = () => void fleet.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
   const header = headline(settings, fleet);
   const meta = describe(settings, fleet);
   log(header.replace('\n', '; '));
-  const peak = new PeakRss([...fleet.gateways.values()].map((g) => g.server.pid));
+  const peak = new PeakRss([...[...fleet.gateways.values()].map((g) => g.server.pid), ...[...fleet.peers.values()].map((p) => p.pid)]);
   let run: MeasuredRun;
   let storeRows: StoreRow[] = [];
   let embeddings: EmbeddingsRow[] = [];
   try {
     const probe = settings.sections.includes('probe') ? await runLatencyProbe(fleet, settings, log) : [];
-    const throughput = settings.sections.includes('throughput') ? await runThroughput(fleet, settings, log) : [];
+    const throughput = settings.sections.includes('throughput') ? await runThroughput(fleet, settings, log, peak) : [];
     const paced = settings.sections.includes('paced') ? await runPacedStreams(fleet, settings, log) : [];
     storeRows = settings.sections.includes('store') ? await runGovernanceStores(settings, fleet.mock.url, log) : [];
     embeddings = settings.sections.includes('embeddings') ? await runEmbeddings(fleet, settings, log) : [];
@@ -164,5 +177,10 @@ async function runSoakMode(settings: Settings): Promise<void> {
   log(`written ${join(resultsDir, 'soak.json')}`);
 }
 
+// Before the private namespace (no network beyond loopback inside): the load generator and the peers.
+process.env.BENCH_GENERATOR = resolveGenerator(root, process.env.BENCH_GENERATOR, log);
 const settings = readSettings(root);
+if (networkPlace() === 'host network') installPeers(root, settings.peers, log);
+const code = await runInPrivateNetwork(log);
+if (code !== undefined) process.exit(code);
 await (settings.soak === undefined ? runSuite(settings) : runSoakMode(settings));

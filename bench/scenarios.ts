@@ -4,6 +4,7 @@ import type { ProtocolId } from '../server/ir/index.ts';
 import { clientRequest, type ClientRequest } from './client-requests.ts';
 import type { GatewayVariant, TargetName } from './fleet.ts';
 import { gatewayModel, pacedGatewayModel, pacedUpstreamModel, UPSTREAM_MODEL } from './gateway-config.ts';
+import type { PeerName } from './peers.ts';
 import type { Settings } from './settings.ts';
 
 /** baseline: direct or minimal proxy; same: same protocol both sides (passthrough); cross: translated. */
@@ -29,6 +30,8 @@ const LABEL: Record<TargetName, string> = {
   gateway: 'gateway',
   'gateway-w1': 'gateway[workers=1]',
   'gateway-gov': 'gateway[governance]',
+  portkey: 'Portkey',
+  litellm: 'LiteLLM',
 };
 
 function scenario(target: TargetName, ingress: ProtocolId, egress: ProtocolId, stream: boolean, comparison = false): Scenario {
@@ -50,8 +53,15 @@ export const THROUGHPUT_SCENARIOS: readonly Scenario[] = [false, true].flatMap((
   scenario('proxy', 'openai', 'openai', stream),
   ...MAIN_PAIRS.map(([i, e]) => scenario('gateway', i, e, stream)),
   scenario('gateway-gov', 'openai', 'openai', stream),
-  ...(stream ? [] : [scenario('gateway-w1', 'openai', 'openai', false, true), ...OTHER_PROTOCOLS.map((p) => scenario('gateway', p, p, false, true))]),
+  // workers: 1 at every connection count, stream and not: its CPU and memory are compared with the default's.
+  scenario('gateway-w1', 'openai', 'openai', stream),
+  ...(stream ? [] : OTHER_PROTOCOLS.map((p) => scenario('gateway', p, p, false, true))),
 ]);
+
+/** The peers' rows (BENCH_PEERS): an OpenAI client to the mock's OpenAI route through each, stream and not. */
+export function peerScenarios(peers: readonly PeerName[]): Scenario[] {
+  return [false, true].flatMap((stream) => peers.map((p) => scenario(p, 'openai', 'openai', stream)));
+}
 
 /** Probed one request at a time, interleaved, non-stream and stream. */
 export const PROBE_TARGETS: readonly Scenario[] = [false, true].flatMap((stream) => [
@@ -95,6 +105,6 @@ export function gatewayVariantsFor(settings: Settings): Set<GatewayVariant> {
     ...(settings.sections.includes('paced') ? selected(PACED_TARGETS, settings.filter) : []),
   ];
   const variants = new Set<GatewayVariant>(['gateway']); // always: its idle RSS is a target
-  for (const s of lists) if (s.target !== 'direct' && s.target !== 'proxy') variants.add(s.target);
+  for (const s of lists) if (s.target === 'gateway' || s.target === 'gateway-w1' || s.target === 'gateway-gov') variants.add(s.target);
   return variants;
 }

@@ -2,13 +2,15 @@
 // BENCH_QUICK=1 changes only the defaults; any variable given explicitly still wins.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import type { Generator } from './load-generator.ts';
+import { peersFrom, type PeerName } from './peers.ts';
 
 export type Section = 'probe' | 'throughput' | 'paced' | 'reload' | 'store' | 'embeddings';
 export const ALL_SECTIONS: readonly Section[] = ['probe', 'throughput', 'paced', 'reload', 'store', 'embeddings'];
 
 export interface Settings {
   readonly quick: boolean;
-  /** Seconds per autocannon sample. */
+  /** Seconds per load sample. */
   readonly seconds: number;
   /** Interleaved repeats; every reported number is the median over them. */
   readonly repeats: number;
@@ -16,7 +18,7 @@ export interface Settings {
   /** Keeps gateway scenarios whose name contains it (baselines always run). */
   readonly filter: string | undefined;
   readonly sections: readonly Section[];
-  /** Requests per autocannon warm-up of each scenario. */
+  /** Requests per warm-up of each scenario (wrk: about that many, run for a time). */
   readonly warmupRequests: number;
   /** Measured rounds per probe repeat (each round sends one request to every probe target). */
   readonly probeRounds: number;
@@ -29,6 +31,10 @@ export interface Settings {
   /** The gateway command: undefined runs `node server/main.ts`; otherwise this executable (e.g. dist/gateway). */
   readonly gatewayCommand: string | undefined;
   readonly soak: SoakSettings | undefined;
+  /** The load generator (resolved, and wrk installed, by run.ts before anything starts: load-generator.ts). */
+  readonly generator: Generator;
+  /** Peer gateways to run beside this one (BENCH_PEERS, e.g. portkey,litellm): peers.ts. */
+  readonly peers: readonly PeerName[];
 }
 
 export interface SoakSettings {
@@ -93,6 +99,8 @@ export function readSettings(root: string): Settings {
     pacedChunks: integerFrom('BENCH_PACED_CHUNKS', 20),
     pacedIntervalMs: integerFrom('BENCH_PACED_INTERVAL_MS', 10),
     gatewayCommand: gatewayCommandFrom(process.env.BENCH_GATEWAY, root),
+    generator: process.env.BENCH_GENERATOR === 'wrk' ? 'wrk' : 'autocannon',
+    peers: peersFrom(process.env.BENCH_PEERS),
     soak:
       soakMinutes === undefined || soakMinutes === ''
         ? undefined

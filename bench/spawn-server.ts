@@ -54,6 +54,12 @@ export async function spawnServer(command: string, args: readonly string[], env:
       }
     });
   });
+  // From here on stdout is only drained, never parsed: a gateway logs a line per request, and
+  // parsing them would spend the bench's CPU on the cores the targets are measured on.
+  lines.removeAllListeners('line');
+  lines.close();
+  child.stdout!.on('data', () => {});
+  child.stdout!.resume();
   const url = (announcement.url ?? announcement.dataUrl) as string;
   return {
     url,

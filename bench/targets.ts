@@ -34,6 +34,9 @@ export const LIMITS = {
   /** Coalesced chunks may exceed direct's share by this fraction of all chunks (client-side noise). */
   pacedCoalescedTolerance: 0.01,
   idleRssPerWorkerMiB: 60,
+  /** Peak RSS per worker while the throughput section runs at this many connections. */
+  loadedRssPerWorkerMiB: 150,
+  loadedRssAtConnections: 128,
   soakGrowthMiBPerMinute: 1.0,
   governanceCpuIncrease: 0.25,
 } as const;
@@ -128,6 +131,23 @@ function idleRssTarget(run: MeasuredRun): Verdict {
   );
 }
 
+/** Peak RSS at 128 connections per worker, the default gateway judged (workers: 1 shown beside it). */
+function loadedRssTarget(run: MeasuredRun): Verdict {
+  const limit = LIMITS.loadedRssPerWorkerMiB;
+  const c = LIMITS.loadedRssAtConnections;
+  const target = `RSS at ${c} connections <= ${limit} MiB per worker`;
+  const perWorker = (m: MemoryRow) => (m.peakAtMiB[c] ?? Number.NaN) / m.workers;
+  const row = run.memory.find((m) => m.variant === 'gateway');
+  if (row === undefined || !Number.isFinite(perWorker(row))) return na(target, `the throughput section did not run at ${c} connections`);
+  const single = run.memory.find((m) => m.variant === 'gateway-w1');
+  return judged(
+    target,
+    perWorker(row) <= limit,
+    `peak ${fmt(row.peakAtMiB[c]!, 1)} MiB / ${row.workers} workers = ${fmt(perWorker(row), 1)} MiB` +
+      (single === undefined || !Number.isFinite(perWorker(single)) ? '' : `; workers: 1 peaks at ${fmt(single.peakAtMiB[c]!, 1)} MiB`),
+  );
+}
+
 function soakTarget(run: MeasuredRun): Verdict {
   const limit = LIMITS.soakGrowthMiBPerMinute;
   const target = `soak RSS growth < ${limit} MiB/min`;
@@ -175,6 +195,7 @@ export function judge(run: MeasuredRun): Verdict[] {
     errorsTarget(run),
     ...pacedTarget(run),
     idleRssTarget(run),
+    loadedRssTarget(run),
     soakTarget(run),
     soakErrorsTarget(run),
     governanceTarget(run),

@@ -1,8 +1,11 @@
-// Throughput section: every selected scenario under autocannon at each connection count, repeats
-// interleaved (each repeat visits every scenario, so drift on a shared machine hits all alike).
+// Throughput section: every selected scenario (and the peers' rows) under load at each connection
+// count, repeats interleaved (each repeat visits every scenario, so drift on a shared machine hits
+// all alike). The RSS peaks are noted per connection count (memory.ts).
 import type { Fleet } from './fleet.ts';
 import { runLoad, summariseLoad, warmUp, type LoadSample, type LoadSummary } from './load-runner.ts';
-import { requestFor, selected, THROUGHPUT_SCENARIOS, type Scenario } from './scenarios.ts';
+import type { PeakRss } from './memory.ts';
+import type { PeerName } from './peers.ts';
+import { peerScenarios, requestFor, selected, THROUGHPUT_SCENARIOS, type Scenario } from './scenarios.ts';
 import type { Settings } from './settings.ts';
 
 /** Rates and latencies are medians over the repeats; errors and requests are summed. */
@@ -11,21 +14,32 @@ export interface ThroughputRow extends LoadSummary {
   readonly connections: number;
 }
 
-export async function runThroughput(fleet: Fleet, settings: Settings, log: (line: string) => void): Promise<ThroughputRow[]> {
+export async function runThroughput(fleet: Fleet, settings: Settings, log: (line: string) => void, peak?: PeakRss): Promise<ThroughputRow[]> {
   const rows: ThroughputRow[] = [];
-  const scenarios = selected(THROUGHPUT_SCENARIOS, settings.filter);
+  const peerRows = peerScenarios([...fleet.peers.keys()]).filter((s) => !s.stream || fleet.peers.get(s.target as PeerName)?.streams === true);
+  const scenarios = [...selected(THROUGHPUT_SCENARIOS, settings.filter), ...peerRows];
+  const requestOf = (s: Scenario) => fleet.peerRequest(s.target, s.stream) ?? requestFor(s, fleet.apiKey(s.target));
   for (const [index, connections] of settings.connections.entries()) {
     const here = scenarios.filter((s) => index === 0 || !s.comparison);
-    const requestOf = (s: Scenario) => requestFor(s, fleet.apiKey(s.target));
-    log(`throughput: ${connections} connections, ${here.length} scenarios x ${settings.repeats} repeats x ${settings.seconds} s`);
-    for (const s of here) await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections }, settings.warmupRequests);
+    log(`throughput: ${connections} connections, ${here.length} scenarios x ${settings.repeats} repeats x ${settings.seconds} s (${settings.generator})`);
+    peak?.enter(connections);
+    for (const s of here)
+      await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections, generator: settings.generator }, settings.warmupRequests);
     const samples = new Map<Scenario, LoadSample[]>(here.map((s) => [s, []]));
     for (let repeat = 0; repeat < settings.repeats; repeat++) {
       for (const s of here) {
-        const sample = await runLoad({ url: fleet.url(s.target), request: requestOf(s), connections, seconds: settings.seconds, pid: fleet.pid(s.target) });
+        const sample = await runLoad({
+          url: fleet.url(s.target),
+          request: requestOf(s),
+          connections,
+          seconds: settings.seconds,
+          pid: fleet.pid(s.target),
+          generator: settings.generator,
+        });
         samples.get(s)!.push(sample);
       }
     }
+    peak?.enter(undefined);
     for (const s of here) rows.push(summarise(s, connections, samples.get(s)!));
   }
   return rows;

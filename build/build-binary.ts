@@ -11,6 +11,7 @@
 // Run with the repo's Node: `node build/build-binary.ts` (what `make binary` does, followed by
 // build/build-cli.ts for dist/gateway-admin).
 import { join } from 'node:path';
+import { MAIN_THREAD_NODE_FLAGS } from '../server/app/heap-sizing.ts';
 import { assertPinnedNode, bundle, DIST, makeExecutable, ROOT, workDirectory } from './sea.ts';
 
 assertPinnedNode();
@@ -38,4 +39,7 @@ makeExecutable({
     'usage-thread.cjs': 'usage-thread.cjs',
   },
   output: join(DIST, 'gateway'),
+  // The main thread's heap is made before the bundle runs: its flags go in the executable (the
+  // worker threads' limits are set where they are started).
+  execArgv: MAIN_THREAD_NODE_FLAGS,
 });

@@ -85,10 +85,12 @@ export interface ExecutableOptions {
   /** Asset name (what the code asks node:sea's getAsset for) -> file. */
   assets: Record<string, string>;
   output: string;
+  /** Node flags the executable starts with (SEA `execArgv`), as `node <flags> script` would. */
+  execArgv?: readonly string[];
 }
 
 /** Steps 2 to 5: the blob, a copy of node, the injection, and the executable in place at once. */
-export function makeExecutable({ work, main, assets, output }: ExecutableOptions): void {
+export function makeExecutable({ work, main, assets, output, execArgv }: ExecutableOptions): void {
   const name = basename(output);
   const blobFile = join(work, `${name}.blob`);
   const seaConfig = join(work, `${name}.sea-config.json`);
@@ -103,6 +105,7 @@ export function makeExecutable({ work, main, assets, output }: ExecutableOptions
         disableExperimentalSEAWarning: true,
         useSnapshot: false,
         useCodeCache: true, // compiled at build time: a faster start
+        ...(execArgv !== undefined && { execArgv }),
         assets,
       },
       null,

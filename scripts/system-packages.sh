@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the test suite needs beyond npm (make test runs this first; safe to run again):
 # each missing one is installed with apt-get, present ones are skipped. One package per line.
+# With arguments, those packages instead (the bench asks for its load generator: `system-packages.sh wrk`).
 set -euo pipefail
 
 PACKAGES=(
@@ -12,6 +13,7 @@ PACKAGES=(
   sqlite3    # the read-only reader beside a serving gateway (test/e2e/store-single-writer.test.ts)
   postgresql # initdb/pg_ctl: a real PostgreSQL for the shared governance store (test/support/postgres.ts)
 )
+if [ "$#" -gt 0 ]; then PACKAGES=("$@"); fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do
