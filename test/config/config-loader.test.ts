@@ -14,7 +14,7 @@ describe('ConfigLoader', () => {
     const loader = new ConfigLoader();
     const verdict = await loader.load(candidate(BASE.replace('input: 1', 'input: 5')));
     expect('config' in verdict && verdict.config.models.get('demo')?.price).toEqual({ input: 5, output: 2 });
-    expect((loader as unknown as { worker?: unknown }).worker).toBeDefined(); // answered by the thread, not in place
+    expect(loader.threadForTests).toBeDefined(); // answered by the thread, not in place
     await loader.close();
   });
 
