@@ -17,7 +17,7 @@ system-packages:
 	bash scripts/system-packages.sh
 
 ## run: start the gateway (CONFIG=<file>, default ./config.yaml if present, else the embedded demo config), with the main thread's Node flags (server/app/heap-sizing.ts; dist/gateway carries them inside)
-MAIN_THREAD_NODE_FLAGS = $(shell node --input-type=module -e "import('./server/app/heap-sizing.ts').then((m) => console.log(m.MAIN_THREAD_NODE_FLAGS.join(' ')))")
+MAIN_THREAD_NODE_FLAGS = $(shell $(CURDIR)/node_modules/.bin/node --input-type=module -e "import('./server/app/heap-sizing.ts').then((m) => console.log(m.MAIN_THREAD_NODE_FLAGS.join(' ')))")
 run: install
 	node $(MAIN_THREAD_NODE_FLAGS) server/main.ts $(if $(CONFIG),--config $(CONFIG))
 
