@@ -65,11 +65,12 @@ const body = JSON.stringify({
   usage: { prompt_tokens: 19, completion_tokens: 200, total_tokens: 219 },
 });
 {
+  const bytes = Buffer.from(body); // as ClientResponse scans it
   const n = 200_000;
   let hits = 0;
-  for (let i = 0; i < 20_000; i++) if (mask.mayHold(body)) hits++;
+  for (let i = 0; i < 20_000; i++) if (mask.mayHold(bytes)) hits++;
   const start = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) if (mask.mayHold(body)) hits++;
+  for (let i = 0; i < n; i++) if (mask.mayHold(bytes)) hits++;
   const perBody = Number(process.hrtime.bigint() - start) / n;
   const parseStart = process.hrtime.bigint();
   for (let i = 0; i < n / 10; i++) hits += (JSON.parse(body) as { created: number }).created > 0 ? 0 : 1;

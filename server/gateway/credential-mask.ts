@@ -50,13 +50,11 @@ export class CredentialMask {
    * across delta strings, which `DeltaSplitGuard` and `maskSplitDeltas` then look at exactly.
    * Each of those holds one of a few short needles (a secret's first three bytes, a quote and its
    * second or third byte); the needles are searched for and each hit is checked where it is, so
-   * the usual chunk or body is cleared in one scan and goes out untouched. A string is read as
-   * latin-1 (one character a byte).
+   * the usual chunk or body is cleared in one scan and goes out untouched.
    */
-  mayHold(chunk: Buffer | string): boolean {
+  mayHold(bytes: Buffer): boolean {
     const hints = this.hints;
     if (hints === undefined) return false;
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
     if (bytes.length >= NATIVE_SEARCH_FROM) {
       // A large body (embeddings): its latin-1 view would cost more than native searches on its bytes.
       for (const needle of this.needles) {
@@ -65,7 +63,7 @@ export class CredentialMask {
       return false;
     }
     // One scan of a latin-1 view (same offsets as the bytes) for all needles at once.
-    const text = typeof chunk === 'string' ? chunk : bytes.toString('latin1');
+    const text = bytes.toString('latin1');
     hints.lastIndex = 0;
     for (let hit = hints.exec(text); hit !== null; hit = hints.exec(text)) {
       const at = hit.index;
