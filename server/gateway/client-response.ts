@@ -191,10 +191,13 @@ export class ClientResponse {
   }
 }
 
-/** A whole body with the credentials masked; the body itself when native searches on its bytes find nothing to do. */
-function maskedBody(mask: CredentialMask, body: string | Buffer): string | Buffer {
+/**
+ * A whole body with the credentials masked; its bytes as they are when native searches on them
+ * find nothing to do (a string body is encoded once, here, not again to be sent).
+ */
+function maskedBody(mask: CredentialMask, body: string | Buffer): Buffer {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  if (!mask.mayHold(bytes)) return body;
+  if (!mask.mayHold(bytes)) return bytes;
   return maskSplitDeltas(mask, mask.maskBytes(bytes));
 }
 
