@@ -1,7 +1,6 @@
 import type { components } from '../../generated/admin-api.ts';
 import type { KeyState } from '../governance/key-record.ts';
-import { microcentsToCentsDown } from '../shared/money.ts';
-import { isoOrNull, isoTime, remainingCents, remainingMicrocents, spentCents, usd } from './money-view.ts';
+import { budgetCents, isoOrNull, isoTime, remainingCents, remainingMicrocents, spentCents, usd } from './money-view.ts';
 
 type KeyView = components['schemas']['KeyView'];
 
@@ -18,7 +17,7 @@ export function keyView(key: KeyState): KeyView {
     name: key.name,
     owner: key.owner,
     prefix: key.prefix,
-    budget_cents: budget === null ? null : microcentsToCentsDown(budget),
+    budget_cents: budget === null ? null : budgetCents(budget),
     budget_period: key.budgetPeriod,
     spent_cents: spentCents(key.periodSpentMicrocents),
     spent_usd: usd(key.periodSpentMicrocents),

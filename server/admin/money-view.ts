@@ -9,7 +9,9 @@ export const usd = microcentsToUsd;
 
 export { remainingMicrocents } from '../governance/budget-remaining.ts';
 
-export const remainingCents = (left: bigint): number => microcentsToCentsDown(left);
+/** A budget, and what is left of one, in whole cents rounded down. */
+export const budgetCents = microcentsToCentsDown;
+export const remainingCents = microcentsToCentsDown;
 
 export function isoTime(epochMs: number): string {
   return new Date(epochMs).toISOString();

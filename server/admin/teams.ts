@@ -1,9 +1,8 @@
 import type { components } from '../../generated/admin-api.ts';
 import type { KeyAdmin } from '../governance/governance.ts';
 import type { TeamState } from '../governance/team-budget.ts';
-import { microcentsToCentsDown } from '../shared/money.ts';
 import { noStore } from './keys.ts';
-import { isoOrNull, remainingCents, remainingMicrocents, spentCents, usd } from './money-view.ts';
+import { budgetCents, isoOrNull, remainingCents, remainingMicrocents, spentCents, usd } from './money-view.ts';
 import type { OperationReply } from './reply.ts';
 
 type TeamView = components['schemas']['TeamView'];
@@ -25,7 +24,7 @@ export function teamView(team: TeamState): TeamView {
   return {
     name: team.name,
     configured: team.configured,
-    budget_cents: budget === null ? null : microcentsToCentsDown(budget),
+    budget_cents: budget === null ? null : budgetCents(budget),
     budget_usd: budget === null ? null : usd(budget),
     budget_period: team.budgetPeriod,
     spent_cents: spentCents(team.periodSpentMicrocents),

@@ -39,15 +39,18 @@ export class GatewayMetrics {
    * each metric's aggregator (counters and histograms summed).
    */
   async render(workers: readonly MetricsJson[] = []): Promise<string> {
-    if (workers.length === 0) return this.registry.metrics();
-    return AggregatorRegistry.aggregate([await this.registry.getMetricsAsJSON(), ...workers]).metrics();
+    return (await this.withWorkers(workers)).metrics();
   }
 
   /** The same as plain data (for OTLP, or tests): this registry's series with the workers' added. */
   async getMetricsAsJSON(workers: readonly MetricsJson[] = []): Promise<MetricsJson> {
-    const own = await this.registry.getMetricsAsJSON();
-    if (workers.length === 0) return own;
-    return AggregatorRegistry.aggregate([own, ...workers]).getMetricsAsJSON();
+    return (await this.withWorkers(workers)).getMetricsAsJSON();
+  }
+
+  /** This registry, or (with workers' metrics) an aggregate of it and theirs. */
+  private async withWorkers(workers: readonly MetricsJson[]): Promise<Registry> {
+    if (workers.length === 0) return this.registry;
+    return AggregatorRegistry.aggregate([await this.registry.getMetricsAsJSON(), ...workers]);
   }
 }
 
