@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createAdminApp } from '../admin/admin-app.ts';
 import { refuseForeignHosts } from '../admin/host-check.ts';
 import type { IssuerTimings } from '../auth/oidc-issuer.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -30,6 +29,7 @@ import { resolveAdminAddress } from './admin-address.ts';
 import { ConnectionGuard } from './connection-guard.ts';
 import { inFlightSettled } from './in-flight-settled.ts';
 import { listen } from './listen.ts';
+import { lazyListener } from './lazy-listener.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
 import { relayedLinesWriter } from './log-relay.ts';
@@ -43,6 +43,7 @@ import { EMBEDDED_DEFAULT_CONFIG, EMBEDDED_DEFAULT_SOURCE } from '../config/embe
 import { CELL_FLOATS } from '../routing/breaker-cell.ts';
 import type { Gateway } from '../gateway/gateway-context.ts';
 import type { LoadOptions } from '../config/load-config.ts';
+import type { AdminOptions } from '../admin/admin-app.ts';
 
 export interface RunningGateway {
   readonly config: RuntimeConfig;
@@ -311,7 +312,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
       ...(governance !== undefined && { governance }),
     }),
   });
-  const adminApp = await createAdminApp({
+  // Built on the admin plane's first request, not here: most gateways never get one (lazy-listener.ts).
+  const adminOptions: AdminOptions = {
     config,
     configControl,
     startedAt,
@@ -329,13 +331,17 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     },
     ...(governance !== undefined && { governance }),
     ...(options.validateAdminResponses !== undefined && { validateResponses: options.validateAdminResponses }),
-  });
+  };
+  const adminApp = lazyListener(
+    async () => (await (await import('../admin/admin-app.ts')).createAdminApp(adminOptions)).callback(),
+    (error) => options.log.error({ err: error }, 'the admin plane could not be built'),
+  );
   // No cap on the admin plane (it is not reachable by data-plane clients), but the same drain.
   const adminGuard = new ConnectionGuard({ maxConnections: Number.POSITIVE_INFINITY });
   // Without a token, only loopback protects the admin plane: a page on another site whose name
   // resolves to 127.0.0.1 (DNS rebinding) is refused by its Host header.
   const adminListener = adminGuard.listener(
-    config.adminToken === undefined ? refuseForeignHosts(adminApp.callback(), [loaded.adminListen.host, admin.address, 'localhost']) : adminApp.callback(),
+    config.adminToken === undefined ? refuseForeignHosts(adminApp, [loaded.adminListen.host, admin.address, 'localhost']) : adminApp,
   );
   const adminServer =
     config.adminTls === undefined
