@@ -38,6 +38,7 @@ interface ImageConfig {
   ExposedPorts: Record<string, object>;
   StopSignal?: string;
   Labels: Record<string, string>;
+  Env?: string[];
 }
 /** podman reports HEALTHCHECK beside Config, durations in nanoseconds. */
 interface Healthcheck {
@@ -123,6 +124,8 @@ describe.skipIf(skipReason !== undefined)('the container image (deploy/container
     expect(config.WorkingDir).toBe('/etc/gateway'); // ./config.yaml is /etc/gateway/config.yaml
     expect(Object.keys(config.ExposedPorts).sort()).toEqual(['8080/tcp', '8081/tcp']);
     expect(healthcheck?.Test).toEqual(['CMD', '/usr/local/bin/gateway', '--healthcheck', 'http://127.0.0.1:8080/healthz']);
+    // At most two glibc malloc arenas (issue 19: less memory idle and under load).
+    expect(config.Env ?? []).toContain('MALLOC_ARENA_MAX=2');
     expect(healthcheck?.Interval).toBe(30e9);
     expect(healthcheck?.Timeout).toBeGreaterThan(3e9); // above the probe's own 3 s limit, so its reason reaches the log
     expect(config.StopSignal).toBe('SIGTERM');

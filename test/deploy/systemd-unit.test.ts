@@ -108,6 +108,7 @@ describe('deploy/systemd/gateway.service, as written', () => {
   it('starts the gateway on /etc/gateway/config.yaml with secrets from an environment file', () => {
     expect(setting('ExecStart')).toEqual(['/usr/local/bin/gateway --config /etc/gateway/config.yaml']);
     expect(setting('EnvironmentFile')).toEqual(['-/etc/gateway/gateway.env']);
+    expect(setting('Environment')).toEqual(['MALLOC_ARENA_MAX=2']); // at most two glibc malloc arenas (issue 19)
     expect(setting('Restart')).toEqual(['on-failure']);
     expect(setting('RestartPreventExitStatus')).toEqual(['2']); // an invalid configuration stays down
   });
