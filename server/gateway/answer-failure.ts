@@ -10,7 +10,7 @@ import { isStackOverflow, requestTooDeep } from './request-too-deep.ts';
  */
 export function answerFailure(exchange: Exchange, error: unknown, bodyRead: boolean): void {
   const { res, meter, ingress } = exchange;
-  if (exchange.signal.aborted) return; // the client left; there is no one to answer
+  if (exchange.clientGone.aborted) return; // the client left; there is no one to answer
   if (error instanceof GatewayFailure) {
     meter.error = error.error;
     exchange.log.debug({ status: error.error.status, kind: error.error.kind, code: error.error.code }, error.error.message); // the request line has status, kind and code

@@ -39,7 +39,7 @@ export async function upstreamErrorResult(upstream: UpstreamResponse, codec: Egr
  * timer, a network fault, or a GatewayFailure raised by a codec.
  */
 export function thrownFailure(error: unknown, exchange: Exchange, attempt: AttemptContext): AttemptResult {
-  if (exchange.signal.aborted) return { status: 'client_gone' };
+  if (exchange.clientGone.aborted) return { status: 'client_gone' };
   if (error instanceof GatewayFailure) {
     return { status: 'failed', error: error.error, outcome: outcomeOf(error.error) };
   }

@@ -15,6 +15,7 @@ import { StreamTail } from './stream-tail.ts';
 import type { AttemptContext, AttemptResult } from './attempt-result.ts';
 import type { Exchange } from './gateway-context.ts';
 import { forwardedClientHeaders, relayedHeaders } from './relayed-headers.ts';
+import { scannedUsage } from './answer-usage-scan.ts';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
@@ -77,7 +78,7 @@ async function relayAnswer(
   if (!looksLikeJsonObject(answer))
     return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
   attempt.onCommit();
-  const usage = readsUsage(exchange) ? usageOfAnswer(exchange, answer) : null;
+  const usage = readsUsage(exchange) ? (scannedUsage(exchange, answer) ?? usageOfAnswer(exchange, answer)) : null;
   headers['content-type'] ??= 'application/json';
   await exchange.res.sendAnswer(status, headers, answer, { lane: attempt.lane, usage });
   return { status: 'committed', outcome: 'success' };

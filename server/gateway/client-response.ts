@@ -94,7 +94,7 @@ export class ClientResponse {
     body: string | Buffer,
     summary: Omit<AnswerSummary, 'answerBytes'>,
   ): Promise<void> {
-    this.answer = { ...summary, answerBytes: Buffer.byteLength(body) };
+    this.answer = { lane: summary.lane, usage: summary.usage, answerBytes: Buffer.byteLength(body) };
     await this.finisher?.(this.answer);
     this.sendBody(status, headers, body);
   }
@@ -115,8 +115,11 @@ export class ClientResponse {
     this.committedAt = performance.now();
     const all = { ...this.baseHeaders, ...headers };
     if (!this.credentials.isEmpty) {
-      for (const [name, value] of Object.entries(all))
+      // for-in, not Object.entries: no array per header on every answer.
+      for (const name in all) {
+        const value = all[name]!;
         all[name] = typeof value === 'string' ? this.credentials.maskText(value) : value.map((v) => this.credentials.maskText(v));
+      }
       this.maskedContentType = contentTypeOf(all) ?? '';
     }
     // Headers go out with the first body write: one packet, not two.

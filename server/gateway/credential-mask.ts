@@ -67,7 +67,8 @@ export class CredentialMask {
     hints.lastIndex = 0;
     for (let hit = hints.exec(text); hit !== null; hit = hints.exec(text)) {
       const at = hit.index;
-      for (const needle of this.needles) if (startsWith(bytes, at, needle.bytes) && needle.holds(bytes, at)) return true;
+      const needles = this.needles;
+      for (let n = 0; n < needles.length; n++) if (startsWith(bytes, at, needles[n]!.bytes) && needles[n]!.holds(bytes, at)) return true;
       hints.lastIndex = at + 1; // hits may overlap
     }
     return false;
@@ -251,7 +252,8 @@ function isDeltaValue(bytes: Buffer, open: number): boolean {
   i--;
   while (i >= 0 && isSpace(bytes[i]!)) i--;
   if (bytes[i] !== QUOTE) return false;
-  for (const name of DELTA_FIELDS) {
+  for (let n = 0; n < DELTA_FIELDS.length; n++) {
+    const name = DELTA_FIELDS[n]!; // indexed: for-of allocated an iterator result per field here
     const start = i - name.length;
     if (start < 1 || bytes[start - 1] !== QUOTE) continue;
     let k = 0;

@@ -3,6 +3,7 @@ import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts'
 import { allowsFailover } from '../routing/outcome.ts';
 import type { PoolRouter } from '../routing/pool-router.ts';
 import type { AttemptContext, AttemptResult, RelayedError } from './attempt-result.ts';
+import type { ClientGone, GoneWatcher } from './client-gone.ts';
 import { credentialMaskFor } from './credential-mask.ts';
 import type { Exchange } from './gateway-context.ts';
 import { laneRefusalOf, type LaneRefusal } from './lane-refusal.ts';
@@ -62,7 +63,7 @@ export async function runWithFailover(exchange: Exchange, router: PoolRouter<Mod
     res.guardCredentials(credentialMaskFor(member.lane.provider)); // before anything of this lane can reach the client
     let result: AttemptResult;
     const attemptStart = meter.beginAttempt(member.lane);
-    const context = new LaneAttempt(exchange.signal, member.lane);
+    const context = new LaneAttempt(exchange.clientGone, member.lane);
     try {
       result = await run(context);
     } catch (error) {
@@ -126,28 +127,28 @@ function prepare(exchange: Exchange, attempt: Attempt, lane: ModelRoute, note = 
 /**
  * One attempt's context: its own abort signal, aborted by the client leaving or by no content
  * within the lane's first-byte timeout (one controller for both: cheaper than AbortSignal.any),
- * and whether its request was sent. One object an attempt: it is its own abort listener
- * (`handleEvent`), and its timer is handed the controller instead of a closure.
+ * and whether its request was sent. One object an attempt: it is what the client's departure
+ * tells (`handleEvent`, without EventTarget listeners), and its timer is handed the controller
+ * instead of a closure.
  */
-class LaneAttempt implements AttemptContext {
+class LaneAttempt implements AttemptContext, GoneWatcher {
   readonly lane: ModelRoute;
   readonly signal: AbortSignal;
   /** The request went upstream while the attempt was live: from then on the upstream may bill it. */
   sent = false;
   private readonly controller = new AbortController();
-  private readonly client: AbortSignal;
+  private readonly client: ClientGone;
   private readonly timeout: NodeJS.Timeout;
 
-  constructor(client: AbortSignal, lane: ModelRoute) {
+  constructor(client: ClientGone, lane: ModelRoute) {
     this.lane = lane;
     this.signal = this.controller.signal;
     this.client = client;
-    if (client.aborted) this.controller.abort();
-    else client.addEventListener('abort', this, { once: true });
+    client.watch(this);
     this.timeout = setTimeout(abortController, lane.timeouts.firstByteMs, this.controller);
   }
 
-  /** The client's signal aborted. */
+  /** The client left. */
   handleEvent(): void {
     this.controller.abort();
   }
@@ -163,7 +164,7 @@ class LaneAttempt implements AttemptContext {
   /** The attempt is over: its timer and listener go. */
   close(): void {
     clearTimeout(this.timeout);
-    this.client.removeEventListener('abort', this);
+    this.client.unwatch(this);
   }
 }
 

@@ -11,6 +11,7 @@ import type { RequestsInFlight } from '../observability/requests-in-flight.ts';
 import type { TranslationStats } from '../observability/translation-stats.ts';
 import type { RequestObserver } from '../observability/request-record.ts';
 import type { RequestOrigin } from '../protocols/codec.ts';
+import type { ClientGone } from './client-gone.ts';
 import type { ClientResponse } from './client-response.ts';
 import type { Ingress } from './ingress.ts';
 import type { RequestMeter } from './request-meter.ts';
@@ -56,8 +57,10 @@ export interface Exchange {
   /** The request's query string (Gemini clients may send their key as `?key=`). */
   readonly query: URLSearchParams;
   readonly requestId: string;
-  /** Aborted when the client disconnects: the upstream call is cancelled with it. */
+  /** Aborted when the client disconnects: the upstream call is cancelled with it. Made on first use. */
   readonly signal: AbortSignal;
+  /** Whether the client left, without making `signal`; attempts watch it. */
+  readonly clientGone: ClientGone;
   readonly log: Logger;
   /** Notes timings, attempts and the answer for the request's record. */
   readonly meter: RequestMeter;

@@ -9,7 +9,7 @@ export function reportRequest(exchange: Exchange): void {
     configVersion: exchange.gateway.config.configVersion,
     ingress: exchange.ingress.codec.id,
     res: exchange.res,
-    clientGone: exchange.signal.aborted && !exchange.meter.delivered,
+    clientGone: exchange.clientGone.aborted && !exchange.meter.delivered,
   });
   const content = exchange.content?.content();
   for (const observer of observers) {

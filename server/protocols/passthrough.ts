@@ -14,7 +14,14 @@ const BACKSLASH = 0x5c;
 export function replaceTopLevelString(body: Buffer, key: string, value: string): Buffer {
   const span = findTopLevelValue(body, key);
   if (span === undefined) return body;
-  return Buffer.concat([body.subarray(0, span.start), Buffer.from(JSON.stringify(value)), body.subarray(span.end)]);
+  // One new buffer, written in place: no intermediate slices or encoded copy.
+  const encoded = JSON.stringify(value);
+  const length = Buffer.byteLength(encoded);
+  const out = Buffer.allocUnsafe(span.start + length + body.length - span.end);
+  body.copy(out, 0, 0, span.start);
+  out.write(encoded, span.start);
+  body.copy(out, span.start + length, span.end);
+  return out;
 }
 
 /**
@@ -72,9 +79,17 @@ export function findTopLevelValue(body: Buffer, key: string): { start: number; e
 }
 
 function keyMatches(body: Buffer, start: number, end: number, key: string): boolean {
-  const raw = body.subarray(start, end);
-  if (raw.includes(BACKSLASH)) return JSON.parse(raw.toString('utf8')) === key;
-  return end - start === key.length + 2 && raw.toString('utf8', 1, raw.length - 1) === key;
+  // Compared in place: no copy or string per member (this runs on every member of every request).
+  let plain = true;
+  for (let i = start + 1; i < end - 1; i++) if (body[i] === BACKSLASH) plain = false;
+  if (!plain) return JSON.parse(body.toString('utf8', start, end)) === key;
+  if (end - start !== key.length + 2) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 0x80) return body.toString('utf8', start + 1, end - 1) === key; // a non-ASCII key: as decoded
+    if (body[start + 1 + i] !== c) return false;
+  }
+  return true;
 }
 
 function skipWhitespace(body: Buffer, i: number): number {

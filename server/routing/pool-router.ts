@@ -60,6 +60,8 @@ export class PoolRouter<L> {
    */
   private readonly rotation: SmoothWeightedRoundRobin;
   private readonly failoverCount: { readonly counts: Int32Array; readonly index: number };
+  /** A pool of one's plan while its member is available, made on first use. */
+  private onePlan: AttemptPlan<L> | undefined;
 
   constructor(options: PoolRouterOptions<L>) {
     this.name = options.name;
@@ -94,6 +96,7 @@ export class PoolRouter<L> {
 
   /** The order to try members for one request. Taking a probe happens later, per attempt. */
   plan(): AttemptPlan<L> {
+    if (this.members.length === 1) return this.planOfOne();
     const admissions = this.members.map((m) => m.cell.wouldAdmit());
     const available = (i: number) => admissions[i]!.kind !== 'unavailable';
     const first = this.rotation.pick(available);
@@ -108,7 +111,26 @@ export class PoolRouter<L> {
     });
     return { order: all.slice(0, this.limits.maxAttempts), spares: all.slice(this.limits.maxAttempts), retryAt: undefined };
   }
+
+  /**
+   * `plan` for a pool of one (a model used on its own: most requests), with the same rotation
+   * step and the same answer, without arrays and closures per request: the available plan is
+   * built once (plans are only read).
+   */
+  private planOfOne(): AttemptPlan<L> {
+    const admission = this.members[0]!.cell.wouldAdmit();
+    if (this.rotation.pick(admission.kind === 'unavailable' ? NONE : ANY) === undefined) return { order: [], spares: [], retryAt: soonest([admission]) };
+    if (this.onePlan === undefined) {
+      const m = this.members[0]!;
+      const all = [{ lane: m.lane, name: m.name, cell: m.cell }];
+      this.onePlan = Object.freeze({ order: all.slice(0, this.limits.maxAttempts), spares: all.slice(this.limits.maxAttempts), retryAt: undefined });
+    }
+    return this.onePlan;
+  }
 }
+
+const ANY = (): boolean => true;
+const NONE = (): boolean => false;
 
 function soonest(admissions: readonly Admission[]): number | undefined {
   let best: number | undefined;
