@@ -25,13 +25,13 @@ const record = fabricatedRecord({
 });
 
 /** Like the worker's log relay: lines appended to one string, handed on in batches. */
-const sink = {
-  pending: '',
+let pending = '';
+const sink: DestinationStream = {
   write(line: string) {
-    this.pending += line;
-    if (this.pending.length > 256 * 1024) this.pending = '';
+    pending += line;
+    if (pending.length > 256 * 1024) pending = '';
   },
-} as unknown as DestinationStream;
+};
 
 async function observers(tree: string): Promise<Record<string, RequestObserver>> {
   const { createLogger } = await import(`${tree}/server/shared/logger.ts`);
