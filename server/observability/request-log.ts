@@ -29,22 +29,22 @@ export class RequestLog implements RequestObserver {
 
 /** The line's fields as a JSON fragment, `,"requestId":"...",...`: what pino made of the object. */
 export function requestLogFields(record: RequestRecord): string {
-  let line = `,"requestId":${str(record.requestId)},"configVersion":${str(record.configVersion)}`;
+  let line = `,"requestId":${str(record.requestId)},"configVersion":${known(record.configVersion)}`;
   if (record.ledgerId !== undefined) line += `,"ledgerId":${str(record.ledgerId)}`;
   if (record.keyId !== undefined) line += `,"keyId":${str(record.keyId)}`;
-  if (record.model !== undefined) line += `,"model":${str(record.model)}`;
-  if (record.pool !== undefined) line += `,"pool":${str(record.pool)}`;
+  if (record.model !== undefined) line += `,"model":${known(record.model)}`;
+  if (record.pool !== undefined) line += `,"pool":${known(record.pool)}`;
   if (record.lane !== undefined) {
-    line += `,"lane":${str(record.lane)}`;
-    if (record.provider !== undefined) line += `,"provider":${str(record.provider)}`;
-    if (record.upstreamModel !== undefined) line += `,"upstreamModel":${str(record.upstreamModel)}`;
+    line += `,"lane":${known(record.lane)}`;
+    if (record.provider !== undefined) line += `,"provider":${known(record.provider)}`;
+    if (record.upstreamModel !== undefined) line += `,"upstreamModel":${known(record.upstreamModel)}`;
   }
-  line += `,"ingress":${str(record.ingress)}`;
-  if (record.operation !== 'chat') line += `,"operation":${str(record.operation)}`;
-  if (record.egress !== undefined) line += `,"egress":${str(record.egress)}`;
+  line += `,"ingress":${known(record.ingress)}`;
+  if (record.operation !== 'chat') line += `,"operation":${known(record.operation)}`;
+  if (record.egress !== undefined) line += `,"egress":${known(record.egress)}`;
   line += `,"stream":${record.stream},"status":${num(record.status)}`;
-  if (record.errorKind !== undefined) line += `,"errorKind":${str(record.errorKind)}`;
-  if (record.errorCode !== undefined) line += `,"errorCode":${str(record.errorCode)}`;
+  if (record.errorKind !== undefined) line += `,"errorKind":${known(record.errorKind)}`;
+  if (record.errorCode !== undefined) line += `,"errorCode":${known(record.errorCode)}`;
   if (record.clientGone) line += ',"clientGone":true';
   line += `,"latencyMs":${num(ms(record.latencyMs))}`;
   if (record.ttfbMs !== undefined) line += `,"ttfbMs":${num(ms(record.ttfbMs))}`;
@@ -60,7 +60,7 @@ export function requestLogFields(record: RequestRecord): string {
   if (usage !== null) {
     line += `,"tokens":{"input":${num(usage.inputTokens)},"output":${num(usage.outputTokens)},"cacheRead":${num(usage.cacheReadTokens)},"cacheWrite":${num(usage.cacheWriteTokens)},"reasoning":${num(usage.reasoningTokens)}}`;
   }
-  if (record.finishReason !== undefined) line += `,"finishReason":${str(record.finishReason)}`;
+  if (record.finishReason !== undefined) line += `,"finishReason":${known(record.finishReason)}`;
   if (record.costMicrocents !== undefined) line += `,"costUsd":${num(microcentsToUsdNumber(record.costMicrocents))}`;
   const { warnings } = record;
   if (warnings.length > 0) {
@@ -74,6 +74,21 @@ export function requestLogFields(record: RequestRecord): string {
 /** A JSON string, escaped as JSON.stringify (and pino) escape it. */
 function str(value: string): string {
   return JSON.stringify(value);
+}
+
+/** Escaped strings of the values that repeat from request to request (they come from the configuration). */
+const ESCAPED = new Map<string, string>();
+/** More than a configuration holds; past it the cache starts over (after reloads that renamed things). */
+const MAX_ESCAPED = 4096;
+
+/** `str` for a value from a bounded set (names, protocols, outcomes): looked up rather than escaped again. */
+function known(value: string): string {
+  let escaped = ESCAPED.get(value);
+  if (escaped === undefined) {
+    if (ESCAPED.size >= MAX_ESCAPED) ESCAPED.clear();
+    ESCAPED.set(value, (escaped = JSON.stringify(value)));
+  }
+  return escaped;
 }
 
 /** A JSON number as pino writes one: not finite is null. */
