@@ -1,6 +1,6 @@
 // CPU per request of the request observers a worker runs (the log line, the metrics, /stats's
 // totals), in one process, for two source trees: what a change to them buys, without the noise of
-// a loaded machine's network path. One non-stream same-protocol record, as the bench sends.
+// a loaded machine's network path. Non-stream same-protocol records, as the bench sends.
 //   OBS_A  the tree before the change [required]; OBS_B  the tree with it [this checkout]
 //   OBS_RECORDS [200000] records per round; 3 rounds after a warm-up one, each tree's median
 import type { DestinationStream } from 'pino';
@@ -14,15 +14,21 @@ if (A === undefined) throw new Error('OBS_A: the gateway tree to compare against
 const B = process.env.OBS_B ?? new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const N = Number(process.env.OBS_RECORDS ?? 200_000);
 
-const record = fabricatedRecord({
-  stream: false,
-  ingress: 'openai',
-  egress: 'openai',
-  lane: 'gpt',
-  provider: 'openai',
-  warnings: [],
-  attempts: [{ lane: 'gpt', provider: 'openai', outcome: 'success', status: 200, startMs: 1, ms: 3 }],
-});
+/** Records that differ in their times, as real ones do (V8 caches the text of a number it printed). */
+const records = Array.from({ length: 1024 }, (_, i) =>
+  fabricatedRecord({
+    stream: false,
+    ingress: 'openai',
+    egress: 'openai',
+    lane: 'gpt',
+    provider: 'openai',
+    warnings: [],
+    latencyMs: 3 + i / 97,
+    ttfbMs: 2.5 + i / 101,
+    upstreamMs: 2 + i / 103,
+    attempts: [{ lane: 'gpt', provider: 'openai', outcome: 'success', status: 200, startMs: 1, ms: 2 + i / 103 }],
+  }),
+);
 
 /** Like the worker's log relay: lines appended to one string, handed on in batches. */
 let pending = '';
@@ -51,7 +57,7 @@ for (let round = 0; round < 4; round++) {
   for (const [tree, set] of Object.entries(trees)) {
     for (const [name, observer] of Object.entries(set)) {
       const before = process.cpuUsage();
-      for (let i = 0; i < N; i++) observer.record(record);
+      for (let i = 0; i < N; i++) observer.record(records[i & 1023]!);
       const used = process.cpuUsage(before);
       if (round > 0) (results[`${name} ${tree}`] ??= []).push((used.user + used.system) / N);
     }

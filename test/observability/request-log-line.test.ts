@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RequestLog } from '../../server/observability/request-log.ts';
+import { msJson, RequestLog } from '../../server/observability/request-log.ts';
 import { overheadMs, type RequestRecord } from '../../server/observability/request-record.ts';
 import { createLogger } from '../../server/shared/logger.ts';
 import { microcentsToUsdNumber } from '../../server/shared/money.ts';
@@ -153,5 +153,20 @@ describe('the request log line', () => {
     log.level = 'warn';
     requestLog.record(fabricatedRecord());
     expect(out.lines).toEqual([]);
+  });
+});
+
+describe('milliseconds in the line', () => {
+  it('print as pino printed Math.round(ms * 1000) / 1000', () => {
+    const values = [
+      0, -0, 0.0004, 0.0005, -0.0005, -0.0004, 0.001, 0.01, 0.1, 0.999, 0.9995, 1.0005, 10.2, 123.456, 99.99, 1e12, 1e14, 1e15, 1e16, 1e300, -3.2,
+    ];
+    let x = 42;
+    for (let i = 0; i < 100_000; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      values.push((x / 2 ** 31) * 10 ** ((i % 9) - 3) * (i % 17 === 0 ? -1 : 1));
+    }
+    for (const value of values) expect(msJson(value)).toBe(String(Math.round(value * 1000) / 1000));
+    expect([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY].map(msJson)).toEqual(['null', 'null', 'null']);
   });
 });
