@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { TurnBatch } from './turn-batch.ts';
 
 export type { Logger };
 
@@ -30,10 +31,35 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  // Asynchronous writes to stdout: lines written while a write is in flight go out together in the
-  // next one, so a busy gateway makes one write per batch of request lines, not one per line (a
-  // synchronous write per request showed as a large share of a request's CPU). Nothing waits for a
-  // buffer to fill: an idle gateway's lines go out at once, and pending lines are flushed at exit.
-  // If stdout stops being read, lines beyond 16 MiB waiting are dropped rather than held in memory.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
+  return pino(options, destination ?? stdoutDestination());
+}
+
+/** Batches handed on to stdout still pending, flushed at exit (weakly held: tests make many loggers). */
+const pendingAtExit = new Set<WeakRef<TurnBatch>>();
+let exitHookInstalled = false;
+
+/**
+ * Asynchronous writes to stdout: lines written while a write is in flight go out together in the
+ * next one, so a busy gateway makes one write per batch of request lines, not one per line (a
+ * synchronous write per request showed as a large share of a request's CPU). In front of it, the
+ * lines of one event-loop turn are handed on as one string (TurnBatch): the destination measures
+ * the text it holds on every write, so a line at a time cost more the more lines a turn held.
+ * Nothing waits for a buffer to fill: an idle gateway's lines go out at the end of their turn, and
+ * pending lines are flushed at exit. If stdout stops being read, lines beyond 16 MiB waiting are
+ * dropped rather than held in memory.
+ */
+function stdoutDestination(): DestinationStream {
+  // Hand pending lines on at exit before pino's own exit hook writes out what the destination
+  // holds: that hook is installed with the first destination, so this one goes in before it.
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const ref of pendingAtExit) ref.deref()?.flush();
+    });
+  }
+  const stdout = pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 });
+  const batch = new TurnBatch((text) => stdout.write(text));
+  for (const ref of pendingAtExit) if (ref.deref() === undefined) pendingAtExit.delete(ref);
+  pendingAtExit.add(new WeakRef(batch));
+  return batch;
 }
