@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ModelRoute } from '../config/runtime-config.ts';
 import type { GatewayError, Usage } from '../ir/index.ts';
 import type { IngressCodec, TranslationWarning } from '../protocols/codec.ts';
@@ -52,6 +53,8 @@ export class ClientResponse {
   private credentials: CredentialMask = NO_CREDENTIALS;
   /** A committed stream's bytes in flight through the credential mask (made at the first write). */
   private streamMask: ClientStreamMask | undefined;
+  /** Stream writes are held (the socket corked) until the loop turn's end or `end`: see `holdWrites`. */
+  private corked: Socket | undefined;
   /** The committed answer's content type, which picks the stream mask's framing; undefined: no mask needed. */
   private maskedContentType: string | undefined;
 
@@ -136,7 +139,9 @@ export class ClientResponse {
         ? data
         : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     if (chunk.length === 0) return;
+    this.holdWrites();
     if (!this.res.write(chunk)) {
+      this.releaseWrites(); // what is buffered goes out now: a corked socket never drains
       const waitStart = performance.now();
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -151,7 +156,34 @@ export class ClientResponse {
     }
   }
 
+  /**
+   * Writes of one turn of the event loop go out together: the socket is corked at the first and
+   * uncorked once the loop has run the I/O callbacks at hand (setImmediate). A stream whose end
+   * arrives with its last bytes (the usual short answer, read whole) is then finished before the
+   * socket is written: body and the chunked terminator in one packet, one writev instead of two.
+   * A live stream's chunk waits at most for the rest of the current loop turn.
+   */
+  private holdWrites(): void {
+    if (this.corked !== undefined) return;
+    // The socket, not the response: a corked response keeps chunks apart from the socket, and its
+    // `end()` would send the chunked terminator ahead of them.
+    const socket = this.res.socket;
+    if (socket === null) return;
+    this.corked = socket;
+    socket.cork();
+    setImmediate(this.releaseWrites);
+  }
+
+  /** Uncorks what `holdWrites` corked (no-op when `end` already sent it). */
+  private readonly releaseWrites = (): void => {
+    const socket = this.corked;
+    if (socket === undefined) return;
+    this.corked = undefined;
+    socket.uncork();
+  };
+
   end(chunk?: string | Buffer): void {
+    this.corked = undefined; // ending sends everything held (it uncorks the socket fully), in one write
     if (this.isClosed) return;
     const mask = this.maskedStream();
     if (mask === undefined) {
