@@ -126,34 +126,40 @@ export class ClientResponse {
     this.res.writeHead(status, all);
   }
 
-  /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */
-  async write(data: string | Uint8Array): Promise<void> {
-    if (data.length === 0) return;
+  /**
+   * Writes; when the socket is full, returns the wait for it to drain (a slow client slows the
+   * upstream). Undefined when there is nothing to wait for: no promise made for the usual write.
+   */
+  write(data: string | Uint8Array): Promise<void> | undefined {
+    if (data.length === 0) return undefined;
     if (this.isClosed) {
       this.dropped = true;
-      return;
+      return undefined;
     }
     const mask = this.maskedStream();
     const chunk =
       mask === undefined
         ? data
         : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-    if (chunk.length === 0) return;
+    if (chunk.length === 0) return undefined;
     this.holdWrites();
-    if (!this.res.write(chunk)) {
-      this.releaseWrites(); // what is buffered goes out now: a corked socket never drains
-      const waitStart = performance.now();
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.res.off('drain', done);
-          this.res.off('close', done);
-          resolve();
-        };
-        this.res.on('drain', done);
-        this.res.on('close', done);
-      });
-      this.clientWaitMs += performance.now() - waitStart;
-    }
+    if (this.res.write(chunk)) return undefined;
+    this.releaseWrites(); // what is buffered goes out now: a corked socket never drains
+    return this.drained();
+  }
+
+  private async drained(): Promise<void> {
+    const waitStart = performance.now();
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+    this.clientWaitMs += performance.now() - waitStart;
   }
 
   /**
