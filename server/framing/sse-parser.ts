@@ -17,7 +17,7 @@ export class SseParser {
   /** A chunk ended in \r: if the next one starts with \n, that \n belongs to the same line end. */
   private pendingCr = false;
   private eventName: string | undefined = undefined;
-  private dataLines: string[] = [];
+  private readonly dataLines: string[] = [];
   /** Characters in `dataLines`. */
   private dataChars = 0;
   private readonly maxChars: number;
@@ -48,9 +48,10 @@ export class SseParser {
     if (this.pendingCr && text.charCodeAt(0) === 10) start = 1;
     this.pendingCr = false;
     let buffer = this.buffer;
-    for (let i = start; i < text.length; i++) {
+    // Line ends found by a native search; a read with a CR in it (CR or CR LF line ends) is walked.
+    const lfOnly = text.indexOf('\r', start) === -1;
+    for (let i = lfOnly ? text.indexOf('\n', start) : lineBreak(text, start); i !== -1; i = lfOnly ? text.indexOf('\n', start) : lineBreak(text, start)) {
       const code = text.charCodeAt(i);
-      if (code !== 10 && code !== 13) continue;
       const line = buffer + text.slice(start, i);
       buffer = '';
       if (code === 13) {
@@ -71,24 +72,36 @@ export class SseParser {
       return;
     }
     if (line.charCodeAt(0) === 58) return; // ':' comment (keep-alive)
+    // The field name is compared in place and the value cut once (one string a line, not three).
     const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') {
+    const fieldEnd = colon === -1 ? line.length : colon;
+    let valueStart = colon === -1 ? line.length : colon + 1;
+    if (line.charCodeAt(valueStart) === 32) valueStart++;
+    if (fieldEnd === 4 && line.startsWith('data')) {
+      const value = line.slice(valueStart);
       this.dataChars += value.length;
       if (this.dataChars > this.maxChars || line.length > this.maxChars) throw streamEventTooLarge('event');
       this.dataLines.push(value);
-    } else if (field === 'event') this.eventName = value;
+    } else if (fieldEnd === 5 && line.startsWith('event')) this.eventName = line.slice(valueStart);
     // `id` and `retry` carry nothing the gateway needs.
   }
 
   private dispatch(events: SseEvent[]): void {
-    if (this.dataLines.length > 0) {
-      events.push({ event: this.eventName, data: this.dataLines.join('\n') });
+    const lines = this.dataLines;
+    if (lines.length > 0) {
+      events.push({ event: this.eventName, data: lines.length === 1 ? lines[0]! : lines.join('\n') });
+      lines.length = 0;
     }
-    this.dataLines = [];
     this.dataChars = 0;
     this.eventName = undefined;
   }
+}
+
+/** The first LF or CR in `text` from `from`; -1 when there is none. */
+function lineBreak(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10 || code === 13) return i;
+  }
+  return -1;
 }

@@ -134,10 +134,11 @@ async function relayStream(
     if (exchange.content !== undefined)
       for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
   };
-  const write = async (out: Buffer) => {
-    if (out.length === 0) return;
+  // Writes return the wait for a full socket to drain, or undefined: no promise per chunk.
+  const write = (out: Buffer): Promise<void> | undefined => {
+    if (out.length === 0) return undefined;
     sent += out.length;
-    await res.write(out);
+    return res.write(out);
   };
   /** Relays upstream bytes (without the usage the client did not ask for, when stripping). */
   const relay = (bytes: Buffer) => write(strip === undefined ? bytes : strip.push(bytes));
@@ -185,14 +186,16 @@ async function relayStream(
         if (committed && tail !== undefined) {
           tail.push(bytes);
           tailUsed = true;
-          await send(bytes);
+          const full = send(bytes);
+          if (full !== undefined) await full;
           continue;
         }
         if (committed) {
           const events = probe.push(bytes);
           noteUsage(events);
           noteRelayedError(events);
-          await send(bytes);
+          const full = send(bytes);
+          if (full !== undefined) await full;
           continue;
         }
         // Before commit, an SSE read is decoded one event at a time, and only up to the first

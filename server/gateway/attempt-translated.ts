@@ -189,7 +189,8 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
       }
     const out = batch.take();
     sent += out.length;
-    await res.write(out);
+    const full = res.write(out); // a wait only when the client's socket is full
+    if (full !== undefined) await full;
     return state;
   };
 

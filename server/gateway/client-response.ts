@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ModelRoute } from '../config/runtime-config.ts';
 import type { GatewayError, Usage } from '../ir/index.ts';
 import type { IngressCodec, TranslationWarning } from '../protocols/codec.ts';
@@ -52,6 +53,8 @@ export class ClientResponse {
   private credentials: CredentialMask = NO_CREDENTIALS;
   /** A committed stream's bytes in flight through the credential mask (made at the first write). */
   private streamMask: ClientStreamMask | undefined;
+  /** Stream writes are held (the socket corked) until the loop turn's end or `end`: see `holdWrites`. */
+  private corked: Socket | undefined;
   /** The committed answer's content type, which picks the stream mask's framing; undefined: no mask needed. */
   private maskedContentType: string | undefined;
 
@@ -126,35 +129,70 @@ export class ClientResponse {
     this.res.writeHead(status, all);
   }
 
-  /** Writes and waits for the socket to drain when it is full, so a slow client slows the upstream. */
-  async write(data: string | Uint8Array): Promise<void> {
-    if (data.length === 0) return;
+  /**
+   * Writes; when the socket is full, returns the wait for it to drain (a slow client slows the
+   * upstream). Undefined when there is nothing to wait for: no promise made for the usual write.
+   */
+  write(data: string | Uint8Array): Promise<void> | undefined {
+    if (data.length === 0) return undefined;
     if (this.isClosed) {
       this.dropped = true;
-      return;
+      return undefined;
     }
     const mask = this.maskedStream();
     const chunk =
       mask === undefined
         ? data
         : mask.push(typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-    if (chunk.length === 0) return;
-    if (!this.res.write(chunk)) {
-      const waitStart = performance.now();
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.res.off('drain', done);
-          this.res.off('close', done);
-          resolve();
-        };
-        this.res.on('drain', done);
-        this.res.on('close', done);
-      });
-      this.clientWaitMs += performance.now() - waitStart;
-    }
+    if (chunk.length === 0) return undefined;
+    this.holdWrites();
+    if (this.res.write(chunk)) return undefined;
+    this.releaseWrites(); // what is buffered goes out now: a corked socket never drains
+    return this.drained();
   }
 
+  private async drained(): Promise<void> {
+    const waitStart = performance.now();
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+    this.clientWaitMs += performance.now() - waitStart;
+  }
+
+  /**
+   * Writes of one turn of the event loop go out together: the socket is corked at the first and
+   * uncorked once the loop has run the I/O callbacks at hand (setImmediate). A stream whose end
+   * arrives with its last bytes (the usual short answer, read whole) is then finished before the
+   * socket is written: body and the chunked terminator in one packet, one writev instead of two.
+   * A live stream's chunk waits at most for the rest of the current loop turn.
+   */
+  private holdWrites(): void {
+    if (this.corked !== undefined) return;
+    // The socket, not the response: a corked response keeps chunks apart from the socket, and its
+    // `end()` would send the chunked terminator ahead of them.
+    const socket = this.res.socket;
+    if (socket === null) return;
+    this.corked = socket;
+    socket.cork();
+    setImmediate(this.releaseWrites);
+  }
+
+  /** Uncorks what `holdWrites` corked (no-op when `end` already sent it). */
+  private readonly releaseWrites = (): void => {
+    const socket = this.corked;
+    if (socket === undefined) return;
+    this.corked = undefined;
+    socket.uncork();
+  };
+
   end(chunk?: string | Buffer): void {
+    this.corked = undefined; // ending sends everything held (it uncorks the socket fully), in one write
     if (this.isClosed) return;
     const mask = this.maskedStream();
     if (mask === undefined) {

@@ -63,10 +63,35 @@ export class StreamTail {
    * sent), then from its end (`end`: where a stream cut short shows as an error).
    */
   readEnd(decoder: StreamDecoder): { readonly relayed: StreamEvent[]; readonly end: StreamEvent[] } {
+    const last = this.lastEvents();
+    const text = last.map((e) => sseEvent(e.data, e.event)).join('');
+    return { relayed: decoder.push(Buffer.from(text)), end: decoder.end() };
+  }
+
+  /**
+   * The last KEPT_EVENTS events (an unfinished one at the end included). Kept bytes are framed
+   * from the blank line before their last few blocks only: a blank line resets the framing, so
+   * the events after it are the ones framing everything would end with. Comment-only blocks
+   * (keep-alives) make that read come up short; then all of it is framed.
+   */
+  private lastEvents(): SseEvent[] {
+    if (this.framed === undefined && this.chunks.length > 0) {
+      const kept = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+      // Without a CR (the usual stream) a CR LF CR LF search would scan all the bytes each time.
+      const crlf = kept.indexOf(13) !== -1;
+      let cut = kept.length + 1;
+      for (let i = 0; i <= KEPT_EVENTS && cut > 0; i++) cut = eventEndBefore(kept, cut, crlf);
+      if (cut > 0) {
+        const sse = new SseParser();
+        const events = sse.push(kept.subarray(cut));
+        events.push(...sse.end());
+        if (events.length >= KEPT_EVENTS) return events.slice(events.length - KEPT_EVENTS);
+      }
+      this.chunks = [kept];
+    }
     const framed = this.framed ?? this.frame();
     keep(framed.last, framed.sse.end());
-    const text = framed.last.map((e) => sseEvent(e.data, e.event)).join('');
-    return { relayed: decoder.push(Buffer.from(text)), end: decoder.end() };
+    return framed.last;
   }
 
   /** The kept bytes framed: from here on every read is. */
@@ -103,9 +128,9 @@ function keep(last: SseEvent[], events: SseEvent[]): void {
   if (last.length > KEPT_EVENTS) last.splice(0, last.length - KEPT_EVENTS);
 }
 
-/** The last event end (just past a blank line, LF LF or CR LF CR LF) before `limit`; 0 when there is none. */
-function eventEndBefore(bytes: Buffer, limit: number): number {
+/** The last event end (just past a blank line, LF LF or CR LF CR LF; LF LF only without `withCrlf`) before `limit`; 0 when there is none. */
+function eventEndBefore(bytes: Buffer, limit: number, withCrlf = true): number {
   const lf = limit >= 3 ? bytes.lastIndexOf(LF_LF, limit - 3) : -1;
-  const crlf = limit >= 5 ? bytes.lastIndexOf(CRLF_CRLF, limit - 5) : -1;
+  const crlf = withCrlf && limit >= 5 ? bytes.lastIndexOf(CRLF_CRLF, limit - 5) : -1;
   return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
 }

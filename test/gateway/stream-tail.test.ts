@@ -3,6 +3,8 @@
 // alone says "complete" exactly when the stream carried its terminator.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SseParser } from '../../server/framing/sse-parser.ts';
+import { sseEvent } from '../../server/framing/sse-format.ts';
 import { StreamTail } from '../../server/gateway/stream-tail.ts';
 import type { ProtocolId, StreamEvent } from '../../server/ir/index.ts';
 import { codecFor } from '../../server/protocols/registry.ts';
@@ -62,4 +64,66 @@ describe('StreamTail', () => {
     );
     expect(endsInError(allOf(tail.readEnd(codec('openai').createStreamDecoder())))).toBe(true);
   });
+});
+
+describe('StreamTail reads only the last events, as framing everything would', () => {
+  const chunk = (text: string) =>
+    `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}`;
+  const finish = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
+  const usage =
+    'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}';
+  const error = 'data: {"error":{"message":"overloaded","type":"server_error"}}';
+
+  /** What the tail read before it framed only its last blocks: everything framed, the last 8 events decoded. */
+  function reference(bytes: Buffer) {
+    const sse = new SseParser();
+    const events = [...sse.push(bytes), ...sse.end()].slice(-8);
+    const decoder = codec('openai').createStreamDecoder();
+    return { relayed: decoder.push(Buffer.from(events.map((e) => sseEvent(e.data, e.event)).join(''))), end: decoder.end() };
+  }
+
+  const streams: Record<string, string[]> = {
+    'a long stream': [...Array.from({ length: 30 }, (_, i) => chunk(`w${i}`)), finish, usage, 'data: [DONE]'],
+    'a long stream cut short': Array.from({ length: 30 }, (_, i) => chunk(`w${i}`)),
+    'keep-alives among the last events': [
+      ...Array.from({ length: 12 }, (_, i) => chunk(`w${i}`)),
+      ': keep-alive',
+      finish,
+      ': keep-alive',
+      ': keep-alive',
+      usage,
+      ': keep-alive',
+      'data: [DONE]',
+    ],
+    'an error among the last events': [...Array.from({ length: 12 }, (_, i) => chunk(`w${i}`)), error, chunk('after'), finish, 'data: [DONE]'],
+    'an error just out of reach': [...Array.from({ length: 12 }, (_, i) => chunk(`w${i}`)), error, ...Array.from({ length: 8 }, (_, i) => chunk(`x${i}`))],
+    'named events and multi-line data': [
+      ...Array.from({ length: 12 }, (_, i) => `event: delta\n${chunk(`w${i}`)}`),
+      `data: {"id":"c",\ndata: "x":1}`,
+      'data: [DONE]',
+    ],
+  };
+  const framings: Record<string, (events: string[]) => string> = {
+    LF: (events) => events.map((e) => `${e}\n\n`).join(''),
+    'CR LF': (events) => events.map((e) => `${e.replaceAll('\n', '\r\n')}\r\n\r\n`).join(''),
+    'no last blank line': (events) =>
+      events
+        .map((e) => `${e}\n\n`)
+        .join('')
+        .slice(0, -2),
+    'an unfinished last event': (events) => `${events.map((e) => `${e}\n\n`).join('')}data: {"id":"c","obj`,
+  };
+
+  for (const [name, events] of Object.entries(streams))
+    for (const [framing, frame] of Object.entries(framings)) {
+      it(`${name}, ${framing}`, () => {
+        const bytes = Buffer.from(frame(events));
+        for (const reads of [1, 3, 17]) {
+          const tail = new StreamTail();
+          const step = Math.ceil(bytes.length / reads);
+          for (let at = 0; at < bytes.length; at += step) tail.push(bytes.subarray(at, at + step));
+          expect(tail.readEnd(codec('openai').createStreamDecoder())).toEqual(reference(bytes));
+        }
+      });
+    }
 });

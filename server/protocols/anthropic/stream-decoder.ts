@@ -3,6 +3,7 @@ import type { SseEvent } from '../../framing/sse-parser.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { decodeErrorObject } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
+import { plainTextDelta } from './text-delta-event.ts';
 import { decodeUsage } from './usage.ts';
 import type { ContentBlock as AnthropicBlock, Usage as AnthropicUsage } from '../../../generated/protocols/anthropic/response.ts';
 
@@ -37,6 +38,13 @@ export class AnthropicStreamDecoder extends SseStreamDecoder {
   }
 
   protected onEvent({ data }: SseEvent, out: StreamEvent[]): void {
+    const plain = plainTextDelta(data);
+    if (plain !== undefined) {
+      // What onBlockDelta makes of the same event parsed.
+      const index = this.indices.get(plain.index);
+      if (index !== undefined && plain.text !== '') out.push({ type: 'block_delta', index, delta: { type: 'text', text: plain.text } });
+      return;
+    }
     const payload = this.parsePayload<AnthropicStreamPayload>(data, out);
     if (payload === undefined) return;
     switch (payload.type) {

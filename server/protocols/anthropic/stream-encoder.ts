@@ -13,6 +13,10 @@ import { SiblingThinkingStream } from '../shared/thinking-carrier.ts';
 
 const event = (type: string, payload: Record<string, unknown>) => sseEvent(JSON.stringify({ type, ...payload }), type);
 
+/** A text delta, the most common event: the bytes `event('content_block_delta', ...)` makes, with only the text stringified. */
+export const textDeltaEvent = (index: number, text: string) =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
+
 /**
  * IR stream events to Messages SSE. Finish and usage are held until the end because Anthropic puts
  * both in one message_delta, while OpenAI sends usage in a later chunk than its finish reason.
@@ -76,14 +80,13 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         if (d.type === 'signature' && this.kinds.get(e.index) !== 'reasoning') return '';
         if (this.sibling.hold(e.index, d)) return '';
         const index = this.indices.get(e.index) ?? 0;
+        if (d.type === 'text') return this.start() + textDeltaEvent(index, d.text);
         const delta =
-          d.type === 'text'
-            ? { type: 'text_delta', text: d.text }
-            : d.type === 'tool_arguments'
-              ? { type: 'input_json_delta', partial_json: d.partialJson }
-              : d.type === 'reasoning'
-                ? { type: 'thinking_delta', thinking: d.text }
-                : { type: 'signature_delta', signature: d.signature };
+          d.type === 'tool_arguments'
+            ? { type: 'input_json_delta', partial_json: d.partialJson }
+            : d.type === 'reasoning'
+              ? { type: 'thinking_delta', thinking: d.text }
+              : { type: 'signature_delta', signature: d.signature };
         return this.start() + event('content_block_delta', { index, delta });
       }
       case 'block_stop': {

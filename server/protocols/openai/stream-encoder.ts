@@ -9,6 +9,10 @@ import { encodeUsage } from './usage.ts';
 import type { Delta as OpenAIChunkDelta } from '../../../generated/protocols/openai/stream-event.ts';
 import { idWithSignature } from '../shared/signature-carrier.ts';
 
+/** Stands in for a text delta while a text chunk's frame is made: no id or model can hold it (it is not valid UTF-16). */
+const TEXT_SLOT = '\uDC00slot\uD800';
+const TEXT_SLOT_JSON = JSON.stringify(TEXT_SLOT);
+
 /** IR stream events to Chat Completions SSE, ending with `data: [DONE]`. */
 export class OpenAIStreamEncoder implements StreamEncoder {
   readonly warnings: TranslationWarning[] = [];
@@ -20,6 +24,8 @@ export class OpenAIStreamEncoder implements StreamEncoder {
   /** IR block index -> OpenAI tool_calls[].index */
   private readonly toolIndex = new Map<number, number>();
   private readonly client: ClientContext;
+  /** A text chunk's bytes around its text, for the answer's id and model (see `textChunk`). */
+  private textFrame: { readonly id: string; readonly model: string; readonly before: string; readonly after: string } | undefined;
 
   constructor(client: ClientContext) {
     this.client = client;
@@ -70,7 +76,7 @@ export class OpenAIStreamEncoder implements StreamEncoder {
   private delta(index: number, delta: Extract<StreamEvent, { type: 'block_delta' }>['delta']): string {
     switch (delta.type) {
       case 'text':
-        return this.chunk({ content: delta.text });
+        return this.textChunk(delta.text);
       case 'tool_arguments':
         return this.chunk({ tool_calls: [{ index: this.toolIndex.get(index) ?? 0, function: { arguments: delta.partialJson } }] });
       case 'reasoning':
@@ -91,6 +97,21 @@ export class OpenAIStreamEncoder implements StreamEncoder {
 
   private base() {
     return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
+  }
+
+  /**
+   * A text delta's chunk, the most common event by far: the same bytes `chunk({ content: text })`
+   * makes, from the text and two pieces of text made once per answer (they change only when
+   * message_start names the answer).
+   */
+  private textChunk(text: string): string {
+    let frame = this.textFrame;
+    if (frame === undefined || frame.id !== this.id || frame.model !== this.model) {
+      const whole = this.chunk({ content: TEXT_SLOT });
+      const at = whole.lastIndexOf(TEXT_SLOT_JSON); // the text is the last string in a chunk
+      frame = this.textFrame = { id: this.id, model: this.model, before: whole.slice(0, at), after: whole.slice(at + TEXT_SLOT_JSON.length) };
+    }
+    return frame.before + JSON.stringify(text) + frame.after;
   }
 
   private chunk(delta: OpenAIChunkDelta, finishReason: string | null = null): string {
