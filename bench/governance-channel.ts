@@ -4,10 +4,13 @@
 // (authorize, reserve, settle) for GC_REQUESTS requests, GC_CONCURRENCY (32) at a time. Prints the
 // CPU per request of each thread (process.threadCpuUsage) and the rate. GC_TREES=/tmp/a,/tmp/b
 // (source trees as for ab.ts; default this one) are measured in GC_REPEATS (5) interleaved repeats.
-// `node bench/governance-channel.ts`
+// GC_STORE=postgres: the owner on a PostgreSQL server started for the run (test/support/postgres.ts),
+// whose CPU per request is printed too. GC_RPM=0: the key has no rpm (no rate window to keep). `node bench/governance-channel.ts`
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startPostgres } from '../test/support/postgres.ts';
+import { postgresCpuMicros, postmasterPid } from './governance-store.ts';
 import { isMainThread, MessageChannel, type MessagePort, parentPort, Worker, workerData } from 'node:worker_threads';
 
 interface Start {
@@ -25,7 +28,10 @@ if (isMainThread) {
   const requests = Number(process.env.GC_REQUESTS ?? 20_000);
   const concurrency = Number(process.env.GC_CONCURRENCY ?? 32);
   const repeats = Number(process.env.GC_REPEATS ?? 5);
-  const results = new Map<string, { main: number[]; worker: number[]; rate: number[] }>(trees.map((t) => [t, { main: [], worker: [], rate: [] }]));
+  const postgres = process.env.GC_STORE === 'postgres' ? await startPostgres() : undefined;
+  const results = new Map<string, { main: number[]; worker: number[]; rate: number[]; database: number[] }>(
+    trees.map((t) => [t, { main: [], worker: [], rate: [], database: [] }]),
+  );
   for (let r = 0; r < repeats; r++) {
     for (const tree of r % 2 === 0 ? trees : [...trees].reverse()) {
       const { createGovernance } = (await import(join(tree, 'server/governance/governance.ts'))) as typeof import('../server/governance/governance.ts');
@@ -33,13 +39,29 @@ if (isMainThread) {
         join(tree, 'server/governance/governance-channel.ts')
       )) as typeof import('../server/governance/governance-channel.ts');
       const log = { warn() {}, info() {}, error() {}, debug() {} } as never;
-      const governance = createGovernance({
-        dbPath: join(mkdtempSync(join(tmpdir(), 'gateway-gc-')), 'gateway.db'),
-        secret: 'bench-governance-secret',
-        clock: { now: () => performance.now() },
-        log,
-      });
-      const { secret } = governance.createKey({ name: 'bench', budgetMicrocents: 10n ** 15n, rpm: 1_000_000 });
+      const pg =
+        postgres === undefined
+          ? undefined
+          : ((await import(
+              join(tree, 'server/governance/postgres/postgres-governance.ts')
+            )) as typeof import('../server/governance/postgres/postgres-governance.ts'));
+      const governance =
+        postgres === undefined || pg === undefined
+          ? createGovernance({
+              dbPath: join(mkdtempSync(join(tmpdir(), 'gateway-gc-')), 'gateway.db'),
+              secret: 'bench-governance-secret',
+              clock: { now: () => performance.now() },
+              log,
+            })
+          : await pg.createPostgresGovernance({
+              url: await postgres.createDatabase(),
+              secret: 'bench-governance-secret',
+              log,
+              onStoreError: 'deny',
+              leaseMs: 60_000,
+            });
+      const { secret } = await governance.createKey({ name: 'bench', budgetMicrocents: 10n ** 15n, ...(process.env.GC_RPM !== '0' && { rpm: 1_000_000 }) });
+      const database0 = postgres === undefined ? 0 : postgresCpuMicros(postmasterPid(postgres));
       const { port1, port2 } = new MessageChannel();
       serveGovernance(port1, governance);
       const worker = new Worker(new URL(import.meta.url), {
@@ -54,20 +76,24 @@ if (isMainThread) {
       });
       const ms = performance.now() - t0;
       const main = process.threadCpuUsage(started);
+      const database = postgres === undefined ? 0 : postgresCpuMicros(postmasterPid(postgres)) - database0;
       await worker.terminate();
       port1.close();
-      governance.close();
+      await governance.close();
       const row = results.get(tree)!;
+      row.database.push(database / requests);
       row.main.push((main.user + main.system) / requests);
       row.worker.push(workerCpu / requests);
       row.rate.push(requests / (ms / 1000));
     }
   }
+  postgres?.stop();
+  postgres?.stop();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`${requests} requests, ${concurrency} at a time, ${repeats} repeats (medians; CPU µs per request by thread)`);
   for (const [tree, row] of results)
     console.log(
-      `${tree}: main ${median(row.main).toFixed(1)}  worker ${median(row.worker).toFixed(1)}  both ${median(row.main.map((m, i) => m + row.worker[i]!)).toFixed(1)}  ${median(row.rate).toFixed(0)} req/s  (main ${row.main.map((x) => x.toFixed(0)).join(' ')}; worker ${row.worker.map((x) => x.toFixed(0)).join(' ')})`,
+      `${tree}: main ${median(row.main).toFixed(1)}  worker ${median(row.worker).toFixed(1)}  both ${median(row.main.map((m, i) => m + row.worker[i]!)).toFixed(1)}  ${median(row.rate).toFixed(0)} req/s${postgres === undefined ? '' : `  database ${median(row.database).toFixed(1)}`}  (main ${row.main.map((x) => x.toFixed(0)).join(' ')}; worker ${row.worker.map((x) => x.toFixed(0)).join(' ')})`,
     );
 } else {
   const start = workerData as Start;
