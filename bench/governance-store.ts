@@ -35,7 +35,7 @@ export interface StoreRow {
 }
 
 /** CPU of the PostgreSQL server: the postmaster and every backend it forked. */
-function postgresCpuMicros(postmaster: number): number {
+export function postgresCpuMicros(postmaster: number): number {
   let total = processCpuMicros(postmaster);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -50,7 +50,7 @@ function postgresCpuMicros(postmaster: number): number {
   return total;
 }
 
-function postmasterPid(server: PostgresServer): number {
+export function postmasterPid(server: PostgresServer): number {
   return Number(readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 

@@ -4,18 +4,22 @@ import type { KeyRecord, KeyUpdate, NewKey } from './key-record.ts';
 import { INSERT_KEY, type KeyRow, limitColumns, recordFrom, SELECT_KEYS, UPDATE_LIMITS } from './key-rows.ts';
 import { displayPrefix, hashKeySecret, newKeySecret } from './key-secret.ts';
 import { applyKeyUpdate } from './key-update.ts';
+import { SecretHashes } from './secret-hashes.ts';
 import { SecretIndex } from './secret-index.ts';
 import type { Store } from './store.ts';
 
 /**
- * Every key, held in memory and indexed by secret hash and by id: authentication is one HMAC and
- * one map lookup, no query. Every change (create, update, rotate, revoke) is written to the store
- * first, then to memory, so it is in force for the very next request and never ahead of the file.
+ * Every key, held in memory and indexed by secret hash and by id: authentication is one HMAC (none
+ * for a secret seen before, secret-hashes.ts) and one map lookup, no query. Every change (create,
+ * update, rotate, revoke) is written to the store first, then to memory, so it is in force for the
+ * very next request and never ahead of the file.
  */
 export class KeyDirectory {
   readonly #serverSecret: string;
   readonly #byId = new Map<string, KeyRecord>();
   readonly #secrets = new SecretIndex();
+  /** Presented secrets' hashes, remembered: authentication is then one map lookup, no HMAC. */
+  readonly #hashes: SecretHashes;
   readonly #insert: StatementSync;
   readonly #update: StatementSync;
   readonly #rotate: StatementSync;
@@ -23,6 +27,7 @@ export class KeyDirectory {
 
   constructor(store: Store, serverSecret: string) {
     this.#serverSecret = serverSecret;
+    this.#hashes = new SecretHashes(serverSecret);
     const select = store.db.prepare(SELECT_KEYS);
     select.setReadBigInts(true);
     for (const row of select.all() as unknown as KeyRow[]) {
@@ -76,8 +81,11 @@ export class KeyDirectory {
    * says why it is refused). A secret replaced by a rotation counts until its grace ends.
    */
   findBySecret(secret: string, nowMs: number): KeyRecord | undefined {
-    const id = this.#secrets.find(hashKeySecret(this.#serverSecret, secret), nowMs);
-    return id === undefined ? undefined : this.#byId.get(id);
+    const lookupKey = this.#hashes.lookupKey(secret);
+    const id = this.#secrets.find(lookupKey, nowMs);
+    if (id === undefined) return undefined;
+    this.#hashes.remember(secret, lookupKey);
+    return this.#byId.get(id);
   }
 
   /** Takes a created key out of the index again: its transaction did not commit. */

@@ -41,9 +41,8 @@ export class SecretIndex {
     return key === undefined ? undefined : Buffer.from(key, 'base64');
   }
 
-  /** The key a hash names at `nowMs`: a current secret, or a previous one before its deadline. */
-  find(hash: Buffer, nowMs: number): string | undefined {
-    const key = hash.toString('base64');
+  /** The key a hash (in base64) names at `nowMs`: a current secret, or a previous one before its deadline. */
+  find(key: string, nowMs: number): string | undefined {
     const id = this.#current.get(key);
     if (id !== undefined) return id;
     const previous = this.#previous.get(key);

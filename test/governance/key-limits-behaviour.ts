@@ -202,6 +202,8 @@ export function keyLimitsBehaviour(store: StoreUnderTest): void {
       const { time, governance } = await open();
       const { key, secret: old } = await governance.createKey({ name: 'svc', budgetMicrocents: 1_000_000n, rpm: 100, team: 'ml' });
       await spend(governance, key, 700n);
+      // Used just before: its hash is remembered (secret-hashes.ts), and it is refused all the same.
+      expect((await governance.authenticatePresented(old)).id).toBe(key.id);
       time.advance(5000);
       const rotated = await governance.rotateKey(key.id, 0);
       expect(rotated).toBeDefined();
@@ -245,7 +247,9 @@ export function keyLimitsBehaviour(store: StoreUnderTest): void {
     it('rotating again during a grace ends the older grace: only one previous secret is kept', async () => {
       const { time, governance } = await open();
       const { key, secret: first } = await governance.createKey({});
+      expect((await governance.authenticatePresented(first)).id).toBe(key.id);
       const { secret: second } = (await governance.rotateKey(key.id, 60))!;
+      expect((await governance.authenticatePresented(first)).id).toBe(key.id);
       time.advance(1000);
       const { secret: third } = (await governance.rotateKey(key.id, 60))!;
       expect(await refusal(() => governance.authenticatePresented(first))).toMatchObject({ code: 'invalid_api_key' });

@@ -4,6 +4,7 @@ import type { BudgetPeriod } from '../budget-period.ts';
 import type { KeyRecord } from '../key-record.ts';
 import { newKeyId } from '../key-id.ts';
 import { displayPrefix, hashKeySecret } from '../key-secret.ts';
+import { SecretHashes } from '../secret-hashes.ts';
 
 /** A gateway_keys row as node-postgres returns it (int8 as text, bytea as a Buffer, jsonb parsed). */
 export interface KeyRow {
@@ -70,14 +71,15 @@ const UNKNOWN_TTL_MS = 30_000;
 const UNKNOWN_REMEMBERED = 10_000;
 
 /**
- * Every key, cached on this node so that authentication is one HMAC and one map lookup. The cache
- * follows the database: a trigger on gateway_keys NOTIFYs `gateway_keys` with the key's id on
- * every insert and every change of a column cached here (limits, team, expiry, secrets, ...),
- * committed with it, and this node's listening connection reloads that row at once, so a PATCH, a
- * rotation or a revocation on any node is in force here within milliseconds. When the listening
- * connection is lost, it reconnects and reloads everything (notifications sent while it was away
- * are not replayed). A secret missing from the cache is looked up in the database before it is
- * refused: the key may have been created or rotated on another node a moment ago.
+ * Every key, cached on this node so that authentication is one map lookup (and one HMAC for a
+ * secret not seen before, secret-hashes.ts). The cache follows the database: a trigger on
+ * gateway_keys NOTIFYs `gateway_keys` with the key's id on every insert and every change of a
+ * column cached here (limits, team, expiry, secrets, ...), committed with it, and this node's
+ * listening connection reloads that row at once, so a PATCH, a rotation or a revocation on any node
+ * is in force here within milliseconds. When the listening connection is lost, it reconnects and
+ * reloads everything (notifications sent while it was away are not replayed). A secret missing from
+ * the cache is looked up in the database before it is refused: the key may have been created or
+ * rotated on another node a moment ago.
  */
 export class PostgresKeyCache {
   readonly #pool: pg.Pool;
@@ -85,6 +87,8 @@ export class PostgresKeyCache {
   readonly #serverSecret: string;
   readonly #log: Logger;
   readonly #byId = new Map<string, KeyRecord>();
+  /** Presented secrets' hashes, remembered: a known key is then found without an HMAC. */
+  readonly #hashes: SecretHashes;
   /** Hash (base64) to key id; a rotated key has two until its grace ends. */
   readonly #byHash = new Map<string, { id: string; previous: boolean }>();
   /** The hashes each key is found by now, so a rotation drops the replaced ones. */
@@ -100,6 +104,7 @@ export class PostgresKeyCache {
     this.#pool = options.pool;
     this.#url = options.url;
     this.#serverSecret = options.serverSecret;
+    this.#hashes = new SecretHashes(options.serverSecret);
     this.#log = options.log;
   }
 
@@ -114,15 +119,16 @@ export class PostgresKeyCache {
 
   /** The cached key for a secret, else the database's (throws when the database cannot be read). */
   async findBySecret(secret: string): Promise<FoundKey | undefined> {
-    const hash = this.hash(secret);
-    const key = hash.toString('base64');
-    const cached = this.#found(key);
+    const key = this.#hashes.lookupKey(secret);
+    const cached = this.#found(secret, key);
     if (cached !== undefined) return cached;
     if ((this.#unknown.get(key) ?? 0) > Date.now()) return undefined;
-    const { rows } = await this.#pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE secret_hash = $1 OR previous_secret_hash = $1`, [hash]);
+    const { rows } = await this.#pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE secret_hash = $1 OR previous_secret_hash = $1`, [
+      Buffer.from(key, 'base64'),
+    ]);
     if (rows[0] !== undefined) {
       this.put(rows[0]);
-      return this.#found(key);
+      return this.#found(secret, key);
     }
     // Remembered a while, so a client repeating a wrong key costs no query each time. Safe: a key
     // created or rotated later arrives by NOTIFY (put() forgets it here), and nobody presents a
@@ -134,7 +140,7 @@ export class PostgresKeyCache {
 
   /** Without a query: a key this node knows. */
   findCached(secret: string): FoundKey | undefined {
-    return this.#found(this.hash(secret).toString('base64'));
+    return this.#found(secret, this.#hashes.lookupKey(secret));
   }
 
   get(id: string): KeyRecord | undefined {
@@ -164,10 +170,12 @@ export class PostgresKeyCache {
     return record;
   }
 
-  #found(hash: string): FoundKey | undefined {
+  #found(secret: string, hash: string): FoundKey | undefined {
     const entry = this.#byHash.get(hash);
     const record = entry === undefined ? undefined : this.#byId.get(entry.id);
-    return record === undefined ? undefined : { record, previous: entry!.previous };
+    if (record === undefined) return undefined;
+    this.#hashes.remember(secret, hash);
+    return { record, previous: entry!.previous };
   }
 
   async close(): Promise<void> {
