@@ -32,12 +32,23 @@ export interface BodyRead {
   readonly overLimit: boolean;
 }
 
+/**
+ * A body that gathers itself whole (an upstream answer, upstream/upstream-reply.ts), with no
+ * stream or per-chunk promise between: up to the limit, the rest let go past it.
+ */
+export interface CollectableBody {
+  /** The whole body, or what fit before it went past the bounds (then `overrun` says why). */
+  collect(limit: number, hold?: MemoryHold): Promise<Buffer>;
+  readonly overrun: Overrun | undefined;
+}
+
 const NOTHING = Buffer.alloc(0);
 const ignore = () => {};
 
 /** Reads a whole body within the bounds; past them, what `options.past` says. */
-export async function readBoundedBody(source: Readable, options: BoundedRead): Promise<BodyRead> {
+export async function readBoundedBody(source: Readable | CollectableBody, options: BoundedRead): Promise<BodyRead> {
   const { limit, past, hold } = options;
+  if (!isReadable(source)) return collected(source, await source.collect(limit, hold), past, limit);
   const declared = declaredOverrun(options.declaredLength, limit, hold);
   if (declared !== undefined) return overrun(source, past, declared, limit, NOTHING);
   const chunks: Buffer[] = [];
@@ -97,6 +108,18 @@ function overrun(source: Readable, past: PastLimit, over: Overrun, limit: number
   }
 }
 
+/** A collectable body has let go of the rest itself; past the limit only `fail` differs. */
+function collected(source: CollectableBody, body: Buffer, past: PastLimit, limit: number): BodyRead {
+  const over = source.overrun;
+  if (over === undefined) return { body, overLimit: false };
+  if (past.then === 'fail') throw past.error(over, limit);
+  return { body, overLimit: past.then === 'drain' };
+}
+
+function isReadable(source: Readable | CollectableBody): source is Readable {
+  return (source as Partial<CollectableBody>).collect === undefined;
+}
+
 function concat(chunks: Buffer[], size: number): Buffer {
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }
@@ -104,6 +127,6 @@ function concat(chunks: Buffer[], size: number): Buffer {
 const TRUNCATE: PastLimit = { then: 'truncate' };
 
 /** An upstream's answer or error body, for relaying or decoding: at most `limit` bytes (the rest is dropped). */
-export async function readUpstreamBody(body: Readable, limit = 1024 * 1024): Promise<Buffer> {
-  return (await readBoundedBody(body, { limit, past: TRUNCATE })).body;
+export async function readUpstreamBody(body: Readable | CollectableBody, limit = 1024 * 1024): Promise<Buffer> {
+  return isReadable(body) ? (await readBoundedBody(body, { limit, past: TRUNCATE })).body : body.collect(limit);
 }
