@@ -177,6 +177,11 @@ function concat(chunks: Buffer[], size: number): Buffer {
 const TRUNCATE: PastLimit = { then: 'truncate' };
 
 /** An upstream's answer or error body, for relaying or decoding: at most `limit` bytes (the rest is dropped). */
-export async function readUpstreamBody(body: Readable | CollectableBody, limit = 1024 * 1024): Promise<Buffer> {
-  return isReadable(body) ? (await readBoundedBody(body, { limit, past: TRUNCATE })).body : body.collect(limit);
+export function readUpstreamBody(body: Readable | CollectableBody, limit = 1024 * 1024): Promise<Buffer> {
+  // Not async: a collectable body's own promise is handed back, with no wrapper around it.
+  return isReadable(body) ? readBoundedBody(body, { limit, past: TRUNCATE }).then(bodyOf) : body.collect(limit);
+}
+
+function bodyOf(read: BodyRead): Buffer {
+  return read.body;
 }

@@ -40,33 +40,39 @@ export interface UpstreamResponse {
 /**
  * Sends one request to a provider. Resolves when the response headers arrive; the body streams.
  * Network failures become GatewayFailures with a status that says what happened (502, 504).
+ * Not async: the usual call hands back the reply's own promise, with no wrapper around it.
  */
-export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
-  const { provider } = call;
-  const target = upstreamTarget(provider, call.path);
-  let headers = upstreamHeaders(provider, {
-    accept: call.accept ?? (call.stream ? 'text/event-stream' : 'application/json'),
-    forwardHeaders: call.forwardHeaders,
-    contentType: call.contentType,
-    contentLength: call.contentLength,
-  });
-  if (provider.aws !== undefined) {
-    if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body))
-      throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
-    // Signed last, over exactly the headers and body that are sent.
-    const signed = await signBedrockRequest({
-      url: new URL(target.origin + target.path),
-      method: 'POST',
-      headers,
-      body: call.body,
-      region: provider.aws.region,
-      credentials: provider.aws.credentials,
-    });
-    headers = { ...headers, ...signed };
+export function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
+  try {
+    const { provider } = call;
+    const target = upstreamTarget(provider, call.path);
+    const headers = upstreamHeaders(provider, call.accept ?? (call.stream ? 'text/event-stream' : 'application/json'), call);
+    return provider.aws === undefined ? dispatchCall(dispatcher, call, target, headers) : sendSigned(dispatcher, call, target, headers);
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+/** A Bedrock request signed with SigV4: signed last, over exactly the headers and body that are sent. */
+async function sendSigned(dispatcher: Dispatcher, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamResponse> {
+  const aws = call.provider.aws as NonNullable<ProviderRuntime['aws']>;
+  if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body))
+    throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
+  const signed = await signBedrockRequest({
+    url: new URL(target.origin + target.path),
+    method: 'POST',
+    headers,
+    body: call.body,
+    region: aws.region,
+    credentials: aws.credentials,
+  });
+  return dispatchCall(dispatcher, call, target, { ...headers, ...signed });
+}
+
+function dispatchCall(dispatcher: Dispatcher, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamReply> {
   const whole = typeof call.body === 'string' || Buffer.isBuffer(call.body);
   const upload = whole ? undefined : Readable.from(call.body as AsyncIterable<Buffer>, { objectMode: false });
-  const reply = new UpstreamReply(call.signal, provider.name, upload);
+  const reply = new UpstreamReply(call.signal, call.provider.name, upload);
   // dispatch, not request: the answer is read through `reply`, without a Readable per request.
   dispatcher.dispatch(
     {
@@ -84,9 +90,13 @@ export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): 
 }
 
 // Per provider, computed once: where a path goes (URL parsing showed in hot-path profiles).
-const targets = new WeakMap<ProviderRuntime, Map<string, { origin: string; path: string }>>();
+interface Target {
+  readonly origin: string;
+  readonly path: string;
+}
+const targets = new WeakMap<ProviderRuntime, Map<string, Target>>();
 
-function upstreamTarget(provider: ProviderRuntime, path: string): { origin: string; path: string } {
+function upstreamTarget(provider: ProviderRuntime, path: string): Target {
   let byPath = targets.get(provider);
   if (byPath === undefined) targets.set(provider, (byPath = new Map()));
   let target = byPath.get(path);

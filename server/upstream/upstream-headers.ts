@@ -1,9 +1,8 @@
 import type { ProviderRuntime } from '../config/runtime-config.ts';
 import { authHeaders } from './auth-headers.ts';
 
-/** What a call adds to its provider's headers. */
+/** What a call adds to its provider's headers (besides `accept`). */
 export interface HeaderCall {
-  readonly accept: string;
   /** Client headers worth forwarding (same-protocol only), e.g. anthropic-beta. */
   readonly forwardHeaders?: Readonly<Record<string, string>> | undefined;
   readonly contentType?: string | undefined;
@@ -21,8 +20,8 @@ export interface HeaderCall {
  * spreads) showed in the hot path. The result is never to be changed: a caller that adds headers
  * (Bedrock's signature) copies it.
  */
-export function upstreamHeaders(provider: ProviderRuntime, call: HeaderCall): Readonly<Record<string, string>> {
-  const base = prepared(provider, call.accept);
+export function upstreamHeaders(provider: ProviderRuntime, accept: string, call: HeaderCall): Readonly<Record<string, string>> {
+  const base = prepared(provider, accept);
   const forward = call.forwardHeaders;
   const forwards = forward !== undefined && hasKeys(forward);
   if (!forwards && call.contentType === undefined && call.contentLength === undefined) return base;

@@ -36,15 +36,17 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
   private started = false;
   private resolveResponse!: (reply: UpstreamReply) => void;
   private rejectResponse!: (error: unknown) => void;
-  /** Chunks not yet read, from `head` on. */
+  /** Chunks not yet read, and their size. */
   private queue: Buffer[] = [];
-  private head = 0;
   private queued = 0;
   private ended = false;
   private failure: Error | undefined;
   /** A reader waiting for the next chunk. */
   private resolveRead: ((result: IteratorResult<Buffer>) => void) | undefined;
   private rejectRead: ((error: unknown) => void) | undefined;
+  /** A hand-over of queued chunks to the waiting reader is scheduled. */
+  private handing = false;
+  private handOver: (() => void) | undefined;
   /** A whole-body read in progress. */
   private collecting: Collecting | undefined;
 
@@ -107,15 +109,25 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
       this.gather(collecting, chunk);
       return;
     }
-    const resolve = this.resolveRead;
-    if (resolve !== undefined) {
-      this.resolveRead = this.rejectRead = undefined;
-      resolve({ done: false, value: chunk });
-      return;
-    }
     this.queue.push(chunk);
     this.queued += chunk.length;
+    // A waiting reader gets what this socket read brings once it is all parsed (a chunked body's
+    // frames come as several calls), as a Readable would hand it: fewer, whole pieces to relay.
+    if (this.resolveRead !== undefined && !this.handing) {
+      this.handing = true;
+      queueMicrotask((this.handOver ??= () => this.handOverQueued()));
+    }
     if (this.queued >= HIGH_WATER) controller.pause();
+  }
+
+  private handOverQueued(): void {
+    this.handing = false;
+    const resolve = this.resolveRead;
+    if (resolve === undefined || this.queue.length === 0) return;
+    this.resolveRead = this.rejectRead = undefined;
+    const chunk = this.take(this.queued);
+    if (this.controller?.paused === true) this.controller.resume();
+    resolve({ done: false, value: chunk });
   }
 
   onResponseEnd(): void {
@@ -128,7 +140,8 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
       return;
     }
     const resolve = this.resolveRead;
-    if (resolve !== undefined) {
+    // With chunks still queued, the hand-over to come delivers them; the end is read after.
+    if (resolve !== undefined && this.queue.length === 0) {
       this.resolveRead = this.rejectRead = undefined;
       resolve(DONE);
     }
@@ -155,16 +168,14 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
     return this;
   }
 
+  /**
+   * The next chunk: everything queued since the last read, in one piece (as a Readable's read()
+   * gives it), so a reader that falls behind catches up in one step, not one per socket read.
+   */
   next(): Promise<IteratorResult<Buffer>> {
-    if (this.head < this.queue.length) {
-      const chunk = this.queue[this.head] as Buffer;
-      this.queue[this.head++] = EMPTY;
-      if (this.head === this.queue.length) {
-        this.queue.length = 0;
-        this.head = 0;
-      }
-      this.queued -= chunk.length;
-      if (this.queued < HIGH_WATER && this.controller?.paused === true) this.controller.resume();
+    if (this.queue.length > 0) {
+      const chunk = this.take(this.queued);
+      if (this.controller?.paused === true) this.controller.resume();
       return Promise.resolve({ done: false, value: chunk });
     }
     if (this.failure !== undefined) return Promise.reject(this.failure);
@@ -200,14 +211,10 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
   collect(limit: number, hold?: MemoryHold): Promise<Buffer> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const collecting: Collecting = { limit, hold, size: 0, resolve: noResolve, reject: noReject };
-    if (this.head === 0 && this.ended && hold === undefined) {
-      // The usual whole answer: it all came with the headers, within the limit.
-      let size = 0;
-      for (const chunk of this.queue) size += chunk.length;
-      if (size <= limit) return Promise.resolve(this.take(size));
-    }
+    // The usual whole answer: it all came with the headers, within the limit.
+    if (this.ended && hold === undefined && this.queued <= limit) return Promise.resolve(this.take(this.queued));
     // What came before the read began, checked as if it came now.
-    const early = this.queue.slice(this.head);
+    const early = this.queue;
     this.dropQueue();
     for (const chunk of early) if (this.gather(collecting, chunk) !== undefined) return Promise.resolve(collecting.body as Buffer);
     if (this.ended) return Promise.resolve(this.take(collecting.size));
@@ -224,6 +231,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
     const over = overrunAt(collecting.size + chunk.length, collecting.limit, collecting.hold);
     if (over === undefined) {
       this.queue.push(chunk);
+      this.queued += chunk.length;
       collecting.size += chunk.length;
       return undefined;
     }
@@ -240,13 +248,13 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
     return over;
   }
 
-  /** The kept chunks as one buffer (uncopied when there is one), the queue emptied. */
+  /** The queued chunks as one buffer (uncopied when there is one), the queue emptied. */
   private take(size: number): Buffer {
     const chunks = this.queue;
-    this.queue = [];
-    this.head = 0;
+    const taken = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    chunks.length = 0;
     this.queued = 0;
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    return taken;
   }
 
   private fail(error: Error): void {
@@ -266,7 +274,6 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
 
   private dropQueue(): void {
     this.queue = [];
-    this.head = 0;
     this.queued = 0;
   }
 }
@@ -280,7 +287,6 @@ interface Collecting {
   reject: (error: unknown) => void;
 }
 
-const EMPTY = Buffer.alloc(0);
 function ignore(): void {}
 function noResolve(): void {}
 function noReject(): void {}

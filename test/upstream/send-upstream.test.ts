@@ -182,6 +182,31 @@ describe('sendUpstream: streams', () => {
     expect(chunks.join('')).toBe('data: 0\n\ndata: 1\n\ndata: 2\n\n');
   });
 
+  it("a chunked body's frames from one socket read reach a waiting reader as one piece", async () => {
+    let release = () => {};
+    route = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      release = () => {
+        // One write of 100 chunked frames: one socket read on the gateway's side, parsed as 100 calls.
+        res.socket?.cork();
+        for (let i = 0; i < 100; i++) res.write(`data: ${i}\n\n`);
+        res.socket?.uncork();
+        res.end();
+      };
+    };
+    const answer = await send({ stream: true });
+    const pieces: string[] = [];
+    const reading = (async () => {
+      for await (const chunk of answer.body) pieces.push(chunk.toString());
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the reader waits
+    release();
+    await reading;
+    expect(pieces.join('')).toBe(Array.from({ length: 100 }, (_, i) => `data: ${i}\n\n`).join(''));
+    expect(pieces).toHaveLength(1);
+  });
+
   it('a slow reader pauses the upstream and still gets every byte', async () => {
     const piece = Buffer.alloc(64 * 1024, 7);
     const pieces = 1024; // 64 MiB: far past the 64 KiB the reply queues and what the socket buffers hold
