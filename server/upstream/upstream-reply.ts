@@ -199,6 +199,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
       return;
     }
     const reason = new errors.RequestAbortedError();
+    this.stopListening();
     this.fail(reason);
     this.controller?.abort(reason);
   }
