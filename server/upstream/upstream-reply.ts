@@ -15,8 +15,8 @@ const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
  * One upstream request and its answer, in one object: undici's dispatch handler, the answer
  * (status, headers, body), the body's async iterator, and the attempt signal's abort listener.
  * It replaces `dispatcher.request`, whose answer body is a Node Readable with its own async
- * iterator, abort listeners and async resource for each request (a tenth of the gateway's CPU
- * with the garbage they leave, in workers:1 profiles). What it keeps of theirs:
+ * iterator, abort listeners and async resource for each request (with the garbage they leave,
+ * 12-22% of a workers:1 gateway's CPU per request: bench/RESULTS.md, session 6). What it keeps:
  * - a streamed answer is read chunk by chunk, with backpressure: past HIGH_WATER unread bytes the
  *   connection is paused until the reader catches up;
  * - a whole answer (`collect`) is gathered as it arrives, within a limit, with no per-chunk promise;
