@@ -32,34 +32,95 @@ export interface BodyRead {
   readonly overLimit: boolean;
 }
 
+/**
+ * A body that gathers itself whole (an upstream answer, upstream/upstream-reply.ts), with no
+ * stream or per-chunk promise between: up to the limit, the rest let go past it.
+ */
+export interface CollectableBody {
+  /** The whole body, or what fit before it went past the bounds (then `overrun` says why). */
+  collect(limit: number, hold?: MemoryHold): Promise<Buffer>;
+  readonly overrun: Overrun | undefined;
+}
+
 const NOTHING = Buffer.alloc(0);
 const ignore = () => {};
 
 /** Reads a whole body within the bounds; past them, what `options.past` says. */
-export async function readBoundedBody(source: Readable, options: BoundedRead): Promise<BodyRead> {
+export async function readBoundedBody(source: Readable | CollectableBody, options: BoundedRead): Promise<BodyRead> {
   const { limit, past, hold } = options;
+  if (!isReadable(source)) return collected(source, await source.collect(limit, hold), past, limit);
   const declared = declaredOverrun(options.declaredLength, limit, hold);
   if (declared !== undefined) return overrun(source, past, declared, limit, NOTHING);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over: Overrun | undefined;
-  // `drain` must not destroy the request when it stops iterating: its answer is still to be written.
-  for await (const chunk of past.then === 'drain' ? source.iterator({ destroyOnReturn: false }) : source) {
-    const buffer = chunk as Buffer;
-    over = overrunAt(size + buffer.length, limit, hold);
-    if (over !== undefined) {
-      if (past.then === 'truncate') {
-        chunks.push(buffer.subarray(0, limit - size));
+  const { chunks, size, over } = await gather(source, limit, past.then === 'truncate', hold);
+  if (over === undefined) return { body: concat(chunks, size), overLimit: false };
+  // Refused once read from: nothing more of it will be read (as a `for await` left by break would).
+  if (past.then === 'fail') source.destroy();
+  return overrun(source, past, over, limit, concat(chunks, size));
+}
+
+interface Gathered {
+  readonly chunks: Buffer[];
+  readonly size: number;
+  readonly over: Overrun | undefined;
+}
+
+/**
+ * A stream's chunks up to the end or the first past the bounds (kept cut at the limit when
+ * `truncate`), read through its events rather than an async iterator: one request body each
+ * request, and the iterator's promise per chunk and its end-of-stream bookkeeping showed in
+ * profiles. Past the bounds the listeners go and the stream is left paused to the caller (to
+ * drain or destroy). Rejects as `for await` would: with the stream's error, or a
+ * premature close when it closes before its end.
+ */
+function gather(source: Readable, limit: number, truncate: boolean, hold: MemoryHold | undefined): Promise<Gathered> {
+  if (source.errored !== null) return Promise.reject(source.errored);
+  if (source.readableEnded) return Promise.resolve({ chunks: [], size: 0, over: undefined });
+  if (source.destroyed) return Promise.reject(prematureClose());
+  return new Promise<Gathered>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      source.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      const over = overrunAt(size + chunk.length, limit, hold);
+      if (over === undefined) {
+        chunks.push(chunk);
+        size += chunk.length;
+        return;
+      }
+      if (truncate) {
+        chunks.push(chunk.subarray(0, limit - size));
         size = limit;
       }
-      break;
-    }
-    chunks.push(buffer);
-    size += buffer.length;
-  }
-  // Past the loop, so the iterator has let go of the source before it is drained or destroyed.
-  if (over !== undefined) return overrun(source, past, over, limit, concat(chunks, size));
-  return { body: concat(chunks, size), overLimit: false };
+      stop();
+      source.pause(); // until the caller drains or destroys it
+      resolve({ chunks, size, over });
+    };
+    const onEnd = () => {
+      stop();
+      resolve({ chunks, size, over: undefined });
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      reject(prematureClose());
+    };
+    source.on('data', onData);
+    source.on('end', onEnd);
+    source.on('error', onError);
+    source.on('close', onClose);
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /**
@@ -97,6 +158,18 @@ function overrun(source: Readable, past: PastLimit, over: Overrun, limit: number
   }
 }
 
+/** A collectable body has let go of the rest itself; past the limit only `fail` differs. */
+function collected(source: CollectableBody, body: Buffer, past: PastLimit, limit: number): BodyRead {
+  const over = source.overrun;
+  if (over === undefined) return { body, overLimit: false };
+  if (past.then === 'fail') throw past.error(over, limit);
+  return { body, overLimit: past.then === 'drain' };
+}
+
+function isReadable(source: Readable | CollectableBody): source is Readable {
+  return (source as Partial<CollectableBody>).collect === undefined;
+}
+
 function concat(chunks: Buffer[], size: number): Buffer {
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }
@@ -104,6 +177,11 @@ function concat(chunks: Buffer[], size: number): Buffer {
 const TRUNCATE: PastLimit = { then: 'truncate' };
 
 /** An upstream's answer or error body, for relaying or decoding: at most `limit` bytes (the rest is dropped). */
-export async function readUpstreamBody(body: Readable, limit = 1024 * 1024): Promise<Buffer> {
-  return (await readBoundedBody(body, { limit, past: TRUNCATE })).body;
+export function readUpstreamBody(body: Readable | CollectableBody, limit = 1024 * 1024): Promise<Buffer> {
+  // Not async: a collectable body's own promise is handed back, with no wrapper around it.
+  return isReadable(body) ? readBoundedBody(body, { limit, past: TRUNCATE }).then(bodyOf) : body.collect(limit);
+}
+
+function bodyOf(read: BodyRead): Buffer {
+  return read.body;
 }

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { ModelRoute } from '../config/runtime-config.ts';
 import { thrownFailure, upstreamErrorResult } from '../gateway/attempt-failure.ts';
 import type { AttemptContext, AttemptResult } from '../gateway/attempt-result.ts';
@@ -10,7 +9,7 @@ import { GatewayFailure, gatewayError, type Usage } from '../ir/index.ts';
 import type { TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
 import { readBoundedBody } from '../http-body/bounded-body.ts';
-import { sendUpstream } from '../upstream/send-upstream.ts';
+import { sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 
 /** The most of one upstream answer read (2048 vectors of 3072 floats as JSON is about 130 MB). */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
@@ -147,7 +146,7 @@ async function callLane(exchange: Exchange, attempt: AttemptContext, call: Whole
   return { status: upstream.status, headers: upstream.headers, body };
 }
 
-async function readWhole(body: Readable, lane: ModelRoute): Promise<Buffer> {
+async function readWhole(body: UpstreamResponse['body'], lane: ModelRoute): Promise<Buffer> {
   // Past the limit the answer fails: a cut JSON answer is no answer (the next lane may do better).
   const { body: whole } = await readBoundedBody(body, {
     limit: MAX_ANSWER_BYTES,

@@ -1,10 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ProviderRuntime } from '../config/runtime-config.ts';
-import { GatewayFailure, gatewayError, type GatewayError } from '../ir/index.ts';
-import { authHeaders } from './auth-headers.ts';
+import { GatewayFailure, gatewayError } from '../ir/index.ts';
 import { signBedrockRequest } from './sigv4.ts';
+import { upstreamHeaders } from './upstream-headers.ts';
+import { UpstreamReply } from './upstream-reply.ts';
+
+export { describeBodyError, describeNetworkError } from './upstream-errors.ts';
 
 export interface UpstreamCall {
   readonly provider: ProviderRuntime;
@@ -27,93 +30,73 @@ export interface UpstreamCall {
   readonly idleTimeoutMs: number;
 }
 
+/** The answer's status and headers; its body is read as chunks (`for await`), whole (readUpstreamBody), or let go (`destroy`). */
 export interface UpstreamResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  readonly body: Readable;
+  readonly body: UpstreamReply;
 }
 
 /**
  * Sends one request to a provider. Resolves when the response headers arrive; the body streams.
  * Network failures become GatewayFailures with a status that says what happened (502, 504).
+ * Not async: the usual call hands back the reply's own promise, with no wrapper around it.
  */
-export async function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
-  const { provider } = call;
-  const target = upstreamTarget(provider, call.path);
-  const headers: Record<string, string> = {
-    // The catalog's headers are defaults (anthropic-version for translated requests); on the
-    // same-protocol path the client's own protocol headers win, since it knows what it speaks.
-    ...provider.headers,
-    ...call.forwardHeaders,
-    ...providerHeaders(provider),
-    accept: call.accept ?? (call.stream ? 'text/event-stream' : 'application/json'),
-  };
-  if (call.contentType !== undefined) headers['content-type'] = call.contentType;
-  if (call.contentLength !== undefined) headers['content-length'] = String(call.contentLength);
-  if (provider.aws !== undefined) {
-    if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body))
-      throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
-    // Signed last, over exactly the headers and body that are sent.
-    Object.assign(
-      headers,
-      await signBedrockRequest({
-        url: new URL(target.origin + target.path),
-        method: 'POST',
-        headers,
-        body: call.body,
-        region: provider.aws.region,
-        credentials: provider.aws.credentials,
-      }),
-    );
-  }
+export function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
   try {
-    const response = await dispatcher.request({
+    const { provider } = call;
+    const target = upstreamTarget(provider, call.path);
+    const headers = upstreamHeaders(provider, call.accept ?? (call.stream ? 'text/event-stream' : 'application/json'), call);
+    return provider.aws === undefined ? dispatchCall(dispatcher, call, target, headers) : sendSigned(dispatcher, call, target, headers);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** A Bedrock request signed with SigV4: signed last, over exactly the headers and body that are sent. */
+async function sendSigned(dispatcher: Dispatcher, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamResponse> {
+  const aws = call.provider.aws as NonNullable<ProviderRuntime['aws']>;
+  if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body))
+    throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
+  const signed = await signBedrockRequest({
+    url: new URL(target.origin + target.path),
+    method: 'POST',
+    headers,
+    body: call.body,
+    region: aws.region,
+    credentials: aws.credentials,
+  });
+  return dispatchCall(dispatcher, call, target, { ...headers, ...signed });
+}
+
+function dispatchCall(dispatcher: Dispatcher, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamReply> {
+  const whole = typeof call.body === 'string' || Buffer.isBuffer(call.body);
+  const upload = whole ? undefined : Readable.from(call.body as AsyncIterable<Buffer>, { objectMode: false });
+  const reply = new UpstreamReply(call.signal, call.provider.name, upload);
+  // dispatch, not request: the answer is read through `reply`, without a Readable per request.
+  dispatcher.dispatch(
+    {
       origin: target.origin,
       path: target.path,
       method: 'POST',
       headers,
-      body: typeof call.body === 'string' || Buffer.isBuffer(call.body) ? call.body : Readable.from(call.body, { objectMode: false }),
-      signal: call.signal,
+      body: upload ?? (call.body as Buffer | string),
       headersTimeout: call.headersTimeoutMs,
       bodyTimeout: call.idleTimeoutMs,
-    });
-    return { status: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.body };
-  } catch (error) {
-    throw new GatewayFailure(describeNetworkError(error, provider.name));
-  }
+    },
+    reply,
+  );
+  return reply.response;
 }
 
-export function describeNetworkError(error: unknown, providerName: string): GatewayError {
-  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
-    return gatewayError('timeout', `upstream ${providerName} did not answer in time`, { status: 504, code: 'upstream_timeout' });
-  }
-  if (error instanceof errors.ConnectTimeoutError) {
-    return gatewayError('timeout', `could not connect to upstream ${providerName} in time`, { status: 504, code: 'upstream_connect_timeout' });
-  }
-  const code = (error as { code?: string }).code;
-  return gatewayError('server', `upstream ${providerName} is unreachable${code ? ` (${code})` : ''}`, { status: 502, code: 'upstream_unreachable' });
+// Per provider, computed once: where a path goes (URL parsing showed in hot-path profiles).
+interface Target {
+  readonly origin: string;
+  readonly path: string;
 }
+const targets = new WeakMap<ProviderRuntime, Map<string, Target>>();
 
-/**
- * A failure while reading a response body the upstream had begun: its framing refused by a framer
- * (a GatewayFailure, e.g. an endless line), a timeout, or the connection closed before the end,
- * which is said as such (not as "unreachable": the upstream was reached and answered).
- */
-export function describeBodyError(error: unknown, providerName: string, what: 'stream' | 'answer'): GatewayError {
-  if (error instanceof GatewayFailure) return error.error;
-  const code = (error as { code?: string }).code;
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') {
-    return gatewayError('server', `upstream ${providerName} closed the connection before the end of its ${what}`, { status: 502, code: 'upstream_closed' });
-  }
-  return describeNetworkError(error, providerName);
-}
-
-// Per provider, computed once: where a path goes (URL parsing showed in hot-path profiles) and
-// the headers every request to it carries.
-const targets = new WeakMap<ProviderRuntime, Map<string, { origin: string; path: string }>>();
-const fixedHeaders = new WeakMap<ProviderRuntime, Record<string, string>>();
-
-function upstreamTarget(provider: ProviderRuntime, path: string): { origin: string; path: string } {
+function upstreamTarget(provider: ProviderRuntime, path: string): Target {
   let byPath = targets.get(provider);
   if (byPath === undefined) targets.set(provider, (byPath = new Map()));
   let target = byPath.get(path);
@@ -125,18 +108,4 @@ function upstreamTarget(provider: ProviderRuntime, path: string): { origin: stri
     byPath.set(path, target);
   }
   return target;
-}
-
-function providerHeaders(provider: ProviderRuntime): Record<string, string> {
-  let headers = fixedHeaders.get(provider);
-  if (headers === undefined) {
-    headers = {
-      ...authHeaders(provider),
-      'content-type': 'application/json',
-      // Identity: the gateway taps the bytes (usage, errors) and must not need to inflate them.
-      'accept-encoding': 'identity',
-    };
-    fixedHeaders.set(provider, headers);
-  }
-  return headers;
 }

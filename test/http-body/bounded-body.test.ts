@@ -77,6 +77,43 @@ describe('readBoundedBody', () => {
   });
 });
 
+describe('readBoundedBody: how a stream ends', () => {
+  it('rejects with the error the stream fails with', async () => {
+    const source = new Readable({ read() {} });
+    const read = readBoundedBody(source, { limit: 100, past: refuse });
+    source.push(Buffer.from('ab'));
+    source.destroy(new Error('reset'));
+    await expect(read).rejects.toThrow('reset');
+  });
+
+  it('rejects a stream closed before its end as a premature close', async () => {
+    const source = new Readable({ read() {} });
+    const read = readBoundedBody(source, { limit: 100, past: refuse });
+    source.push(Buffer.from('ab'));
+    source.destroy();
+    await expect(read).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+
+  it('a stream already failed, closed or ended before the read', async () => {
+    const failed = new Readable({ read() {} });
+    failed.on('error', () => {});
+    failed.destroy(new Error('gone'));
+    await expect(readBoundedBody(failed, { limit: 100, past: refuse })).rejects.toThrow('gone');
+    const closed = new Readable({ read() {} });
+    closed.destroy();
+    await expect(readBoundedBody(closed, { limit: 100, past: refuse })).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    const ended = chunks(2);
+    ended.resume();
+    await new Promise((resolve) => ended.once('end', resolve));
+    expect((await readBoundedBody(ended, { limit: 100, past: refuse })).body.length).toBe(0);
+  });
+
+  it('a body arriving in many small chunks is read whole', async () => {
+    const { body } = await readBoundedBody(chunks(...Array.from({ length: 200 }, () => 1)), { limit: 1000, past: refuse });
+    expect(body.length).toBe(200);
+  });
+});
+
 describe('boundedChunks (streamed through)', () => {
   it('passes each chunk on as it comes while within bounds', async () => {
     const seen: string[] = [];

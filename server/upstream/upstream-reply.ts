@@ -1,0 +1,293 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { errors, type Dispatcher } from 'undici';
+import type { CollectableBody } from '../http-body/bounded-body.ts';
+import { overrunAt, type MemoryHold, type Overrun } from '../http-body/byte-budget.ts';
+import { GatewayFailure } from '../ir/index.ts';
+import { describeNetworkError } from './upstream-errors.ts';
+
+/** Bytes an unread streamed answer may queue before the upstream connection is paused (undici's own default). */
+const HIGH_WATER = 64 * 1024;
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
+
+/**
+ * One upstream request and its answer, in one object: undici's dispatch handler, the answer
+ * (status, headers, body), the body's async iterator, and the attempt signal's abort listener.
+ * It replaces `dispatcher.request`, whose answer body is a Node Readable with its own async
+ * iterator, abort listeners and async resource for each request (with the garbage they leave,
+ * 12-22% of a workers:1 gateway's CPU per request: bench/RESULTS.md, session 6). What it keeps:
+ * - a streamed answer is read chunk by chunk, with backpressure: past HIGH_WATER unread bytes the
+ *   connection is paused until the reader catches up;
+ * - a whole answer (`collect`) is gathered as it arrives, within a limit, with no per-chunk promise;
+ * - the attempt's signal aborts the request at any point; a failure before the headers rejects
+ *   `response` (a GatewayFailure, as describeNetworkError says it), one after them rejects the
+ *   body's reader with undici's own error (describeBodyError tells them apart).
+ */
+export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<Buffer>, AsyncIterable<Buffer>, CollectableBody {
+  /** Resolves (to this object) when the response headers arrive. */
+  readonly response: Promise<UpstreamReply>;
+  status = 0;
+  headers: IncomingHttpHeaders = NO_HEADERS;
+  /** Why a whole-body read stopped before the end (past its limit, or no room in its hold). */
+  overrun: Overrun | undefined;
+
+  private controller: Dispatcher.DispatchController | null = null;
+  private started = false;
+  private resolveResponse!: (reply: UpstreamReply) => void;
+  private rejectResponse!: (error: unknown) => void;
+  /** Chunks not yet read, and their size. */
+  private queue: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private failure: Error | undefined;
+  /** A reader waiting for the next chunk. */
+  private resolveRead: ((result: IteratorResult<Buffer>) => void) | undefined;
+  private rejectRead: ((error: unknown) => void) | undefined;
+  /** A hand-over of queued chunks to the waiting reader is scheduled. */
+  private handing = false;
+  private handOver: (() => void) | undefined;
+  /** A whole-body read in progress. */
+  private collecting: Collecting | undefined;
+
+  private readonly signal: AbortSignal;
+  private readonly providerName: string;
+  /** A streamed request body, destroyed when the request fails (as undici's request() does). */
+  private readonly upload: Readable | undefined;
+
+  constructor(signal: AbortSignal, providerName: string, upload: Readable | undefined) {
+    this.signal = signal;
+    this.providerName = providerName;
+    this.upload = upload;
+    this.response = new Promise<UpstreamReply>((resolve, reject) => {
+      this.resolveResponse = resolve;
+      this.rejectResponse = reject;
+    });
+    if (!signal.aborted) signal.addEventListener('abort', this);
+  }
+
+  /** What UpstreamResponse calls the body: this object is its own body. */
+  get body(): this {
+    return this;
+  }
+
+  // --- the abort listener
+
+  /** The attempt's signal aborted: the request goes, wherever it is. */
+  handleEvent(): void {
+    this.controller?.abort(this.abortReason());
+  }
+
+  private abortReason(): Error {
+    return (this.signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
+  }
+
+  private stopListening(): void {
+    this.signal.removeEventListener('abort', this);
+  }
+
+  // --- undici's handler
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Aborted while queued for a connection: undici calls back here first, so it ends here.
+    if (this.signal.aborted) controller.abort(this.abortReason());
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // an informational answer (100 Continue): the real one follows
+    this.status = statusCode;
+    this.headers = headers;
+    this.started = true;
+    this.resolveResponse(this);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.failure !== undefined) return;
+    const collecting = this.collecting;
+    if (collecting !== undefined) {
+      this.gather(collecting, chunk);
+      return;
+    }
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    // A waiting reader gets what this socket read brings once it is all parsed (a chunked body's
+    // frames come as several calls), as a Readable would hand it: fewer, whole pieces to relay.
+    if (this.resolveRead !== undefined && !this.handing) {
+      this.handing = true;
+      queueMicrotask((this.handOver ??= () => this.handOverQueued()));
+    }
+    if (this.queued >= HIGH_WATER) controller.pause();
+  }
+
+  private handOverQueued(): void {
+    this.handing = false;
+    const resolve = this.resolveRead;
+    if (resolve === undefined || this.queue.length === 0) return;
+    this.resolveRead = this.rejectRead = undefined;
+    const chunk = this.take(this.queued);
+    if (this.controller?.paused === true) this.controller.resume();
+    resolve({ done: false, value: chunk });
+  }
+
+  onResponseEnd(): void {
+    this.ended = true;
+    this.stopListening();
+    const collecting = this.collecting;
+    if (collecting !== undefined) {
+      this.collecting = undefined;
+      collecting.resolve(this.take(collecting.size));
+      return;
+    }
+    const resolve = this.resolveRead;
+    // With chunks still queued, the hand-over to come delivers them; the end is read after.
+    if (resolve !== undefined && this.queue.length === 0) {
+      this.resolveRead = this.rejectRead = undefined;
+      resolve(DONE);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    this.stopListening();
+    if (this.upload !== undefined && !this.upload.destroyed) {
+      this.upload.on('error', ignore);
+      this.upload.destroy(error);
+    }
+    if (!this.started) {
+      this.started = true;
+      this.rejectResponse(new GatewayFailure(describeNetworkError(error, this.providerName)));
+      return;
+    }
+    if (this.ended || this.failure !== undefined) return;
+    this.fail(error);
+  }
+
+  // --- the body
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /**
+   * The next chunk: everything queued since the last read, in one piece (as a Readable's read()
+   * gives it), so a reader that falls behind catches up in one step, not one per socket read.
+   */
+  next(): Promise<IteratorResult<Buffer>> {
+    if (this.queue.length > 0) {
+      const chunk = this.take(this.queued);
+      if (this.controller?.paused === true) this.controller.resume();
+      return Promise.resolve({ done: false, value: chunk });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve(DONE);
+    return new Promise<IteratorResult<Buffer>>((resolve, reject) => {
+      this.resolveRead = resolve;
+      this.rejectRead = reject;
+    });
+  }
+
+  /** A reader that stops early (a `for await` left by break or throw): the rest is not wanted. */
+  return(): Promise<IteratorResult<Buffer>> {
+    this.destroy();
+    return Promise.resolve(DONE);
+  }
+
+  /** Nothing more of the answer will be read: the request is aborted unless it already ended. */
+  destroy(): void {
+    if (this.ended || this.failure !== undefined) {
+      this.dropQueue();
+      return;
+    }
+    const reason = new errors.RequestAbortedError();
+    this.stopListening();
+    this.fail(reason);
+    this.controller?.abort(reason);
+  }
+
+  /**
+   * The whole body, or its first `limit` bytes when it goes past the limit (or the hold has no
+   * room), `overrun` then saying which and the rest aborted. Rejects with undici's error when
+   * reading fails.
+   */
+  collect(limit: number, hold?: MemoryHold): Promise<Buffer> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const collecting: Collecting = { limit, hold, size: 0, resolve: noResolve, reject: noReject };
+    // The usual whole answer: it all came with the headers, within the limit.
+    if (this.ended && hold === undefined && this.queued <= limit) return Promise.resolve(this.take(this.queued));
+    // What came before the read began, checked as if it came now.
+    const early = this.queue;
+    this.dropQueue();
+    for (const chunk of early) if (this.gather(collecting, chunk) !== undefined) return Promise.resolve(collecting.body as Buffer);
+    if (this.ended) return Promise.resolve(this.take(collecting.size));
+    return new Promise<Buffer>((resolve, reject) => {
+      collecting.resolve = resolve;
+      collecting.reject = reject;
+      this.collecting = collecting;
+      if (this.controller?.paused === true) this.controller.resume();
+    });
+  }
+
+  /** Keeps a chunk of a whole-body read; past the bounds, keeps what fits, ends the read and aborts the rest. */
+  private gather(collecting: Collecting, chunk: Buffer): Overrun | undefined {
+    const over = overrunAt(collecting.size + chunk.length, collecting.limit, collecting.hold);
+    if (over === undefined) {
+      this.queue.push(chunk);
+      this.queued += chunk.length;
+      collecting.size += chunk.length;
+      return undefined;
+    }
+    if (over === 'too_large') {
+      this.queue.push(chunk.subarray(0, collecting.limit - collecting.size));
+      collecting.size = collecting.limit;
+    }
+    const body = this.take(collecting.size);
+    collecting.body = body;
+    this.overrun = over;
+    this.collecting = undefined;
+    this.destroy();
+    collecting.resolve(body);
+    return over;
+  }
+
+  /** The queued chunks as one buffer (uncopied when there is one), the queue emptied. */
+  private take(size: number): Buffer {
+    const chunks = this.queue;
+    const taken = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    chunks.length = 0;
+    this.queued = 0;
+    return taken;
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
+    this.dropQueue();
+    const collecting = this.collecting;
+    if (collecting !== undefined) {
+      this.collecting = undefined;
+      collecting.reject(error);
+    }
+    const reject = this.rejectRead;
+    if (reject !== undefined) {
+      this.resolveRead = this.rejectRead = undefined;
+      reject(error);
+    }
+  }
+
+  private dropQueue(): void {
+    this.queue = [];
+    this.queued = 0;
+  }
+}
+
+interface Collecting {
+  readonly limit: number;
+  readonly hold: MemoryHold | undefined;
+  size: number;
+  body?: Buffer;
+  resolve: (body: Buffer) => void;
+  reject: (error: unknown) => void;
+}
+
+function ignore(): void {}
+function noResolve(): void {}
+function noReject(): void {}
