@@ -24,7 +24,12 @@ function channel(keyRecords?: number): { owner: LocalGovernance; proxy: Governan
   const { port1, port2 } = new MessageChannel();
   serveGovernance(port1, owner, undefined, keyRecords);
   const proxy = new GovernanceProxy(port2);
-  open.push(owner, { close: () => (proxy.close(), port1.close()) });
+  open.push(owner, {
+    close: () => {
+      proxy.close();
+      port1.close();
+    },
+  });
   return { owner, proxy };
 }
 
