@@ -3,25 +3,40 @@
  * unfinished one waits for its end. If the upstream then fails (an endless line, a cut), the
  * error event the gateway appends starts on a line of its own instead of completing the
  * upstream's half-written one. Reads almost always end at an event boundary: nothing is copied then.
+ * An unfinished line is kept as the reads that brought it and joined once, when it ends: a long
+ * line (an upstream that never ends one) costs one copy, not one per read.
  */
 export class WholeLines {
-  private pending: Buffer | undefined;
+  private readonly pending: Buffer[] = [];
 
   /** The bytes up to and including the last line end (maybe none); the rest is kept. */
   take(bytes: Buffer): Buffer {
-    if (this.pending === undefined && endsLine(bytes)) return bytes; // the usual read: no search
-    const all = this.pending === undefined ? bytes : Buffer.concat([this.pending, bytes]);
-    const end = Math.max(all.lastIndexOf(10), all.lastIndexOf(13)) + 1;
-    this.pending = end === all.length ? undefined : all.subarray(end);
-    return end === all.length ? all : all.subarray(0, end);
+    if (this.pending.length === 0 && endsLine(bytes)) return bytes; // the usual read: no search
+    const end = lastLineEnd(bytes) + 1;
+    if (end === 0) {
+      if (bytes.length > 0) this.pending.push(bytes);
+      return EMPTY;
+    }
+    const whole = end === bytes.length ? bytes : bytes.subarray(0, end);
+    const out = this.pending.length === 0 ? whole : Buffer.concat([...this.pending, whole]);
+    this.pending.length = 0;
+    if (end < bytes.length) this.pending.push(bytes.subarray(end));
+    return out;
   }
 
   /** The unfinished last line, at a clean end of the stream. */
   rest(): Buffer | undefined {
-    const rest = this.pending;
-    this.pending = undefined;
+    if (this.pending.length === 0) return undefined;
+    const rest = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+    this.pending.length = 0;
     return rest;
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function lastLineEnd(bytes: Buffer): number {
+  return Math.max(bytes.lastIndexOf(10), bytes.lastIndexOf(13));
 }
 
 function endsLine(bytes: Buffer): boolean {

@@ -25,4 +25,17 @@ describe('WholeLines', () => {
     lines.take(b('data: [DONE]'));
     expect(lines.rest()?.toString()).toBe('data: [DONE]');
   });
+
+  it('keeps a long unfinished line as its reads and joins them once, when the line ends', () => {
+    const lines = new WholeLines();
+    const piece = Buffer.alloc(64 * 1024, 'a');
+    expect(lines.take(b('data: ')).length).toBe(0);
+    for (let i = 0; i < 100; i++) expect(lines.take(piece).length).toBe(0);
+    const out = lines.take(b('\n\ndata: next'));
+    expect(out.length).toBe(6 + 100 * piece.length + 2);
+    expect(out.subarray(0, 7).toString()).toBe('data: a');
+    expect(out.subarray(-3).toString()).toBe('a\n\n');
+    expect(lines.rest()?.toString()).toBe('data: next');
+    expect(lines.rest()).toBeUndefined();
+  });
 });
