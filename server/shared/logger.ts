@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { TurnBatch } from './turn-batch.ts';
+import { LOG_BATCH_MS, LineBatch } from './line-batch.ts';
 
 export type { Logger };
 
@@ -35,18 +35,18 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 /** Batches handed on to stdout still pending, flushed at exit (weakly held: tests make many loggers). */
-const pendingAtExit = new Set<WeakRef<TurnBatch>>();
+const pendingAtExit = new Set<WeakRef<LineBatch>>();
 let exitHookInstalled = false;
 
 /**
  * Asynchronous writes to stdout: lines written while a write is in flight go out together in the
  * next one, so a busy gateway makes one write per batch of request lines, not one per line (a
  * synchronous write per request showed as a large share of a request's CPU). In front of it, the
- * lines of one event-loop turn are handed on as one string (TurnBatch): the destination measures
- * the text it holds on every write, so a line at a time cost more the more lines a turn held.
- * Nothing waits for a buffer to fill: an idle gateway's lines go out at the end of their turn, and
- * pending lines are flushed at exit. If stdout stops being read, lines beyond 16 MiB waiting are
- * dropped rather than held in memory.
+ * lines of a few milliseconds (LOG_BATCH_MS) are handed on as one string (LineBatch): the
+ * destination measures the text it holds on every write, so a line at a time cost more the more
+ * lines it held, and each write it starts wakes a thread. Nothing waits for a buffer to fill: an
+ * idle gateway's lines go out within LOG_BATCH_MS, and pending lines are flushed at exit. If
+ * stdout stops being read, lines beyond 16 MiB waiting are dropped rather than held in memory.
  */
 function stdoutDestination(): DestinationStream {
   // Hand pending lines on at exit before pino's own exit hook writes out what the destination
@@ -58,7 +58,7 @@ function stdoutDestination(): DestinationStream {
     });
   }
   const stdout = pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 });
-  const batch = new TurnBatch((text) => stdout.write(text));
+  const batch = new LineBatch((text) => stdout.write(text), LOG_BATCH_MS);
   for (const ref of pendingAtExit) if (ref.deref() === undefined) pendingAtExit.delete(ref);
   pendingAtExit.add(new WeakRef(batch));
   return batch;

@@ -1,14 +1,14 @@
-// The log lines of one event-loop turn go on as one string (server/shared/turn-batch.ts): the
-// worker's relay to the main thread, and the main thread's stdout.
+// Log lines go on together as one string (server/shared/line-batch.ts): the worker's relay to the
+// main thread, and the main thread's stdout.
 import { describe, expect, it } from 'vitest';
-import { TurnBatch } from '../../server/shared/turn-batch.ts';
+import { LineBatch } from '../../server/shared/line-batch.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('TurnBatch', () => {
+describe('LineBatch', () => {
   it('hands on the lines of one turn as one string, in order, at the end of the turn', async () => {
     const out: string[] = [];
-    const batch = new TurnBatch((text) => out.push(text));
+    const batch = new LineBatch((text) => out.push(text));
     batch.write('a\n');
     batch.write('b\n');
     expect(out).toEqual([]);
@@ -23,7 +23,7 @@ describe('TurnBatch', () => {
 
   it('hands on at once past 256 KiB of text, and on flush, which calls back', async () => {
     const out: string[] = [];
-    const batch = new TurnBatch((text) => out.push(text));
+    const batch = new LineBatch((text) => out.push(text));
     const line = `${'x'.repeat(1023)}\n`;
     for (let i = 0; i < 256; i++) batch.write(line);
     expect(out).toEqual([line.repeat(256)]);
@@ -36,5 +36,16 @@ describe('TurnBatch', () => {
     expect(called).toBe(true);
     await nextTurn();
     expect(out).toHaveLength(2);
+  });
+
+  it('with a delay, hands on that long after the first line, not at the end of its turn', async () => {
+    const out: string[] = [];
+    const batch = new LineBatch((text) => out.push(text), 20);
+    batch.write('a\n');
+    await nextTurn();
+    batch.write('b\n');
+    expect(out).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(out).toEqual(['a\nb\n']);
   });
 });
