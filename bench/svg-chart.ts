@@ -14,14 +14,14 @@ const COLOURS = { pass: '#3a7d44', fail: '#c0392b', untargeted: '#9aa5b1', proxy
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function cpuChartSvg(rows: readonly ThroughputRow[], subtitle: string): string {
-  // The CPU-vs-proxy targets are for the default gateway's non-stream rows; the others are shown for reference.
+  // The CPU-vs-proxy targets are for the default gateway's rows (stream and not); the others are shown for reference.
   const bars = rows
     .filter((r) => r.scenario.kind !== 'baseline')
     .map((r) => ({
       row: r,
       value: cpuVsProxy(rows, r),
       limit:
-        r.scenario.target !== 'gateway' || r.scenario.stream || r.scenario.comparison
+        r.scenario.target !== 'gateway' || r.scenario.comparison
           ? undefined
           : r.scenario.kind === 'same'
             ? LIMITS.sameProtocolCpuVsProxy
@@ -84,7 +84,7 @@ export function cpuChartSvg(rows: readonly ThroughputRow[], subtitle: string): s
   line(LIMITS.sameProtocolCpuVsProxy, COLOURS.same);
   line(LIMITS.crossProtocolCpuVsProxy, COLOURS.cross);
   out.push(
-    `<text x="10" y="${height - 10}" fill="#555">Targets apply to the default gateway's OpenAI/Anthropic non-stream rows: same protocol ${LIMITS.sameProtocolCpuVsProxy}x, translated ${LIMITS.crossProtocolCpuVsProxy}x the minimal proxy's CPU per request.</text>`,
+    `<text x="10" y="${height - 10}" fill="#555">Targets apply to the default gateway's OpenAI/Anthropic rows, non-stream and stream: same protocol ${LIMITS.sameProtocolCpuVsProxy}x, translated ${LIMITS.crossProtocolCpuVsProxy}x the minimal proxy's CPU per request.</text>`,
     '</svg>',
   );
   return out.join('\n') + '\n';

@@ -1,10 +1,11 @@
 // The performance issue's targets, judged on this run's numbers: one PASS/FAIL line each, or n/a
 // when the run did not measure it (a filter, a section left out, the soak run is separate).
-import { cpuVsGovernanceOff, cpuVsProxy } from './baselines.ts';
+import { cpuVsGovernanceOff, cpuVsProxy, rpsVs } from './baselines.ts';
 import type { ProbeRow } from './latency-probe.ts';
 import type { MemoryRow } from './memory.ts';
 import type { PacedRow } from './paced-streams.ts';
 import type { SoakResult } from './soak.ts';
+import { ratio } from './stats.ts';
 import type { ThroughputRow } from './throughput.ts';
 
 export interface Verdict {
@@ -23,8 +24,14 @@ export interface MeasuredRun {
 
 /** The limits, in one place, so the report, the chart and the README agree. */
 export const LIMITS = {
+  /** Issue 19: CPU per request against the minimal proxy (the floor), non-stream and stream alike. */
   sameProtocolCpuVsProxy: 1.3,
-  crossProtocolCpuVsProxy: 2.0,
+  crossProtocolCpuVsProxy: 1.5,
+  /** The default gateway's req/s at least the floor's, at every connection count measured. */
+  throughputVsProxy: 1.0,
+  /** p99 at this many connections at most this multiple of the floor's p99. */
+  p99VsProxy: 2.0,
+  p99AtConnections: 32,
   unloadedAddedP50Ms: 0.45,
   unloadedAddedTtfbP50Ms: 1.0,
   errorsAtConnections: 128,
@@ -57,16 +64,74 @@ function worst<T>(
   return { value: top.v, name: top.n, over: (limit) => valued.filter((x) => x.v > limit).length };
 }
 
-function cpuRatioTarget(run: MeasuredRun, kind: 'same' | 'cross', limit: number): Verdict {
-  const target = `${kind === 'same' ? 'same-protocol' : 'cross-protocol'} non-stream CPU/req <= ${limit}x minimal proxy`;
-  const rows = run.throughput.filter((r) => r.scenario.target === 'gateway' && r.scenario.kind === kind && !r.scenario.stream && !r.scenario.comparison);
-  const w = worst(
-    rows,
-    (r) => cpuVsProxy(run.throughput, r),
-    (r) => `${r.scenario.name} @${r.connections}`,
+/** The default gateway's judged rows (not workers: 1, governance or the reference protocols). */
+function gatewayRows(run: MeasuredRun, stream: boolean, kind?: 'same' | 'cross'): ThroughputRow[] {
+  return run.throughput.filter(
+    (r) => r.scenario.target === 'gateway' && r.scenario.stream === stream && !r.scenario.comparison && (kind === undefined || r.scenario.kind === kind),
   );
+}
+
+const rowName = (r: ThroughputRow) => `${r.scenario.name} @${r.connections}`;
+const streamWord = (stream: boolean) => (stream ? 'stream' : 'non-stream');
+
+function cpuRatioTarget(run: MeasuredRun, kind: 'same' | 'cross', stream: boolean, limit: number): Verdict {
+  const target = `${kind === 'same' ? 'same-protocol' : 'cross-protocol'} ${streamWord(stream)} CPU/req <= ${limit}x minimal proxy`;
+  const rows = gatewayRows(run, stream, kind);
+  const w = worst(rows, (r) => cpuVsProxy(run.throughput, r), rowName);
   if (w === undefined) return na(target, 'no such throughput rows in this run');
   return judged(target, w.value <= limit, `worst ${fmt(w.value)}x (${w.name}); ${w.over(limit)} of ${rows.length} rows over`);
+}
+
+/** Throughput at least the floor's: the worst (lowest) req/s ratio of the default gateway's rows. */
+function throughputTarget(run: MeasuredRun, stream: boolean): Verdict {
+  const limit = LIMITS.throughputVsProxy;
+  const target = `${streamWord(stream)} req/s >= ${limit}x minimal proxy`;
+  const rows = gatewayRows(run, stream);
+  // worst() takes the largest value: the lowest throughput ratio is the largest inverse.
+  const w = worst(
+    rows,
+    (r) => {
+      const x = rpsVs(run.throughput, r, 'proxy');
+      return x === null ? null : 1 / x;
+    },
+    rowName,
+  );
+  if (w === undefined) return na(target, 'no such throughput rows in this run');
+  return judged(target, 1 / w.value >= limit, `worst ${fmt(1 / w.value)}x (${w.name})`);
+}
+
+/** p99 at the judged connection count within a multiple of the floor's p99 there. */
+function p99Target(run: MeasuredRun, stream: boolean): Verdict {
+  const limit = LIMITS.p99VsProxy;
+  const c = LIMITS.p99AtConnections;
+  const target = `${streamWord(stream)} p99 @${c} <= ${limit}x minimal proxy's p99`;
+  const proxy = run.throughput.find((r) => r.scenario.target === 'proxy' && r.scenario.stream === stream && r.connections === c);
+  const rows = gatewayRows(run, stream).filter((r) => r.connections === c);
+  if (proxy === undefined || rows.length === 0) return na(target, `no gateway and proxy rows at ${c} connections`);
+  const w = worst(rows, (r) => ratio(r.p99Ms, proxy.p99Ms), rowName);
+  if (w === undefined) return na(target, 'no p99 to compare');
+  return judged(target, w.value <= limit, `worst ${fmt(w.value)}x (${w.name}; the proxy's p99 ${fmt(proxy.p99Ms)} ms)`);
+}
+
+/** Two workers cost no more CPU per request than one: the default (all workers) against workers: 1. */
+function workersTarget(run: MeasuredRun, stream: boolean): Verdict {
+  const target = `${streamWord(stream)} CPU/req with all workers <= workers: 1`;
+  const single = run.throughput.find((r) => r.scenario.target === 'gateway-w1' && r.scenario.stream === stream);
+  const all =
+    single &&
+    run.throughput.find(
+      (r) =>
+        r.scenario.target === 'gateway' &&
+        r.scenario.stream === stream &&
+        r.scenario.ingress === single.scenario.ingress &&
+        r.scenario.egress === single.scenario.egress &&
+        r.connections === single.connections,
+    );
+  const a = all?.cpuMicrosPerRequest;
+  const one = single?.cpuMicrosPerRequest;
+  if (all === undefined || a === null || a === undefined || one === null || one === undefined)
+    return na(target, 'no workers: 1 row with its default twin (and their CPU) in this run');
+  return judged(target, a <= one, `${fmt(a, 0)} against ${fmt(one, 0)} us/req (${rowName(all)})`);
 }
 
 function probeTarget(run: MeasuredRun, stream: boolean, limit: number): Verdict[] {
@@ -188,8 +253,16 @@ function governanceTarget(run: MeasuredRun): Verdict {
 
 export function judge(run: MeasuredRun): Verdict[] {
   return [
-    cpuRatioTarget(run, 'same', LIMITS.sameProtocolCpuVsProxy),
-    cpuRatioTarget(run, 'cross', LIMITS.crossProtocolCpuVsProxy),
+    cpuRatioTarget(run, 'same', false, LIMITS.sameProtocolCpuVsProxy),
+    cpuRatioTarget(run, 'same', true, LIMITS.sameProtocolCpuVsProxy),
+    cpuRatioTarget(run, 'cross', false, LIMITS.crossProtocolCpuVsProxy),
+    cpuRatioTarget(run, 'cross', true, LIMITS.crossProtocolCpuVsProxy),
+    throughputTarget(run, false),
+    throughputTarget(run, true),
+    p99Target(run, false),
+    p99Target(run, true),
+    workersTarget(run, false),
+    workersTarget(run, true),
     ...probeTarget(run, false, LIMITS.unloadedAddedP50Ms),
     ...probeTarget(run, true, LIMITS.unloadedAddedTtfbP50Ms),
     errorsTarget(run),
