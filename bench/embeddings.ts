@@ -6,7 +6,7 @@
 import type { ClientRequest } from './client-requests.ts';
 import type { Fleet, TargetName } from './fleet.ts';
 import { EMBEDDING_UPSTREAM_MODEL, embeddingGatewayModel } from './gateway-config.ts';
-import { runLoad, summariseLoad, warmUp, type LoadSample, type LoadSummary } from './load-runner.ts';
+import { measureInterleaved, type LoadSummary } from './load-runner.ts';
 import type { Settings } from './settings.ts';
 import { cell, textTable } from './text-table.ts';
 
@@ -47,23 +47,9 @@ export async function runEmbeddings(fleet: Fleet, settings: Settings, log: (line
   const scenarios = SCENARIOS.filter((s) => s.target !== 'gateway' || settings.filter === undefined || s.name.includes(settings.filter));
   const requestOf = (s: EmbeddingsScenario) => embeddingsRequest(s, fleet.apiKey(s.target));
   log(`embeddings: ${connections} connections, ${scenarios.length} scenarios x ${settings.repeats} repeats x ${settings.seconds} s`);
-  for (const s of scenarios)
-    await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections, generator: settings.generator }, settings.warmupRequests);
-  const samples = new Map<EmbeddingsScenario, LoadSample[]>(scenarios.map((s) => [s, []]));
-  for (let repeat = 0; repeat < settings.repeats; repeat++) {
-    for (const s of scenarios)
-      samples.get(s)!.push(
-        await runLoad({
-          url: fleet.url(s.target),
-          request: requestOf(s),
-          connections,
-          seconds: settings.seconds,
-          pid: fleet.pid(s.target),
-          generator: settings.generator,
-        }),
-      );
-  }
-  return scenarios.map((s) => ({ name: s.name, connections, ...summariseLoad(samples.get(s)!) }));
+  const target = (s: EmbeddingsScenario) => ({ url: fleet.url(s.target), request: requestOf(s), pid: fleet.pid(s.target) });
+  const summaries = await measureInterleaved(scenarios, target, { ...settings, connections });
+  return scenarios.map((s) => ({ name: s.name, connections, ...summaries.get(s)! }));
 }
 
 /** The section's table: each row with its overhead over the minimal proxy (CPU per request, p50). */

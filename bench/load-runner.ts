@@ -80,16 +80,21 @@ async function wrkSample(options: LoadOptions): Promise<Measured> {
   };
 }
 
-async function autocannonSample(options: LoadOptions): Promise<Measured> {
-  const client = process.cpuUsage();
-  const result = await autocannon({
+/** autocannon's options for one scenario's request; `duration` or `amount` says how long. */
+function autocannonOptions(options: Omit<LoadOptions, 'seconds' | 'pid'>, length: { duration: number } | { amount: number }): autocannon.Options {
+  return {
     url: options.url + options.request.path,
     method: 'POST',
     body: options.request.body,
     headers: { ...options.request.headers },
     connections: options.connections,
-    duration: options.seconds,
-  });
+    ...length,
+  };
+}
+
+async function autocannonSample(options: LoadOptions): Promise<Measured> {
+  const client = process.cpuUsage();
+  const result = await autocannon(autocannonOptions(options, { duration: options.seconds }));
   const used = process.cpuUsage(client);
   const requests = result.requests.total;
   return {
@@ -110,15 +115,35 @@ export async function warmUp(options: Omit<LoadOptions, 'seconds' | 'pid'>, amou
     const r = await runWrk(options.url, options.request, options.connections, Math.max(1, Math.ceil(amount / 2000)));
     errors = r.errors;
   } else {
-    const result = await autocannon({
-      url: options.url + options.request.path,
-      method: 'POST',
-      body: options.request.body,
-      headers: { ...options.request.headers },
-      connections: options.connections,
-      amount: Math.max(amount, options.connections),
-    });
+    const result = await autocannon(autocannonOptions(options, { amount: Math.max(amount, options.connections) }));
     errors = result.errors + result.non2xx;
   }
   if (errors > 0) throw new Error(`warm-up of ${options.url}${options.request.path}: ${errors} errors or non-2xx answers; is the scenario's request valid?`);
+}
+
+/** What `measureInterleaved` needs of each scenario: where it goes, what it sends, whose CPU counts. */
+export interface LoadTarget {
+  readonly url: string;
+  readonly request: ClientRequest;
+  readonly pid: number | undefined;
+}
+
+/**
+ * Every scenario warmed up, then `repeats` rounds in which each runs once in turn (interleaved, so
+ * a moment's load on a shared machine falls on all of them), summarised per scenario.
+ */
+export async function measureInterleaved<S>(
+  scenarios: readonly S[],
+  targetOf: (scenario: S) => LoadTarget,
+  run: { readonly connections: number; readonly seconds: number; readonly repeats: number; readonly generator: Generator; readonly warmupRequests: number },
+): Promise<Map<S, LoadSummary>> {
+  const { connections, generator } = run;
+  for (const s of scenarios) {
+    const { url, request } = targetOf(s);
+    await warmUp({ url, request, connections, generator }, run.warmupRequests);
+  }
+  const samples = new Map<S, LoadSample[]>(scenarios.map((s) => [s, []]));
+  for (let repeat = 0; repeat < run.repeats; repeat++)
+    for (const s of scenarios) samples.get(s)!.push(await runLoad({ ...targetOf(s), connections, seconds: run.seconds, generator }));
+  return new Map(scenarios.map((s) => [s, summariseLoad(samples.get(s)!)]));
 }

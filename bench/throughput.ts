@@ -2,7 +2,7 @@
 // count, repeats interleaved (each repeat visits every scenario, so drift on a shared machine hits
 // all alike). The RSS peaks are noted per connection count (memory.ts).
 import type { Fleet } from './fleet.ts';
-import { runLoad, summariseLoad, warmUp, type LoadSample, type LoadSummary } from './load-runner.ts';
+import { measureInterleaved, type LoadSummary } from './load-runner.ts';
 import type { PeakRss } from './memory.ts';
 import type { PeerName } from './peers.ts';
 import { peerScenarios, requestFor, selected, THROUGHPUT_SCENARIOS, type Scenario } from './scenarios.ts';
@@ -23,28 +23,10 @@ export async function runThroughput(fleet: Fleet, settings: Settings, log: (line
     const here = scenarios.filter((s) => index === 0 || !s.comparison);
     log(`throughput: ${connections} connections, ${here.length} scenarios x ${settings.repeats} repeats x ${settings.seconds} s (${settings.generator})`);
     peak?.enter(connections);
-    for (const s of here)
-      await warmUp({ url: fleet.url(s.target), request: requestOf(s), connections, generator: settings.generator }, settings.warmupRequests);
-    const samples = new Map<Scenario, LoadSample[]>(here.map((s) => [s, []]));
-    for (let repeat = 0; repeat < settings.repeats; repeat++) {
-      for (const s of here) {
-        const sample = await runLoad({
-          url: fleet.url(s.target),
-          request: requestOf(s),
-          connections,
-          seconds: settings.seconds,
-          pid: fleet.pid(s.target),
-          generator: settings.generator,
-        });
-        samples.get(s)!.push(sample);
-      }
-    }
+    const target = (s: Scenario) => ({ url: fleet.url(s.target), request: requestOf(s), pid: fleet.pid(s.target) });
+    const summaries = await measureInterleaved(here, target, { ...settings, connections });
     peak?.enter(undefined);
-    for (const s of here) rows.push(summarise(s, connections, samples.get(s)!));
+    for (const s of here) rows.push({ scenario: s, connections, ...summaries.get(s)! });
   }
   return rows;
-}
-
-function summarise(scenario: Scenario, connections: number, xs: readonly LoadSample[]): ThroughputRow {
-  return { scenario, connections, ...summariseLoad(xs) };
 }
