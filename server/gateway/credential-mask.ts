@@ -144,9 +144,16 @@ export class CredentialMask {
   heldTextPrefix(text: string): number {
     let best = 0;
     for (const secret of this.texts) {
-      for (let j = Math.min(secret.length - 1, text.length); j > best; j--) {
-        if (text.charCodeAt(text.length - j) === secret.charCodeAt(0) && text.endsWith(secret.slice(0, j))) {
-          best = j;
+      // Where a proper prefix of the secret could start: at its first character, found natively
+      // (usually nowhere in a delta's last characters), from the longest candidate down.
+      const first = secret.charAt(0);
+      for (
+        let at = text.indexOf(first, text.length - Math.min(secret.length - 1, text.length));
+        at !== -1 && text.length - at > best;
+        at = text.indexOf(first, at + 1)
+      ) {
+        if (text.endsWith(secret.slice(0, text.length - at))) {
+          best = text.length - at;
           break;
         }
       }

@@ -86,4 +86,22 @@ describe('CredentialMask.mayHold', () => {
     expect(mask.mayHold(Buffer.from('data: {"choices":[{"delta":{"content":"nch-upstream-key and more"}}]}\n\n'))).toBe(true);
     expect(mask.mayHold(Buffer.from('error: bench-upstream-key'))).toBe(true);
   });
+
+  it('heldTextPrefix: the longest proper beginning of a secret that the text ends with', () => {
+    const mask = new CredentialMask(SECRETS);
+    const reference = (text: string) => {
+      let best = 0;
+      for (const secret of SECRETS) for (let j = 1; j < secret.length && j <= text.length; j++) if (text.endsWith(secret.slice(0, j)) && j > best) best = j;
+      return best;
+    };
+    const next = random(42);
+    for (let round = 0; round < 3000; round++) {
+      const secret = SECRETS[Math.floor(next() * SECRETS.length)]!;
+      const base = ['', 'x', 'The quick brown fox ', 'sksk', 'bbbench', 'ab"ab"'][Math.floor(next() * 6)]!;
+      const text = base + insertion(secret, next).slice(0, Math.floor(next() * secret.length));
+      expect(mask.heldTextPrefix(text)).toBe(reference(text));
+    }
+    expect(mask.heldTextPrefix('... sk-proj-7f')).toBe('sk-proj-7f'.length);
+    expect(mask.heldTextPrefix('sk-proj-7fQ2mZx9Lw4Kp1Rt')).toBe(0); // the whole key is masked, not held
+  });
 });
