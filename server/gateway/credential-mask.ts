@@ -29,7 +29,7 @@ export class CredentialMask {
 
   /** The short substrings every key or cut key's edge holds (see `mayHold`), each with what a hit on it must be checked for. */
   private readonly needles: readonly Needle[];
-  /** The same needles as one expression, for a latin-1 view of a small chunk. */
+  /** The needles as one expression, for a latin-1 view of a small chunk: each with what its check needs to follow it (see `Needle.pattern`). */
   private readonly hints: RegExp | undefined;
 
   constructor(values: Iterable<string>) {
@@ -39,7 +39,7 @@ export class CredentialMask {
     this.secrets = unique.map((v) => Buffer.from(v, 'utf8'));
     this.jsonPlain = this.secrets.map((b) => b.every((c) => c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c));
     this.needles = needlesOf(this.secrets, this.jsonPlain);
-    this.hints = this.needles.length === 0 ? undefined : new RegExp(this.needles.map((n) => escapeRegExp(n.bytes.toString('latin1'))).join('|'), 'g');
+    this.hints = this.needles.length === 0 ? undefined : new RegExp(this.needles.map((n) => n.pattern).join('|'), 'g');
   }
 
   /**
@@ -144,9 +144,16 @@ export class CredentialMask {
   heldTextPrefix(text: string): number {
     let best = 0;
     for (const secret of this.texts) {
-      for (let j = Math.min(secret.length - 1, text.length); j > best; j--) {
-        if (text.charCodeAt(text.length - j) === secret.charCodeAt(0) && text.endsWith(secret.slice(0, j))) {
-          best = j;
+      // Where a proper prefix of the secret could start: at its first character, found natively
+      // (usually nowhere in a delta's last characters), from the longest candidate down.
+      const first = secret.charAt(0);
+      for (
+        let at = text.indexOf(first, text.length - Math.min(secret.length - 1, text.length));
+        at !== -1 && text.length - at > best;
+        at = text.indexOf(first, at + 1)
+      ) {
+        if (text.endsWith(secret.slice(0, text.length - at))) {
+          best = text.length - at;
           break;
         }
       }
@@ -178,6 +185,13 @@ const NATIVE_SEARCH_FROM = 64 * 1024;
 /** A short substring that a key or a cut key's edge holds, and the check of a hit on it. */
 interface Needle {
   readonly bytes: Buffer;
+  /**
+   * The needle and what must follow it for `holds` to be worth asking, as a latin-1 expression: the
+   * rest of the secret, or a part of it and a quote. The same condition `holds` checks first, so a
+   * text that merely shares the needle (a model name that starts like the key, in every event of a
+   * stream) is passed over by the scan instead of stopping it once a hit.
+   */
+  readonly pattern: string;
   /** The hit at `at` is a whole secret or a cut key's edge in a delta string. */
   holds(bytes: Buffer, at: number): boolean;
 }
@@ -194,6 +208,7 @@ function needlesOf(secrets: readonly Buffer[], jsonPlain: readonly boolean[]): N
     const plain = jsonPlain[s]!;
     needles.push({
       bytes: secret.subarray(0, HOLD_FROM),
+      pattern: plain ? escapeRegExp(secret.toString('latin1', 0, HOLD_FROM)) + restOrQuote(secret, HOLD_FROM) : escapeRegExp(secret.toString('latin1')),
       holds(bytes, at) {
         const matched = commonLength(bytes, at, secret, 0);
         if (matched === secret.length) return true;
@@ -204,6 +219,7 @@ function needlesOf(secrets: readonly Buffer[], jsonPlain: readonly boolean[]): N
     for (let from = 1; from < HOLD_FROM; from++) {
       needles.push({
         bytes: Buffer.from([QUOTE, secret[from]!]),
+        pattern: `"${escapeRegExp(secret.toString('latin1', from, from + 1))}${restOrQuote(secret, from + 1)}`,
         holds(bytes, at) {
           const matched = commonLength(bytes, at + 1, secret, from);
           return (from + matched === secret.length || bytes[at + 1 + matched] === QUOTE) && isDeltaValue(bytes, at);
@@ -212,6 +228,16 @@ function needlesOf(secrets: readonly Buffer[], jsonPlain: readonly boolean[]): N
     }
   });
   return needles;
+}
+
+/**
+ * What may follow the first `from` bytes of a plain secret where `holds` can be true: a quote, or
+ * its next byte and again a quote or more of it, up to its end (`(?:"|k(?:"|-(?:"|...)))`).
+ */
+function restOrQuote(secret: Buffer, from: number): string {
+  let pattern = '';
+  for (let i = secret.length - 1; i >= from; i--) pattern = `(?:"|${escapeRegExp(secret.toString('latin1', i, i + 1))}${pattern})`;
+  return pattern;
 }
 
 function startsWith(bytes: Buffer, at: number, needle: Buffer): boolean {

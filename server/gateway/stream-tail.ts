@@ -4,6 +4,7 @@ import { lastSseEventEnd } from '../framing/sse-event-end.ts';
 import { MAX_STREAM_EVENT_CHARS } from '../framing/stream-event-limit.ts';
 import type { StreamEvent } from '../ir/index.ts';
 import type { StreamDecoder } from '../protocols/codec.ts';
+import { SseStreamDecoder } from '../protocols/shared/sse-stream-decoder.ts';
 
 /** Events read from a relayed stream's end: enough to hold a terminator and what precedes it. */
 const KEPT_EVENTS = 8;
@@ -19,7 +20,7 @@ const CRLF_CRLF = Buffer.from('\r\n\r\n');
  * Instead of decoding every event (a JSON parse each), or even framing every read, the relayed
  * bytes are kept as they came from an event boundary on (the front cut off at a boundary now and
  * then, found with native searches), and at the end they are framed and their last few events
- * read by a fresh decoder. SSE terminators (`[DONE]`, `message_stop`, `response.completed`,
+ * handed, framed, to a fresh decoder (not framed again). SSE terminators (`[DONE]`, `message_stop`, `response.completed`,
  * `message-end`, a chunk with `finishReason`) are self-contained events, so a decoder that starts
  * mid-stream still recognises them, and an event cut off mid-way still reads as broken. An
  * unfinished event past the framers' limit (an endless line) is framed from then on, read by
@@ -64,8 +65,10 @@ export class StreamTail {
    */
   readEnd(decoder: StreamDecoder): { readonly relayed: StreamEvent[]; readonly end: StreamEvent[] } {
     const last = this.lastEvents();
-    const text = last.map((e) => sseEvent(e.data, e.event)).join('');
-    return { relayed: decoder.push(Buffer.from(text)), end: decoder.end() };
+    // Every SSE protocol's decoder takes the framed events as they are; another is given their text.
+    const relayed =
+      decoder instanceof SseStreamDecoder ? decoder.pushEvents(last) : decoder.push(Buffer.from(last.map((e) => sseEvent(e.data, e.event)).join('')));
+    return { relayed, end: decoder.end() };
   }
 
   /**

@@ -79,7 +79,9 @@ describe('StreamTail reads only the last events, as framing everything would', (
     const sse = new SseParser();
     const events = [...sse.push(bytes), ...sse.end()].slice(-8);
     const decoder = codec('openai').createStreamDecoder();
-    return { relayed: decoder.push(Buffer.from(events.map((e) => sseEvent(e.data, e.event)).join(''))), end: decoder.end() };
+    // Each event's text again, a data line per line of its data (multi-line data stays whole).
+    const text = events.map((e) => sseEvent(e.data.replaceAll('\n', '\ndata: '), e.event)).join('');
+    return { relayed: decoder.push(Buffer.from(text)), end: decoder.end() };
   }
 
   const streams: Record<string, string[]> = {

@@ -17,7 +17,10 @@ export interface TextDelta {
 
 /** The event's block index and text when `data` is a plain text delta; undefined otherwise. */
 export function plainTextDelta(data: string): TextDelta | undefined {
-  if (!data.startsWith(HEAD) || !data.endsWith(TAIL)) return undefined;
+  // Cut and compared whole (a native comparison): startsWith and endsWith walk a string character
+  // by character, which made this check cost almost half of what the parse it avoids does.
+  if (data.length < HEAD.length + MIDDLE.length + TAIL.length || data.slice(0, HEAD.length) !== HEAD || data.slice(data.length - TAIL.length) !== TAIL)
+    return undefined;
   let at = HEAD.length;
   const first = data.charCodeAt(at);
   if (first < 0x30 || first > 0x39) return undefined;
@@ -27,7 +30,7 @@ export function plainTextDelta(data: string): TextDelta | undefined {
     if (index === 0 || at - HEAD.length >= 9) return undefined; // a leading zero (not JSON), or a number past the plain range
     index = index * 10 + (c - 0x30);
   }
-  if (!data.startsWith(MIDDLE, at)) return undefined;
+  if (data.slice(at, at + MIDDLE.length) !== MIDDLE) return undefined;
   const start = at + MIDDLE.length;
   const end = data.length - TAIL.length;
   if (end < start) return undefined;

@@ -1,6 +1,7 @@
 import { gatewayError, type StreamEvent } from '../../ir/index.ts';
 import type { SseEvent } from '../../framing/sse-parser.ts';
 import { BlockTracker } from '../shared/block-tracker.ts';
+import { ContentChunkTemplate } from './content-chunk-template.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { streamErrorKind } from './errors.ts';
 import { decodeFinishReason } from './finish-reason.ts';
@@ -12,9 +13,13 @@ export class OpenAIStreamDecoder extends SseStreamDecoder {
   private readonly blocks = new BlockTracker();
   private started = false;
   private sawRefusal = false;
+  /** Text chunks like one already parsed are read without a parse (undefined: every chunk is parsed). */
+  private readonly template: ContentChunkTemplate | undefined;
 
-  constructor() {
+  /** `parseEvery`: no template, every chunk through JSON.parse (what the template must agree with). */
+  constructor(options: { readonly parseEvery?: boolean } = {}) {
     super('OpenAI');
+    this.template = options.parseEvery === true ? undefined : new ContentChunkTemplate();
   }
 
   protected override beforeTruncation(out: StreamEvent[]): void {
@@ -28,8 +33,17 @@ export class OpenAIStreamDecoder extends SseStreamDecoder {
       this.done = true;
       return;
     }
+    // What the parse below makes of the template's chunk with this text: its block's delta.
+    const plain = this.started ? this.template?.text(data) : undefined;
+    if (plain !== undefined) {
+      if (plain === '') return;
+      const index = this.blocks.ensure('text', { type: 'text' }, out);
+      out.push({ type: 'block_delta', index, delta: { type: 'text', text: plain } });
+      return;
+    }
     const chunk = this.parsePayload<OpenAIStreamPayload>(data, out);
     if (chunk === undefined) return;
+    this.template?.learn(data, chunk);
     if (chunk.error !== undefined) {
       const e = chunk.error;
       out.push({

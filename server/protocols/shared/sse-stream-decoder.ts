@@ -23,6 +23,16 @@ export abstract class SseStreamDecoder implements StreamDecoder {
     return out;
   }
 
+  /**
+   * Events framed already (the stream tail's): what pushing their bytes would give, without
+   * formatting them as text, encoding, decoding and framing them a second time.
+   */
+  pushEvents(events: readonly SseEvent[]): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const event of events) if (!this.done) this.onEvent(event, out);
+    return out;
+  }
+
   end(): StreamEvent[] {
     const out: StreamEvent[] = [];
     for (const event of this.sse.end()) if (!this.done) this.onEvent(event, out);
