@@ -4,7 +4,8 @@
 // node_modules link), each at the worker counts in AB_WORKERS (1,2), and the minimal proxy (the
 // floor; AB_PROXY2=1 adds it on two threads, minimal-proxy-threads.ts), in AB_REPEATS interleaved
 // repeats (5) of AB_SECONDS (3) at AB_CONNECTIONS (32), AB_STREAM=1 for streams, AB_STORE off |
-// sqlite | postgres. Prints medians (CPU µs/req of the whole process from /proc, p99, p50, req/s),
+// sqlite | postgres, or several comma-separated (each tree at each store, interleaved in the same
+// repeats: governance against off in one run); AB_B equal to AB_A measures the one tree. Prints medians (CPU µs/req of the whole process from /proc, p99, p50, req/s),
 // every sample (pairs of samples share the moment's load: compare them pairwise), and CPU per
 // request by thread (/proc/<pid>/task: main, WorkerThread, V8Worker = V8's helper threads).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ const root = process.cwd();
 const A = process.env.AB_A ?? root;
 const B = process.env.AB_B ?? root;
 const workers = (process.env.AB_WORKERS ?? '1,2').split(',').map(Number);
-const store = process.env.AB_STORE ?? 'off';
+const stores = (process.env.AB_STORE ?? 'off').split(',');
 const seconds = Number(process.env.AB_SECONDS ?? 3);
 const repeats = Number(process.env.AB_REPEATS ?? 5);
 const connections = Number(process.env.AB_CONNECTIONS ?? 32);
@@ -46,40 +47,46 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const mock = await spawnServer(process.execPath, [join(root, 'bench/mock-upstream-server.ts')]);
 const proxy = await spawnServer(process.execPath, [join(root, 'bench/minimal-proxy.ts')], { UPSTREAM: mock.url });
-const pg = store === 'postgres' ? await startPostgres() : undefined;
+const pg = stores.includes('postgres') ? await startPostgres() : undefined;
 const targets: { name: string; server: SpawnedServer; key: string; path: string }[] = [];
 try {
-  for (const [label, dir] of [
-    ['A', A],
-    ['B', B],
-  ] as const) {
-    for (const w of workers) {
-      const cfgDir = mkdtempSync(join(tmpdir(), 'gateway-ab-'));
-      const databaseUrl = pg === undefined ? undefined : await pg.createDatabase();
-      const config = writeGatewayConfig({
-        dir: cfgDir,
-        mockUrl: mock.url,
-        workers: w,
-        governance: store !== 'off',
-        ...(store === 'postgres' && { databaseUrlEnv: 'GATEWAY_DATABASE_URL' }),
-        paced: { chunks: 1, intervalMs: 1 },
-      });
-      const server = await spawnServer(process.execPath, [join(dir, 'server/main.ts'), '--config', config], {
-        ...GATEWAY_ENV,
-        ...(databaseUrl !== undefined && { GATEWAY_DATABASE_URL: databaseUrl }),
-      });
-      let key = 'bench-client-key';
-      if (store !== 'off') {
-        const res = await fetch(`${String(server.announcement.adminUrl)}/api/v1/admin/keys`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-admin-token': GATEWAY_ENV.GATEWAY_ADMIN_TOKEN! },
-          body: JSON.stringify({ name: 'ab', budget_cents: 1_000_000_000_000, rpm: 1_000_000 }),
+  const trees: (readonly [string, string])[] =
+    B === A
+      ? [['A', A]]
+      : [
+          ['A', A],
+          ['B', B],
+        ];
+  for (const [label, dir] of trees) {
+    for (const store of stores)
+      for (const w of workers) {
+        const name = `${label} w${w}${stores.length > 1 ? ` ${store}` : ''}`;
+        const cfgDir = mkdtempSync(join(tmpdir(), 'gateway-ab-'));
+        const databaseUrl = store === 'postgres' && pg !== undefined ? await pg.createDatabase() : undefined;
+        const config = writeGatewayConfig({
+          dir: cfgDir,
+          mockUrl: mock.url,
+          workers: w,
+          governance: store !== 'off',
+          ...(store === 'postgres' && { databaseUrlEnv: 'GATEWAY_DATABASE_URL' }),
+          paced: { chunks: 1, intervalMs: 1 },
         });
-        if (res.status !== 201) throw new Error(await res.text());
-        key = ((await res.json()) as { secret: string }).secret;
+        const server = await spawnServer(process.execPath, [join(dir, 'server/main.ts'), '--config', config], {
+          ...GATEWAY_ENV,
+          ...(databaseUrl !== undefined && { GATEWAY_DATABASE_URL: databaseUrl }),
+        });
+        let key = 'bench-client-key';
+        if (store !== 'off') {
+          const res = await fetch(`${String(server.announcement.adminUrl)}/api/v1/admin/keys`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-admin-token': GATEWAY_ENV.GATEWAY_ADMIN_TOKEN! },
+            body: JSON.stringify({ name: 'ab', budget_cents: 1_000_000_000_000, rpm: 1_000_000 }),
+          });
+          if (res.status !== 201) throw new Error(await res.text());
+          key = ((await res.json()) as { secret: string }).secret;
+        }
+        targets.push({ name, server, key, path: '' });
       }
-      targets.push({ name: `${label} w${w}`, server, key, path: '' });
-    }
   }
   const proxyTarget = { name: 'proxy', server: proxy, key: 'bench-client-key', path: '' };
   const proxy2 =
@@ -105,14 +112,14 @@ try {
   }
   const floor = median(samples.get('proxy')!.map((s) => s.cpuMicrosPerRequest!));
   console.log(
-    `store ${store}, ${connections} conns, ${stream ? 'stream' : 'non-stream'}, ${repeats}x${seconds}s, load ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`,
+    `store ${stores.join(',')}, ${connections} conns, ${stream ? 'stream' : 'non-stream'}, ${repeats}x${seconds}s, load ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`,
   );
-  console.log('target      cpu µs/req  x floor  p99 ms  p50 ms   req/s  errors  (cpu samples)');
+  console.log('target              cpu µs/req  x floor  p99 ms  p50 ms   req/s  errors  (cpu samples)');
   for (const t of all) {
     const xs = samples.get(t.name)!;
     const cpu = median(xs.map((s) => s.cpuMicrosPerRequest!));
     console.log(
-      `${t.name.padEnd(10)} ${cpu.toFixed(0).padStart(10)} ${(cpu / floor).toFixed(2).padStart(8)} ${median(xs.map((s) => s.p99Ms))
+      `${t.name.padEnd(18)} ${cpu.toFixed(0).padStart(10)} ${(cpu / floor).toFixed(2).padStart(8)} ${median(xs.map((s) => s.p99Ms))
         .toFixed(0)
         .padStart(7)} ${median(xs.map((s) => s.p50Ms))
         .toFixed(0)

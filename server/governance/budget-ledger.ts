@@ -181,6 +181,11 @@ export class BudgetLedger {
     if (held.team !== null) this.teams.account(held.team).reserved -= held.reservation.microcents;
   }
 
+  /** Reservations held now: requests admitted and not yet settled or released. */
+  get held(): number {
+    return this.#outstanding.size;
+  }
+
   /** Lifetime spend. */
   spent(keyId: string): bigint {
     return this.#accounts.get(keyId)?.spent ?? 0n;

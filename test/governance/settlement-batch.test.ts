@@ -1,5 +1,6 @@
 // Group commit: settlements arriving together are committed in one transaction, each caller still
-// waits for its own commit, a bad one is refused alone, and close() commits what is waiting.
+// waits for its own commit, a bad one is refused alone, and close() commits what is waiting; while
+// more admitted requests are upstream than settlements wait, they gather for at most 2 ms.
 import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetLedger } from '../../server/governance/budget-ledger.ts';
 import { KeyDirectory } from '../../server/governance/keys.ts';
@@ -96,6 +97,51 @@ describe('SettlementBatch', () => {
     const pending = batch.settle(ledger.reserve(keyId, 100n), settlement('z', 7n));
     batch.flush();
     expect(spentInStore(store, keyId)).toBe(7n);
+    expect(await pending).toBe(true);
+  });
+
+  it('gathers while more admitted requests are upstream than settlements wait: one commit for them all, then a lone one at once', async () => {
+    const { store, ledger, keyId, transactions } = setUp();
+    const batch = new SettlementBatch(ledger);
+    const held = Array.from({ length: 4 }, () => ledger.reserve(keyId, 100n));
+    const first = batch.settle(held[0]!, settlement('g1', 1n)); // 1 waiting, 3 upstream: gathers
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(spentInStore(store, keyId)).toBe(0n);
+    expect(transactions()).toBe(0);
+    // 3 waiting, 1 upstream: due, committed together at the end of this turn.
+    const more = [batch.settle(held[1]!, settlement('g2', 2n)), batch.settle(held[2]!, settlement('g3', 3n))];
+    expect(await Promise.all([first, ...more])).toEqual([true, true, true]);
+    expect(transactions()).toBe(1);
+    expect(spentInStore(store, keyId)).toBe(6n);
+    // The last one alone (nothing else admitted): at the end of its turn, without waiting.
+    const last = batch.settle(held[3]!, settlement('g4', 4n));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(spentInStore(store, keyId)).toBe(10n);
+    expect(await last).toBe(true);
+    expect(transactions()).toBe(2);
+  });
+
+  it('commits a gathering settlement within 2 ms even when the requests upstream never settle', async () => {
+    const { store, ledger, keyId, transactions } = setUp();
+    const batch = new SettlementBatch(ledger);
+    const alone = ledger.reserve(keyId, 100n);
+    for (let i = 0; i < 5; i++) ledger.reserve(keyId, 100n); // still upstream
+    const started = performance.now();
+    expect(await batch.settle(alone, settlement('w', 9n))).toBe(true);
+    expect(performance.now() - started).toBeLessThan(100); // 2 ms, give or take a busy machine's timer
+    expect(transactions()).toBe(1);
+    expect(spentInStore(store, keyId)).toBe(9n);
+    expect(ledger.reserved(keyId)).toBe(500n);
+  });
+
+  it('flush() commits a gathering settlement at once', async () => {
+    const { store, ledger, keyId } = setUp();
+    const batch = new SettlementBatch(ledger);
+    const mine = ledger.reserve(keyId, 100n);
+    ledger.reserve(keyId, 100n); // upstream: the settlement below gathers
+    const pending = batch.settle(mine, settlement('f', 3n));
+    batch.flush();
+    expect(spentInStore(store, keyId)).toBe(3n);
     expect(await pending).toBe(true);
   });
 });
