@@ -53,6 +53,7 @@ export async function attemptSameProtocol(
       forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
       stream,
       signal: attempt.signal,
+      abortWatch: attempt,
       headersTimeoutMs: lane.timeouts.firstByteMs,
       idleTimeoutMs: lane.timeouts.idleMs,
     });

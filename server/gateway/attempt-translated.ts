@@ -74,6 +74,7 @@ async function attemptTranslated(
       body: encoded.body,
       stream: request.stream,
       signal: attempt.signal,
+      abortWatch: attempt,
       headersTimeoutMs: lane.timeouts.firstByteMs,
       idleTimeoutMs: lane.timeouts.idleMs,
     });
