@@ -1,6 +1,7 @@
 import type { ModelRoute } from '../config/runtime-config.ts';
 import type { GatewayError } from '../ir/index.ts';
 import type { Outcome } from '../routing/outcome.ts';
+import type { AbortWatch } from '../upstream/abort-watch.ts';
 
 /** An upstream's error in the client's own protocol, relayed verbatim if it becomes the final answer. */
 export interface RelayedError {
@@ -20,8 +21,11 @@ export type AttemptResult =
   | { readonly status: 'failed'; readonly error: GatewayError; readonly outcome: Outcome; readonly relay?: RelayedError }
   | { readonly status: 'client_gone' };
 
-/** What an attempt needs beyond the exchange: the lane, and its own abort signal and timers. */
-export interface AttemptContext {
+/**
+ * What an attempt needs beyond the exchange: the lane, and its own abort signal and timers. Its
+ * abort is also watched directly (AbortWatch), as the upstream call does, without a listener on the signal.
+ */
+export interface AttemptContext extends AbortWatch {
   readonly lane: ModelRoute;
   /** Aborted by the client leaving or by this attempt's first-byte timer. */
   readonly signal: AbortSignal;

@@ -43,45 +43,61 @@ export async function attemptSameProtocol(
   const { lane } = attempt;
   try {
     attempt.onSend();
-    const upstream = await meter.upstream(
-      sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
-        provider: lane.provider,
-        path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
-        body: upstreamBody(body, lane, ingress.codec, options.capOutput === true),
-        forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
-        stream,
-        signal: attempt.signal,
-        headersTimeoutMs: lane.timeouts.firstByteMs,
-        idleTimeoutMs: lane.timeouts.idleMs,
-      }),
-    );
+    // Upstream time: waitUpstream/gotUpstream around the awaits here, not `meter.upstream()`'s
+    // async wrapper (a frame and promises per await); a wait cut by a throw ends in the catch.
+    meter.waitUpstream();
+    const upstream = await sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+      provider: lane.provider,
+      path: ingress.codec.upstreamPath(lane.upstreamModel, stream, exchange.origin),
+      body: upstreamBody(body, lane, ingress.codec, options.capOutput === true),
+      forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
+      stream,
+      signal: attempt.signal,
+      abortWatch: attempt,
+      headersTimeoutMs: lane.timeouts.firstByteMs,
+      idleTimeoutMs: lane.timeouts.idleMs,
+    });
+    meter.gotUpstream();
     meter.upstreamStatus = upstream.status;
     if (upstream.status >= 400) return await meter.upstream(upstreamErrorResult(upstream, ingress.codec, lane, true));
     const headers = relayedHeaders(upstream.headers); // a fresh object, this attempt's own
     headers['x-gateway-lane'] = lane.name;
-    if (!stream)
-      return await relayAnswer(exchange, attempt, await meter.upstream(readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES)), upstream.status, headers);
+    if (!stream) {
+      meter.waitUpstream();
+      const answer = await readUpstreamBody(upstream.body, MAX_RESPONSE_BYTES);
+      meter.gotUpstream();
+      return await relayAnswer(exchange, attempt, answer, upstream.status, headers);
+    }
     return await relayStream(exchange, attempt, upstream.body, upstream.status, headers, options.stripUsage === true ? new OpenAIUsageStrip() : undefined);
   } catch (error) {
+    meter.gotUpstream();
     return thrownFailure(error, exchange, attempt);
   }
 }
 
-async function relayAnswer(
+/** Not async: without a finisher (governance) the answer is sent at once, with no frame or promise made. */
+function relayAnswer(
   exchange: Exchange,
   attempt: AttemptContext,
   answer: Buffer,
   status: number,
   headers: Record<string, string>,
-): Promise<AttemptResult> {
+): AttemptResult | Promise<AttemptResult> {
   // A relay's HTML page or an empty body is a failed attempt, not an answer.
   if (!looksLikeJsonObject(answer))
     return { status: 'failed', error: describeNetworkError(new Error('not JSON'), attempt.lane.provider.name), outcome: 'lane_fault' };
   attempt.onCommit();
   const usage = readsUsage(exchange) ? (scannedUsage(exchange, answer) ?? usageOfAnswer(exchange, answer)) : null;
   headers['content-type'] ??= 'application/json';
-  await exchange.res.sendAnswer(status, headers, answer, { lane: attempt.lane, usage });
-  return { status: 'committed', outcome: 'success' };
+  const settling = exchange.res.sendAnswer(status, headers, answer, { lane: attempt.lane, usage });
+  return settling === undefined ? COMMITTED : settling.then(committed);
+}
+
+/** A committed success; never written to, so one object serves every request. */
+const COMMITTED: AttemptResult = Object.freeze({ status: 'committed', outcome: 'success' });
+
+function committed(): AttemptResult {
+  return COMMITTED;
 }
 
 /** The client's bytes with the lane's model, and (under a budget, when the client set none) the lane's output limit. */

@@ -66,23 +66,26 @@ async function attemptTranslated(
     // Per attempt: an answer's own warnings join the request's, and a retry starts from these again.
     const warnings = [...encoded.warnings];
     attempt.onSend();
-    const upstream = await exchange.meter.upstream(
-      sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
-        provider: lane.provider,
-        path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
-        body: encoded.body,
-        stream: request.stream,
-        signal: attempt.signal,
-        headersTimeoutMs: lane.timeouts.firstByteMs,
-        idleTimeoutMs: lane.timeouts.idleMs,
-      }),
-    );
+    // Upstream time without `meter.upstream()`'s async wrapper (attempt-same-protocol.ts).
+    exchange.meter.waitUpstream();
+    const upstream = await sendUpstream(exchange.gateway.dispatchers.forConnectTimeout(lane.timeouts.connectMs), {
+      provider: lane.provider,
+      path: laneCodec.upstreamPath(lane.upstreamModel, request.stream),
+      body: encoded.body,
+      stream: request.stream,
+      signal: attempt.signal,
+      abortWatch: attempt,
+      headersTimeoutMs: lane.timeouts.firstByteMs,
+      idleTimeoutMs: lane.timeouts.idleMs,
+    });
+    exchange.meter.gotUpstream();
     exchange.meter.upstreamStatus = upstream.status;
     if (upstream.status >= 400) return await exchange.meter.upstream(upstreamErrorResult(upstream, laneCodec, lane, false));
     exchange.gateway.translations.recordHop(exchange.ingress.codec.id, laneCodec.id);
     const hop: Hop = { exchange, attempt, laneCodec, upstream, warnings, request };
     return request.stream ? await translateStream(hop) : await translateResponse(hop);
   } catch (error) {
+    exchange.meter.gotUpstream();
     return thrownFailure(error, exchange, attempt);
   }
 }
@@ -102,7 +105,9 @@ function answerHeaders(hop: Hop): Record<string, string> {
 }
 
 async function translateResponse(hop: Hop): Promise<AttemptResult> {
-  const raw = await hop.exchange.meter.upstream(readUpstreamBody(hop.upstream.body, MAX_UPSTREAM_RESPONSE_BYTES));
+  hop.exchange.meter.waitUpstream();
+  const raw = await readUpstreamBody(hop.upstream.body, MAX_UPSTREAM_RESPONSE_BYTES); // a throw ends the wait in attemptTranslated's catch
+  hop.exchange.meter.gotUpstream();
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;

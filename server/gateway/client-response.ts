@@ -90,16 +90,25 @@ export class ClientResponse {
     await this.finisher?.(summary);
   }
 
-  /** A whole non-stream answer: committed, settled, then sent. */
-  async sendAnswer(
+  /**
+   * A whole non-stream answer: committed, settled, then sent. Without a finisher (no governance)
+   * it is sent at once and nothing is returned: no async frame or promise per answer; with one,
+   * the returned promise ends once it is sent.
+   */
+  sendAnswer(
     status: number,
     headers: Record<string, string | string[]>,
     body: string | Buffer,
     summary: Omit<AnswerSummary, 'answerBytes'>,
-  ): Promise<void> {
-    this.answer = { lane: summary.lane, usage: summary.usage, answerBytes: Buffer.byteLength(body) };
-    await this.finisher?.(this.answer);
-    this.sendBody(status, headers, body);
+  ): Promise<void> | undefined {
+    const answer: AnswerSummary = { lane: summary.lane, usage: summary.usage, answerBytes: Buffer.byteLength(body) };
+    this.answer = answer;
+    const finisher = this.finisher;
+    if (finisher === undefined) {
+      this.sendBody(status, headers, body);
+      return undefined;
+    }
+    return finisher(answer).then(() => this.sendBody(status, headers, body));
   }
 
   get isCommitted(): boolean {

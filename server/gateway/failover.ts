@@ -7,6 +7,7 @@ import type { ClientGone, GoneWatcher } from './client-gone.ts';
 import { credentialMaskFor } from './credential-mask.ts';
 import type { Exchange } from './gateway-context.ts';
 import { laneRefusalOf, type LaneRefusal } from './lane-refusal.ts';
+import type { AbortListener } from '../upstream/abort-watch.ts';
 
 /** One attempt on one lane, once the request is in that lane's protocol. */
 export type LaneRun = (attempt: AttemptContext) => Promise<AttemptResult>;
@@ -128,8 +129,8 @@ function prepare(exchange: Exchange, attempt: Attempt, lane: ModelRoute, note = 
  * One attempt's context: its own abort signal, aborted by the client leaving or by no content
  * within the lane's first-byte timeout (one controller for both: cheaper than AbortSignal.any),
  * and whether its request was sent. One object an attempt: it is what the client's departure
- * tells (`handleEvent`, without EventTarget listeners), and its timer is handed the controller
- * instead of a closure.
+ * tells (`handleEvent`, without EventTarget listeners), its timer is handed the attempt instead
+ * of a closure, and it tells the upstream call's reply itself (`watchAbort`: abort-watch.ts).
  */
 class LaneAttempt implements AttemptContext, GoneWatcher {
   readonly lane: ModelRoute;
@@ -139,18 +140,37 @@ class LaneAttempt implements AttemptContext, GoneWatcher {
   private readonly controller = new AbortController();
   private readonly client: ClientGone;
   private readonly timeout: NodeJS.Timeout;
+  /** The upstream call watching this attempt's abort (one at a time). */
+  private watcher: AbortListener | undefined;
 
   constructor(client: ClientGone, lane: ModelRoute) {
     this.lane = lane;
     this.signal = this.controller.signal;
     this.client = client;
     client.watch(this);
-    this.timeout = setTimeout(abortController, lane.timeouts.firstByteMs, this.controller);
+    this.timeout = setTimeout(abortAttempt, lane.timeouts.firstByteMs, this);
   }
 
   /** The client left. */
   handleEvent(): void {
+    this.abort();
+  }
+
+  /** The signal first (its reason is what the watcher reads), then the watcher. */
+  abort(): void {
     this.controller.abort();
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    watcher?.handleEvent();
+  }
+
+  watchAbort(listener: AbortListener): void {
+    if (this.signal.aborted) listener.handleEvent();
+    else this.watcher = listener;
+  }
+
+  unwatchAbort(listener: AbortListener): void {
+    if (this.watcher === listener) this.watcher = undefined;
   }
 
   onCommit(): void {
@@ -165,11 +185,12 @@ class LaneAttempt implements AttemptContext, GoneWatcher {
   close(): void {
     clearTimeout(this.timeout);
     this.client.unwatch(this);
+    this.watcher = undefined;
   }
 }
 
-function abortController(controller: AbortController): void {
-  controller.abort();
+function abortAttempt(attempt: LaneAttempt): void {
+  attempt.abort();
 }
 
 function retryAfterMs(error: GatewayError): number | undefined {

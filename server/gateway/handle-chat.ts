@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../ir/index.ts';
 import { withoutAbsentNulls } from '../protocols/shared/absent-nulls.ts';
 import { admit, authorize, chatPricing } from './admission.ts';
-import { bodyMemoryOf } from './body-memory.ts';
+import { bodyMemoryOf, type BodyHold } from './body-memory.ts';
 import { answerFailure } from './answer-failure.ts';
 import { attemptSameProtocol } from './attempt-same-protocol.ts';
 import { translatedAttempt } from './attempt-translated.ts';
@@ -18,21 +18,15 @@ import { requireLaneOperation, resolveModel, servingLanes } from './resolve-mode
  * client in its own protocol's error shape with a status that says whose fault it was.
  */
 export async function handleChat(exchange: Exchange): Promise<void> {
-  exchange.gateway.inFlight.enter();
-  try {
-    await answer(exchange);
-  } finally {
-    exchange.gateway.inFlight.leave();
-    reportRequest(exchange);
-  }
-}
-
-async function answer(exchange: Exchange): Promise<void> {
   const { gateway, ingress, meter } = exchange;
-  const governance = gateway.config.governance ? gateway.governance : undefined;
-  const hold = bodyMemoryOf(gateway.config).hold();
+  gateway.inFlight.enter();
+  // One async frame for the whole request (no inner `answer` awaited from an outer one): each
+  // frame is a promise and a context per request.
+  let hold: BodyHold | undefined;
   let bodyRead = false;
   try {
+    const governance = gateway.config.governance ? gateway.governance : undefined;
+    hold = bodyMemoryOf(gateway.config).hold();
     // The key and its rate limit come from the headers: a client without a valid key never gets
     // its body read, parsed or held.
     const key = governance === undefined ? undefined : await authorize(exchange, governance);
@@ -74,7 +68,9 @@ async function answer(exchange: Exchange): Promise<void> {
   } catch (error) {
     answerFailure(exchange, error, bodyRead);
   } finally {
-    hold.release();
+    hold?.release();
+    gateway.inFlight.leave();
+    reportRequest(exchange);
   }
 }
 

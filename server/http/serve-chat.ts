@@ -10,8 +10,9 @@ import { gatewayError, type ProtocolId } from '../ir/index.ts';
  * One chat request handed to the pipeline, which writes the response itself (it decides when to
  * commit). Called from the Koa routes and from the fast path for fixed chat paths (fast-routes.ts).
  */
-export async function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall): Promise<void> {
-  await handleChat(newExchange(gateway, req, res, call));
+export function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall): Promise<void> {
+  // Not async: the pipeline's own promise is handed back, with no frame around it.
+  return handleChat(newExchange(gateway, req, res, call));
 }
 
 /** A request's exchange, as every operation's pipeline takes it. */

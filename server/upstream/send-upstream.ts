@@ -5,6 +5,7 @@ import type { ProviderRuntime } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError } from '../ir/index.ts';
 import { signBedrockRequest } from './sigv4.ts';
 import { upstreamHeaders } from './upstream-headers.ts';
+import type { AbortWatch } from './abort-watch.ts';
 import { UpstreamReply } from './upstream-reply.ts';
 
 export { describeBodyError, describeNetworkError } from './upstream-errors.ts';
@@ -25,6 +26,8 @@ export interface UpstreamCall {
   readonly forwardHeaders?: Readonly<Record<string, string>>;
   readonly stream: boolean;
   readonly signal: AbortSignal;
+  /** The attempt's abort without a listener on `signal` (abort-watch.ts says why); the signal's listener otherwise. */
+  readonly abortWatch?: AbortWatch;
   /** Time to response headers, and the longest silence inside the body. */
   readonly headersTimeoutMs: number;
   readonly idleTimeoutMs: number;
@@ -72,7 +75,7 @@ async function sendSigned(dispatcher: Dispatcher, call: UpstreamCall, target: Ta
 function dispatchCall(dispatcher: Dispatcher, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamReply> {
   const whole = typeof call.body === 'string' || Buffer.isBuffer(call.body);
   const upload = whole ? undefined : Readable.from(call.body as AsyncIterable<Buffer>, { objectMode: false });
-  const reply = new UpstreamReply(call.signal, call.provider.name, upload);
+  const reply = new UpstreamReply(call.signal, call.provider.name, upload, call.abortWatch);
   // dispatch, not request: the answer is read through `reply`, without a Readable per request.
   dispatcher.dispatch(
     {

@@ -4,6 +4,7 @@ import { errors, type Dispatcher } from 'undici';
 import type { CollectableBody } from '../http-body/bounded-body.ts';
 import { overrunAt, type MemoryHold, type Overrun } from '../http-body/byte-budget.ts';
 import { GatewayFailure } from '../ir/index.ts';
+import type { AbortWatch } from './abort-watch.ts';
 import { describeNetworkError } from './upstream-errors.ts';
 
 /** Bytes an unread streamed answer may queue before the upstream connection is paused (undici's own default). */
@@ -13,7 +14,7 @@ const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
 
 /**
  * One upstream request and its answer, in one object: undici's dispatch handler, the answer
- * (status, headers, body), the body's async iterator, and the attempt signal's abort listener.
+ * (status, headers, body), the body's async iterator, and the attempt's abort listener.
  * It replaces `dispatcher.request`, whose answer body is a Node Readable with its own async
  * iterator, abort listeners and async resource for each request (with the garbage they leave,
  * 12-22% of a workers:1 gateway's CPU per request: bench/RESULTS.md, session 6). What it keeps:
@@ -51,19 +52,23 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
   private collecting: Collecting | undefined;
 
   private readonly signal: AbortSignal;
+  /** The attempt's abort, watched instead of a listener on `signal` when the caller has one (abort-watch.ts). */
+  private readonly watch: AbortWatch | undefined;
   private readonly providerName: string;
   /** A streamed request body, destroyed when the request fails (as undici's request() does). */
   private readonly upload: Readable | undefined;
 
-  constructor(signal: AbortSignal, providerName: string, upload: Readable | undefined) {
+  constructor(signal: AbortSignal, providerName: string, upload: Readable | undefined, watch?: AbortWatch) {
     this.signal = signal;
     this.providerName = providerName;
     this.upload = upload;
+    this.watch = watch;
     this.response = new Promise<UpstreamReply>((resolve, reject) => {
       this.resolveResponse = resolve;
       this.rejectResponse = reject;
     });
-    if (!signal.aborted) signal.addEventListener('abort', this);
+    if (watch !== undefined) watch.watchAbort(this);
+    else if (!signal.aborted) signal.addEventListener('abort', this);
   }
 
   /** What UpstreamResponse calls the body: this object is its own body. */
@@ -83,7 +88,8 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
   }
 
   private stopListening(): void {
-    this.signal.removeEventListener('abort', this);
+    if (this.watch !== undefined) this.watch.unwatchAbort(this);
+    else this.signal.removeEventListener('abort', this);
   }
 
   // --- undici's handler

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderRuntime } from '../../server/config/runtime-config.ts';
 import { readBoundedBody, readUpstreamBody } from '../../server/http-body/bounded-body.ts';
 import { GatewayFailure } from '../../server/ir/index.ts';
+import type { AbortListener } from '../../server/upstream/abort-watch.ts';
 import { describeBodyError, sendUpstream, type UpstreamCall } from '../../server/upstream/send-upstream.ts';
 
 type Route = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
@@ -316,6 +317,80 @@ describe('sendUpstream: failures', () => {
     const reason = new Error('client left');
     const read = (async () => {
       for await (const _ of answer.body) controller.abort(reason);
+    })();
+    await expect(read).rejects.toBe(reason);
+  });
+});
+
+/** The attempt's side of an AbortWatch (as failover.ts's LaneAttempt): the signal aborts first, then the watcher is told. */
+class TestWatch {
+  readonly controller = new AbortController();
+  watcher: AbortListener | undefined;
+  watchAbort(listener: AbortListener): void {
+    if (this.controller.signal.aborted) listener.handleEvent();
+    else this.watcher = listener;
+  }
+  unwatchAbort(listener: AbortListener): void {
+    if (this.watcher === listener) this.watcher = undefined;
+  }
+  abort(reason?: Error): void {
+    this.controller.abort(reason);
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    watcher?.handleEvent();
+  }
+}
+
+describe('sendUpstream: an abort watched without a listener on the signal (abortWatch)', () => {
+  const watched = (watch: TestWatch, overrides: Partial<UpstreamCall> = {}) => send({ signal: watch.controller.signal, abortWatch: watch, ...overrides });
+
+  it('adds no listener to the signal, and lets go of the watch once the answer has ended', async () => {
+    route = (_req, res) => res.end('{"ok":true}');
+    const watch = new TestWatch();
+    const { signal } = watch.controller;
+    const added: string[] = [];
+    const add = signal.addEventListener.bind(signal);
+    signal.addEventListener = ((type: string, ...rest: [never, never]) => {
+      added.push(type);
+      add(type, ...rest);
+    }) as typeof signal.addEventListener;
+    let watches = 0;
+    const watchAbort = watch.watchAbort.bind(watch);
+    watch.watchAbort = (listener) => {
+      watches++;
+      watchAbort(listener);
+    };
+    const answer = await watched(watch);
+    expect((await readUpstreamBody(answer.body)).toString()).toBe('{"ok":true}');
+    expect(watches).toBe(1);
+    expect(watch.watcher).toBeUndefined();
+    expect(added).toEqual([]);
+  });
+
+  it('an abort before the headers fails the request', async () => {
+    route = () => {};
+    const watch = new TestWatch();
+    const pending = watched(watch);
+    setTimeout(() => watch.abort(), 30);
+    await failureOf(pending);
+    expect(watch.watcher).toBeUndefined();
+  });
+
+  it('already aborted: the request is not sent', async () => {
+    route = (_req, res) => res.end('{}');
+    const watch = new TestWatch();
+    watch.abort();
+    await failureOf(watched(watch));
+    expect(seen).toHaveLength(0);
+  });
+
+  it('an abort mid-stream: the reader throws the reason', async () => {
+    route = (_req, res) => res.write('data: 0\n\n');
+    const watch = new TestWatch();
+    const answer = await watched(watch, { stream: true });
+    const reason = new Error('client left');
+    const read = (async () => {
+      for await (const _ of answer.body) watch.abort(reason);
     })();
     await expect(read).rejects.toBe(reason);
   });
