@@ -5,6 +5,7 @@ import type { GatewayError, Usage } from '../ir/index.ts';
 import type { IngressCodec, TranslationWarning } from '../protocols/codec.ts';
 import { clientStreamMask, type ClientStreamMask } from './client-stream-mask.ts';
 import { NO_CREDENTIALS, type CredentialMask } from './credential-mask.ts';
+import { mayHoldPieces } from './credential-mask-pieces.ts';
 import { maskSplitDeltas } from './delta-split-guard.ts';
 import { warningsText } from '../protocols/shared/stream-warnings.ts';
 
@@ -91,17 +92,17 @@ export class ClientResponse {
   }
 
   /**
-   * A whole non-stream answer: committed, settled, then sent. Without a finisher (no governance)
-   * it is sent at once and nothing is returned: no async frame or promise per answer; with one,
-   * the returned promise ends once it is sent.
+   * A whole non-stream answer (or one in the pieces it was read in): committed, settled, then sent.
+   * Without a finisher (no governance) it is sent at once and nothing is returned: no async frame
+   * or promise per answer; with one, the returned promise ends once it is sent.
    */
   sendAnswer(
     status: number,
     headers: Record<string, string | string[]>,
-    body: string | Buffer,
+    body: string | Buffer | readonly Buffer[],
     summary: Omit<AnswerSummary, 'answerBytes'>,
   ): Promise<void> | undefined {
-    const answer: AnswerSummary = { lane: summary.lane, usage: summary.usage, answerBytes: Buffer.byteLength(body) };
+    const answer: AnswerSummary = { lane: summary.lane, usage: summary.usage, answerBytes: byteLength(body) };
     this.answer = answer;
     const finisher = this.finisher;
     if (finisher === undefined) {
@@ -216,11 +217,22 @@ export class ClientResponse {
     this.res.end(last === undefined || last.length === 0 ? held : held.length === 0 ? last : Buffer.concat([last, held]));
   }
 
-  sendBody(status: number, headers: Record<string, string | string[]>, body: string | Buffer): void {
+  sendBody(status: number, headers: Record<string, string | string[]>, body: string | Buffer | readonly Buffer[]): void {
     const sent = this.credentials.isEmpty ? body : maskedBody(this.credentials, body);
-    this.commit(status, { ...headers, 'content-length': String(Buffer.byteLength(sent)) });
+    this.commit(status, { ...headers, 'content-length': String(byteLength(sent)) });
     this.maskedContentType = undefined; // the body is whole and already masked
-    this.end(sent);
+    if (typeof sent === 'string' || Buffer.isBuffer(sent)) this.end(sent);
+    else this.endPieces(sent);
+  }
+
+  /** A whole body in pieces, sent as they are: the socket corked over the writes, `end` sends them in one writev. */
+  private endPieces(pieces: readonly Buffer[]): void {
+    this.corked = undefined;
+    if (this.isClosed) return;
+    this.res.socket?.cork(); // end() uncorks the socket fully
+    for (let i = 0; i < pieces.length - 1; i++) this.res.write(pieces[i]!);
+    if (pieces.length === 0) this.res.end();
+    else this.res.end(pieces[pieces.length - 1]);
   }
 
   private maskedStream(): ClientStreamMask | undefined {
@@ -243,12 +255,24 @@ export class ClientResponse {
 
 /**
  * A whole body with the credentials masked; its bytes as they are when native searches on them
- * find nothing to do (a string body is encoded once, here, not again to be sent).
+ * find nothing to do (a string body is encoded once, here, not again to be sent; a body in pieces
+ * stays in them, and is joined only to be masked).
  */
-function maskedBody(mask: CredentialMask, body: string | Buffer): Buffer {
+function maskedBody(mask: CredentialMask, body: string | Buffer | readonly Buffer[]): Buffer | readonly Buffer[] {
+  if (typeof body !== 'string' && !Buffer.isBuffer(body)) {
+    if (!mayHoldPieces(mask, body)) return body;
+    return maskSplitDeltas(mask, mask.maskBytes(Buffer.concat(body)));
+  }
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   if (!mask.mayHold(bytes)) return bytes;
   return maskSplitDeltas(mask, mask.maskBytes(bytes));
+}
+
+function byteLength(body: string | Buffer | readonly Buffer[]): number {
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return Buffer.byteLength(body);
+  let size = 0;
+  for (let i = 0; i < body.length; i++) size += body[i]!.length;
+  return size;
 }
 
 function contentTypeOf(headers: Record<string, string | string[]>): string | undefined {

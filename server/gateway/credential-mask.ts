@@ -28,7 +28,9 @@ export class CredentialMask {
   readonly jsonPlain: readonly boolean[];
 
   /** The short substrings every key or cut key's edge holds (see `mayHold`), each with what a hit on it must be checked for. */
-  private readonly needles: readonly Needle[];
+  readonly needles: readonly Needle[];
+  /** Bytes from a hit on a needle that `Needle.ahead` may read: the longest secret and one more. */
+  readonly reach: number;
   /** The needles as one expression, for a latin-1 view of a small chunk: each with what its check needs to follow it (see `Needle.pattern`). */
   private readonly hints: RegExp | undefined;
 
@@ -39,6 +41,7 @@ export class CredentialMask {
     this.secrets = unique.map((v) => Buffer.from(v, 'utf8'));
     this.jsonPlain = this.secrets.map((b) => b.every((c) => c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c));
     this.needles = needlesOf(this.secrets, this.jsonPlain);
+    this.reach = this.secrets.reduce((most, secret) => Math.max(most, secret.length), 0) + 1;
     this.hints = this.needles.length === 0 ? undefined : new RegExp(this.needles.map((n) => n.pattern).join('|'), 'g');
   }
 
@@ -180,10 +183,10 @@ export const HOLD_FROM = 3;
 const QUOTE = 0x22;
 
 /** Below this size a chunk is scanned as a latin-1 string with one expression; from it on, with native byte searches. */
-const NATIVE_SEARCH_FROM = 64 * 1024;
+export const NATIVE_SEARCH_FROM = 64 * 1024;
 
 /** A short substring that a key or a cut key's edge holds, and the check of a hit on it. */
-interface Needle {
+export interface Needle {
   readonly bytes: Buffer;
   /**
    * The needle and what must follow it for `holds` to be worth asking, as a latin-1 expression: the
@@ -194,6 +197,13 @@ interface Needle {
   readonly pattern: string;
   /** The hit at `at` is a whole secret or a cut key's edge in a delta string. */
   holds(bytes: Buffer, at: number): boolean;
+  /**
+   * The part of `holds` that reads forward only (at most `CredentialMask.reach` bytes from `at`):
+   * the hit is a whole secret, or a key's edge that ends its string (`holds` then asks whether the
+   * string is a delta, looking back). False: `holds` is false. For a body read in pieces
+   * (`mayHoldPieces`), where what lies before the hit may be in an earlier piece.
+   */
+  ahead(bytes: Buffer, at: number): boolean;
 }
 
 /**
@@ -214,6 +224,10 @@ function needlesOf(secrets: readonly Buffer[], jsonPlain: readonly boolean[]): N
         if (matched === secret.length) return true;
         return plain && bytes[at + matched] === QUOTE && isDeltaValue(bytes, openingQuote(bytes, at));
       },
+      ahead(bytes, at) {
+        const matched = commonLength(bytes, at, secret, 0);
+        return matched === secret.length || (plain && bytes[at + matched] === QUOTE);
+      },
     });
     if (!plain) return;
     for (let from = 1; from < HOLD_FROM; from++) {
@@ -223,6 +237,10 @@ function needlesOf(secrets: readonly Buffer[], jsonPlain: readonly boolean[]): N
         holds(bytes, at) {
           const matched = commonLength(bytes, at + 1, secret, from);
           return (from + matched === secret.length || bytes[at + 1 + matched] === QUOTE) && isDeltaValue(bytes, at);
+        },
+        ahead(bytes, at) {
+          const matched = commonLength(bytes, at + 1, secret, from);
+          return from + matched === secret.length || bytes[at + 1 + matched] === QUOTE;
         },
       });
     }

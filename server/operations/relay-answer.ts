@@ -30,8 +30,9 @@ export type OnAnswer = (body: Buffer | undefined, headers: IncomingHttpHeaders) 
  * chunk by chunk as they arrive (speech audio streams, JSON and text answers alike), never
  * buffered beyond a small answer kept for its usage. An upstream error before the answer is the
  * attempt's failure (the next lane may be tried; relayed verbatim if it is the final answer).
+ * Without `onAnswer` nothing reads the answer, so none of it is kept (no copy of it joined).
  */
-export async function relayAnswer(exchange: Exchange, attempt: AttemptContext, call: RelayCall, onAnswer: OnAnswer): Promise<AttemptResult> {
+export async function relayAnswer(exchange: Exchange, attempt: AttemptContext, call: RelayCall, onAnswer: OnAnswer | undefined): Promise<AttemptResult> {
   const { meter, ingress, res } = exchange;
   const { lane } = attempt;
   let committed = false;
@@ -61,15 +62,17 @@ export async function relayAnswer(exchange: Exchange, attempt: AttemptContext, c
     headers['content-type'] ??= 'application/octet-stream';
     res.commit(upstream.status, headers);
     committed = true;
+    const keeping = onAnswer !== undefined;
     const kept: Buffer[] = [];
     for await (const chunk of upstream.body) {
       const bytes = chunk as Buffer;
       answerBytes += bytes.length;
-      if (answerBytes <= KEPT_ANSWER_BYTES) kept.push(bytes);
+      if (keeping && answerBytes <= KEPT_ANSWER_BYTES) kept.push(bytes);
       else if (kept.length > 0) kept.length = 0; // too large to read: let go of the copy while the rest streams
       await res.write(bytes);
     }
-    const usage = onAnswer(answerBytes <= KEPT_ANSWER_BYTES ? Buffer.concat(kept, answerBytes) : undefined, upstream.headers);
+    const usage =
+      onAnswer?.(answerBytes <= KEPT_ANSWER_BYTES ? (kept.length === 1 ? kept[0]! : Buffer.concat(kept, answerBytes)) : undefined, upstream.headers) ?? null;
     await res.finish({ lane, usage, answerBytes });
     return { status: 'committed', outcome: 'success' };
   } catch (error) {

@@ -8,7 +8,6 @@ import { forwardedClientHeaders, relayedHeaders } from '../gateway/relayed-heade
 import { GatewayFailure, gatewayError, type Usage } from '../ir/index.ts';
 import type { TranslationWarning } from '../protocols/codec.ts';
 import { codecFor } from '../protocols/registry.ts';
-import { readBoundedBody } from '../http-body/bounded-body.ts';
 import { sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 
 /** The most of one upstream answer read (2048 vectors of 3072 floats as JSON is about 130 MB). */
@@ -29,6 +28,16 @@ export interface WholeAnswer {
   readonly body: Buffer;
 }
 
+/**
+ * A successful upstream answer relayed as it is: its body in the pieces it was read in, never
+ * joined (an embeddings batch is hundreds of KB: the pieces go to the client in one writev).
+ */
+export interface ForwardedAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: readonly Buffer[];
+}
+
 /** What the client is sent: the body in its protocol, and the usage the settlement charges (null: the upstream reported none). */
 export interface ClientAnswer {
   readonly body: string | Buffer;
@@ -46,7 +55,7 @@ export async function forwardWhole(
   exchange: Exchange,
   attempt: AttemptContext,
   call: WholeCall,
-  usageOf: (answer: WholeAnswer) => Usage | null,
+  usageOf: (answer: ForwardedAnswer) => Usage | null,
 ): Promise<AttemptResult> {
   try {
     const answer = await callLane(exchange, attempt, call, true);
@@ -89,7 +98,7 @@ export async function translateWhole<T>(
           failed ??= answer;
           return;
         }
-        parts[index] = decodeOrFail(decode, answer, attempt.lane);
+        parts[index] = decodeOrFail(decode, { ...answer, body: joined(answer.body) }, attempt.lane);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CALLS_AT_ONCE, calls.length) }, worker));
@@ -121,7 +130,7 @@ function noteEstimated(exchange: Exchange): Record<string, string> {
 }
 
 /** One upstream call, its answer read whole; an error status becomes the attempt's failure. */
-async function callLane(exchange: Exchange, attempt: AttemptContext, call: WholeCall, sameProtocol: boolean): Promise<WholeAnswer | AttemptResult> {
+async function callLane(exchange: Exchange, attempt: AttemptContext, call: WholeCall, sameProtocol: boolean): Promise<ForwardedAnswer | AttemptResult> {
   const { meter, ingress } = exchange;
   const { lane } = attempt;
   attempt.onSend();
@@ -146,14 +155,16 @@ async function callLane(exchange: Exchange, attempt: AttemptContext, call: Whole
   return { status: upstream.status, headers: upstream.headers, body };
 }
 
-async function readWhole(body: UpstreamResponse['body'], lane: ModelRoute): Promise<Buffer> {
+async function readWhole(body: UpstreamResponse['body'], lane: ModelRoute): Promise<Buffer[]> {
+  const pieces = await body.collectPieces(MAX_ANSWER_BYTES);
   // Past the limit the answer fails: a cut JSON answer is no answer (the next lane may do better).
-  const { body: whole } = await readBoundedBody(body, {
-    limit: MAX_ANSWER_BYTES,
-    past: { then: 'fail', error: () => badAnswer(lane, `an answer larger than ${MAX_ANSWER_BYTES} bytes`) },
-  });
-  if (!startsAsJsonObject(whole)) throw badAnswer(lane, 'an answer that is not a JSON object');
-  return whole;
+  if (body.overrun !== undefined) throw badAnswer(lane, `an answer larger than ${MAX_ANSWER_BYTES} bytes`);
+  if (!startsAsJsonObject(pieces)) throw badAnswer(lane, 'an answer that is not a JSON object');
+  return pieces;
+}
+
+function joined(pieces: readonly Buffer[]): Buffer {
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
 }
 
 function decodeOrFail<T>(decode: (answer: WholeAnswer) => T, answer: WholeAnswer, lane: ModelRoute): T {
@@ -170,10 +181,12 @@ function badAnswer(lane: ModelRoute, what: string): GatewayFailure {
   return new GatewayFailure(gatewayError('server', `upstream ${lane.provider.name} sent ${what}`, { status: 502, code: 'bad_upstream_response' }));
 }
 
-function startsAsJsonObject(body: Buffer): boolean {
-  for (const byte of body) {
-    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
-    return byte === 0x7b;
+function startsAsJsonObject(pieces: readonly Buffer[]): boolean {
+  for (const piece of pieces) {
+    for (const byte of piece) {
+      if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+      return byte === 0x7b;
+    }
   }
   return false;
 }

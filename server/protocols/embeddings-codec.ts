@@ -50,6 +50,6 @@ export interface EmbeddingsCodec {
   forwards?(request: EmbeddingsRequest, upstreamModel: string): boolean;
   /** Same protocol: the client's bytes for the lane, only the model rewritten (in the body or the path). */
   forward(raw: Buffer, json: Record<string, unknown>, origin: EmbeddingsOrigin, lane: EmbeddingLane): EmbeddingsCall;
-  /** Input tokens of a same-protocol answer, found without parsing it whole; undefined when it reports none. */
-  reportedTokens(body: Buffer, headers: IncomingHttpHeaders): number | undefined;
+  /** Input tokens of a same-protocol answer (in the pieces it was read in), found without parsing or joining it; undefined when it reports none. */
+  reportedTokens(body: readonly Buffer[], headers: IncomingHttpHeaders): number | undefined;
 }

@@ -142,7 +142,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
     const collecting = this.collecting;
     if (collecting !== undefined) {
       this.collecting = undefined;
-      collecting.resolve(this.take(collecting.size));
+      collecting.resolve(this.taken(collecting, collecting.size));
       return;
     }
     const resolve = this.resolveRead;
@@ -216,16 +216,28 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
    * reading fails.
    */
   collect(limit: number, hold?: MemoryHold): Promise<Buffer> {
+    return this.gatherAll(limit, hold, false) as Promise<Buffer>;
+  }
+
+  /**
+   * `collect`, the body left in the pieces it was read in: a large answer relayed whole (an
+   * embeddings batch) goes to the client as they are, with no copy of it joined.
+   */
+  collectPieces(limit: number, hold?: MemoryHold): Promise<Buffer[]> {
+    return this.gatherAll(limit, hold, true) as Promise<Buffer[]>;
+  }
+
+  private gatherAll(limit: number, hold: MemoryHold | undefined, pieces: boolean): Promise<Buffer | Buffer[]> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    const collecting: Collecting = { limit, hold, size: 0, resolve: noResolve, reject: noReject };
+    const collecting: Collecting = { limit, hold, pieces, size: 0, resolve: noResolve, reject: noReject };
     // The usual whole answer: it all came with the headers, within the limit.
-    if (this.ended && hold === undefined && this.queued <= limit) return Promise.resolve(this.take(this.queued));
+    if (this.ended && hold === undefined && this.queued <= limit) return Promise.resolve(this.taken(collecting, this.queued));
     // What came before the read began, checked as if it came now.
     const early = this.queue;
     this.dropQueue();
-    for (const chunk of early) if (this.gather(collecting, chunk) !== undefined) return Promise.resolve(collecting.body as Buffer);
-    if (this.ended) return Promise.resolve(this.take(collecting.size));
-    return new Promise<Buffer>((resolve, reject) => {
+    for (const chunk of early) if (this.gather(collecting, chunk) !== undefined) return Promise.resolve(collecting.body as Buffer | Buffer[]);
+    if (this.ended) return Promise.resolve(this.taken(collecting, collecting.size));
+    return new Promise<Buffer | Buffer[]>((resolve, reject) => {
       collecting.resolve = resolve;
       collecting.reject = reject;
       this.collecting = collecting;
@@ -246,13 +258,21 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
       this.queue.push(chunk.subarray(0, collecting.limit - collecting.size));
       collecting.size = collecting.limit;
     }
-    const body = this.take(collecting.size);
+    const body = this.taken(collecting, collecting.size);
     collecting.body = body;
     this.overrun = over;
     this.collecting = undefined;
     this.destroy();
     collecting.resolve(body);
     return over;
+  }
+
+  /** What a whole-body read resolves to: the queued chunks joined, or as they are. */
+  private taken(collecting: Collecting, size: number): Buffer | Buffer[] {
+    if (!collecting.pieces) return this.take(size);
+    const chunks = this.queue;
+    this.dropQueue();
+    return chunks;
   }
 
   /** The queued chunks as one buffer (uncopied when there is one), the queue emptied. */
@@ -288,9 +308,11 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
 interface Collecting {
   readonly limit: number;
   readonly hold: MemoryHold | undefined;
+  /** Resolve to the chunks as read (`collectPieces`), not joined. */
+  readonly pieces: boolean;
   size: number;
-  body?: Buffer;
-  resolve: (body: Buffer) => void;
+  body?: Buffer | Buffer[];
+  resolve: (body: Buffer | Buffer[]) => void;
   reject: (error: unknown) => void;
 }
 

@@ -18,6 +18,26 @@ describe('vectors', () => {
     expect(lastIntegerMember(Buffer.from('{"data":[{"prompt_tokens":"x"}],"usage":{"prompt_tokens": 42,"total_tokens":42}}'), 'prompt_tokens')).toBe(42);
     expect(lastIntegerMember(Buffer.from('{"embedding":{"values":[1]}}'), 'promptTokenCount')).toBeUndefined();
   });
+
+  it('an answer in the pieces it was read in gives what it gives joined, wherever the cuts fall', () => {
+    const vectors = Array.from(
+      { length: 8 },
+      (_, i) => `{"object":"embedding","index":${i},"embedding":[${Array.from({ length: 200 }, (_, j) => ((i * j) % 97) / 97).join(',')}]}`,
+    );
+    const answers = [
+      `{"object":"list","data":[${vectors.join(',')}],"model":"m","usage":{"prompt_tokens": 1234,"total_tokens":1234}}`,
+      `{"meta":{"billed_units":{"prompt_tokens":77}},"data":[${vectors.join(',')}]}`, // usage first: not in the tail
+      `{"data":[${vectors.join(',')}]}`, // none
+      '{"usage":{"prompt_tokens":5}}',
+    ].map((a) => Buffer.from(a));
+    for (const bytes of answers) {
+      const whole = lastIntegerMember(bytes, 'prompt_tokens');
+      for (let cut = 1; cut < bytes.length; cut += cut < 40 || cut > bytes.length - 5000 ? 1 : 97) {
+        const pieces = [bytes.subarray(0, cut), bytes.subarray(cut, cut + 3), bytes.subarray(cut + 3)].filter((p) => p.length > 0);
+        expect(lastIntegerMember(pieces, 'prompt_tokens'), `cut at ${cut}`).toBe(whole);
+      }
+    }
+  });
 });
 
 describe('batches', () => {

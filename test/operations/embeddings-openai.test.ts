@@ -4,7 +4,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { demoVector } from '../../server/demo/demo-vector.ts';
-import { startHarness, type Harness } from '../support/gateway-harness.ts';
+import { startHarness, UPSTREAM_OPENAI_KEY, type Harness } from '../support/gateway-harness.ts';
 import { RecordCollector } from '../support/record-collector.ts';
 
 let h: Harness;
@@ -38,6 +38,21 @@ async function lastRecord() {
   await records.atLeast(1);
   expect(records.records).toHaveLength(1);
   return records.records[0]!;
+}
+/**
+ * An OpenAI answer of about 330 KB (16 vectors of 1,024 numbers), as an upstream writes it in
+ * pieces; `note` (a key echoed, say) goes in a string that one of the cuts splits.
+ */
+function largeAnswer(note: string): { pieces: Buffer[]; bytes: Buffer } {
+  const data = Array.from({ length: 16 }, (_, index) => ({
+    object: 'embedding',
+    index,
+    embedding: Array.from({ length: 1024 }, (_, i) => Math.cos(index + i) / 3),
+  }));
+  const head = `{"object":"list","note":"echo ${note}",`;
+  const bytes = Buffer.from(`${head}"data":${JSON.stringify(data)},"model":"text-embedding-3-small","usage":{"prompt_tokens":4321,"total_tokens":4321}}`);
+  const cuts = [head.length - 10, 70_000, 150_000, 300_000, bytes.length];
+  return { pieces: cuts.map((end, i) => bytes.subarray(i === 0 ? 0 : cuts[i - 1], end)), bytes };
 }
 const client = (secret: string) => new OpenAI({ apiKey: secret, baseURL: `${h.url}/v1`, maxRetries: 0 });
 
@@ -75,6 +90,36 @@ describe('OpenAI embeddings, same protocol', () => {
     expect(h.lastRequest().rawBody.toString('utf8')).toBe(raw.replace('"embed"', '"text-embedding-3-small"'));
     const answer = await res.text();
     expect(JSON.parse(answer)).toMatchObject({ model: 'text-embedding-3-small', data: [{ embedding: demoVector('a  b') }] }); // the upstream's own answer
+  });
+
+  it('a large answer read in pieces reaches the client as the upstream sent it, its length exact and its usage charged', async () => {
+    const { secret } = await key();
+    const { pieces, bytes } = largeAnswer('');
+    h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: pieces, delayMs: 5 });
+    const res = await fetch(`${h.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}` },
+      body: '{"model":"embed","input":["a"]}',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(bytes.length));
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await lastRecord()).usage).toMatchObject({ inputTokens: 4321 });
+  });
+
+  it("the upstream's key in a large answer read in pieces, across a cut, never reaches the client", async () => {
+    const { secret } = await key();
+    const { pieces, bytes } = largeAnswer(UPSTREAM_OPENAI_KEY);
+    h.upstream.enqueue({ headers: { 'content-type': 'application/json' }, events: pieces, delayMs: 5 });
+    const res = await fetch(`${h.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}` },
+      body: '{"model":"embed","input":["a"]}',
+    });
+    const text = await res.text();
+    expect(text).not.toContain(UPSTREAM_OPENAI_KEY);
+    expect(text).toBe(bytes.toString().replace(UPSTREAM_OPENAI_KEY, '[redacted]'));
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
   });
 
   it('float encoding and dimensions pass through', async () => {

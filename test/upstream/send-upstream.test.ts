@@ -162,6 +162,21 @@ describe('sendUpstream: whole answers', () => {
     route = (_req, res) => res.end();
     const answer = await send();
     expect((await readUpstreamBody(answer.body)).length).toBe(0);
+    expect(await (await send()).body.collectPieces(100)).toEqual([]);
+  });
+
+  it('collectPieces: the body in the pieces it came in, unjoined, within the same limit', async () => {
+    const big = Buffer.alloc(300_000, 'x');
+    route = (_req, res) => {
+      res.write('{"a":');
+      setTimeout(() => res.end(big), 20);
+    };
+    const pieces = await (await send()).body.collectPieces(1_000_000);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(Buffer.concat(pieces).equals(Buffer.concat([Buffer.from('{"a":'), big]))).toBe(true);
+    const cut = await send();
+    expect(Buffer.concat(await cut.body.collectPieces(1000)).length).toBe(1000);
+    expect(cut.body.overrun).toBe('too_large');
   });
 });
 

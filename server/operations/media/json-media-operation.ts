@@ -34,7 +34,7 @@ export function jsonMediaOperation(protocol: ProtocolId, route: JsonMediaRoute):
         attempt(lane) {
           requireSameProtocolLane(lane, route.operation, protocol);
           const call = { path: route.upstreamPath, body: json.model === lane.upstreamModel ? body : replaceTopLevelString(body, 'model', lane.upstreamModel) };
-          return (attempt) => relayAnswer(exchange, attempt, call, onAnswer ?? (() => null));
+          return (attempt) => relayAnswer(exchange, attempt, call, onAnswer);
         },
       };
     },

@@ -26,7 +26,6 @@ export function imageUpload(variant: 'edits' | 'variations'): MultipartRoute {
       const n = imageCount(field === undefined ? undefined : Number(field));
       return {
         pricing: unitPricing('images', perImageOf(upload.field('size'), upload.field('quality')), { units: n, tokens: 0 }, () => ({ units: n })),
-        onAnswer: () => null,
       };
     },
   };

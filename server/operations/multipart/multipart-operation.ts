@@ -17,7 +17,7 @@ export interface MultipartRoute {
    * Prices the request from what was read of it (the small fields before the model); `worstBytes`
    * is its declared length, or the limit when it declares none.
    */
-  price(exchange: Exchange, upload: StreamedUpload, worstBytes: number): { pricing: OperationPricing; onAnswer: OnAnswer };
+  price(exchange: Exchange, upload: StreamedUpload, worstBytes: number): { pricing: OperationPricing; onAnswer?: OnAnswer };
 }
 
 /**

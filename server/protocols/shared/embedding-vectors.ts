@@ -47,11 +47,24 @@ export function optionalDimensions(value: unknown, path: string): number | undef
   return value;
 }
 
+/** Bytes at an answer's end that usually hold its whole usage member (read first, before the rest). */
+const USAGE_TAIL = 4096;
+
 /**
  * The integer after the last `"key":` in a JSON answer (usage sits at the end of an embeddings
- * answer), read without parsing megabytes of vectors; undefined when absent.
+ * answer), read without parsing megabytes of vectors; undefined when absent. An answer in pieces
+ * (as it was read) is searched in its last USAGE_TAIL bytes first: a hit there is the last one in
+ * the whole answer, and its digits run at most to the end. Only without one is it joined.
  */
-export function lastIntegerMember(body: Buffer, key: string): number | undefined {
+export function lastIntegerMember(body: Buffer | readonly Buffer[], key: string): number | undefined {
+  if (Buffer.isBuffer(body)) return integerAfterLast(body, key);
+  if (body.length === 1) return integerAfterLast(body[0]!, key);
+  const tail = tailOf(body, USAGE_TAIL);
+  const found = integerAfterLast(tail.bytes, key);
+  return found !== undefined || tail.whole ? found : integerAfterLast(Buffer.concat(body), key);
+}
+
+function integerAfterLast(body: Buffer, key: string): number | undefined {
   const at = body.lastIndexOf(`"${key}"`);
   if (at < 0) return undefined;
   let i = at + key.length + 2;
@@ -64,6 +77,16 @@ export function lastIntegerMember(body: Buffer, key: string): number | undefined
     digits++;
   }
   return digits === 0 ? undefined : n;
+}
+
+/** The last `size` bytes of a body in pieces (the last piece itself when it is long enough), and whether that is all of it. */
+function tailOf(pieces: readonly Buffer[], size: number): { bytes: Buffer; whole: boolean } {
+  const last = pieces[pieces.length - 1]!;
+  if (last.length >= size) return { bytes: last, whole: false };
+  let from = pieces.length - 1;
+  let length = last.length;
+  while (from > 0 && length < size) length += pieces[--from]!.length;
+  return { bytes: Buffer.concat(pieces.slice(from), length), whole: from === 0 };
 }
 
 /** Inputs the IR does not carry (token ids, images): refused by every lane of another protocol. */
