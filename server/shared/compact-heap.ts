@@ -6,9 +6,10 @@
 // after start. The configuration loader thread held 38.5 MiB of heap idle, 16.4 after this.
 //
 // Only for threads that serve no requests: done on a serving thread at its start (main thread,
-// data-plane workers) it gave back 15-20 MiB each, but the thread then served at 1.5-1.65x the CPU
-// per request for as long as it ran, with as many scavenges as before (bench/RESULTS.md, session
-// 7, mem). The cause was not found; the loader thread alone showed no cost.
+// data-plane workers) it gave back 15-20 MiB each, but the thread then served at 1.3-1.65x the CPU
+// per request for as long as it ran. The cost is the second V8 context the gc function is taken
+// from (below): one context made with `vm` in a serving isolate, even dropped at once, cost that
+// much alone (bench/RESULTS.md, session 7, mem). The loader thread serves nothing.
 //
 // That collection is V8's "last resort" one (CollectAllAvailableGarbage: full collections with
 // the reduce-memory flag, the young generation shrunk to its minimum). Node exposes it only through
