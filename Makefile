@@ -97,14 +97,14 @@ image: gateway-binary
 release: binary
 	node build/release.ts
 
-## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test)
-bench: install
-	node bench/run.ts
+## bench: the performance suite against a six-protocol mock upstream, with baselines (bench/README.md; BENCH_QUICK=1 for a smoke run; not part of test). It measures what a user runs: dist/gateway, built first from this checkout (BENCH_GATEWAY= for node server/main.ts)
+bench: install gateway-binary
+	BENCH_GATEWAY=$${BENCH_GATEWAY-dist/gateway} node bench/run.ts
 
-## bench-soak: BENCH_SOAK_MINUTES (default 10) of load through a pool whose one lane fails 30% (500, reset, hang): zero client errors, failovers, breaker trips, RSS slope
+## bench-soak: BENCH_SOAK_MINUTES (default 10) of load through a pool whose one lane fails 30% (500, reset, hang): zero client errors, failovers, breaker trips, RSS slope; dist/gateway as make bench
 .PHONY: bench-soak
-bench-soak: install
-	BENCH_SOAK_MINUTES=$${BENCH_SOAK_MINUTES:-10} node bench/run.ts
+bench-soak: install gateway-binary
+	BENCH_GATEWAY=$${BENCH_GATEWAY-dist/gateway} BENCH_SOAK_MINUTES=$${BENCH_SOAK_MINUTES:-10} node bench/run.ts
 
 ## profile: CPU profile of one scenario under load (PROFILE_SCENARIO, default openai->openai), busy time by place
 profile: install

@@ -15,6 +15,7 @@ import { clientRequest } from './client-requests.ts';
 import { GATEWAY_ENV, gatewayModel, writeGatewayConfig } from './gateway-config.ts';
 import { runLoad, warmUp, type LoadSample } from './load-runner.ts';
 import { spawnServer, type SpawnedServer } from './spawn-server.ts';
+import { treeGateway } from './tree-gateway.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 
 const root = process.cwd();
@@ -71,7 +72,7 @@ try {
           ...(store === 'postgres' && { databaseUrlEnv: 'GATEWAY_DATABASE_URL' }),
           paced: { chunks: 1, intervalMs: 1 },
         });
-        const server = await spawnServer(process.execPath, [join(dir, 'server/main.ts'), '--config', config], {
+        const server = await spawnServer(...(await treeGateway(dir, ['--config', config])), {
           ...GATEWAY_ENV,
           ...(databaseUrl !== undefined && { GATEWAY_DATABASE_URL: databaseUrl }),
         });

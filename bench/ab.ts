@@ -1,5 +1,5 @@
 // A/B of two gateway trees in one run, beside the floor: one mock upstream, the minimal proxy and
-// two gateways (A and B, each `node <tree>/server/main.ts` on the same config), warmed up, then
+// two gateways (A and B, each `node <its flags> <tree>/server/main.ts` on the same config), warmed up, then
 // interleaved repeats (the order reversed every other repeat) with CPU µs per request of each
 // process from /proc. What a change to the hot path buys, measured against the code before it in
 // the same run (on a shared machine the floor's and the gateways' µs move together).
@@ -9,6 +9,7 @@
 //   AB_SCENARIOS  comma-separated: openai->openai, anthropic->anthropic, openai->anthropic, ...; add
 //                 " stream" for a streaming request, or " embeddings" (openai->openai only)
 //   AB_SECONDS [3], AB_REPEATS [3], AB_CONNECTIONS [32]
+//   AB_A_ENV, AB_B_ENV  environment added to one side's gateway, e.g. AB_B_ENV='MALLOC_ARENA_MAX=4'
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { embeddingsRequest } from './embeddings.ts';
 import { EMBEDDING_UPSTREAM_MODEL, embeddingGatewayModel, GATEWAY_ENV, gatewayModel, UPSTREAM_MODEL, writeGatewayConfig } from './gateway-config.ts';
 import { runLoad, warmUp } from './load-runner.ts';
 import { spawnServer } from './spawn-server.ts';
+import { treeGateway } from './tree-gateway.ts';
 import { median } from './stats.ts';
 
 const here = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -37,8 +39,19 @@ const dir = mkdtempSync(join(tmpdir(), 'gateway-ab-'));
 const mock = await spawnServer(process.execPath, [join(here, 'bench/mock-upstream-server.ts')]);
 const proxy = await spawnServer(process.execPath, [join(here, 'bench/minimal-proxy.ts')], { UPSTREAM: mock.url });
 const config = writeGatewayConfig({ dir, mockUrl: mock.url, workers, governance: false, paced: { chunks: 1, intervalMs: 1 } });
-const gatewayA = await spawnServer(process.execPath, [join(A, 'server/main.ts'), '--config', config], GATEWAY_ENV);
-const gatewayB = await spawnServer(process.execPath, [join(B, 'server/main.ts'), '--config', config], GATEWAY_ENV);
+// Each tree started as `make run` starts it (tree-gateway.ts), with the gateway's environment and
+// that side's additions.
+const sideEnv = (raw: string | undefined) =>
+  Object.fromEntries(
+    (raw ?? '')
+      .split(' ')
+      .filter((kv) => kv.includes('='))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+const start = async (tree: string, env: string | undefined) =>
+  spawnServer(...(await treeGateway(tree, ['--config', config])), { ...GATEWAY_ENV, ...sideEnv(env) });
+const gatewayA = await start(A, process.env.AB_A_ENV);
+const gatewayB = await start(B, process.env.AB_B_ENV);
 try {
   console.log(`A ${A}, B ${B}, workers ${workers}, ${connections} connections, ${repeats} x ${seconds} s; CPU µs per request (median), x the floor`);
   for (const s of scenarios) {

@@ -23,13 +23,15 @@ export const SOAK_POOL = 'soak-pool';
 /** How long the flaky lane may stay silent before the gateway fails over (a hang ends here). */
 export const SOAK_FIRST_BYTE_MS = 1000;
 
-/** Credentials the gateway reads from its environment; none of them is real. */
+/** The gateway's environment: credentials (none of them real), and glibc's arena cap as deployed. */
 export const GATEWAY_ENV: Readonly<Record<string, string>> = {
   BENCH_UPSTREAM_KEY: 'bench-upstream-key',
   AWS_ACCESS_KEY_ID: 'AKIDBENCHMARK',
   AWS_SECRET_ACCESS_KEY: 'bench-secret',
   AWS_REGION: 'us-east-1',
   GATEWAY_ADMIN_TOKEN: 'bench-admin-token',
+  // As the systemd unit and the container image run it (deploy/): at most two glibc malloc arenas.
+  MALLOC_ARENA_MAX: '2',
 };
 
 export interface GatewayConfigOptions {

@@ -12,6 +12,7 @@ import { clientRequest } from './client-requests.ts';
 import { summariseProfile } from './cpu-profile-summary.ts';
 import { GATEWAY_ENV, gatewayModel, writeGatewayConfig } from './gateway-config.ts';
 import { spawnServer } from './spawn-server.ts';
+import { checkoutGateway } from './fleet.ts';
 
 const root = process.cwd();
 const workers = Number(process.env.PROFILE_WORKERS ?? 2);
@@ -21,7 +22,8 @@ const connections = Number(process.env.PROFILE_CONNECTIONS ?? 32);
 const dir = mkdtempSync(join(tmpdir(), 'gateway-profile-'));
 const mock = await spawnServer(process.execPath, [join(root, 'bench/mock-upstream-server.ts')]);
 const config = writeGatewayConfig({ dir, mockUrl: mock.url, workers, governance, paced: { chunks: 1, intervalMs: 1 } });
-const gateway = await spawnServer(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(root, 'server/main.ts'), '--config', config], GATEWAY_ENV);
+const [node, args] = checkoutGateway(root, ['--config', config]);
+const gateway = await spawnServer(node, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...args], GATEWAY_ENV);
 let total = 0;
 try {
   let key = 'bench';

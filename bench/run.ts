@@ -33,7 +33,7 @@
 //   BENCH_PACED_STREAMS         concurrent paced streams [16]
 //   BENCH_PACED_CHUNKS          chunks per paced stream [20]
 //   BENCH_PACED_INTERVAL_MS     ms between paced chunks [10]
-//   BENCH_GATEWAY               gateway executable instead of `node server/main.ts`, e.g. dist/gateway
+//   BENCH_GATEWAY               gateway executable instead of `node server/main.ts`, e.g. dist/gateway [`make bench`: dist/gateway, built first]
 //   BENCH_GENERATOR             wrk (installed on first use, the Debian package) or autocannon [wrk if it can be had]
 //   BENCH_NETNS=0               run on the host network instead of a private namespace (unshare -n, root) [namespace]
 //   BENCH_PEERS                 peer gateways beside this one: portkey,litellm (installed on first use into bench/.peers/) [none]
@@ -64,6 +64,7 @@ import { installPeers } from './peers.ts';
 import { networkPlace, runInPrivateNetwork } from './private-network.ts';
 import { gatewayVariantsFor } from './scenarios.ts';
 import { readSettings, type Settings } from './settings.ts';
+import { GATEWAY_ENV } from './gateway-config.ts';
 import { runSoak } from './soak.ts';
 import { cpuChartSvg } from './svg-chart.ts';
 import { judge, type MeasuredRun } from './targets.ts';
@@ -81,6 +82,7 @@ function describe(settings: Settings, fleet: Fleet): Record<string, unknown> {
     cores: availableParallelism(),
     loadavg_at_start: loadavg().map((x) => Math.round(x * 100) / 100),
     gateway_command: settings.gatewayCommand ?? 'node server/main.ts',
+    gateway_malloc_arena_max: GATEWAY_ENV.MALLOC_ARENA_MAX,
     gateway_workers: gateway?.workers,
     generator: settings.generator,
     network: networkPlace(),
@@ -92,7 +94,7 @@ function describe(settings: Settings, fleet: Fleet): Record<string, unknown> {
 function headline(settings: Settings, fleet: Fleet): string {
   const gateway = fleet.gateways.get('gateway');
   return [
-    `gateway benchmark${settings.quick ? ' (QUICK: smoke run, numbers are noisy)' : ''}: ${settings.gatewayCommand ?? 'node server/main.ts'}, ` +
+    `gateway benchmark${settings.quick ? ' (QUICK: smoke run, numbers are noisy)' : ''}: ${settings.gatewayCommand ?? 'node server/main.ts'} (MALLOC_ARENA_MAX=${GATEWAY_ENV.MALLOC_ARENA_MAX} as deploy/ runs it), ` +
       `${gateway?.workers ?? '?'} workers on ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at start`,
     `${settings.repeats} interleaved repeat(s), ${settings.seconds} s samples, connections ${settings.connections.join(',')}${settings.filter === undefined ? '' : `, filter "${settings.filter}"`}` +
       `, load by ${settings.generator}, ${networkPlace()}` +

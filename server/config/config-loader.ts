@@ -39,9 +39,11 @@ export class ConfigLoader {
       restartAtOnce: true, // the next reload finds one ready
       afterDeath: 'starting another',
       warn,
-      // Queued before any reload's candidate; nobody waits for these answers (id 0).
+      // Queued before any reload's candidate; nobody waits for these answers (id 0). Then the
+      // thread gives back what its start and the warm-up left behind (shared/compact-heap.ts).
       onStart: (worker) => {
         if (this.#warmUp !== undefined) for (let i = 0; i < WARM_UP_LOADS; i++) this.#post(worker, 0, this.#warmUp);
+        worker.postMessage({ compact: true });
       },
     });
   }

@@ -1,0 +1,11 @@
+// How the A/B tools start a gateway from a source tree: as `make run` starts it, node with that
+// tree's own main-thread flags (its server/app/heap-sizing.ts), so a tree that changes the flags is
+// measured with them, and neither side runs V8's host-sized young generation, which no user runs.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** The command and arguments that run `<tree>/server/main.ts` with `args`. */
+export async function treeGateway(tree: string, args: readonly string[]): Promise<[string, string[]]> {
+  const sizing = (await import(pathToFileURL(join(tree, 'server/app/heap-sizing.ts')).href)) as { MAIN_THREAD_NODE_FLAGS?: readonly string[] };
+  return [process.execPath, [...(sizing.MAIN_THREAD_NODE_FLAGS ?? []), join(tree, 'server/main.ts'), ...args]];
+}
