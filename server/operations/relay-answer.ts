@@ -50,6 +50,7 @@ export async function relayAnswer(exchange: Exchange, attempt: AttemptContext, c
         forwardHeaders: forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders),
         stream: true,
         signal: attempt.signal,
+        abortWatch: attempt,
         headersTimeoutMs: lane.timeouts.firstByteMs,
         idleTimeoutMs: lane.timeouts.idleMs,
       }),

@@ -142,6 +142,7 @@ async function callLane(exchange: Exchange, attempt: AttemptContext, call: Whole
       forwardHeaders: sameProtocol ? forwardedClientHeaders(exchange.req.headers, ingress.forwardedHeaders) : {},
       stream: false,
       signal: attempt.signal,
+      abortWatch: attempt,
       headersTimeoutMs: lane.timeouts.firstByteMs,
       idleTimeoutMs: lane.timeouts.idleMs,
     }),
