@@ -137,7 +137,7 @@ async function runSuite(settings: Settings): Promise<void> {
     peak.stop();
     await fleet.stop();
   }
-  const verdicts = judge(run);
+  const verdicts = judge(run, embeddings);
   console.log(formatReport(run, verdicts, header) + embeddingsTable(embeddings));
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify({ ...resultsJson(run, verdicts, meta), embeddings }, null, 2) + '\n');

@@ -1,6 +1,7 @@
 // The performance issue's targets, judged on this run's numbers: one PASS/FAIL line each, or n/a
 // when the run did not measure it (a filter, a section left out, the soak run is separate).
 import { cpuVsGovernanceOff, cpuVsProxy, rpsVs } from './baselines.ts';
+import type { EmbeddingsRow } from './embeddings.ts';
 import type { ProbeRow } from './latency-probe.ts';
 import type { MemoryRow } from './memory.ts';
 import type { PacedRow } from './paced-streams.ts';
@@ -46,6 +47,8 @@ export const LIMITS = {
   loadedRssAtConnections: 128,
   soakGrowthMiBPerMinute: 1.0,
   governanceCpuIncrease: 0.25,
+  /** Same-protocol embeddings (the bench's 16 x 1,024 batch) against the floor relaying the same. */
+  embeddingsCpuVsProxy: 1.3,
 } as const;
 
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
@@ -251,7 +254,18 @@ function governanceTarget(run: MeasuredRun): Verdict {
   return judged(target, w.value - 1 <= limit, `worst +${fmt((w.value - 1) * 100, 0)}% (${w.name})`);
 }
 
-export function judge(run: MeasuredRun): Verdict[] {
+/** The embeddings section's same-protocol row against the floor's (n/a when the section did not run). */
+function embeddingsTarget(rows: readonly EmbeddingsRow[]): Verdict {
+  const limit = LIMITS.embeddingsCpuVsProxy;
+  const target = `same-protocol embeddings CPU/req <= ${limit}x minimal proxy`;
+  const proxy = rows.find((r) => r.name === 'minimal proxy openai embeddings')?.cpuMicrosPerRequest;
+  const gateway = rows.find((r) => r.name === 'gateway openai->openai embeddings')?.cpuMicrosPerRequest;
+  if (proxy == null || gateway == null) return na(target, 'embeddings section not run');
+  const ratio = gateway / proxy;
+  return judged(target, ratio <= limit, `${fmt(ratio)}x (${Math.round(gateway)} against ${Math.round(proxy)} us/req @32)`);
+}
+
+export function judge(run: MeasuredRun, embeddings: readonly EmbeddingsRow[] = []): Verdict[] {
   return [
     cpuRatioTarget(run, 'same', false, LIMITS.sameProtocolCpuVsProxy),
     cpuRatioTarget(run, 'same', true, LIMITS.sameProtocolCpuVsProxy),
@@ -272,5 +286,6 @@ export function judge(run: MeasuredRun): Verdict[] {
     soakTarget(run),
     soakErrorsTarget(run),
     governanceTarget(run),
+    embeddingsTarget(embeddings),
   ];
 }
