@@ -4,7 +4,6 @@ import { lastSseEventEnd } from '../framing/sse-event-end.ts';
 import { MAX_STREAM_EVENT_CHARS } from '../framing/stream-event-limit.ts';
 import type { StreamEvent } from '../ir/index.ts';
 import type { StreamDecoder } from '../protocols/codec.ts';
-import { SseStreamDecoder } from '../protocols/shared/sse-stream-decoder.ts';
 
 /** Events read from a relayed stream's end: enough to hold a terminator and what precedes it. */
 const KEPT_EVENTS = 8;
@@ -66,8 +65,7 @@ export class StreamTail {
   readEnd(decoder: StreamDecoder): { readonly relayed: StreamEvent[]; readonly end: StreamEvent[] } {
     const last = this.lastEvents();
     // Every SSE protocol's decoder takes the framed events as they are; another is given their text.
-    const relayed =
-      decoder instanceof SseStreamDecoder ? decoder.pushEvents(last) : decoder.push(Buffer.from(last.map((e) => sseEvent(e.data, e.event)).join('')));
+    const relayed = decoder.pushEvents?.(last) ?? decoder.push(Buffer.from(last.map((e) => sseEvent(e.data, e.event)).join('')));
     return { relayed, end: decoder.end() };
   }
 

@@ -11,8 +11,15 @@ import { gatewayError, type ProtocolId } from '../ir/index.ts';
  * commit). Called from the Koa routes and from the fast path for fixed chat paths (fast-routes.ts).
  */
 export function serveChat(gateway: Gateway, req: IncomingMessage, res: ServerResponse, call: OperationCall): Promise<void> {
-  // Not async: the pipeline's own promise is handed back, with no frame around it.
-  return handleChat(newExchange(gateway, req, res, call));
+  // Not async: the pipeline's own promise is handed back, with no frame around it. A throw while
+  // the exchange is built is still a rejection, as callers (fast-routes.ts) catch it.
+  let exchange: Exchange;
+  try {
+    exchange = newExchange(gateway, req, res, call);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return handleChat(exchange);
 }
 
 /** A request's exchange, as every operation's pipeline takes it. */

@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResponse, GatewayError, ProtocolId, StreamEvent } from '../ir/index.ts';
+import type { SseEvent } from '../framing/sse-parser.ts';
 
 /** A warning about something a translation could not carry; sent as `x-gateway-warnings` and logged. */
 export interface TranslationWarning {
@@ -67,6 +68,8 @@ export interface EncodedResponse {
 /** Wire bytes to IR events, fed in arbitrary chunks (a network splits frames anywhere). */
 export interface StreamDecoder {
   push(chunk: Uint8Array): StreamEvent[];
+  /** An SSE framing's decoder: events framed already (the stream tail's), not formatted and framed again. */
+  pushEvents?(events: readonly SseEvent[]): StreamEvent[];
   /** The upstream closed; flush what is pending. */
   end(): StreamEvent[];
 }
