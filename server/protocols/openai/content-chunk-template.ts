@@ -1,3 +1,4 @@
+import { holdsAt, isPlainStringContent } from '../shared/plain-json-text.ts';
 import type { OpenAIStreamPayload } from './wire.ts';
 
 /**
@@ -45,19 +46,12 @@ export class ContentChunkTemplate {
     const { head, tail } = this;
     if (head === undefined || tail === undefined) return undefined;
     const end = data.length - tail.length;
-    // Cut and compared whole (a native comparison): startsWith and endsWith walk these strings
-    // character by character, several times slower than the cut.
-    if (end < head.length || data.slice(0, head.length) !== head || data.slice(end) !== tail) return undefined;
-    for (let i = head.length; i < end; i++) {
-      const c = data.charCodeAt(i);
-      if (c === QUOTE || c === BACKSLASH || c < 0x20) return undefined; // the string ends early, an escape, or a raw control character
-    }
+    if (end < head.length || !holdsAt(data, 0, head) || !holdsAt(data, end, tail) || !isPlainStringContent(data, head.length, end)) return undefined;
     return data.slice(head.length, end);
   }
 }
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 function absentOrEmpty(value: unknown): boolean {
   return value === undefined || value === null || value === '';
