@@ -27,8 +27,18 @@ export interface IssuedIdentityKey {
 export type DeriveSecret = (generation: number) => string;
 
 /**
+ * A self-serve key its person can no longer use: revoked, or past the expiry an operator set on it.
+ * Either way the next exchange issues the next generation's key, as the sign-in is what vouches for
+ * the person (cutting a person off is the identity provider's or the team mapping's job); handing
+ * back a key the data plane refuses (401 key_expired) would leave them with no way to a working one.
+ */
+export function retiredKey(revokedAt: number | null, expiresAt: number | null, nowMs: number): boolean {
+  return revokedAt !== null || (expiresAt !== null && expiresAt <= nowMs);
+}
+
+/**
  * The person's live key, or a new one. A live key is returned as it is (its spend and budget
- * untouched); with none, or a revoked one, the next generation's key is created with the team's
+ * untouched); with none, or a retired one (revoked or expired), the next generation's key is created with the team's
  * child budget and the team's name on it (so it also spends the team's budget), and the key row and identity row are committed in one transaction. All of it runs
  * synchronously in the thread that owns the store, so two exchanges at once for one person cannot
  * both create a key: the second finds the first one's.
@@ -49,7 +59,7 @@ export class IdentityKeys {
     let generation = 0;
     if (known !== undefined) {
       const record = this.#keys.get(known.keyId);
-      if (record !== undefined && record.revokedAt === null) {
+      if (record !== undefined && !retiredKey(record.revokedAt, record.expiresAt, nowMs)) {
         const secret = derive(known.generation);
         if (this.#keys.findBySecret(secret, nowMs)?.id !== record.id) {
           // Only a changed derivation (code, or a secret swapped behind the store's check) gets here.
@@ -60,10 +70,10 @@ export class IdentityKeys {
       generation = known.generation + 1;
     }
     // A key with this generation's secret should not exist; if one does (an identity row lost from
-    // a restored backup), a live one is taken back and a revoked one is skipped.
+    // a restored backup), a live one is taken back and a retired one is skipped.
     let secret = derive(generation);
     for (let existing = this.#keys.findBySecret(secret, nowMs); existing !== undefined; existing = this.#keys.findBySecret(secret, nowMs)) {
-      if (existing.revokedAt === null) {
+      if (!retiredKey(existing.revokedAt, existing.expiresAt, nowMs)) {
         this.#store.transaction(() => this.#identities.save({ ...request, generation, keyId: existing!.id }, nowMs));
         this.#keys.markSelfServe(existing.id);
         return { record: existing, secret, generation, team: request.team, created: false };

@@ -254,6 +254,22 @@ export function governanceBehaviour(store: StoreUnderTest): void {
       expect((await issue(reopened)).issued).toMatchObject({ generation: 1, created: false, secret: second.issued.secret });
     });
 
+    it("after its key expires issues the next generation's key; until then the same one", async () => {
+      let wall = Date.UTC(2026, 10, 28, 12);
+      const governance = await open({ secret: SECRET, wall: () => wall });
+      const first = await issue(governance);
+      await governance.updateKey(first.key.id, { expiresAt: wall + 60_000 });
+      wall += 59_999;
+      expect((await issue(governance)).issued).toMatchObject({ generation: 0, created: false, secret: first.issued.secret });
+      wall += 1; // the moment the key is refused (key_expired), the exchange moves on
+      await expect(Promise.resolve().then(() => governance.authenticatePresented(first.issued.secret))).rejects.toThrow(/expired/);
+      const second = await issue(governance);
+      expect(second.issued).toMatchObject({ generation: 1, created: true, secret: derive(ALICE, 1) });
+      expect(second.key.expiresAt).toBeNull();
+      expect((await governance.authenticatePresented(second.issued.secret)).id).toBe(second.key.id);
+      expect((await issue(governance)).issued).toMatchObject({ generation: 1, created: false, secret: second.issued.secret });
+    });
+
     it('different identities (and the same subject at another issuer) get different keys', async () => {
       const governance = await open({ secret: SECRET });
       const a = (await issue(governance)).issued.secret;

@@ -1,14 +1,14 @@
 import type pg from 'pg';
 import type { Logger } from '../../shared/logger.ts';
-import type { DeriveSecret, IdentityKeyRequest, IssuedIdentityKey } from '../identity-keys.ts';
+import { retiredKey, type DeriveSecret, type IdentityKeyRequest, type IssuedIdentityKey } from '../identity-keys.ts';
 import type { KeyState } from '../key-record.ts';
-import { KEY_COLUMNS, type KeyRow, type NewKeyRow, type PostgresKeyCache } from './postgres-keys.ts';
+import { KEY_COLUMNS, recordFromRow, type KeyRow, type NewKeyRow, type PostgresKeyCache } from './postgres-keys.ts';
 
 type Issued = { issued: IssuedIdentityKey; key: KeyState };
 
 /**
  * Self-serve keys in the shared store, by the same rules as identity-keys.ts (a live key is
- * returned as it is; with none, or a revoked one, the next generation's is created with the team's
+ * returned as it is; with none, or a retired one (revoked or expired), the next generation's is created with the team's
  * budget, key row and identity row in one transaction). Every node derives the same secret (from
  * governance_secret) and one exchange per person runs at a time across the fleet, under a
  * transaction-scoped advisory lock on the identity: two nodes exchanging at once for one person
@@ -71,6 +71,10 @@ export class PostgresIdentityKeys {
        ON CONFLICT (issuer, subject) DO UPDATE SET generation = excluded.generation, key_id = excluded.key_id, team = excluded.team, updated_at = excluded.updated_at`,
         [request.issuer, request.subject, generation, keyId, request.team, now],
       );
+    const retired = (row: KeyRow) => {
+      const record = recordFromRow(row);
+      return retiredKey(record.revokedAt, record.expiresAt, now);
+    };
     const issued = async (row: KeyRow, secret: string, generation: number, team: string, created: boolean): Promise<Issued> => {
       const key = await this.#state(client, row);
       return { issued: { record: keys.get(row.id)!, secret, generation, team, created }, key };
@@ -84,7 +88,7 @@ export class PostgresIdentityKeys {
     let generation = 0;
     if (known !== undefined) {
       const row = (await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM gateway_keys WHERE id = $1`, [known.key_id])).rows[0];
-      if (row !== undefined && row.revoked_at === null) {
+      if (row !== undefined && !retired(row)) {
         const secret = derive(known.generation);
         if (!keys.hash(secret).equals(row.secret_hash)) {
           // Only a changed derivation (code, or a secret swapped behind the store's check) gets here.
@@ -95,10 +99,10 @@ export class PostgresIdentityKeys {
       generation = known.generation + 1;
     }
     // A key with this generation's secret should not exist; if one does (an identity row lost from
-    // a restored backup), a live one is taken back and a revoked one is skipped.
+    // a restored backup), a live one is taken back and a retired one is skipped.
     let secret = derive(generation);
     for (let existing = await byHash(secret); existing !== undefined; existing = await byHash(secret)) {
-      if (existing.revoked_at === null) {
+      if (!retired(existing)) {
         await saveIdentity(generation, existing.id);
         return issued(existing, secret, generation, request.team, false);
       }
