@@ -1,24 +1,23 @@
-import { HttpUpstream } from './http-upstream.ts';
+import { Agent } from 'undici';
 
 /**
- * The upstream connection pools (http-upstream.ts: keep-alive, by origin), one set per connect
- * timeout in use, since it is armed by the pools on each new connection; the other timeouts are
- * per request.
+ * Keep-alive connection pools (undici keys them by origin inside an Agent), one Agent per connect
+ * timeout in use, since undici fixes that timeout per Agent; the other timeouts are per request.
  */
 export class Dispatchers {
-  private readonly pools = new Map<number, HttpUpstream>();
+  private readonly agents = new Map<number, Agent>();
 
-  forConnectTimeout(connectMs: number): HttpUpstream {
-    let pool = this.pools.get(connectMs);
-    if (pool === undefined) {
-      pool = new HttpUpstream(connectMs);
-      this.pools.set(connectMs, pool);
+  forConnectTimeout(connectMs: number): Agent {
+    let agent = this.agents.get(connectMs);
+    if (agent === undefined) {
+      agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+      this.agents.set(connectMs, agent);
     }
-    return pool;
+    return agent;
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
-    this.pools.clear();
+    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
+    this.agents.clear();
   }
 }
