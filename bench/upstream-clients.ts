@@ -5,10 +5,17 @@
 // of requests in flight; variants are interleaved over the rounds (the order reversed every other
 // round) and medians printed. Session 8 (issue 19) used it to judge node:http against undici.
 //   CLIENTS_REQUESTS [40000] per process (a quarter more first, as warm-up), CLIENTS_INFLIGHT [32],
-//   CLIENTS_ROUNDS [3], CLIENTS_VARIANTS [all: undici,undici-no-timeouts,node-http]
+//   CLIENTS_ROUNDS [3], CLIENTS_VARIANTS [all: undici,undici-no-timeouts,node-http,llhttp-socket,socket-bound]
+// llhttp-socket: a keep-alive socket per lane read by node:http's own parser (HTTPParser from
+// node's _http_common, the native llhttp), with no ClientRequest, IncomingMessage or Agent: what a
+// thin client on that parser would cost.
+// socket-bound is not a client: a keep-alive socket per lane, the request written as one string and
+// buffer, the answer's head scanned for its length only. What any client on net.Socket would at
+// least cost (the kernel's part and a minimal parse), a bound for a hand-written one.
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { Agent as HttpAgent, createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, type Dispatcher } from 'undici';
@@ -16,7 +23,7 @@ import { MAIN_THREAD_NODE_FLAGS } from '../server/app/heap-sizing.ts';
 import { GcTally } from './gc-tally.ts';
 import { median } from './stats.ts';
 
-const VARIANTS = ['undici', 'undici-no-timeouts', 'node-http'] as const;
+const VARIANTS = ['undici', 'undici-no-timeouts', 'node-http', 'llhttp-socket', 'socket-bound'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 const requests = Number(process.env.CLIENTS_REQUESTS ?? 40_000);
@@ -37,10 +44,6 @@ const answer = Buffer.from(
 );
 const headers = { authorization: 'Bearer sk-bench', 'content-type': 'application/json', 'accept-encoding': 'identity', accept: 'application/json' };
 
-if (role === 'server') serve();
-else if (role === 'client') await runClient(process.env.CLIENTS_VARIANT as Variant, Number(process.env.CLIENTS_PORT));
-else await compare();
-
 function serve(): void {
   const server = createServer({ keepAlive: true }, (req, res) => {
     req.resume();
@@ -54,6 +57,8 @@ function serve(): void {
 
 /** One request through the variant's client; resolves when the whole answer has been read. */
 function clientFor(variant: Variant, port: number): () => Promise<void> {
+  if (variant === 'socket-bound') return socketBound(port);
+  if (variant === 'llhttp-socket') return parsedSocket(port);
   if (variant === 'node-http') {
     const agent = new HttpAgent({ keepAlive: true });
     const list = ['host', `127.0.0.1:${port}`, ...Object.entries(headers).flat(), 'content-length', String(requestBody.length)];
@@ -83,6 +88,108 @@ function clientFor(variant: Variant, port: number): () => Promise<void> {
       };
       agent.dispatch(options, handler);
     });
+}
+
+/** The bound: one socket per request in flight (taken from and given back to a free list), no parser beyond the head's length. */
+function socketBound(port: number): () => Promise<void> {
+  const free: BoundSocket[] = [];
+  const head = `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}`;
+  return () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = free.pop() ?? new BoundSocket(port);
+      socket.send(`${head}content-length: ${requestBody.length}\r\n\r\n`, requestBody, (error) => {
+        if (error !== undefined) return reject(error);
+        free.push(socket);
+        resolve();
+      });
+    });
+}
+
+/** A socket per request in flight, its answers read by llhttp (Node's HTTPParser). */
+function parsedSocket(port: number): () => Promise<void> {
+  const free: ParsedSocket[] = [];
+  const head = `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: keep-alive\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}`;
+  return () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = free.pop() ?? new ParsedSocket(port);
+      socket.send(`${head}content-length: ${requestBody.length}\r\n\r\n`, requestBody, (error) => {
+        if (error !== undefined) return reject(error);
+        free.push(socket);
+        resolve();
+      });
+    });
+}
+
+interface NativeParser {
+  initialize(type: number, resource: object, maxHeaderSize: number, lenient: number): void;
+  execute(chunk: Buffer): number | Error;
+  [callback: number]: unknown;
+}
+const { HTTPParser } = createRequire(import.meta.url)('_http_common') as { HTTPParser: (new () => NativeParser) & Record<string, number> };
+
+class ParsedSocket {
+  private readonly socket: Socket;
+  private readonly parser: NativeParser;
+  private done: ((error?: Error) => void) | undefined;
+  status = 0;
+  constructor(port: number) {
+    this.socket = connect({ port, host: '127.0.0.1', noDelay: true });
+    const parser = new HTTPParser();
+    parser.initialize(HTTPParser.RESPONSE as number, {}, 0, 0);
+    parser[HTTPParser.kOnHeaders as number] = ignore;
+    parser[HTTPParser.kOnHeadersComplete as number] = (_major: number, _minor: number, _headers: string[], _method: unknown, _url: unknown, status: number) => {
+      this.status = status;
+      return 0;
+    };
+    parser[HTTPParser.kOnBody as number] = ignore;
+    parser[HTTPParser.kOnMessageComplete as number] = () => this.done?.();
+    this.parser = parser;
+    this.socket.on('data', (chunk: Buffer) => {
+      const result = this.parser.execute(chunk);
+      if (result instanceof Error) this.done?.(result);
+    });
+    this.socket.on('error', (error) => this.done?.(error));
+  }
+  send(head: string, body: Buffer, done: (error?: Error) => void): void {
+    this.done = done;
+    this.socket.cork();
+    this.socket.write(head, 'latin1');
+    this.socket.write(body);
+    this.socket.uncork();
+  }
+}
+
+class BoundSocket {
+  private readonly socket: Socket;
+  private pending: Buffer[] = [];
+  private done: ((error?: Error) => void) | undefined;
+  constructor(port: number) {
+    this.socket = connect({ port, host: '127.0.0.1', noDelay: true });
+    this.socket.on('data', (chunk: Buffer) => this.read(chunk));
+    this.socket.on('error', (error) => this.done?.(error));
+  }
+  send(head: string, body: Buffer, done: (error?: Error) => void): void {
+    this.done = done;
+    this.socket.cork();
+    this.socket.write(head, 'latin1');
+    this.socket.write(body);
+    this.socket.uncork();
+  }
+  private read(chunk: Buffer): void {
+    this.pending.push(chunk);
+    const all = this.pending.length === 1 ? chunk : Buffer.concat(this.pending);
+    const end = all.indexOf('\r\n\r\n');
+    if (end === -1) return;
+    const at = all.indexOf('content-length: ', 0, 'latin1');
+    const length = Number(all.toString('latin1', at + 16, all.indexOf('\r\n', at)));
+    if (all.length < end + 4 + length) return;
+    this.pending = [];
+    this.done?.();
+  }
 }
 
 async function runClient(variant: Variant, port: number): Promise<void> {
@@ -162,3 +269,8 @@ async function compare(): Promise<void> {
 }
 
 function ignore(): void {}
+
+// Last: the classes above are declared by the time a role runs.
+if (role === 'server') serve();
+else if (role === 'client') await runClient(process.env.CLIENTS_VARIANT as Variant, Number(process.env.CLIENTS_PORT));
+else await compare();
