@@ -62,6 +62,8 @@ export class UpstreamConnection {
       : netConnect({ host: pool.hostname, port: pool.port });
     this.socket = socket;
     socket.setNoDelay(true);
+    // A pooled connection whose peer vanished is found by the kernel, not by the next request.
+    socket.setKeepAlive(true, 60_000);
     this.connectTimer = setTimeout(() => this.fail(new UpstreamTimeoutError('connect')), pool.connectMs);
     socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(this.connectTimer));
     if (secure) (socket as TLSSocket).on('session', (session: Buffer) => (pool.session = session));
@@ -158,11 +160,14 @@ export class UpstreamConnection {
   }
 
   private read(chunk: Buffer): void {
+    if (this.exchange === null) return this.destroy(); // nothing is due on an idle connection
     const result = this.parser.execute(chunk);
     if (result instanceof Error) this.fail(result);
   }
 
   private headersComplete(status: number, raw: string[], keepAlive: boolean): void {
+    // An answer nobody asked for (bytes after the last answer, on an idle connection): the connection cannot be trusted.
+    if (this.exchange === null) return this.destroy();
     if (status < 200) {
       this.informational = true; // 100 Continue, 103 Early Hints: the real answer follows
       return;
@@ -190,13 +195,15 @@ export class UpstreamConnection {
       return;
     }
     const exchange = this.exchange;
+    if (exchange === null) return; // the end of an unasked-for answer: the connection is already closed
     this.exchange = null;
-    if (exchange !== null) exchange.connection = null;
+    exchange.connection = null;
+    this.partial = []; // a chunked answer's trailers, not kept
     if (this.keepAlive && !this.uploading && !this.closed && this.hintMs !== 0) {
       this.socket.resume();
       this.pool.release(this, this.hintMs);
     } else this.destroy();
-    exchange?.ended();
+    exchange.ended();
   }
 
   private timedOut(phase: 'headers' | 'idle'): void {

@@ -141,6 +141,21 @@ describe('upstream client: connections', () => {
     expect(await text(via, call(url, { path: '/eof' }))).toBe('{"eof":true}');
   });
 
+  it('bytes the server sends on an idle connection close it: the next request is answered on a new one', async () => {
+    let answered = 0;
+    const { url, connections } = await rawServer((socket) => {
+      answered++;
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\n{"n":${answered}}`);
+      // A second answer nobody asked for, after the first.
+      if (answered === 1) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\n{"n":"x"}'), 20);
+    });
+    const via = client();
+    expect(await text(via, call(url))).toBe('{"n":1}');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await text(via, call(url))).toBe('{"n":2}');
+    expect(connections()).toBe(2);
+  });
+
   it('answers repeated headers as arrays, names in lower case', async () => {
     const { url } = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nX-Seen: 1\r\nx-seen: 2\r\nContent-Length: 0\r\n\r\n'));
     const answer = await sendUpstream(client(), call(url));
