@@ -160,14 +160,20 @@ export class UpstreamConnection {
   }
 
   private read(chunk: Buffer): void {
-    if (this.exchange === null) return this.destroy(); // nothing is due on an idle connection
+    if (this.exchange === null) {
+      this.destroy(); // nothing is due on an idle connection
+      return;
+    }
     const result = this.parser.execute(chunk);
     if (result instanceof Error) this.fail(result);
   }
 
   private headersComplete(status: number, raw: string[], keepAlive: boolean): void {
     // An answer nobody asked for (bytes after the last answer, on an idle connection): the connection cannot be trusted.
-    if (this.exchange === null) return this.destroy();
+    if (this.exchange === null) {
+      this.destroy();
+      return;
+    }
     if (status < 200) {
       this.informational = true; // 100 Continue, 103 Early Hints: the real answer follows
       return;
