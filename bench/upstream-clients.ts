@@ -5,7 +5,8 @@
 // of requests in flight; variants are interleaved over the rounds (the order reversed every other
 // round) and medians printed. Session 8 (issue 19) used it to judge node:http against undici.
 //   CLIENTS_REQUESTS [40000] per process (a quarter more first, as warm-up), CLIENTS_INFLIGHT [32],
-//   CLIENTS_ROUNDS [3], CLIENTS_VARIANTS [all: undici,undici-no-timeouts,node-http,llhttp-socket,socket-bound]
+//   CLIENTS_ROUNDS [3], CLIENTS_VARIANTS [all: upstream-client,undici,undici-no-timeouts,node-http,llhttp-socket,socket-bound]
+// upstream-client: the gateway's own client (server/upstream/upstream-client.ts) with a bare handler.
 // llhttp-socket: a keep-alive socket per lane read by node:http's own parser (HTTPParser from
 // node's _http_common, the native llhttp), with no ClientRequest, IncomingMessage or Agent: what a
 // thin client on that parser would cost.
@@ -20,10 +21,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, type Dispatcher } from 'undici';
 import { MAIN_THREAD_NODE_FLAGS } from '../server/app/heap-sizing.ts';
+import { UpstreamClient, type UpstreamHandler } from '../server/upstream/upstream-client.ts';
 import { GcTally } from './gc-tally.ts';
 import { median } from './stats.ts';
 
-const VARIANTS = ['undici', 'undici-no-timeouts', 'node-http', 'llhttp-socket', 'socket-bound'] as const;
+const VARIANTS = ['upstream-client', 'undici', 'undici-no-timeouts', 'node-http', 'llhttp-socket', 'socket-bound'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 const requests = Number(process.env.CLIENTS_REQUESTS ?? 40_000);
@@ -59,6 +61,22 @@ function serve(): void {
 function clientFor(variant: Variant, port: number): () => Promise<void> {
   if (variant === 'socket-bound') return socketBound(port);
   if (variant === 'llhttp-socket') return parsedSocket(port);
+  if (variant === 'upstream-client') {
+    const upstream = new UpstreamClient(10_000);
+    const target = { https: false, hostname: '127.0.0.1', port, host: `127.0.0.1:${port}`, path: '/v1/chat/completions' };
+    const request = { target, headers: Object.entries(headers).flat(), body: requestBody, headersTimeout: 120_000, bodyTimeout: 300_000 };
+    return () =>
+      new Promise<void>((resolve, reject) => {
+        const handler: UpstreamHandler = {
+          onRequestStart: ignore,
+          onResponseStart: ignore,
+          onResponseData: ignore,
+          onResponseEnd: () => resolve(),
+          onResponseError: (_controller, error) => reject(error),
+        };
+        upstream.dispatch(request, handler);
+      });
+  }
   if (variant === 'node-http') {
     const agent = new HttpAgent({ keepAlive: true });
     const list = ['host', `127.0.0.1:${port}`, ...Object.entries(headers).flat(), 'content-length', String(requestBody.length)];
