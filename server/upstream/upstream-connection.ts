@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import type { OriginPool, UpstreamExchange } from './upstream-client.ts';
+import type { OriginPool } from './origin-pool.ts';
+import type { UpstreamExchange } from './upstream-exchange.ts';
 import { UpstreamTimeoutError } from './upstream-errors.ts';
 
 /** Node's HTTP parser (llhttp, native), as node:http's own client drives it. */
