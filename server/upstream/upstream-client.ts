@@ -49,9 +49,11 @@ export type UpstreamTls = Pick<SecureContextOptions, 'ca'>;
 /**
  * The data plane's HTTP/1.1 client for upstreams: keep-alive connections per origin, one request at
  * a time on each, answers read by Node's own parser (upstream-connection.ts). It replaced undici's
- * `dispatch`, whose per-request objects (a Request, fast timers kept up to half a second after
- * they are cleared) cost the client 22 µs and 7 KB per request where this costs about 17 µs and
- * 3 KB (bench/upstream-clients.ts; bench/RESULTS.md, session 8). One client per connect timeout.
+ * `dispatch`: alone, this client costs about undici's CPU per request (21 against 22 µs) but
+ * allocates 4.9 KB against 7.1 and leaves nothing in the old generation, where undici's fast
+ * timers (kept up to half a second after they are cleared) promoted 170 KB per scavenge; a
+ * workers:1 gateway spent 1-18% less CPU per request on it, two workers 13-27%
+ * (bench/upstream-clients.ts; bench/RESULTS.md, session 8). One client per connect timeout.
  */
 export class UpstreamClient {
   private readonly byTarget = new WeakMap<UpstreamTarget, OriginPool>();
