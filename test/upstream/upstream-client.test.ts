@@ -252,4 +252,23 @@ describe('upstream client: https', () => {
     // Without the CA the certificate is refused.
     expect(await failureOf(sendUpstream(client(), call(url)))).toMatchObject({ status: 502, code: 'upstream_unreachable' });
   });
+
+  it('a new connection to the same upstream resumes the last TLS session', async () => {
+    const resumed: boolean[] = [];
+    const server = createHttpsServer({ cert: readFileSync(tls.files.serverCert), key: readFileSync(tls.files.serverKey) }, (_req, res) => {
+      res.setHeader('connection', 'close'); // each request on a new connection
+      res.end('{}');
+    });
+    server.on('secureConnection', (socket) => socket.once('data', () => resumed.push(socket.isSessionReused())));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const via = client(1_000, { ca: tls.pem.ca });
+    expect(await text(via, call(url))).toBe('{}');
+    expect(await text(via, call(url))).toBe('{}');
+    expect(resumed).toEqual([false, true]);
+  });
 });
