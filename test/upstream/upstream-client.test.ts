@@ -181,6 +181,33 @@ describe('upstream client: connections', () => {
     expect(seen).toBe('--b\r\ndata\r\n--b--\r\n');
   });
 
+  it('an upload larger than the socket buffers waits for a slow server and arrives whole', async () => {
+    const piece = Buffer.alloc(64 * 1024, 'u');
+    const pieces = 128; // 8 MiB
+    let produced = 0;
+    let received = 0;
+    let producedAtFirstRead = -1;
+    const { url } = await httpServer((req, res) => {
+      req.pause();
+      setTimeout(() => {
+        producedAtFirstRead = produced;
+        req.on('data', (chunk: Buffer) => (received += chunk.length));
+        req.on('end', () => res.end('{}'));
+        req.resume();
+      }, 300);
+    });
+    async function* upload() {
+      for (; produced < pieces; ) {
+        produced++;
+        yield piece;
+      }
+    }
+    expect(await text(client(), call(url, { body: upload(), contentType: 'application/octet-stream', contentLength: piece.length * pieces }))).toBe('{}');
+    expect(received).toBe(piece.length * pieces);
+    // Held back while the server read nothing: not all of it was produced into memory.
+    expect(producedAtFirstRead).toBeLessThan(pieces);
+  });
+
   it('refuses a header value that would split the request head', async () => {
     const { url } = await httpServer((_req, res) => res.end('{}'));
     await expect(sendUpstream(client(), call(url, { forwardHeaders: { 'x-bad': 'a\r\nx-injected: 1' } }))).rejects.toThrow(/invalid upstream header/);
