@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { ProtocolId } from '../server/ir/index.ts';
 import { MAIN_THREAD_NODE_FLAGS } from '../server/app/heap-sizing.ts';
 import { clientRequest } from './client-requests.ts';
+import { GcTally } from './gc-tally.ts';
 import { GATEWAY_ENV, gatewayModel, UPSTREAM_MODEL, writeGatewayConfig } from './gateway-config.ts';
 import { runLoad, warmUp } from './load-runner.ts';
 import { spawnServer } from './spawn-server.ts';
@@ -29,31 +30,6 @@ const seconds = Number(process.env.AB_SECONDS ?? 3);
 const repeats = Number(process.env.AB_REPEATS ?? 3);
 const connections = Number(process.env.AB_CONNECTIONS ?? 32);
 const scenarios = (process.env.AB_SCENARIOS ?? 'openai->openai,openai->anthropic').split(',');
-
-/** The collector's running totals on one process, from its --trace-gc-nvp lines. */
-class GcTally {
-  scavenges = 0;
-  /** Bytes allocated, summed over every collection's `allocated` (what was allocated since the one before). */
-  allocated = 0;
-  promoted = 0;
-  markCompacts = 0;
-  maxPauseMs = 0;
-  line(text: string): void {
-    const gc = / gc=(\w+) /.exec(text)?.[1];
-    if (gc === undefined) return;
-    const pause = Number(/pause=([\d.]+)/.exec(text)?.[1] ?? 0);
-    if (pause > this.maxPauseMs) this.maxPauseMs = pause;
-    this.allocated += Number(/ allocated=(\d+)/.exec(text)?.[1] ?? 0);
-    if (gc === 's') {
-      this.scavenges++;
-      this.promoted += Number(/ promoted=(\d+)/.exec(text)?.[1] ?? 0);
-    } else if (gc === 'mc' || gc === 'mmc') this.markCompacts++;
-  }
-  snapshot(): { scavenges: number; allocated: number; promoted: number; markCompacts: number } {
-    this.maxPauseMs = 0;
-    return { scavenges: this.scavenges, allocated: this.allocated, promoted: this.promoted, markCompacts: this.markCompacts };
-  }
-}
 
 /** A gateway whose stdout is read for its GC lines (spawnServer drains stdout without reading it). */
 async function spawnTraced(tree: string, config: string): Promise<{ url: string; pid: number; gc: GcTally; stop(): Promise<void> }> {

@@ -1,23 +1,24 @@
-import { Agent } from 'undici';
+import { UpstreamClient } from './upstream-client.ts';
 
 /**
- * Keep-alive connection pools (undici keys them by origin inside an Agent), one Agent per connect
- * timeout in use, since undici fixes that timeout per Agent; the other timeouts are per request.
+ * The upstream connection pools (upstream-client.ts: keep-alive, by origin), one set per connect
+ * timeout in use, armed on each new connection; the other timeouts are
+ * per request.
  */
 export class Dispatchers {
-  private readonly agents = new Map<number, Agent>();
+  private readonly pools = new Map<number, UpstreamClient>();
 
-  forConnectTimeout(connectMs: number): Agent {
-    let agent = this.agents.get(connectMs);
-    if (agent === undefined) {
-      agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
-      this.agents.set(connectMs, agent);
+  forConnectTimeout(connectMs: number): UpstreamClient {
+    let pool = this.pools.get(connectMs);
+    if (pool === undefined) {
+      pool = new UpstreamClient(connectMs);
+      this.pools.set(connectMs, pool);
     }
-    return agent;
+    return pool;
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
-    this.agents.clear();
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+    this.pools.clear();
   }
 }

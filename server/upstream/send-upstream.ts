@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import type { ProviderRuntime } from '../config/runtime-config.ts';
 import { GatewayFailure, gatewayError } from '../ir/index.ts';
 import { signBedrockRequest } from './sigv4.ts';
-import { upstreamHeaders } from './upstream-headers.ts';
+import type { UpstreamClient, UpstreamTarget } from './upstream-client.ts';
+import { headerList, upstreamHeaders } from './upstream-headers.ts';
 import type { AbortWatch } from './abort-watch.ts';
 import { UpstreamReply } from './upstream-reply.ts';
 
@@ -45,7 +45,7 @@ export interface UpstreamResponse {
  * Network failures become GatewayFailures with a status that says what happened (502, 504).
  * Not async: the usual call hands back the reply's own promise, with no wrapper around it.
  */
-export function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
+export function sendUpstream(dispatcher: UpstreamClient, call: UpstreamCall): Promise<UpstreamResponse> {
   try {
     const { provider } = call;
     const target = upstreamTarget(provider, call.path);
@@ -57,7 +57,12 @@ export function sendUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promis
 }
 
 /** A Bedrock request signed with SigV4: signed last, over exactly the headers and body that are sent. */
-async function sendSigned(dispatcher: Dispatcher, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamResponse> {
+async function sendSigned(
+  dispatcher: UpstreamClient,
+  call: UpstreamCall,
+  target: Target,
+  headers: Readonly<Record<string, string>>,
+): Promise<UpstreamResponse> {
   const aws = call.provider.aws as NonNullable<ProviderRuntime['aws']>;
   if (typeof call.body !== 'string' && !Buffer.isBuffer(call.body))
     throw new GatewayFailure(gatewayError('invalid_request', 'a streamed upload cannot be sent to a Bedrock lane', { code: 'operation_not_supported' }));
@@ -72,17 +77,14 @@ async function sendSigned(dispatcher: Dispatcher, call: UpstreamCall, target: Ta
   return dispatchCall(dispatcher, call, target, { ...headers, ...signed });
 }
 
-function dispatchCall(dispatcher: Dispatcher, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamReply> {
+function dispatchCall(dispatcher: UpstreamClient, call: UpstreamCall, target: Target, headers: Readonly<Record<string, string>>): Promise<UpstreamReply> {
   const whole = typeof call.body === 'string' || Buffer.isBuffer(call.body);
   const upload = whole ? undefined : Readable.from(call.body as AsyncIterable<Buffer>, { objectMode: false });
   const reply = new UpstreamReply(call.signal, call.provider.name, upload, call.abortWatch);
-  // dispatch, not request: the answer is read through `reply`, without a Readable per request.
   dispatcher.dispatch(
     {
-      origin: target.origin,
-      path: target.path,
-      method: 'POST',
-      headers,
+      target,
+      headers: headerList(headers),
       body: upload ?? (call.body as Buffer | string),
       headersTimeout: call.headersTimeoutMs,
       bodyTimeout: call.idleTimeoutMs,
@@ -93,9 +95,9 @@ function dispatchCall(dispatcher: Dispatcher, call: UpstreamCall, target: Target
 }
 
 // Per provider, computed once: where a path goes (URL parsing showed in hot-path profiles).
-interface Target {
+interface Target extends UpstreamTarget {
+  /** For SigV4, which signs the URL. */
   readonly origin: string;
-  readonly path: string;
 }
 const targets = new WeakMap<ProviderRuntime, Map<string, Target>>();
 
@@ -106,7 +108,11 @@ function upstreamTarget(provider: ProviderRuntime, path: string): Target {
   if (target === undefined) {
     const url = new URL(provider.baseUrl + path);
     for (const [key, value] of Object.entries(provider.query)) url.searchParams.set(key, value);
-    target = { origin: url.origin, path: url.pathname + url.search };
+    const https = url.protocol === 'https:';
+    const port = url.port === '' ? (https ? 443 : 80) : Number(url.port);
+    // url.hostname keeps an IPv6 address's brackets, which the socket must not see.
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    target = { origin: url.origin, path: url.pathname + url.search, https, hostname, port, host: url.host };
     // Paths carry the upstream model (Gemini, Bedrock): bounded by the configuration's lanes.
     byPath.set(path, target);
   }

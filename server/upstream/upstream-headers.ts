@@ -16,7 +16,7 @@ export interface HeaderCall {
  * multipart upload's own content type and length.
  *
  * Per provider and accept value, the headers of a call that adds nothing else are one object,
- * built once and handed to undici as is (it only reads them): building them per request (four
+ * built once and handed to the client as a list made once (headerList): building them per request (four
  * spreads) showed in the hot path. The result is never to be changed: a caller that adds headers
  * (Bedrock's signature) copies it.
  */
@@ -35,6 +35,29 @@ export function upstreamHeaders(provider: ProviderRuntime, accept: string, call:
   return headers;
 }
 
+/**
+ * The headers as node:http takes them without building its own object per request: names and
+ * values in pairs. A prepared (shared) set's list is made once; a call's own set gets its own.
+ */
+export function headerList(headers: Readonly<Record<string, string>>): readonly string[] {
+  return lists.get(headers) ?? pairs(headers);
+}
+
+function pairs(headers: Readonly<Record<string, string>>): string[] {
+  const list: string[] = [];
+  for (const name in headers) {
+    const value = headers[name] as string;
+    // Written into the request's head as they are: a name that is not a token or a value with a line break would split it.
+    if (!TOKEN.test(name) || BREAK.test(value)) throw new TypeError(`invalid upstream header ${JSON.stringify(name)}`);
+    list.push(name, value);
+  }
+  return list;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BREAK = /[\r\n\0]/;
+
+const lists = new WeakMap<Readonly<Record<string, string>>, readonly string[]>();
 const byProvider = new WeakMap<ProviderRuntime, Map<string, Readonly<Record<string, string>>>>();
 const fixedByProvider = new WeakMap<ProviderRuntime, Readonly<Record<string, string>>>();
 
@@ -45,6 +68,7 @@ function prepared(provider: ProviderRuntime, accept: string): Readonly<Record<st
   if (headers === undefined) {
     headers = { ...provider.headers, ...fixedHeaders(provider), accept };
     byAccept.set(accept, headers); // accept values are the gateway's own few
+    lists.set(headers, Object.freeze(pairs(headers)));
   }
   return headers;
 }

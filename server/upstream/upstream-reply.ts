@@ -1,19 +1,19 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { errors, type Dispatcher } from 'undici';
 import type { CollectableBody } from '../http-body/bounded-body.ts';
 import { overrunAt, type MemoryHold, type Overrun } from '../http-body/byte-budget.ts';
 import { GatewayFailure } from '../ir/index.ts';
 import type { AbortWatch } from './abort-watch.ts';
-import { describeNetworkError } from './upstream-errors.ts';
+import type { UpstreamController, UpstreamHandler } from './upstream-client.ts';
+import { describeNetworkError, UpstreamAbortedError } from './upstream-errors.ts';
 
-/** Bytes an unread streamed answer may queue before the upstream connection is paused (undici's own default). */
+/** Bytes an unread streamed answer may queue before the upstream connection is paused (as undici did). */
 const HIGH_WATER = 64 * 1024;
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
 
 /**
- * One upstream request and its answer, in one object: undici's dispatch handler, the answer
+ * One upstream request and its answer, in one object: the request's handler (upstream-client.ts), the answer
  * (status, headers, body), the body's async iterator, and the attempt's abort listener.
  * It replaces `dispatcher.request`, whose answer body is a Node Readable with its own async
  * iterator, abort listeners and async resource for each request (with the garbage they leave,
@@ -23,9 +23,9 @@ const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
  * - a whole answer (`collect`) is gathered as it arrives, within a limit, with no per-chunk promise;
  * - the attempt's signal aborts the request at any point; a failure before the headers rejects
  *   `response` (a GatewayFailure, as describeNetworkError says it), one after them rejects the
- *   body's reader with undici's own error (describeBodyError tells them apart).
+ *   body's reader with the client's own error (describeBodyError tells them apart).
  */
-export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<Buffer>, AsyncIterable<Buffer>, CollectableBody {
+export class UpstreamReply implements UpstreamHandler, AsyncIterator<Buffer>, AsyncIterable<Buffer>, CollectableBody {
   /** Resolves (to this object) when the response headers arrive. */
   readonly response: Promise<UpstreamReply>;
   status = 0;
@@ -33,7 +33,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
   /** Why a whole-body read stopped before the end (past its limit, or no room in its hold). */
   overrun: Overrun | undefined;
 
-  private controller: Dispatcher.DispatchController | null = null;
+  private controller: UpstreamController | null = null;
   private started = false;
   private resolveResponse!: (reply: UpstreamReply) => void;
   private rejectResponse!: (error: unknown) => void;
@@ -55,7 +55,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
   /** The attempt's abort, watched instead of a listener on `signal` when the caller has one (abort-watch.ts). */
   private readonly watch: AbortWatch | undefined;
   private readonly providerName: string;
-  /** A streamed request body, destroyed when the request fails (as undici's request() does). */
+  /** A streamed request body, destroyed when the request fails. */
   private readonly upload: Readable | undefined;
 
   constructor(signal: AbortSignal, providerName: string, upload: Readable | undefined, watch?: AbortWatch) {
@@ -84,7 +84,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
   }
 
   private abortReason(): Error {
-    return (this.signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
+    return (this.signal.reason as Error | undefined) ?? new UpstreamAbortedError();
   }
 
   private stopListening(): void {
@@ -92,15 +92,15 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
     else this.signal.removeEventListener('abort', this);
   }
 
-  // --- undici's handler
+  // --- the request's handler
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
+  onRequestStart(controller: UpstreamController): void {
     this.controller = controller;
-    // Aborted while queued for a connection: undici calls back here first, so it ends here.
+    // Aborted before it was sent: the request is never sent.
     if (this.signal.aborted) controller.abort(this.abortReason());
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+  onResponseStart(_controller: UpstreamController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (statusCode < 200) return; // an informational answer (100 Continue): the real one follows
     this.status = statusCode;
     this.headers = headers;
@@ -108,7 +108,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
     this.resolveResponse(this);
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(controller: UpstreamController, chunk: Buffer): void {
     if (this.failure !== undefined) return;
     const collecting = this.collecting;
     if (collecting !== undefined) {
@@ -153,7 +153,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
     }
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+  onResponseError(_controller: UpstreamController, error: Error): void {
     this.stopListening();
     if (this.upload !== undefined && !this.upload.destroyed) {
       this.upload.on('error', ignore);
@@ -204,7 +204,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
       this.dropQueue();
       return;
     }
-    const reason = new errors.RequestAbortedError();
+    const reason = new UpstreamAbortedError();
     this.stopListening();
     this.fail(reason);
     this.controller?.abort(reason);
@@ -212,7 +212,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler, AsyncIterator<
 
   /**
    * The whole body, or its first `limit` bytes when it goes past the limit (or the hold has no
-   * room), `overrun` then saying which and the rest aborted. Rejects with undici's error when
+   * room), `overrun` then saying which and the rest aborted. Rejects with the client's error when
    * reading fails.
    */
   collect(limit: number, hold?: MemoryHold): Promise<Buffer> {

@@ -2,19 +2,19 @@
 // abort signal, and each network failure said as describeNetworkError / describeBodyError say it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderRuntime } from '../../server/config/runtime-config.ts';
 import { readBoundedBody, readUpstreamBody } from '../../server/http-body/bounded-body.ts';
 import { GatewayFailure } from '../../server/ir/index.ts';
 import type { AbortListener } from '../../server/upstream/abort-watch.ts';
+import { UpstreamClient } from '../../server/upstream/upstream-client.ts';
 import { describeBodyError, sendUpstream, type UpstreamCall } from '../../server/upstream/send-upstream.ts';
 
 type Route = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
 let server: Server;
 let route: Route = (_req, res) => res.end('{}');
-let agent: Agent;
+let agent: UpstreamClient;
 let provider: ProviderRuntime;
 const seen: { headers: IncomingMessage['headers']; body: Buffer }[] = [];
 
@@ -64,7 +64,7 @@ function call(overrides: Partial<UpstreamCall> = {}): UpstreamCall {
 }
 
 function send(overrides: Partial<UpstreamCall> = {}) {
-  agent = new Agent({ connect: { timeout: 1_000 } });
+  agent = new UpstreamClient(1_000);
   return sendUpstream(agent, call(overrides));
 }
 

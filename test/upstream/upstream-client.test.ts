@@ -1,0 +1,301 @@
+// The upstream client's connections on real loopback servers: keep-alive reuse and what ends it,
+// each timeout, resets before and after the headers, answers framed every way HTTP/1.1 allows,
+// uploads, and https with a CA of the test's own.
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ProviderRuntime } from '../../server/config/runtime-config.ts';
+import { readUpstreamBody } from '../../server/http-body/bounded-body.ts';
+import { GatewayFailure } from '../../server/ir/index.ts';
+import { UpstreamClient } from '../../server/upstream/upstream-client.ts';
+import { describeBodyError, sendUpstream, type UpstreamCall } from '../../server/upstream/send-upstream.ts';
+import { makeTlsFixtures, type TlsFixtures } from '../support/tls-fixtures.ts';
+
+const closers: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+function providerAt(baseUrl: string): ProviderRuntime {
+  return { name: 'mock', baseUrl, query: {}, headers: {}, apiKey: 'sk-upstream', auth: 'bearer' } as unknown as ProviderRuntime;
+}
+
+function call(baseUrl: string, overrides: Partial<UpstreamCall> = {}): UpstreamCall {
+  return {
+    provider: providerAt(baseUrl),
+    path: '/chat/completions',
+    body: '{"model":"m"}',
+    stream: false,
+    signal: new AbortController().signal,
+    headersTimeoutMs: 2_000,
+    idleTimeoutMs: 2_000,
+    ...overrides,
+  };
+}
+
+function client(connectMs = 1_000, tls?: { ca: string }): UpstreamClient {
+  const made = new UpstreamClient(connectMs, tls);
+  closers.push(() => made.close());
+  return made;
+}
+
+/** An HTTP server on loopback that counts its connections. */
+async function httpServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server; connections: () => number }> {
+  let connections = 0;
+  const server = createServer(handler);
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, connections: () => connections };
+}
+
+/** A TCP server that answers each request's bytes as `answer` says (raw HTTP, for what node:http's server would not send). */
+async function rawServer(answer: (socket: Socket, request: string) => void): Promise<{ url: string; connections: () => number }> {
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  const server: NetServer = createNetServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let seen = '';
+    socket.on('data', (chunk) => {
+      seen += chunk.toString('latin1');
+      const end = seen.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const length = Number(/content-length: (\d+)/i.exec(seen)?.[1] ?? 0);
+      if (seen.length < end + 4 + length) return;
+      const request = seen;
+      seen = '';
+      answer(socket, request);
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+}
+
+const failureOf = async (promise: Promise<unknown>) => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GatewayFailure);
+  return (error as GatewayFailure).error;
+};
+
+const text = async (via: UpstreamClient, c: UpstreamCall) => (await readUpstreamBody((await sendUpstream(via, c)).body)).toString();
+
+describe('upstream client: connections', () => {
+  it('reuses a kept-alive connection for the next request', async () => {
+    const { url, connections } = await httpServer((_req, res) => res.end('{"n":1}'));
+    const via = client();
+    expect(await text(via, call(url))).toBe('{"n":1}');
+    expect(await text(via, call(url))).toBe('{"n":1}');
+    expect(await text(via, call(url))).toBe('{"n":1}');
+    expect(connections()).toBe(1);
+  });
+
+  it('a connection the server closed while idle is not reused: the next request gets a new one', async () => {
+    const { url, connections } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
+      setTimeout(() => socket.end(), 20); // closed between requests, without a hint
+    });
+    const via = client();
+    expect(await text(via, call(url))).toBe('{}');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await text(via, call(url))).toBe('{}');
+    expect(connections()).toBe(2);
+  });
+
+  it('a Keep-Alive hint too short to reuse, or Connection: close, closes the connection after the answer', async () => {
+    const { url, connections } = await rawServer((socket, request) => {
+      const close = request.includes('/close');
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: 2\r\n${close ? 'connection: close' : 'keep-alive: timeout=1'}\r\n\r\n{}`);
+    });
+    const via = client();
+    expect(await text(via, call(url, { path: '/hint' }))).toBe('{}');
+    expect(await text(via, call(url, { path: '/close' }))).toBe('{}');
+    expect(await text(via, call(url, { path: '/hint' }))).toBe('{}');
+    expect(connections()).toBe(3);
+  });
+
+  it('reads a chunked answer, one ended by the connection, and skips 1xx answers', async () => {
+    const { url } = await rawServer((socket, request) => {
+      if (request.includes('/chunked'))
+        socket.write('HTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\n{"a\r\n4\r\n":1}\r\n0\r\n\r\n');
+      else socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{"eof":true}');
+    });
+    const via = client();
+    const chunked = await sendUpstream(via, call(url, { path: '/chunked' }));
+    expect(chunked.status).toBe(200);
+    expect((await readUpstreamBody(chunked.body)).toString()).toBe('{"a":1}');
+    expect(await text(via, call(url, { path: '/eof' }))).toBe('{"eof":true}');
+  });
+
+  it('bytes the server sends on an idle connection close it: the next request is answered on a new one', async () => {
+    let answered = 0;
+    const { url, connections } = await rawServer((socket) => {
+      answered++;
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\n{"n":${answered}}`);
+      // A second answer nobody asked for, after the first.
+      if (answered === 1) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 9\r\n\r\n{"n":"x"}'), 20);
+    });
+    const via = client();
+    expect(await text(via, call(url))).toBe('{"n":1}');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await text(via, call(url))).toBe('{"n":2}');
+    expect(connections()).toBe(2);
+  });
+
+  it('answers repeated headers as arrays, names in lower case', async () => {
+    const { url } = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nX-Seen: 1\r\nx-seen: 2\r\nContent-Length: 0\r\n\r\n'));
+    const answer = await sendUpstream(client(), call(url));
+    expect(answer.headers['x-seen']).toEqual(['1', '2']);
+    expect(answer.headers['content-length']).toBe('0');
+  });
+
+  it('streams an upload of unknown length chunked', async () => {
+    let seen = '';
+    let encoding: string | undefined;
+    const { url } = await httpServer((req, res) => {
+      encoding = req.headers['transfer-encoding'];
+      req.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+      req.on('end', () => res.end('{}'));
+    });
+    async function* parts() {
+      yield Buffer.from('--b\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      yield Buffer.from('data\r\n--b--\r\n');
+    }
+    expect(await text(client(), call(url, { body: parts(), contentType: 'multipart/form-data; boundary=b' }))).toBe('{}');
+    expect(encoding).toBe('chunked');
+    expect(seen).toBe('--b\r\ndata\r\n--b--\r\n');
+  });
+
+  it('an upload larger than the socket buffers waits for a slow server and arrives whole', async () => {
+    const piece = Buffer.alloc(64 * 1024, 'u');
+    const pieces = 128; // 8 MiB
+    let produced = 0;
+    let received = 0;
+    let producedAtFirstRead = -1;
+    const { url } = await httpServer((req, res) => {
+      req.pause();
+      setTimeout(() => {
+        producedAtFirstRead = produced;
+        req.on('data', (chunk: Buffer) => (received += chunk.length));
+        req.on('end', () => res.end('{}'));
+        req.resume();
+      }, 300);
+    });
+    async function* upload() {
+      for (; produced < pieces; ) {
+        produced++;
+        yield piece;
+      }
+    }
+    expect(await text(client(), call(url, { body: upload(), contentType: 'application/octet-stream', contentLength: piece.length * pieces }))).toBe('{}');
+    expect(received).toBe(piece.length * pieces);
+    // Held back while the server read nothing: not all of it was produced into memory.
+    expect(producedAtFirstRead).toBeLessThan(pieces);
+  });
+
+  it('refuses a header value that would split the request head', async () => {
+    const { url } = await httpServer((_req, res) => res.end('{}'));
+    await expect(sendUpstream(client(), call(url, { forwardHeaders: { 'x-bad': 'a\r\nx-injected: 1' } }))).rejects.toThrow(/invalid upstream header/);
+  });
+});
+
+describe('upstream client: failures', () => {
+  it('a connection reset before the headers: upstream_unreachable (ECONNRESET)', async () => {
+    const { url } = await rawServer((socket) => socket.resetAndDestroy());
+    expect(await failureOf(sendUpstream(client(), call(url)))).toMatchObject({ status: 502, code: 'upstream_unreachable' });
+  });
+
+  it('a connection reset after the headers: upstream_closed', async () => {
+    const { url } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"partial":');
+      setTimeout(() => socket.resetAndDestroy(), 20);
+    });
+    const answer = await sendUpstream(client(), call(url));
+    const error = await readUpstreamBody(answer.body).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(describeBodyError(error, 'mock', 'answer')).toMatchObject({ status: 502, code: 'upstream_closed' });
+  });
+
+  it('an answer the parser refuses: upstream_unreachable, and the connection is not reused', async () => {
+    const { url, connections } = await rawServer((socket, request) => {
+      socket.write(request.includes('/bad') ? 'HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n' : 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
+    });
+    const via = client();
+    expect(await failureOf(sendUpstream(via, call(url, { path: '/bad' })))).toMatchObject({ status: 502, code: 'upstream_unreachable' });
+    expect(await text(via, call(url))).toBe('{}');
+    expect(connections()).toBe(2);
+  });
+
+  it('a TLS handshake that never completes: upstream_connect_timeout (504)', async () => {
+    const silent = createNetServer(() => {}); // accepts TCP, never speaks TLS
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(() => {
+      silent.close();
+    });
+    const url = `https://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    expect(await failureOf(sendUpstream(client(100), call(url)))).toMatchObject({ status: 504, code: 'upstream_connect_timeout' });
+  });
+});
+
+describe('upstream client: https', () => {
+  let tls: TlsFixtures;
+  beforeAll(() => {
+    tls = makeTlsFixtures();
+  });
+
+  it('speaks TLS to an upstream with a CA of its own, keeping the connection', async () => {
+    let connections = 0;
+    const server = createHttpsServer({ cert: readFileSync(tls.files.serverCert), key: readFileSync(tls.files.serverKey) }, (_req, res) =>
+      res.end('{"tls":true}'),
+    );
+    server.on('secureConnection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const via = client(1_000, { ca: tls.pem.ca });
+    expect(await text(via, call(url))).toBe('{"tls":true}');
+    expect(await text(via, call(url))).toBe('{"tls":true}');
+    expect(connections).toBe(1);
+    // Without the CA the certificate is refused.
+    expect(await failureOf(sendUpstream(client(), call(url)))).toMatchObject({ status: 502, code: 'upstream_unreachable' });
+  });
+
+  it('a new connection to the same upstream resumes the last TLS session', async () => {
+    const resumed: boolean[] = [];
+    const server = createHttpsServer({ cert: readFileSync(tls.files.serverCert), key: readFileSync(tls.files.serverKey) }, (_req, res) => {
+      res.setHeader('connection', 'close'); // each request on a new connection
+      res.end('{}');
+    });
+    server.on('secureConnection', (socket) => socket.once('data', () => resumed.push(socket.isSessionReused())));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const via = client(1_000, { ca: tls.pem.ca });
+    expect(await text(via, call(url))).toBe('{}');
+    expect(await text(via, call(url))).toBe('{}');
+    expect(resumed).toEqual([false, true]);
+  });
+});
