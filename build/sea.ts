@@ -125,7 +125,10 @@ export function makeExecutable({ work, main, assets, output, execArgv }: Executa
       2,
     )}\n`,
   );
-  run(work, process.execPath, ['--experimental-sea-config', seaConfig]);
+  // The code cache is made with the flags the executable starts with: V8 checks a cache against a
+  // hash of the flags that change code (--expose-gc is one) and rejects it, with a warning on every
+  // start, when they differ.
+  run(work, process.execPath, [...(execArgv ?? []), '--experimental-sea-config', seaConfig]);
   console.log(`blob     ${name}: ${mb(statSync(blobFile).size)} (${elapsed()})`);
 
   // The pinned node; its DWARF debug sections (about 8 MB) are no use at run time. The symbol
