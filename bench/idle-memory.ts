@@ -6,16 +6,16 @@
 //
 //   MEM_TARGETS='before=/tmp/mem-a,after=.,exe=dist/gateway' MEM_WORKERS=1,2 node bench/idle-memory.ts
 //
-// A target is a source tree (run as `node <flags> <tree>/server/main.ts`, with the main thread's
-// flags) or an executable file (dist/gateway). MEM_REPEATS (default 3), MEM_SETTLE_MS (default 3000:
+// A target is a source tree (run as `node <flags> <tree>/server/main.ts`, with that tree's own
+// main-thread flags, tree-gateway.ts) or an executable file (dist/gateway). MEM_REPEATS (default 3), MEM_SETTLE_MS (default 3000:
 // after the start line; V8's memory reducer lowers it further after about 10 s of idleness).
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MAIN_THREAD_NODE_FLAGS } from '../server/app/heap-sizing.ts';
 import { GATEWAY_ENV, writeGatewayConfig } from './gateway-config.ts';
 import { spawnServer } from './spawn-server.ts';
+import { treeGateway } from './tree-gateway.ts';
 
 const env = process.env;
 const targets = (env.MEM_TARGETS ?? 'this=.').split(',').map((pair) => {
@@ -25,9 +25,6 @@ const targets = (env.MEM_TARGETS ?? 'this=.').split(',').map((pair) => {
 const workerCounts = (env.MEM_WORKERS ?? '1,2').split(',').map(Number);
 const repeats = Number(env.MEM_REPEATS ?? 3);
 const settleMs = Number(env.MEM_SETTLE_MS ?? 3000);
-
-const command = (path: string, config: string): [string, string[]] =>
-  statSync(path).isFile() ? [path, ['--config', config]] : [process.execPath, [...MAIN_THREAD_NODE_FLAGS, join(path, 'server/main.ts'), '--config', config]];
 
 function smaps(pid: number): { rss: number; anon: number } {
   const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
@@ -44,7 +41,7 @@ try {
     const samples = new Map(targets.map((t) => [t.label, [] as { rss: number; anon: number }[]]));
     for (let i = 0; i < repeats; i++) {
       for (const target of targets) {
-        const [file, args] = command(target.path, config);
+        const [file, args] = await treeGateway(target.path, ['--config', config]);
         const server = await spawnServer(file, args, { ...GATEWAY_ENV });
         await sleep(settleMs);
         samples.get(target.label)!.push(smaps(server.pid));

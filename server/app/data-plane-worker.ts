@@ -24,6 +24,7 @@ import { ServingState } from './serving-state.ts';
 import { renewServerTls } from './tls-rotation.ts';
 import type { StatsSnapshot } from '../observability/stats-snapshot.ts';
 import type { WorkerCommand, WorkerEvent, WorkerStart } from './worker-protocol.ts';
+import { compactHeap } from '../shared/compact-heap.ts';
 
 /**
  * A data-plane worker thread: its own HTTP server on the shared port, its own upstream connection
@@ -169,6 +170,8 @@ export async function runDataPlaneWorker(): Promise<void> {
       }
     }
   });
+  // Its start's heap given back before it takes a request (compact-heap.ts).
+  compactHeap('serving');
   const url = await listen(server, { host: config.listen.host, port: start.port }, { share: 'join' });
   send({ type: 'listening', url });
 }

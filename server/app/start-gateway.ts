@@ -32,6 +32,7 @@ import { listen } from './listen.ts';
 import { lazyListener } from './lazy-listener.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerPool } from './worker-pool.ts';
+import { compactHeap } from '../shared/compact-heap.ts';
 import { relayedLinesWriter } from './log-relay.ts';
 import { secureContextOptions } from '../config/tls-material.ts';
 import { renewServerTls, tlsRenewalProblems } from './tls-rotation.ts';
@@ -380,8 +381,11 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
     // With more workers, the others join the port the main thread bound (0 picks one); a port
     // another process holds is refused, never shared with it.
     dataUrl = await listen(dataServer, config.listen, { setting: 'listen', ...(config.workers > 1 && { share: 'lead' }) });
+    // The workers are spawned at once (below); this thread gives back its start's heap while they
+    // boot on their own threads, before it takes requests as one of them (compact-heap.ts).
+    let starting: Promise<WorkerPool> | undefined;
     if (config.workers > 1) {
-      workers = await WorkerPool.start({
+      starting = WorkerPool.start({
         config,
         routing: startBlocks,
         port: Number(new URL(dataUrl).port),
@@ -399,6 +403,8 @@ export async function startGateway(loaded: RuntimeConfig, options: StartOptions)
         ...(keyIssuer !== undefined && { keyIssuer }),
       });
     }
+    compactHeap('serving');
+    workers = await starting;
     adminUrl = await listen(adminServer, config.adminListen, { setting: 'admin_listen' });
   } catch (error) {
     await close(); // a port in use: release whatever did start

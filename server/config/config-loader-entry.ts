@@ -14,7 +14,7 @@ type Message = { compact: true } | { id: number; candidate: Omit<Candidate, 'bas
 
 parentPort?.on('message', (message: Message) => {
   // After the start's warm-up loads: no answer is awaited.
-  if ('compact' in message) return compactHeap();
+  if ('compact' in message) return compactHeap('helper');
   const { id, candidate } = message;
   try {
     base = candidate.base ?? base;

@@ -1,22 +1,23 @@
-// A helper thread's heap given back once its start is done. Starting a thread (loading modules,
-// the catalog, validators; the configuration loader's ten warm-up loads) allocates far more than it
+// A thread's heap given back once its start is done. Starting a thread (loading modules, the
+// catalog, validators; the configuration loader's ten warm-up loads) allocates far more than it
 // keeps, and nearly all of it survives its first scavenges, so V8 grows the thread's young
 // generation to its cap (two 8 MiB semi-spaces, app/heap-sizing.ts) and leaves the old generation
 // fragmented. V8 gives that back only when its memory reducer sees the thread idle, 8 s or more
 // after start. The configuration loader thread held 38.5 MiB of heap idle, 16.4 after this.
 //
-// Only for threads that serve no requests: done on a serving thread at its start (main thread,
-// data-plane workers) it gave back 15-20 MiB each, but the thread then served at 1.3-1.65x the CPU
-// per request for as long as it ran. The cost is the second V8 context the gc function is taken
-// from (below): one context made with `vm` in a serving isolate, even dropped at once, cost that
-// much alone (bench/RESULTS.md, session 7, mem). The loader thread serves nothing.
-//
 // That collection is V8's "last resort" one (CollectAllAvailableGarbage: full collections with
 // the reduce-memory flag, the young generation shrunk to its minimum). Node exposes it only through
-// the `gc` function of --expose-gc, so the function is taken once per thread from a context made
-// while the flag is on, and the flag is set back at once: it is part of the flag hash V8 checks
-// code caches against (the single executable's), and it must not give later contexts a global
-// `gc`. A regular major collection gives back nothing here.
+// the `gc` function of --expose-gc. A regular major collection gives back nothing here.
+//
+// Where the gc function comes from decides which threads may do it:
+// - Started with --expose-gc (the main thread's flags, app/heap-sizing.ts: dist/gateway, make run,
+//   the bench), every thread's global has it: it is taken once and cleared from the global, and any
+//   thread may compact, serving threads included.
+// - Otherwise it is taken from a second V8 context made while the flag is on for a moment (the flag
+//   is part of the hash V8 checks code caches against, and later contexts must not get a global
+//   `gc`). Only for threads that serve no requests: one more context in a serving isolate, even
+//   made and dropped at start, cost that isolate 1.3-1.65x the CPU per request for as long as it
+//   ran (bench/RESULTS.md, session 7, mem). So a serving thread without the flag does not compact.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -24,28 +25,43 @@ type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-re
 
 /** This thread's gc function: undefined until first asked, null when it cannot be had. */
 let collect: GcFunction | null | undefined;
+/** Whether `collect` came from the global of --expose-gc (no context was made for it). */
+let exposed = false;
 
-function gcFunction(): GcFunction | null {
-  if (collect !== undefined) return collect;
-  // Started with --expose-gc (a test, a profile): use it and leave the flag as it is.
-  const exposed = (globalThis as { gc?: unknown }).gc;
-  if (typeof exposed === 'function') return (collect = exposed as GcFunction);
+/**
+ * The global gc of --expose-gc, taken once and cleared, so no other code of this thread sees it. V8
+ * declares it like a top-level function (not configurable, so `delete` throws in strict code) but
+ * writable.
+ */
+function takeExposedGc(): void {
+  if (collect !== undefined) return;
+  const global = globalThis as { gc?: unknown };
+  if (typeof global.gc !== 'function') return;
+  collect = global.gc as GcFunction;
+  exposed = true;
+  global.gc = undefined;
+}
+
+function gcFromContext(): GcFunction | null {
   try {
     setFlagsFromString('--expose-gc');
     const fn: unknown = runInNewContext('gc');
-    collect = typeof fn === 'function' ? (fn as GcFunction) : null;
+    return typeof fn === 'function' ? (fn as GcFunction) : null;
   } catch {
-    collect = null;
+    return null;
   } finally {
     setFlagsFromString('--no-expose-gc');
   }
-  return collect;
 }
 
 /**
  * Gives back what this thread's start left behind (a few tens of milliseconds of this thread, once).
- * Not on a serving thread (see above). Does nothing where V8's gc function cannot be had.
+ * `serving`: the thread serves requests, so it compacts only with the gc of --expose-gc and never
+ * makes a context for it (see above). Does nothing where V8's gc function cannot be had.
  */
-export function compactHeap(): void {
-  gcFunction()?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+export function compactHeap(thread: 'serving' | 'helper'): void {
+  takeExposedGc();
+  if (collect === undefined && thread === 'helper') collect = gcFromContext();
+  if (thread === 'serving' && !exposed) return;
+  collect?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
