@@ -188,7 +188,8 @@ export class UpstreamConnection {
       if (name === '__proto__') continue;
       if (name === 'keep-alive') hint = value;
       const before = headers[name];
-      if (before === undefined) headers[name] = value;
+      // `constructor`, `toString`...: a name the object inherits is not a value seen before.
+      if (before === undefined || !Object.hasOwn(headers, name)) headers[name] = value;
       else if (Array.isArray(before)) before.push(value);
       else headers[name] = [before, value];
     }
@@ -213,7 +214,18 @@ export class UpstreamConnection {
     exchange.ended();
   }
 
+  /**
+   * A timer ran out. Two silences are not the upstream's, as undici has it too: the body's while
+   * the reader holds the answer back (a slow client behind a long stream), and the wait for the
+   * headers while an upload is still being written and the upstream takes it (a slow client's
+   * upload): then the timer starts over.
+   */
   private timedOut(phase: 'headers' | 'idle'): void {
+    const exchange = this.exchange;
+    if (exchange !== null && (phase === 'idle' ? exchange.paused : this.uploading && !this.socket.writableNeedDrain)) {
+      exchange.restartTimer();
+      return;
+    }
     this.fail(new UpstreamTimeoutError(phase));
   }
 

@@ -59,7 +59,14 @@ export class UpstreamExchange implements UpstreamController {
 
   resume(): void {
     this.paused = false;
+    // The body's silence is counted from here: the pause was the reader's.
+    this.timer?.refresh();
     this.connection?.resume();
+  }
+
+  /** The running timeout starts over (its silence was not the upstream's: upstream-connection.ts). */
+  restartTimer(): void {
+    this.timer?.refresh();
   }
 
   abort(reason: Error): void {

@@ -208,6 +208,53 @@ describe('upstream client: connections', () => {
     expect(producedAtFirstRead).toBeLessThan(pieces);
   });
 
+  it('an upload written slowly by its client is not cut by the headers timeout', async () => {
+    const { url } = await httpServer((req, res) => {
+      let size = 0;
+      req.on('data', (chunk: Buffer) => (size += chunk.length));
+      req.on('end', () => res.end(`{"size":${size}}`));
+    });
+    async function* slowly() {
+      for (let i = 0; i < 6; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        yield Buffer.from('0123456789');
+      }
+    }
+    // 600 ms of upload against a 250 ms wait for the headers: the wait runs once the upload is written.
+    const c = call(url, { body: slowly(), contentType: 'application/octet-stream', headersTimeoutMs: 250 });
+    expect(await text(client(), c)).toBe('{"size":60}');
+  });
+
+  it('an answer held back by its reader longer than the idle timeout is not cut; silence after that is', async () => {
+    const { url } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(Buffer.alloc(256 * 1024, 'a')); // past the reader's 64 KB: the connection is paused
+      setTimeout(() => res.end('end'), 50);
+    });
+    const answer = await sendUpstream(client(), call(url, { stream: true, idleTimeoutMs: 200 }));
+    await new Promise((resolve) => setTimeout(resolve, 600)); // the reader is away three idle timeouts
+    let size = 0;
+    for await (const chunk of answer.body) size += chunk.length;
+    expect(size).toBe(256 * 1024 + 3);
+
+    const { url: silent } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n'); // then nothing
+    });
+    const stalled = await sendUpstream(client(), call(silent, { stream: true, idleTimeoutMs: 200 }));
+    const read = (async () => {
+      for await (const _ of stalled.body);
+    })();
+    await expect(read).rejects.toThrow();
+    await read.catch((error: unknown) => expect(describeBodyError(error, 'mock', 'stream')).toMatchObject({ status: 504, code: 'upstream_timeout' }));
+  });
+
+  it('a header the headers object would inherit (constructor) is read as the upstream sent it', async () => {
+    const { url } = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nConstructor: x\r\nContent-Length: 0\r\n\r\n'));
+    const answer = await sendUpstream(client(), call(url));
+    expect(answer.headers.constructor).toBe('x');
+  });
+
   it('refuses a header value that would split the request head', async () => {
     const { url } = await httpServer((_req, res) => res.end('{}'));
     await expect(sendUpstream(client(), call(url, { forwardHeaders: { 'x-bad': 'a\r\nx-injected: 1' } }))).rejects.toThrow(/invalid upstream header/);
