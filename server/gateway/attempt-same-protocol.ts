@@ -183,7 +183,8 @@ async function relayStream(
   const readEnding = (): StreamEvent[] => {
     // The probe saw everything up to commit; the tail, when used, everything after it.
     const fromTail = tail !== undefined && tailUsed && !sawEnd;
-    const read = tail !== undefined && tailUsed ? (sawEnd ? undefined : tail.readEnd(ingress.codec.createStreamDecoder())) : undefined;
+    const read =
+      tail !== undefined && tailUsed ? (sawEnd ? undefined : tail.readEnd(probe.forStreamEnd?.() ?? ingress.codec.createStreamDecoder())) : undefined;
     if (read !== undefined) noteRelayedError(read.relayed);
     const ending = read === undefined ? (tail !== undefined && tailUsed ? [] : probe.end()) : [...read.relayed, ...read.end];
     const probed: Usage | null = usage;
