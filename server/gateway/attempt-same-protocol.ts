@@ -140,17 +140,21 @@ async function relayStream(
   let sawStop = false;
   /** After commit the upstream sent its own in-band error, relayed as is: the stream already says so. */
   let relayedError = false;
+  // Indexed loops, one pass: no iterator object per call (these run on every decoded read).
   const noteRelayedError = (events: readonly StreamEvent[]) => {
-    for (const e of events) if (e.type === 'error') relayedError = true;
+    for (let i = 0; i < events.length; i++) if (events[i]!.type === 'error') relayedError = true;
   };
   const noteUsage = (events: readonly StreamEvent[]) => {
-    for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
-    for (const e of events) if (e.type === 'message_stop') sawStop = true;
-    for (const e of events)
-      if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : (e.usage ?? usage);
-    for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
-    if (exchange.content !== undefined)
-      for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
+    const content = exchange.content;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      if (e.type === 'message_stop') sawEnd = sawStop = true;
+      else if (e.type === 'error') sawEnd = true;
+      else if (e.type === 'usage') usage = e.usage;
+      else if (e.type === 'message_start') usage = e.usage ?? usage;
+      else if (e.type === 'finish') meter.finishReason = e.finish.reason;
+      else if (content !== undefined && e.type === 'block_delta' && e.delta.type === 'text') content.streamedText(e.delta.text);
+    }
   };
   // Writes return the wait for a full socket to drain, or undefined: no promise per chunk.
   const write = (out: Buffer): Promise<void> | undefined => {
