@@ -49,13 +49,17 @@ console.log('protocol   bytes  end read  full decode  mask (bench key)  mask (ot
 for (const protocol of ['openai', 'anthropic', 'responses', 'gemini', 'cohere'] as const) {
   const bytes = wholeStream(protocol);
   const codec = codecFor(protocol)!;
-  // As relayStream leaves it: committed after the first events, the rest of the read in the tail.
+  // As relayStream leaves it: committed after the first events (which the probe decoded), the
+  // rest of the read in the tail, and the end read by the decoder the probe hands on (a tree
+  // without `forStreamEnd`: a new one).
   const commit = bytes.indexOf('\n\n', bytes.indexOf('\n\n') + 2) + 2;
+  const probe = codec.createStreamDecoder() as ReturnType<typeof codec.createStreamDecoder> & { forStreamEnd?(): typeof probe };
+  probe.push(bytes.subarray(0, commit));
   const endRead = cost(() => {
     const tail = new StreamTail();
     tail.startAfter(bytes.subarray(0, commit));
     tail.push(bytes.subarray(commit));
-    const read = tail.readEnd(codec.createStreamDecoder());
+    const read = tail.readEnd(probe.forStreamEnd?.() ?? codec.createStreamDecoder());
     return read.relayed.length + read.end.length;
   });
   const fullDecode = cost(() => {

@@ -5,6 +5,7 @@ import { withOutputLimit } from '../protocols/output-limit.ts';
 import { replaceTopLevelString } from '../protocols/passthrough.ts';
 import { outcomeOf } from '../routing/outcome.ts';
 import { describeBodyError, describeNetworkError, sendUpstream } from '../upstream/send-upstream.ts';
+import type { UpstreamReply } from '../upstream/upstream-reply.ts';
 import { readUpstreamBody } from '../http-body/bounded-body.ts';
 import { thrownFailure, upstreamErrorResult } from './attempt-failure.ts';
 import { redactedStreamError } from './upstream-error.ts';
@@ -114,19 +115,20 @@ function upstreamBody(body: Buffer, lane: ModelRoute, codec: ProtocolCodec, capO
 async function relayStream(
   exchange: Exchange,
   attempt: AttemptContext,
-  body: AsyncIterable<unknown> & { destroy(): void },
+  body: UpstreamReply,
   status: number,
   headers: Record<string, string>,
   strip: OpenAIUsageStrip | undefined,
 ): Promise<AttemptResult> {
   const { res, ingress, meter } = exchange;
   const probe = ingress.codec.createStreamDecoder();
+  const sse = isSse(headers['content-type']);
   // Without governance (or content capture) nothing needs every event, so after commit only the
   // stream's end is read.
-  const tail = exchange.gateway.config.governance || exchange.content !== undefined || !isSse(headers['content-type']) ? undefined : new StreamTail();
+  const tail = exchange.gateway.config.governance || exchange.content !== undefined || !sse ? undefined : new StreamTail();
   let tailUsed = false;
   // SSE goes to the client in whole lines, so an error event appended later starts cleanly.
-  const lines = isSse(headers['content-type']) ? new WholeLines() : undefined;
+  const lines = sse ? new WholeLines() : undefined;
   const held: Buffer[] = [];
   let committed = false;
   let usage: Usage | null = null;
@@ -138,17 +140,21 @@ async function relayStream(
   let sawStop = false;
   /** After commit the upstream sent its own in-band error, relayed as is: the stream already says so. */
   let relayedError = false;
+  // Indexed loops, one pass: no iterator object per call (these run on every decoded read).
   const noteRelayedError = (events: readonly StreamEvent[]) => {
-    for (const e of events) if (e.type === 'error') relayedError = true;
+    for (let i = 0; i < events.length; i++) if (events[i]!.type === 'error') relayedError = true;
   };
   const noteUsage = (events: readonly StreamEvent[]) => {
-    for (const e of events) if (e.type === 'message_stop' || e.type === 'error') sawEnd = true;
-    for (const e of events) if (e.type === 'message_stop') sawStop = true;
-    for (const e of events)
-      if (e.type === 'usage' || (e.type === 'message_start' && e.usage !== undefined)) usage = e.type === 'usage' ? e.usage : (e.usage ?? usage);
-    for (const e of events) if (e.type === 'finish') meter.finishReason = e.finish.reason;
-    if (exchange.content !== undefined)
-      for (const e of events) if (e.type === 'block_delta' && e.delta.type === 'text') exchange.content.streamedText(e.delta.text);
+    const content = exchange.content;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      if (e.type === 'message_stop') sawEnd = sawStop = true;
+      else if (e.type === 'error') sawEnd = true;
+      else if (e.type === 'usage') usage = e.usage;
+      else if (e.type === 'message_start') usage = e.usage ?? usage;
+      else if (e.type === 'finish') meter.finishReason = e.finish.reason;
+      else if (content !== undefined && e.type === 'block_delta' && e.delta.type === 'text') content.streamedText(e.delta.text);
+    }
   };
   // Writes return the wait for a full socket to drain, or undefined: no promise per chunk.
   const write = (out: Buffer): Promise<void> | undefined => {
@@ -160,18 +166,16 @@ async function relayStream(
   const relay = (bytes: Buffer) => write(strip === undefined ? bytes : strip.push(bytes));
   /** Relays whole lines only (SSE); an unfinished line waits for its end. */
   const send = (bytes: Buffer) => relay(lines === undefined ? bytes : lines.take(bytes));
-  /** At a clean end, a stream without a last line end still delivers what it sent. */
-  const sendRest = async () => {
+  /** At a clean end, a stream without a last line end still delivers what it sent (the wait for a full socket, if any). */
+  const sendRest = (): Promise<void> | undefined => {
     const rest = lines?.rest();
-    if (rest !== undefined) await relay(rest);
+    return rest === undefined ? undefined : relay(rest);
   };
   /**
    * The end of what is relayed: a stripped stream's unfinished last event goes out as it came.
    * Straight to the client: the strip holds only bytes that already passed the line cut.
    */
-  const flush = async () => {
-    if (strip !== undefined) await write(strip.end());
-  };
+  const flush = (): Promise<void> | undefined => (strip === undefined ? undefined : write(strip.end()));
   const endWithError = async (event: WireChunk): Promise<AttemptResult> => {
     await flush();
     // For SSE, a blank line first terminates any event the upstream left half-written.
@@ -183,7 +187,8 @@ async function relayStream(
   const readEnding = (): StreamEvent[] => {
     // The probe saw everything up to commit; the tail, when used, everything after it.
     const fromTail = tail !== undefined && tailUsed && !sawEnd;
-    const read = tail !== undefined && tailUsed ? (sawEnd ? undefined : tail.readEnd(ingress.codec.createStreamDecoder())) : undefined;
+    const read =
+      tail !== undefined && tailUsed ? (sawEnd ? undefined : tail.readEnd(probe.forStreamEnd?.() ?? ingress.codec.createStreamDecoder())) : undefined;
     if (read !== undefined) noteRelayedError(read.relayed);
     const ending = read === undefined ? (tail !== undefined && tailUsed ? [] : probe.end()) : [...read.relayed, ...read.end];
     const probed: Usage | null = usage;
@@ -193,69 +198,71 @@ async function relayStream(
     if (fromTail && probed !== null) usage = largerCounts(probed, usage);
     return ending;
   };
-  meter.waitUpstream();
   try {
-    for await (const chunk of body) {
-      meter.gotUpstream();
-      try {
-        const bytes = chunk as Buffer; // credentials are masked where bytes leave (ClientResponse)
-        if (committed && tail !== undefined) {
-          tail.push(bytes);
+    // The body read directly (no promise per chunk): a wait only when nothing has come yet.
+    for (let bytes = body.read(); bytes !== null; bytes = body.read()) {
+      if (bytes === undefined) {
+        meter.waitUpstream();
+        await body.readable();
+        meter.gotUpstream();
+        continue;
+      }
+      // Credentials are masked where bytes leave (ClientResponse).
+      if (committed && tail !== undefined) {
+        tail.push(bytes);
+        tailUsed = true;
+        const full = send(bytes);
+        if (full !== undefined) await full;
+        continue;
+      }
+      if (committed) {
+        const events = probe.push(bytes);
+        noteUsage(events);
+        noteRelayedError(events);
+        const full = send(bytes);
+        if (full !== undefined) await full;
+        continue;
+      }
+      // Before commit, an SSE read is decoded one event at a time, and only up to the first
+      // content event: what follows it in the same read goes the cheap way, to the tail.
+      const heldBefore = held.length; // lifecycle events of earlier reads, held back
+      let start = 0;
+      while (start < bytes.length) {
+        const end = tail === undefined ? -1 : sseEventEnd(bytes, start);
+        const stop = end === -1 ? bytes.length : end;
+        const piece = start === 0 && stop === bytes.length ? bytes : bytes.subarray(start, stop);
+        start = stop;
+        const events = probe.push(piece);
+        noteUsage(events);
+        held.push(piece);
+        const verdict = judge(events);
+        if (verdict.kind === 'error') {
+          body.destroy();
+          const error = redactedStreamError(attempt.lane.provider, verdict.event.error);
+          return { status: 'failed', error, outcome: outcomeOf(error) };
+        }
+        if (verdict.kind !== 'content') continue;
+        noteRelayedError(events); // one read of a framed stream may hold content and an error after it
+        committed = true;
+        attempt.onCommit();
+        res.commit(status, headers);
+        // The usual first read holds everything up to commit: it goes out as it came, uncopied.
+        const first = heldBefore === 0 ? bytes.subarray(0, stop) : Buffer.concat(held);
+        held.length = 0;
+        tail?.startAfter(first);
+        const rest = stop < bytes.length ? bytes.subarray(stop) : undefined;
+        if (rest !== undefined) {
+          tail?.push(rest);
           tailUsed = true;
-          const full = send(bytes);
-          if (full !== undefined) await full;
-          continue;
         }
-        if (committed) {
-          const events = probe.push(bytes);
-          noteUsage(events);
-          noteRelayedError(events);
-          const full = send(bytes);
-          if (full !== undefined) await full;
-          continue;
-        }
-        // Before commit, an SSE read is decoded one event at a time, and only up to the first
-        // content event: what follows it in the same read goes the cheap way, to the tail.
-        const heldBefore = held.length; // lifecycle events of earlier reads, held back
-        let start = 0;
-        while (start < bytes.length) {
-          const end = tail === undefined ? -1 : sseEventEnd(bytes, start);
-          const stop = end === -1 ? bytes.length : end;
-          const piece = start === 0 && stop === bytes.length ? bytes : bytes.subarray(start, stop);
-          start = stop;
-          const events = probe.push(piece);
-          noteUsage(events);
-          held.push(piece);
-          const verdict = judge(events);
-          if (verdict.kind === 'error') {
-            body.destroy();
-            const error = redactedStreamError(attempt.lane.provider, verdict.event.error);
-            return { status: 'failed', error, outcome: outcomeOf(error) };
-          }
-          if (verdict.kind !== 'content') continue;
-          noteRelayedError(events); // one read of a framed stream may hold content and an error after it
-          committed = true;
-          attempt.onCommit();
-          res.commit(status, headers);
-          // The usual first read holds everything up to commit: it goes out as it came, uncopied.
-          const first = heldBefore === 0 ? bytes.subarray(0, stop) : Buffer.concat(held);
-          held.length = 0;
-          tail?.startAfter(first);
-          const rest = stop < bytes.length ? bytes.subarray(stop) : undefined;
-          if (rest !== undefined) {
-            tail?.push(rest);
-            tailUsed = true;
-          }
-          await send(heldBefore === 0 ? bytes : rest === undefined ? first : Buffer.concat([first, rest]));
-          break;
-        }
-      } finally {
-        meter.waitUpstream(); // the next read starts
+        const full = send(heldBefore === 0 ? bytes : rest === undefined ? first : Buffer.concat([first, rest]));
+        if (full !== undefined) await full;
+        break;
       }
     }
-    meter.gotUpstream(); // the wait for the end of the body
   } catch (error) {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
+    body.destroy(); // a failure of this side (not the read's): the rest of the answer is not wanted
     if (!committed) throw error;
     if (exchange.signal.aborted) {
       // A client that closes once the end marker is relayed (openai-python after [DONE]) has its answer.
@@ -293,11 +300,15 @@ async function relayStream(
     // The upstream closed cleanly but without its terminator: say so in the client's protocol.
     return endWithError(ingress.codec.createStreamEncoder({ streamUsage: false }).encode(endError));
   } else {
-    await sendRest();
+    const full = sendRest();
+    if (full !== undefined) await full;
   }
-  await flush();
-  await res.finish(summary());
-  return { status: 'committed', outcome: 'success' };
+  // The usual end makes no promise: nothing held back, no finisher (governance off).
+  const flushed = flush();
+  if (flushed !== undefined) await flushed;
+  const finished = res.finish(summary());
+  if (finished !== undefined) await finished;
+  return COMMITTED;
 }
 
 /**

@@ -201,20 +201,24 @@ async function translateStream(hop: Hop): Promise<AttemptResult> {
 
   try {
     let state: AttemptResult | 'open' | 'closed' = 'open';
-    meter.waitUpstream();
-    for await (const chunk of hop.upstream.body) {
-      meter.gotUpstream();
-      state = await deliver(decoder.push(chunk as Buffer));
+    const body = hop.upstream.body;
+    // The body read directly (no promise per chunk): a wait only when nothing has come yet.
+    for (let chunk = body.read(); chunk !== null; chunk = body.read()) {
+      if (chunk === undefined) {
+        meter.waitUpstream();
+        await body.readable();
+        meter.gotUpstream();
+        continue;
+      }
+      state = await deliver(decoder.push(chunk));
       if (state !== 'open') break;
-      meter.waitUpstream(); // the next read starts
     }
-    if (state === 'open') {
-      meter.gotUpstream(); // the wait for the end of the body
-      state = await deliver([...decoder.end(), ...textMasker.flush()]);
-    } else hop.upstream.body.destroy();
+    if (state === 'open') state = await deliver([...decoder.end(), ...textMasker.flush()]);
+    else body.destroy();
     if (typeof state === 'object') return state;
   } catch (error) {
     meter.gotUpstream(); // a read that failed was a wait on the upstream too
+    hop.upstream.body.destroy(); // a failure of this side (not the read's): the rest of the answer is not wanted
     if (!res.isCommitted) throw error; // judged by attemptTranslated: timer, network or codec
     if (exchange.signal.aborted) {
       // A client that closes once the end marker is written (openai-python after [DONE]) has its answer.

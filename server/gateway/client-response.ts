@@ -73,11 +73,18 @@ export class ClientResponse {
     this.finisher = finisher;
   }
 
-  /** Ends a committed answer (stream or not) after the finisher has run. */
-  async finish(summary: AnswerSummary, last?: string | Buffer): Promise<void> {
+  /**
+   * Ends a committed answer (stream or not) after the finisher has run. Without a finisher
+   * (governance off) it ends at once and returns nothing: no promise for the usual stream's end.
+   */
+  finish(summary: AnswerSummary, last?: string | Buffer): Promise<void> | undefined {
     this.answer = summary;
-    await this.finisher?.(summary);
-    this.end(last);
+    const finisher = this.finisher;
+    if (finisher === undefined) {
+      this.end(last);
+      return undefined;
+    }
+    return finisher(summary).then(() => this.end(last));
   }
 
   /**

@@ -70,6 +70,12 @@ export interface StreamDecoder {
   push(chunk: Uint8Array): StreamEvent[];
   /** An SSE framing's decoder: events framed already (the stream tail's), not formatted and framed again. */
   pushEvents?(events: readonly SseEvent[]): StreamEvent[];
+  /**
+   * A decoder for this stream's last events (the stream tail's end read) that starts from what
+   * this one learned of the stream's repeated shape, so it does not parse an event to learn it
+   * again (OpenAI's text chunk template). Without it the tail's decoder is a new one.
+   */
+  forStreamEnd?(): StreamDecoder;
   /** The upstream closed; flush what is pending. */
   end(): StreamEvent[];
 }

@@ -11,11 +11,13 @@ import { describeNetworkError, UpstreamAbortedError } from './upstream-errors.ts
 const HIGH_WATER = 64 * 1024;
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
+const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
- * One upstream request and its answer, in one object: the request's handler (upstream-client.ts), the answer
- * (status, headers, body), the body's async iterator, and the attempt's abort listener.
- * It replaces `dispatcher.request`, whose answer body is a Node Readable with its own async
+ * One upstream request and its answer, in one object: the request's handler (upstream-client.ts), the
+ * answer (status, headers, body), the body's reader (`read`/`readable`, and an async iterator over
+ * them), and the attempt's abort listener.
+ * It replaced undici's `dispatcher.request`, whose answer body is a Node Readable with its own async
  * iterator, abort listeners and async resource for each request (with the garbage they leave,
  * 12-22% of a workers:1 gateway's CPU per request: bench/RESULTS.md, session 6). What it keeps:
  * - a streamed answer is read chunk by chunk, with backpressure: past HIGH_WATER unread bytes the
@@ -42,12 +44,8 @@ export class UpstreamReply implements UpstreamHandler, AsyncIterator<Buffer>, As
   private queued = 0;
   private ended = false;
   private failure: Error | undefined;
-  /** A reader waiting for the next chunk. */
-  private resolveRead: ((result: IteratorResult<Buffer>) => void) | undefined;
-  private rejectRead: ((error: unknown) => void) | undefined;
-  /** A hand-over of queued chunks to the waiting reader is scheduled. */
-  private handing = false;
-  private handOver: (() => void) | undefined;
+  /** A reader waiting for `read()` to have something (`readable()`). */
+  private wake: (() => void) | undefined;
   /** A whole-body read in progress. */
   private collecting: Collecting | undefined;
 
@@ -117,23 +115,8 @@ export class UpstreamReply implements UpstreamHandler, AsyncIterator<Buffer>, As
     }
     this.queue.push(chunk);
     this.queued += chunk.length;
-    // A waiting reader gets what this socket read brings once it is all parsed (a chunked body's
-    // frames come as several calls), as a Readable would hand it: fewer, whole pieces to relay.
-    if (this.resolveRead !== undefined && !this.handing) {
-      this.handing = true;
-      queueMicrotask((this.handOver ??= () => this.handOverQueued()));
-    }
+    this.wakeReader();
     if (this.queued >= HIGH_WATER) controller.pause();
-  }
-
-  private handOverQueued(): void {
-    this.handing = false;
-    const resolve = this.resolveRead;
-    if (resolve === undefined || this.queue.length === 0) return;
-    this.resolveRead = this.rejectRead = undefined;
-    const chunk = this.take(this.queued);
-    if (this.controller?.paused === true) this.controller.resume();
-    resolve({ done: false, value: chunk });
   }
 
   onResponseEnd(): void {
@@ -145,12 +128,7 @@ export class UpstreamReply implements UpstreamHandler, AsyncIterator<Buffer>, As
       collecting.resolve(this.taken(collecting, collecting.size));
       return;
     }
-    const resolve = this.resolveRead;
-    // With chunks still queued, the hand-over to come delivers them; the end is read after.
-    if (resolve !== undefined && this.queue.length === 0) {
-      this.resolveRead = this.rejectRead = undefined;
-      resolve(DONE);
-    }
+    this.wakeReader();
   }
 
   onResponseError(_controller: UpstreamController, error: Error): void {
@@ -175,21 +153,50 @@ export class UpstreamReply implements UpstreamHandler, AsyncIterator<Buffer>, As
   }
 
   /**
-   * The next chunk: everything queued since the last read, in one piece (as a Readable's read()
-   * gives it), so a reader that falls behind catches up in one step, not one per socket read.
+   * The body read directly, with no promise or result object per chunk: everything queued since
+   * the last read in one piece (as a Readable's read() gives it), so a reader that falls behind
+   * catches up in one step, not one per socket read; null at the end; undefined when nothing is
+   * there yet (`readable()` then says when). Throws the read's failure (the client's error).
    */
-  next(): Promise<IteratorResult<Buffer>> {
+  read(): Buffer | null | undefined {
     if (this.queue.length > 0) {
       const chunk = this.take(this.queued);
       if (this.controller?.paused === true) this.controller.resume();
-      return Promise.resolve({ done: false, value: chunk });
+      return chunk;
     }
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (this.ended) return Promise.resolve(DONE);
-    return new Promise<IteratorResult<Buffer>>((resolve, reject) => {
-      this.resolveRead = resolve;
-      this.rejectRead = reject;
+    if (this.failure !== undefined) throw this.failure;
+    return this.ended ? null : undefined;
+  }
+
+  /**
+   * Resolves once `read()` has something to give: a chunk, the end or a failure. Never rejects.
+   * The wait ends in a microtask, so a socket read's pieces (a chunked body's frames come as
+   * several calls) are all queued by then and read as one.
+   */
+  readable(): Promise<void> {
+    if (this.queue.length > 0 || this.ended || this.failure !== undefined) return RESOLVED;
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
     });
+  }
+
+  private wakeReader(): void {
+    const wake = this.wake;
+    if (wake === undefined) return;
+    this.wake = undefined;
+    wake();
+  }
+
+  /** `read()` as an async iterator's step, for `for await`. */
+  next(): Promise<IteratorResult<Buffer>> {
+    let chunk: Buffer | null | undefined;
+    try {
+      chunk = this.read();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (chunk === undefined) return this.readable().then(() => this.next());
+    return Promise.resolve(chunk === null ? DONE : { done: false, value: chunk });
   }
 
   /** A reader that stops early (a `for await` left by break or throw): the rest is not wanted. */
@@ -292,11 +299,7 @@ export class UpstreamReply implements UpstreamHandler, AsyncIterator<Buffer>, As
       this.collecting = undefined;
       collecting.reject(error);
     }
-    const reject = this.rejectRead;
-    if (reject !== undefined) {
-      this.resolveRead = this.rejectRead = undefined;
-      reject(error);
-    }
+    this.wakeReader();
   }
 
   private dropQueue(): void {

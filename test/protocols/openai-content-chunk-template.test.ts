@@ -61,6 +61,29 @@ describe('OpenAI stream decoder: text chunks read through the template', () => {
   }
 });
 
+describe('OpenAI stream decoder: the end read through forStreamEnd', () => {
+  /** The stream's events as SSE text, one string each, for cutting it at an event. */
+  const eventsOf = (text: string) => text.split(/(?<=\n\n)/).filter((e) => e.trim() !== '');
+
+  for (const { name, text } of [...golden, ...real]) {
+    it(`${name}: every suffix reads as a new decoder reads it (less the message_start a mid-stream start makes), the template learned from the start or not`, () => {
+      for (const variant of [text, withoutObfuscation(text), hostile(withoutObfuscation(text), 'say \\"hi\\"')]) {
+        const events = eventsOf(variant);
+        // The probe: up to the first text chunk (where relayStream commits), or all of it.
+        const probe = new OpenAIStreamDecoder();
+        for (let at = 1; at < events.length; at++) {
+          probe.push(Buffer.from(events[at - 1]!));
+          const suffix = Buffer.from(events.slice(at).join(''));
+          const fresh = new OpenAIStreamDecoder();
+          const expected = [...fresh.push(suffix), ...fresh.end()].filter((e) => e.type !== 'message_start');
+          const shared = probe.forStreamEnd();
+          expect([...shared.push(suffix), ...shared.end()]).toEqual(expected);
+        }
+      }
+    });
+  }
+});
+
 describe('ContentChunkTemplate', () => {
   const chunk = (content: string, rest = '"finish_reason":null') =>
     `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${content}},${rest}}]}`;

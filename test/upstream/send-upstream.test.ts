@@ -8,7 +8,7 @@ import { readBoundedBody, readUpstreamBody } from '../../server/http-body/bounde
 import { GatewayFailure } from '../../server/ir/index.ts';
 import type { AbortListener } from '../../server/upstream/abort-watch.ts';
 import { UpstreamClient } from '../../server/upstream/upstream-client.ts';
-import { describeBodyError, sendUpstream, type UpstreamCall } from '../../server/upstream/send-upstream.ts';
+import { describeBodyError, sendUpstream, type UpstreamCall, type UpstreamResponse } from '../../server/upstream/send-upstream.ts';
 
 type Route = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
@@ -262,6 +262,119 @@ describe('sendUpstream: streams', () => {
     };
     const answer = await send({ stream: true });
     for await (const _ of answer.body) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(true);
+  });
+});
+
+describe('sendUpstream: streams read directly (read/readable, as the relays read them)', () => {
+  /** Every chunk through read(), waiting on readable() only when nothing has come. */
+  async function readAll(body: UpstreamResponse['body'], onChunk: (chunk: Buffer) => void | Promise<void> = () => {}): Promise<string[]> {
+    const pieces: string[] = [];
+    for (let chunk = body.read(); chunk !== null; chunk = body.read()) {
+      if (chunk === undefined) {
+        await body.readable();
+        continue;
+      }
+      pieces.push(chunk.toString());
+      await onChunk(chunk);
+    }
+    return pieces;
+  }
+
+  it('gives chunks as they come, in order, then null', async () => {
+    route = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const tick = () => {
+        if (i === 3) return res.end();
+        res.write(`data: ${i++}\n\n`);
+        setTimeout(tick, 10);
+      };
+      tick();
+    };
+    const answer = await send({ stream: true });
+    expect((await readAll(answer.body)).join('')).toBe('data: 0\n\ndata: 1\n\ndata: 2\n\n');
+    expect(answer.body.read()).toBeNull();
+  });
+
+  it("a chunked body's frames from one socket read are one read once the wait ends", async () => {
+    let release = () => {};
+    route = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      release = () => {
+        res.socket?.cork();
+        for (let i = 0; i < 100; i++) res.write(`data: ${i}\n\n`);
+        res.socket?.uncork();
+        res.end();
+      };
+    };
+    const answer = await send({ stream: true });
+    expect(answer.body.read()).toBeUndefined(); // nothing yet
+    const reading = readAll(answer.body);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the reader waits
+    release();
+    const pieces = await reading;
+    expect(pieces.join('')).toBe(Array.from({ length: 100 }, (_, i) => `data: ${i}\n\n`).join(''));
+    expect(pieces).toHaveLength(1);
+  });
+
+  it('a slow reader pauses the upstream and still gets every byte', async () => {
+    const piece = Buffer.alloc(64 * 1024, 7);
+    const pieces = 256;
+    let written = 0;
+    route = (_req, res) => {
+      const more = () => {
+        while (written < pieces) {
+          written++;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    };
+    const answer = await send({ stream: true });
+    let total = 0;
+    let first = true;
+    await readAll(answer.body, async (chunk) => {
+      total += chunk.length;
+      if (!first) return;
+      first = false;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(written).toBeLessThan(pieces); // paused while nothing was read
+    });
+    expect(total).toBe(pieces * piece.length);
+  });
+
+  it('a connection closed mid-stream: the wait ends and read() throws what describeBodyError calls upstream_closed', async () => {
+    route = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 0\n\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const answer = await send({ stream: true });
+    const error = await readAll(answer.body).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(describeBodyError(error, 'mock', 'stream')).toMatchObject({ status: 502, code: 'upstream_closed' });
+  });
+
+  it('destroy() while the reader waits: the wait ends and read() throws, the upstream connection closed', async () => {
+    let closed = false;
+    route = (_req, res) => {
+      res.on('close', () => {
+        closed = true;
+      });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+    };
+    const answer = await send({ stream: true });
+    const waiting = answer.body.readable();
+    answer.body.destroy();
+    await waiting;
+    expect(() => answer.body.read()).toThrow();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(closed).toBe(true);
   });

@@ -16,10 +16,25 @@ export class OpenAIStreamDecoder extends SseStreamDecoder {
   /** Text chunks like one already parsed are read without a parse (undefined: every chunk is parsed). */
   private readonly template: ContentChunkTemplate | undefined;
 
-  /** `parseEvery`: no template, every chunk through JSON.parse (what the template must agree with). */
-  constructor(options: { readonly parseEvery?: boolean } = {}) {
+  /**
+   * `parseEvery`: no template, every chunk through JSON.parse (what the template must agree with).
+   * `template`: another decoder's, for the same stream's end (`forStreamEnd`).
+   */
+  constructor(options: { readonly parseEvery?: boolean; readonly template?: ContentChunkTemplate } = {}) {
     super('OpenAI');
-    this.template = options.parseEvery === true ? undefined : new ContentChunkTemplate();
+    this.template = options.parseEvery === true ? undefined : (options.template ?? new ContentChunkTemplate());
+  }
+
+  /**
+   * The tail's decoder shares this one's template (learned from the stream's first text chunk):
+   * the last events' text chunks are read through it from the first, not one of them parsed to
+   * learn it again. It counts as started: a message_start carries nothing from mid-stream (no
+   * usage in this protocol), so none is made for the end read.
+   */
+  forStreamEnd(): OpenAIStreamDecoder {
+    const decoder = new OpenAIStreamDecoder(this.template === undefined ? { parseEvery: true } : { template: this.template });
+    decoder.started = true;
+    return decoder;
   }
 
   protected override beforeTruncation(out: StreamEvent[]): void {
