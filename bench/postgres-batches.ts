@@ -4,7 +4,8 @@
 // key with a budget and an rpm, a warm rpm window of PG_WINDOW admissions (20000) and a ledger of
 // PG_LEDGER rows (50000), then PG_ROUNDS (150) rounds of one batch of PG_BATCH (24) requests each
 // through gateway_take_rate, gateway_reserve and gateway_settle. Prints the database backend's CPU
-// per request for each function (/proc), PG_REPEATS (2) times, trees interleaved.
+// per request for each function (/proc), PG_REPEATS (2) times, trees interleaved. PG_TEAM=1: the
+// key belongs to a team, and the ledger's rows are the team's.
 // `PG_TREES=/tmp/before,. node bench/postgres-batches.ts`
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,6 +18,7 @@ const rounds = Number(process.env.PG_ROUNDS ?? 150);
 const windowRows = Number(process.env.PG_WINDOW ?? 20_000);
 const ledgerRows = Number(process.env.PG_LEDGER ?? 50_000);
 const repeats = Number(process.env.PG_REPEATS ?? 2);
+const team = process.env.PG_TEAM === '1' ? 'red' : null;
 
 /** CPU µs of one process (a database backend) from /proc. */
 function cpuMicros(pid: number): number {
@@ -38,16 +40,17 @@ try {
         await migratePostgres(client);
         const now = Date.now();
         await client.query(
-          `INSERT INTO gateway_keys (id, prefix, secret_hash, budget_microcents, rpm, created_at) VALUES ('k1', 'p', '\\x01', 1000000000000000, 1000000, 0)`,
+          `INSERT INTO gateway_keys (id, prefix, secret_hash, budget_microcents, rpm, created_at, team) VALUES ('k1', 'p', '\\x01', 1000000000000000, 1000000, 0, $1)`,
+          [team],
         );
         await client.query(
           `INSERT INTO gateway_admissions (key_id, at_ms) SELECT 'k1', $1::bigint - 59000 + (g * 50000 / $2::bigint) FROM generate_series(1, $2::bigint) g`,
           [now, windowRows],
         );
         await client.query(
-          `INSERT INTO gateway_spend_ledger (key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at)
-           SELECT 'k1', 'old_' || g, 'm', 'l', 1, 1, 0, 0, 10, false, $1 FROM generate_series(1, $2::bigint) g`,
-          [now, ledgerRows],
+          `INSERT INTO gateway_spend_ledger (key_id, request_id, model, lane, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microcents, estimated, created_at, team)
+           SELECT 'k1', 'old_' || g, 'm', 'l', 1, 1, 0, 0, 10, false, $1, $3 FROM generate_series(1, $2::bigint) g`,
+          [now, ledgerRows, team],
         );
         await client.query('UPDATE gateway_keys SET spent_microcents = 10 * $1::bigint', [ledgerRows]);
         await client.query('ANALYZE');

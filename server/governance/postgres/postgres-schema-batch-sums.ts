@@ -5,7 +5,8 @@
  * had to find the newest of them, so the database spent ~300 µs of CPU a request, most of it on
  * that one row. Here a batch sums what it holds or spends per key and per team and writes each
  * once; the ledger rows and the reservations are one statement each; the lease charges are looked
- * up by an array, so the request_id index is used whatever the ledger's size.
+ * up by an array, so the request_id index is used whatever the ledger's size; and a team's ledger
+ * is summed only when its row is created, not at every batch of its keys.
  *
  * Nothing else changes: the same signatures, the same results, the same lock order
  * (gateway_lock_accounts first), the same decisions in the same order (a batch is still decided
@@ -13,6 +14,24 @@
  * it). The function bodies are replaced; no table changes, so the migration is instant.
  */
 export const BATCH_SUMS_MIGRATION = `
+  -- Version 3's lock order, and a team's row created from the ledger on its first use as before;
+  -- but the ledger is summed only for a team that has no row yet (version 3 summed each team's
+  -- whole ledger at every batch, then threw the sum away on the conflict).
+  CREATE OR REPLACE FUNCTION gateway_lock_accounts(p_keys text[], p_teams text[]) RETURNS void LANGUAGE plpgsql AS $$
+  DECLARE teams text[];
+  BEGIN
+    PERFORM 1 FROM gateway_keys WHERE id = ANY (p_keys) ORDER BY id FOR UPDATE;
+    SELECT array_agg(t ORDER BY t) INTO teams FROM (
+      SELECT team AS t FROM gateway_keys WHERE id = ANY (p_keys) AND team IS NOT NULL
+      UNION SELECT x FROM unnest(p_teams) AS x WHERE x IS NOT NULL) AS named;
+    IF teams IS NULL THEN RETURN; END IF;
+    INSERT INTO gateway_teams (name, spent_microcents)
+      SELECT x, (SELECT coalesce(sum(cost_microcents), 0) FROM gateway_spend_ledger WHERE team = x) FROM unnest(teams) AS x
+      WHERE NOT EXISTS (SELECT 1 FROM gateway_teams WHERE name = x) ORDER BY x
+      ON CONFLICT (name) DO NOTHING;
+    PERFORM 1 FROM gateway_teams WHERE name = ANY (teams) ORDER BY name FOR UPDATE;
+  END $$;
+
   -- Reservations for a batch (version 3's rules): per request in key order, the key's budget, its
   -- team's, its tpm window; the money this batch holds is summed per key and per team as it goes
   -- (the checks count it) and written once, and the reservations are inserted in one statement
