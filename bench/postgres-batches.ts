@@ -5,7 +5,8 @@
 // PG_LEDGER rows (50000), then PG_ROUNDS (150) rounds of one batch of PG_BATCH (24) requests each
 // through gateway_take_rate, gateway_reserve and gateway_settle. Prints the database backend's CPU
 // per request for each function (/proc), PG_REPEATS (2) times, trees interleaved. PG_TEAM=1: the
-// key belongs to a team, and the ledger's rows are the team's.
+// key belongs to a team, and the ledger's rows are the team's. PG_TPM=1: the key also has a tpm, and
+// its token window holds PG_WINDOW settled requests.
 // `PG_TREES=/tmp/before,. node bench/postgres-batches.ts`
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -19,6 +20,7 @@ const windowRows = Number(process.env.PG_WINDOW ?? 20_000);
 const ledgerRows = Number(process.env.PG_LEDGER ?? 50_000);
 const repeats = Number(process.env.PG_REPEATS ?? 2);
 const team = process.env.PG_TEAM === '1' ? 'red' : null;
+const tpm = process.env.PG_TPM === '1' ? 1_000_000_000 : null;
 
 /** CPU µs of one process (a database backend) from /proc. */
 function cpuMicros(pid: number): number {
@@ -52,7 +54,12 @@ try {
            SELECT 'k1', 'old_' || g, 'm', 'l', 1, 1, 0, 0, 10, false, $1, $3 FROM generate_series(1, $2::bigint) g`,
           [now, ledgerRows, team],
         );
-        await client.query('UPDATE gateway_keys SET spent_microcents = 10 * $1::bigint', [ledgerRows]);
+        await client.query('UPDATE gateway_keys SET spent_microcents = 10 * $1::bigint, tpm = $2', [ledgerRows, tpm]);
+        if (tpm !== null)
+          await client.query(
+            `INSERT INTO gateway_token_window (key_id, at_ms, tokens, held) SELECT 'k1', $1::bigint - 59000 + (g * 50000 / $2::bigint), 150, false FROM generate_series(1, $2::bigint) g`,
+            [now, windowRows],
+          );
         await client.query('ANALYZE');
         const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
         const keys = Array<string>(batch).fill('k1');

@@ -1,6 +1,7 @@
 // Schema versions 4 (postgres-schema-batch-sums.ts: gateway_reserve, gateway_settle and
-// gateway_release write each account once per batch) and 5 (postgres-schema-rate-counts.ts: the rpm
-// window counted, not scanned) promise that nothing else changed: here the same seeded run of mixed
+// gateway_release write each account once per batch), 5 (postgres-schema-rate-counts.ts: the rpm
+// window counted, not scanned) and 6 (postgres-schema-token-sums.ts: the tpm window totalled)
+// promise that nothing else changed: here the same seeded run of mixed
 // batches (several keys and teams, budgets with and without a period, rpm and tpm, unknown and
 // revoked keys, refusals of every kind, a request id settled twice, the lease rule's charge
 // replaced, releases, rate refunds, window trims) goes to a version 3 database and one at this
@@ -67,6 +68,7 @@ async function run(client: pg.Client, seed: number): Promise<unknown[]> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
   const answers: unknown[] = [];
   const held: { id: string; key: string }[] = [];
+  const long: { id: string; key: string }[] = [];
   let request = 0;
   for (let round = 0; round < 40; round++) {
     const now = T0 + round * (DAY / 8); // several periods pass
@@ -97,6 +99,10 @@ async function run(client: pg.Client, seed: number): Promise<unknown[]> {
     );
     answers.push(sortByOrd(reserved.rows));
     for (const row of reserved.rows) if (row.outcome === 'ok') held.push({ id: String(row.reservation_id), key: keys[row.ord - 1]! });
+    // A request of a tpm key running for minutes: its held tokens outlive the window.
+    const tpmHeld = held.findIndex((h) => h.key === 'k2');
+    if (long.length < 2 && round % 2 === 0 && tpmHeld >= 0) long.push(...held.splice(tpmHeld, 1));
+    if (round === 30) held.push(...long.splice(0));
     if (lease < 0) answers.push((await client.query('SELECT gateway_expire_leases($1::bigint, $2::bigint) AS n', [now, windowNow])).rows);
     // Settle about half of what is held (one request id twice, one unheld admission), release a few.
     const settling = held.splice(0, Math.ceil(held.length / 2));
@@ -159,6 +165,11 @@ describe.skipIf(skip !== undefined)('PostgreSQL schema versions 4 and 5: each ac
         const after = await run(v4, seed);
         expect(after).toEqual(before);
         expect(before.flat().some((row) => Number((row as { retry_after_ms?: string }).retry_after_ms) > 0)).toBe(true); // rpm refusals
+        // The kept totals are the token windows' rows.
+        expect((await v4.query('SELECT key_id, tokens FROM gateway_token_sums WHERE tokens > 0 ORDER BY key_id')).rows).toEqual(
+          (await v4.query('SELECT key_id, sum(tokens)::bigint AS tokens FROM gateway_token_window GROUP BY key_id HAVING sum(tokens) > 0 ORDER BY key_id'))
+            .rows,
+        );
         // The kept counts are the windows' rows.
         expect((await v4.query('SELECT key_id, admitted FROM gateway_admission_counts WHERE admitted > 0 ORDER BY key_id')).rows).toEqual(
           (await v4.query('SELECT key_id, count(*) AS admitted FROM gateway_admissions GROUP BY key_id ORDER BY key_id')).rows,
@@ -220,6 +231,8 @@ describe.skipIf(skip !== undefined)('PostgreSQL schema versions 4 and 5: each ac
       expect((await client.query('SELECT reservation_id, tokens, held FROM gateway_token_window')).rows).toEqual([
         { reservation_id: ids[1], tokens: '22', held: false },
       ]);
+      // The token total was filled from the held row (200) and followed the settlement (22).
+      expect((await client.query('SELECT key_id, tokens FROM gateway_token_sums')).rows).toEqual([{ key_id: 'k2', tokens: '22' }]);
     } finally {
       await client.end();
     }

@@ -32,6 +32,18 @@ export const BATCH_SUMS_MIGRATION = `
     PERFORM 1 FROM gateway_teams WHERE name = ANY (teams) ORDER BY name FOR UPDATE;
   END $$;
 
+  -- The tokens of a key's window: its rows admitted in the last minute, held or settled (version
+  -- 3's sum; schema 5+ may answer it from a kept total). Called with the key's row locked.
+  CREATE FUNCTION gateway_tokens_in_window(p_key text, p_window_now bigint) RETURNS bigint LANGUAGE sql AS $$
+    SELECT coalesce(sum(w.tokens), 0)::bigint FROM gateway_token_window w WHERE w.key_id = p_key AND w.at_ms > p_window_now - 60000
+  $$;
+
+  -- A key's held tokens, one window row per reservation, in one statement.
+  CREATE FUNCTION gateway_hold_tokens(p_key text, p_ids bigint[], p_tokens bigint[], p_at bigint) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO gateway_token_window (key_id, reservation_id, at_ms, tokens, held)
+      SELECT p_key, h.id, p_at, h.tokens, true FROM unnest(p_ids, p_tokens) AS h(id, tokens)
+  $$;
+
   -- Reservations for a batch (version 3's rules): per request in key order, the key's budget, its
   -- team's, its tpm window; the money this batch holds is summed per key and per team as it goes
   -- (the checks count it) and written once, and the reservations are inserted in one statement
@@ -64,12 +76,19 @@ export const BATCH_SUMS_MIGRATION = `
     held_amounts bigint[] := '{}';
     held_teams text[] := '{}';
     held_tokens bigint[] := '{}';
+    window_ids bigint[] := '{}';   -- the current key's held tokens not yet written to its window
+    window_tokens bigint[] := '{}';
   BEGIN
     PERFORM gateway_lock_accounts(p_keys, NULL);
     FOR i IN SELECT x.i FROM unnest(p_keys) WITH ORDINALITY AS x(k, i) ORDER BY x.k, x.i LOOP
       ord := i; reservation_id := NULL; outcome := NULL; budget := NULL; spent := NULL; reserved := NULL; team := NULL; retry_after_ms := NULL;
       IF k_id IS DISTINCT FROM p_keys[i] THEN
         IF k_added <> 0 THEN UPDATE gateway_keys SET reserved_microcents = reserved_microcents + k_added WHERE id = k_id; END IF;
+        IF cardinality(window_ids) > 0 THEN
+          PERFORM gateway_hold_tokens(k_id, window_ids, window_tokens, window_ms);
+          window_ids := '{}';
+          window_tokens := '{}';
+        END IF;
         k_id := p_keys[i]; k_added := 0; in_window := NULL;
         PERFORM gateway_roll_key_period(k_id, now_ms);
         SELECT * INTO k FROM gateway_keys WHERE id = k_id;
@@ -107,9 +126,15 @@ export const BATCH_SUMS_MIGRATION = `
       IF outcome IS NULL AND k.tpm IS NOT NULL THEN
         IF in_window IS NULL THEN
           DELETE FROM gateway_token_window w WHERE w.key_id = k.id AND NOT w.held AND w.at_ms <= window_ms - 60000;
-          SELECT coalesce(sum(w.tokens), 0) INTO in_window FROM gateway_token_window w WHERE w.key_id = k.id AND w.at_ms > window_ms - 60000;
+          in_window := gateway_tokens_in_window(k.id, window_ms);
         END IF;
         IF in_window + p_tokens[i] > k.tpm THEN
+          -- The refusal's retry time reads the window's rows: this batch's holds are written first.
+          IF cardinality(window_ids) > 0 THEN
+            PERFORM gateway_hold_tokens(k.id, window_ids, window_tokens, window_ms);
+            window_ids := '{}';
+            window_tokens := '{}';
+          END IF;
           outcome := 'tpm'; budget := k.tpm; spent := in_window;
           retry_after_ms := CASE WHEN p_tokens[i] > k.tpm THEN 60000 ELSE gateway_tokens_free_after(k.id, in_window + p_tokens[i] - k.tpm, window_ms) END;
         END IF;
@@ -124,8 +149,8 @@ export const BATCH_SUMS_MIGRATION = `
         held_teams := held_teams || k.team;
         held_tokens := held_tokens || CASE WHEN k.tpm IS NULL THEN 0 ELSE p_tokens[i] END;
         IF k.tpm IS NOT NULL THEN
-          -- Inserted now, not at the end: a later refusal's retry_after_ms reads the window's rows.
-          INSERT INTO gateway_token_window (key_id, reservation_id, at_ms, tokens, held) VALUES (k.id, reservation_id, window_ms, p_tokens[i], true);
+          window_ids := window_ids || reservation_id;
+          window_tokens := window_tokens || p_tokens[i];
           in_window := in_window + p_tokens[i];
         END IF;
         outcome := 'ok';
@@ -133,6 +158,7 @@ export const BATCH_SUMS_MIGRATION = `
       RETURN NEXT;
     END LOOP;
     IF k_added <> 0 THEN UPDATE gateway_keys SET reserved_microcents = reserved_microcents + k_added WHERE id = k_id; END IF;
+    IF cardinality(window_ids) > 0 THEN PERFORM gateway_hold_tokens(k_id, window_ids, window_tokens, window_ms); END IF;
     UPDATE gateway_teams g SET reserved_microcents = g.reserved_microcents + a.added
       FROM unnest(t_names, t_added) AS a(name, added) WHERE g.name = a.name AND a.added <> 0;
     INSERT INTO gateway_reservations (id, key_id, microcents, node, lease_until, team, tokens)
@@ -191,11 +217,12 @@ export const BATCH_SUMS_MIGRATION = `
       PERFORM gateway_count_spend(charged.key_id, charged.team, -charged.cost_microcents, charged.created_at);
     END LOOP;
     -- Held tokens become the real ones (a reservation settled twice in a batch: the last in key order).
+    -- (reservation_id = ANY: the index, whatever the plan guesses of the subquery's size)
     UPDATE gateway_token_window w SET tokens = s.tokens, held = false
       FROM (SELECT DISTINCT ON (p_reservations[s.i]) p_reservations[s.i] AS id, p_input[s.i] + p_output[s.i] AS tokens
             FROM generate_subscripts(p_keys, 1) AS s(i) WHERE p_reservations[s.i] > 0
             ORDER BY p_reservations[s.i], p_keys[s.i] DESC, s.i DESC) AS s
-      WHERE w.reservation_id = s.id;
+      WHERE w.reservation_id = ANY (p_reservations) AND w.reservation_id = s.id;
     -- Admitted unheld (the store was away and on_store_error is allow): counted from now.
     INSERT INTO gateway_token_window (key_id, at_ms, tokens, held)
       SELECT p_keys[w], coalesce(p_window_now, gateway_now_ms()), p_input[w] + p_output[w], false
@@ -205,7 +232,8 @@ export const BATCH_SUMS_MIGRATION = `
     RETURN QUERY SELECT s.i, s.i = ANY (written) FROM generate_subscripts(p_keys, 1) AS s(i);
   END $$;
 
-  -- Refunds (version 3's rules), the lease charges looked up by an array (an index scan).
+  -- Refunds (version 3's rules), the lease charges looked up by an array (an index scan); the keys
+  -- of the token rows it removes are locked too (every writer of a key's window holds its row).
   CREATE OR REPLACE FUNCTION gateway_release(p_reservations bigint[]) RETURNS void LANGUAGE plpgsql AS $$
   DECLARE
     r record;
@@ -213,7 +241,8 @@ export const BATCH_SUMS_MIGRATION = `
   BEGIN
     PERFORM gateway_lock_accounts(
       ARRAY(SELECT key_id FROM gateway_reservations WHERE id = ANY (p_reservations)
-            UNION SELECT key_id FROM gateway_spend_ledger WHERE request_id = ANY (leases)),
+            UNION SELECT key_id FROM gateway_spend_ledger WHERE request_id = ANY (leases)
+            UNION SELECT key_id FROM gateway_token_window WHERE reservation_id = ANY (p_reservations)),
       ARRAY(SELECT team FROM gateway_reservations WHERE id = ANY (p_reservations)
             UNION SELECT team FROM gateway_spend_ledger WHERE request_id = ANY (leases)));
     FOR r IN DELETE FROM gateway_reservations WHERE id = ANY (p_reservations) RETURNING key_id, team, microcents LOOP
