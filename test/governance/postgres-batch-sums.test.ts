@@ -1,7 +1,7 @@
 // Schema versions 4 (postgres-schema-batch-sums.ts: gateway_reserve, gateway_settle and
 // gateway_release write each account once per batch), 5 (postgres-schema-rate-counts.ts: the rpm
-// window counted, not scanned) and 6 (postgres-schema-token-sums.ts: the tpm window totalled)
-// promise that nothing else changed: here the same seeded run of mixed
+// window counted, not scanned), 6 (postgres-schema-token-sums.ts: the tpm window totalled) and 7
+// (postgres-schema-generic-plans.ts: the functions keep their plans) promise that nothing else changed: here the same seeded run of mixed
 // batches (several keys and teams, budgets with and without a period, rpm and tpm, unknown and
 // revoked keys, refusals of every kind, a request id settled twice, the lease rule's charge
 // replaced, releases, rate refunds, window trims) goes to a version 3 database and one at this
@@ -206,6 +206,19 @@ describe.skipIf(skip !== undefined)('PostgreSQL schema versions 4 and 5: each ac
       await migratePostgres(client);
       expect((await client.query('SELECT version FROM gateway_schema')).rows).toEqual([{ version: POSTGRES_MIGRATIONS.length }]);
       expect((await client.query('SELECT key_id, admitted FROM gateway_admission_counts')).rows).toEqual([{ key_id: 'k1', admitted: '9' }]);
+      // Schema 7: the batch functions keep their generic plans (PostgreSQL 12 and later).
+      expect(
+        (
+          await client.query(
+            "SELECT proname, proconfig FROM pg_proc WHERE proname IN ('gateway_take_rate', 'gateway_reserve', 'gateway_settle', 'gateway_release') ORDER BY proname",
+          )
+        ).rows,
+      ).toEqual(
+        ['gateway_release', 'gateway_reserve', 'gateway_settle', 'gateway_take_rate'].map((proname) => ({
+          proname,
+          proconfig: ['plan_cache_mode=force_generic_plan'],
+        })),
+      );
       expect(await take(1, 2_000)).toEqual([{ ord: 1, retry_after_ms: '59000' }]);
       expect(await take(2, 61_001)).toEqual([
         { ord: 1, retry_after_ms: null },

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { BATCH_SUMS_MIGRATION } from './postgres-schema-batch-sums.ts';
+import { GENERIC_PLANS_MIGRATION } from './postgres-schema-generic-plans.ts';
 import { KEY_LIMITS_MIGRATION } from './postgres-schema-key-limits.ts';
 import { RATE_COUNTS_MIGRATION } from './postgres-schema-rate-counts.ts';
 import { TOKEN_SUMS_MIGRATION } from './postgres-schema-token-sums.ts';
@@ -268,6 +269,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 4, sql: BATCH_SUMS_MIGRATION },
   { version: 5, sql: RATE_COUNTS_MIGRATION },
   { version: 6, sql: TOKEN_SUMS_MIGRATION },
+  { version: 7, sql: GENERIC_PLANS_MIGRATION },
 ];
 
 /** The newest schema this build knows. */
