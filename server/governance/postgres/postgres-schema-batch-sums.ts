@@ -4,9 +4,11 @@
  * a busy key's one row got a new version for every request, and each statement of the next row
  * had to find the newest of them, so the database spent ~300 µs of CPU a request, most of it on
  * that one row. Here a batch sums what it holds or spends per key and per team and writes each
- * once; the ledger rows and the reservations are one statement each; the lease charges are looked
- * up by an array, so the request_id index is used whatever the ledger's size; and a team's ledger
- * is summed only when its row is created, not at every batch of its keys.
+ * once; the ledger rows, the reservations and a key's held tokens are one statement each; the
+ * lease charges are looked up by an array, so the request_id index is used whatever the ledger's
+ * size; and a team's ledger is summed only when its row is created, not at every batch of its keys.
+ * The tokens in a key's window are asked of gateway_tokens_in_window (a sum here; schema 6 keeps a
+ * total instead).
  *
  * Nothing else changes: the same signatures, the same results, the same lock order
  * (gateway_lock_accounts first), the same decisions in the same order (a batch is still decided
