@@ -1,5 +1,9 @@
 import type pg from 'pg';
+import { BATCH_SUMS_MIGRATION } from './postgres-schema-batch-sums.ts';
+import { GENERIC_PLANS_MIGRATION } from './postgres-schema-generic-plans.ts';
 import { KEY_LIMITS_MIGRATION } from './postgres-schema-key-limits.ts';
+import { RATE_COUNTS_MIGRATION } from './postgres-schema-rate-counts.ts';
+import { TOKEN_SUMS_MIGRATION } from './postgres-schema-token-sums.ts';
 
 /**
  * The shared store's schema, versioned in code like the SQLite one (migrations.ts) and recorded in
@@ -262,6 +266,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   { version: 3, sql: KEY_LIMITS_MIGRATION },
+  { version: 4, sql: BATCH_SUMS_MIGRATION },
+  { version: 5, sql: RATE_COUNTS_MIGRATION },
+  { version: 6, sql: TOKEN_SUMS_MIGRATION },
+  { version: 7, sql: GENERIC_PLANS_MIGRATION },
 ];
 
 /** The newest schema this build knows. */
