@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clientRequest, type ClientRequest } from './client-requests.ts';
-import { UPSTREAM_MODEL } from './gateway-config.ts';
+import { BENCH_UPSTREAM_KEY, UPSTREAM_MODEL } from './gateway-config.ts';
 
 export type PeerName = 'portkey' | 'litellm';
 export const PEER_NAMES: readonly PeerName[] = ['portkey', 'litellm'];
@@ -91,7 +91,7 @@ export async function startPeer(root: string, name: PeerName, mockUrl: string, l
     args = [join(dir, 'node_modules/@portkey-ai/gateway/build/start-server.js'), `--port=${port}`, '--headless'];
     env = { NODE_ENV: 'production' };
     request = (stream) => {
-      const r = clientRequest('openai', UPSTREAM_MODEL, stream, 'bench-upstream-key');
+      const r = clientRequest('openai', UPSTREAM_MODEL, stream, BENCH_UPSTREAM_KEY);
       return { ...r, headers: { ...r.headers, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream } };
     };
   } else {
@@ -104,7 +104,7 @@ export async function startPeer(root: string, name: PeerName, mockUrl: string, l
         '    litellm_params:',
         `      model: openai/${UPSTREAM_MODEL}`,
         `      api_base: ${upstream}`,
-        '      api_key: bench-upstream-key',
+        `      api_key: ${BENCH_UPSTREAM_KEY}`,
         'litellm_settings:',
         '  telemetry: false',
         '',
