@@ -6,6 +6,7 @@
 // round) and medians printed. Session 8 (issue 19) used it to judge node:http against undici.
 //   CLIENTS_REQUESTS [40000] per process (a quarter more first, as warm-up), CLIENTS_INFLIGHT [32],
 //   CLIENTS_ROUNDS [3], CLIENTS_VARIANTS [all: upstream-client,undici,undici-no-timeouts,node-http,llhttp-socket,socket-bound]
+//   CLIENTS_ANSWER_KB [0: the mock's chat answer] an answer of about this size instead (330: an embeddings batch)
 // upstream-client: the gateway's own client (server/upstream/upstream-client.ts) with a bare handler.
 // llhttp-socket: a keep-alive socket per lane read by node:http's own parser (HTTPParser from
 // node's _http_common, the native llhttp), with no ClientRequest, IncomingMessage or Agent: what a
@@ -32,7 +33,9 @@ const requests = Number(process.env.CLIENTS_REQUESTS ?? 40_000);
 const inFlight = Number(process.env.CLIENTS_INFLIGHT ?? 32);
 const role = process.env.CLIENTS_ROLE;
 
-// A chat request and answer of the mock's size, with the headers the gateway sends.
+// A chat request and answer of the mock's size (or CLIENTS_ANSWER_KB of it, e.g. 330 for an
+// embeddings batch), with the headers the gateway sends.
+const answerKb = Number(process.env.CLIENTS_ANSWER_KB ?? 0);
 const requestBody = Buffer.from(JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello. '.repeat(12) }] }));
 const answer = Buffer.from(
   JSON.stringify({
@@ -40,7 +43,13 @@ const answer = Buffer.from(
     object: 'chat.completion',
     created: 0,
     model: 'bench-model',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?' }, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: answerKb > 0 ? 'x'.repeat(answerKb * 1024) : 'Hello! How can I help you today?' },
+        finish_reason: 'stop',
+      },
+    ],
     usage: { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29 },
   }),
 );

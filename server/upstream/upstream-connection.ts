@@ -47,6 +47,14 @@ export class UpstreamConnection {
   /** The current message is a 1xx answer: skipped. */
   private informational = false;
   private keepAlive = false;
+  /**
+   * Bytes still due of an answer framed by its Content-Length, counted once its headers are read;
+   * -1 for any other framing. llhttp hands a body over as copies (a new buffer per piece), which
+   * for a large whole answer (an embeddings batch, 330 KB) doubled the gateway's CPU per request
+   * and its garbage (bench/RESULTS.md, session 8); so once the head is parsed, the rest of such a
+   * body is taken from the socket's own chunks, uncopied, and the parser starts afresh after it.
+   */
+  private lengthLeft = -1;
   private hintMs: number | undefined;
   /** An upload is still being written: the connection cannot be reused before it ends. */
   private uploading = false;
@@ -97,7 +105,10 @@ export class UpstreamConnection {
       this.headersComplete(status, raw, keepAlive);
       return 0;
     };
-    parser[HTTPParser.kOnBody] = (chunk: Buffer) => this.exchange?.data(chunk);
+    parser[HTTPParser.kOnBody] = (chunk: Buffer) => {
+      if (this.lengthLeft > 0) this.lengthLeft -= chunk.length;
+      this.exchange?.data(chunk);
+    };
     parser[HTTPParser.kOnMessageComplete] = () => this.messageComplete();
     this.parser = parser;
   }
@@ -165,8 +176,31 @@ export class UpstreamConnection {
       this.destroy(); // nothing is due on an idle connection
       return;
     }
+    if (this.lengthLeft > 0) {
+      this.readLengthBody(chunk);
+      return;
+    }
     const result = this.parser.execute(chunk);
     if (result instanceof Error) this.fail(result);
+  }
+
+  /** The rest of a Content-Length body, straight from the socket's chunks (see `lengthLeft`). */
+  private readLengthBody(chunk: Buffer): void {
+    const left = this.lengthLeft;
+    const exchange = this.exchange as UpstreamExchange;
+    if (chunk.length < left) {
+      this.lengthLeft = left - chunk.length;
+      exchange.data(chunk);
+      return;
+    }
+    this.lengthLeft = -1;
+    exchange.data(chunk.length === left ? chunk : chunk.subarray(0, left));
+    if (this.closed) return; // the reader stopped the answer on its last piece
+    // The parser stopped inside this body: it starts afresh for the next answer on the connection.
+    this.parser.initialize(HTTPParser.RESPONSE, PARSER_RESOURCE, 0, 0);
+    // Bytes past the answer's end were not asked for: the connection cannot be trusted again.
+    if (chunk.length > left) this.keepAlive = false;
+    this.messageComplete();
   }
 
   private headersComplete(status: number, raw: string[], keepAlive: boolean): void {
@@ -194,6 +228,9 @@ export class UpstreamConnection {
       else headers[name] = [before, value];
     }
     this.hintMs = keepAliveHint(hint);
+    const length = headers['content-length'];
+    // 204 and 304 carry no body whatever their Content-Length says; llhttp has refused a length beside chunked framing.
+    this.lengthLeft = typeof length === 'string' && status !== 204 && status !== 304 ? Number(length) : -1;
     this.exchange?.started(status, headers, () => this.timedOut('idle'));
   }
 
@@ -202,6 +239,7 @@ export class UpstreamConnection {
       this.informational = false;
       return;
     }
+    this.lengthLeft = -1;
     const exchange = this.exchange;
     if (exchange === null) return; // the end of an unasked-for answer: the connection is already closed
     this.exchange = null;

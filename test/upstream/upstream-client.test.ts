@@ -156,6 +156,57 @@ describe('upstream client: connections', () => {
     expect(connections()).toBe(2);
   });
 
+  it('a Content-Length answer arriving in many pieces is read whole, and the connection carries the next one', async () => {
+    const body = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    let answered = 0;
+    const { url, connections } = await rawServer((socket) => {
+      answered++;
+      if (answered === 1) {
+        // The head with the first bytes of the body, then the rest in pieces that cut it anywhere.
+        socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n`), body.subarray(0, 1000)]));
+        let at = 1000;
+        const more = () => {
+          const next = Math.min(body.length, at + 70_001);
+          socket.write(body.subarray(at, next));
+          at = next;
+          if (at < body.length) setTimeout(more, 1);
+        };
+        setTimeout(more, 1);
+      } else socket.write('HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\n{"n":2}');
+    });
+    const via = client();
+    const answer = await sendUpstream(via, call(url));
+    const read = await readUpstreamBody(answer.body, 2 * 1024 * 1024);
+    expect(read.equals(body)).toBe(true);
+    expect(await text(via, call(url))).toBe('{"n":2}'); // the parser started afresh after the body it did not read
+    expect(connections()).toBe(1);
+  });
+
+  it('bytes past a Content-Length answer are not read as part of it, and the connection is not reused', async () => {
+    const { url, connections } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 12\r\n\r\n{"a"');
+      setTimeout(() => socket.write(':"bcdefg"}EXTRA BYTES'), 10);
+    });
+    const via = client();
+    expect(await text(via, call(url))).toBe('{"a":"bcdefg"}'.slice(0, 12));
+    expect(await text(via, call(url))).toBe('{"a":"bcdefg"}'.slice(0, 12));
+    expect(connections()).toBe(2);
+  });
+
+  it('a Content-Length answer cut short by the connection: upstream_closed', async () => {
+    const { url } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"a"');
+      setTimeout(() => socket.end(':1'), 10);
+    });
+    const answer = await sendUpstream(client(), call(url));
+    const error = await readUpstreamBody(answer.body).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(describeBodyError(error, 'mock', 'answer')).toMatchObject({ status: 502, code: 'upstream_closed' });
+  });
+
   it('answers repeated headers as arrays, names in lower case', async () => {
     const { url } = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nX-Seen: 1\r\nx-seen: 2\r\nContent-Length: 0\r\n\r\n'));
     const answer = await sendUpstream(client(), call(url));
