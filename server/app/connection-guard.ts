@@ -2,6 +2,17 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as TlsServer } from 'node:https';
 import type { Socket } from 'node:net';
 
+/**
+ * A busy connection's response, kept on its socket rather than as a value in a Map of the guard's:
+ * a long-lived Map that gains and loses an entry per request rehashes every few dozen requests,
+ * and V8 leaves the live entries in the table it leaves behind, which points to the next one. Once
+ * one of those tables has aged into the old generation, scavenges keep every later table alive
+ * through it, and with them each response (and its request's whole graph) they held: they are
+ * promoted, and only a mark-compact frees them (bench/RESULTS.md, issue 19, promotion).
+ */
+const RESPONSE = Symbol('response');
+type GuardedSocket = Socket & { [RESPONSE]?: ServerResponse | undefined };
+
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface ConnectionGuardOptions {
@@ -39,8 +50,8 @@ export interface DrainResult {
 export class ConnectionGuard {
   /** Waiting connections, the longest waiting first (a Set keeps insertion order). */
   private readonly waiting = new Set<Socket>();
-  /** Connections with a request in flight, and that request's response. */
-  private readonly busy = new Map<Socket, ServerResponse>();
+  /** Connections with a request in flight (each one's response is on the socket: RESPONSE). */
+  private readonly busy = new Set<Socket>();
   /** Connections accepted beyond the cap: one request each, then closed. */
   private readonly overflow = new Set<Socket>();
   /** Connections that have answered at least one request (kept alive, not fresh). */
@@ -80,13 +91,16 @@ export class ConnectionGuard {
       if (this.served.has(socket)) socket.destroy();
       else if (this.options.headerTimeoutMs !== undefined) setTimeout(() => this.waiting.has(socket) && socket.destroy(), this.options.headerTimeoutMs).unref();
     }
-    for (const res of this.busy.values()) if (!res.headersSent) res.shouldKeepAlive = false;
+    for (const socket of this.busy) {
+      const res = (socket as GuardedSocket)[RESPONSE];
+      if (res !== undefined && !res.headersSent) res.shouldKeepAlive = false;
+    }
     if (this.open === 0) return Promise.resolve({ cut: 0 });
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         const cut = this.open;
         this.onEmpty = undefined;
-        for (const socket of [...this.waiting, ...this.busy.keys(), ...this.overflow]) socket.destroy();
+        for (const socket of [...this.waiting, ...this.busy, ...this.overflow]) socket.destroy();
         server.closeAllConnections();
         resolve({ cut });
       }, deadlineMs);
@@ -131,10 +145,12 @@ export class ConnectionGuard {
       return;
     }
     this.waiting.delete(socket);
-    this.busy.set(socket, res);
+    this.busy.add(socket);
+    (socket as GuardedSocket)[RESPONSE] = res;
     if (this.draining) res.shouldKeepAlive = false;
     res.once('close', () => {
-      if (this.busy.get(socket) !== res) return; // a pipelined request took over
+      if ((socket as GuardedSocket)[RESPONSE] !== res) return; // a pipelined request took over
+      (socket as GuardedSocket)[RESPONSE] = undefined;
       this.busy.delete(socket);
       if (socket.destroyed) return this.settle();
       this.served.add(socket);
@@ -146,6 +162,7 @@ export class ConnectionGuard {
   }
 
   private forget(socket: Socket): void {
+    (socket as GuardedSocket)[RESPONSE] = undefined;
     this.waiting.delete(socket);
     this.busy.delete(socket);
     this.overflow.delete(socket);
