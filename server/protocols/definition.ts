@@ -18,8 +18,9 @@ export interface ProtocolRoute {
   /**
    * What the path and query say that the body does not (model, streaming, framing); undefined
    * when the request is not this route's after all (Gemini's `:action` segment names the method),
-   * so the next route on the same pattern is tried. Absent: the body carries the model and the
-   * stream flag, and a fixed path is then served on the fast path (http/fast-routes.ts).
+   * so the next route on the same pattern is tried (on the fast path too, http/param-routes.ts).
+   * Absent: the body carries the model and the stream flag, and a fixed path is then served on the
+   * fast path (http/fast-routes.ts).
    */
   readonly origin?: (params: RouteParams, query: RouteQuery) => RequestOrigin | undefined;
 }
