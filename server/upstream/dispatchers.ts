@@ -1,9 +1,8 @@
 import { UpstreamClient } from './upstream-client.ts';
 
 /**
- * The upstream connection pools (upstream-client.ts: keep-alive, by origin), one set per connect
- * timeout in use, armed on each new connection; the other timeouts are
- * per request.
+ * The upstream connection pools (upstream-client.ts: keep-alive, by origin), one client per connect
+ * timeout in use (it is armed on each new connection); the other timeouts are per request.
  */
 export class Dispatchers {
   private readonly pools = new Map<number, UpstreamClient>();

@@ -36,8 +36,9 @@ export function upstreamHeaders(provider: ProviderRuntime, accept: string, call:
 }
 
 /**
- * The headers as node:http takes them without building its own object per request: names and
- * values in pairs. A prepared (shared) set's list is made once; a call's own set gets its own.
+ * The headers as the upstream client writes them into a request's head (upstream-connection.ts):
+ * names and values in pairs, each checked so none can split the head. A prepared (shared) set's
+ * list is made and checked once; a call's own set (forwarded or signed headers) gets its own.
  */
 export function headerList(headers: Readonly<Record<string, string>>): readonly string[] {
   return lists.get(headers) ?? pairs(headers);
