@@ -92,6 +92,13 @@ const failureOf = async (promise: Promise<unknown>) => {
   return (error as GatewayFailure).error;
 };
 
+/** What reading a whole answer failed with (undefined: it did not fail). */
+const bodyErrorOf = (body: Parameters<typeof readUpstreamBody>[0]) =>
+  readUpstreamBody(body).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+
 const text = async (via: UpstreamClient, c: UpstreamCall) => (await readUpstreamBody((await sendUpstream(via, c)).body)).toString();
 
 describe('upstream client: connections', () => {
@@ -200,11 +207,7 @@ describe('upstream client: connections', () => {
       setTimeout(() => socket.end(':1'), 10);
     });
     const answer = await sendUpstream(client(), call(url));
-    const error = await readUpstreamBody(answer.body).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(describeBodyError(error, 'mock', 'answer')).toMatchObject({ status: 502, code: 'upstream_closed' });
+    expect(describeBodyError(await bodyErrorOf(answer.body), 'mock', 'answer')).toMatchObject({ status: 502, code: 'upstream_closed' });
   });
 
   it('answers repeated headers as arrays, names in lower case', async () => {
@@ -324,11 +327,7 @@ describe('upstream client: failures', () => {
       setTimeout(() => socket.resetAndDestroy(), 20);
     });
     const answer = await sendUpstream(client(), call(url));
-    const error = await readUpstreamBody(answer.body).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(describeBodyError(error, 'mock', 'answer')).toMatchObject({ status: 502, code: 'upstream_closed' });
+    expect(describeBodyError(await bodyErrorOf(answer.body), 'mock', 'answer')).toMatchObject({ status: 502, code: 'upstream_closed' });
   });
 
   it('an answer the parser refuses: upstream_unreachable, and the connection is not reused', async () => {
